@@ -1,0 +1,169 @@
+#include "AttentionEngine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attn {
+namespace {
+
+constexpr std::int64_t kMaxAttentionFloats = std::int64_t(1) << 30;  // 4 GiB of weights (+ scores)
+
+// Rows of one head's score matrix handled as one task: small enough that the tasks of a causal
+// pass (whose later blocks see more keys) balance across cores, large enough for an efficient GEMM.
+constexpr int kQueryBlock = 64;
+
+Status checkInput(const char* what, const Matrix& x, int input_dim)
+{
+    if (x.cols() != input_dim)
+        return Error{QStringLiteral("the %1 rows have %2 columns, the weights expect input dimension %3")
+                         .arg(QLatin1String(what)).arg(x.cols()).arg(input_dim)};
+    if (x.size() > 0 && !x.allFinite())
+        return Error{QStringLiteral("the %1 contains NaN or infinite values").arg(QLatin1String(what))};
+    return {};
+}
+
+// Masks, then the softmax in place on one row of scaled scores.
+// Subtracting the row's maximum first keeps exp() from overflowing for large scores; masked keys
+// are set to exactly 0 rather than exp(-inf), and a row with no visible key is all zeros.
+void maskedSoftmax(Eigen::Ref<RowVector, 0, Eigen::InnerStride<1>> row, int visible_keys,
+                   const std::vector<bool>& key_padding)
+{
+    auto visible = row.head(visible_keys).array();
+    row.tail(row.size() - visible_keys).setZero();
+    if (!key_padding.empty()) {
+        for (int j = 0; j < visible_keys; ++j)
+            if (key_padding[size_t(j)])
+                visible[j] = -std::numeric_limits<float>::infinity();
+    }
+    const float max = visible_keys > 0 ? visible.maxCoeff() : -std::numeric_limits<float>::infinity();
+    if (!std::isfinite(max)) {
+        visible.setZero();
+        return;
+    }
+    visible = (visible - max).exp();
+    visible *= 1.0f / visible.sum();
+}
+
+}  // namespace
+
+Status AttentionEngine::checkSize(int query_len, int key_len, int num_heads, TraceDetail detail)
+{
+    const std::int64_t per_matrix = std::int64_t(query_len) * key_len * num_heads;
+    const std::int64_t floats = detail == TraceDetail::Full ? 2 * per_matrix : per_matrix;
+    if (floats > kMaxAttentionFloats)
+        return Error{QStringLiteral("%1 tokens x %2 keys x %3 heads is too large to compute (limit %4 weights)")
+                         .arg(query_len).arg(key_len).arg(num_heads).arg(kMaxAttentionFloats)};
+    return {};
+}
+
+Result<AttentionTrace> AttentionEngine::forward(const Matrix& x, const AttentionWeights& weights,
+                                                const AttentionOptions& options)
+{
+    return forward(x, x, x, weights, options);
+}
+
+Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Matrix& x_key,
+                                                const Matrix& x_value, const AttentionWeights& weights,
+                                                const AttentionOptions& options)
+{
+    // Dimensions, named once.
+    const int num_heads = weights.num_heads;
+    const int head_dim = weights.headDim();
+    const int d_model = weights.dModel();
+    const int input_dim = weights.inputDim();
+    const int query_len = int(x_query.rows());
+    const int key_len = int(x_key.rows());
+
+    if (Status status = weights.validate(); !status)
+        return Error{status.error()};
+    for (auto [what, x] : {std::pair{"query input", &x_query}, {"key input", &x_key}, {"value input", &x_value}})
+        if (Status status = checkInput(what, *x, input_dim); !status)
+            return Error{status.error()};
+    if (x_value.rows() != key_len)
+        return Error{QStringLiteral("keys (%1 rows) and values (%2 rows) must have the same length")
+                         .arg(key_len).arg(x_value.rows())};
+    if (!options.key_padding.empty() && int(options.key_padding.size()) != key_len)
+        return Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
+                         .arg(options.key_padding.size()).arg(key_len)};
+    if (Status status = checkSize(query_len, key_len, num_heads, options.detail); !status)
+        return Error{status.error()};
+
+    AttentionTrace trace;
+    trace.num_heads = num_heads;
+    trace.head_dim = head_dim;
+    trace.scale = float(options.scale.divisor(head_dim));
+    trace.causal = options.causal;
+    trace.key_padding = options.key_padding;
+
+    // 1. Projections: Q = X Wq + bq, K = X Wk + bk, V = X Wv + bv.
+    //    For self-attention the three share X, so they are one product with [Wq | Wk | Wv].
+    if (&x_query == &x_key && &x_key == &x_value) {
+        Matrix qkv(query_len, 3 * d_model);  // (seq_len, 3 * d_model)
+        qkv.noalias() = x_query * weights.in_proj;
+        if (weights.hasInputBias())
+            qkv.rowwise() += weights.in_bias;
+        trace.q = qkv.leftCols(d_model);
+        trace.k = qkv.middleCols(d_model, d_model);
+        trace.v = qkv.rightCols(d_model);
+    } else {
+        trace.q.noalias() = x_query * weights.wq();  // (query_len, d_model)
+        trace.k.noalias() = x_key * weights.wk();    // (key_len, d_model)
+        trace.v.noalias() = x_value * weights.wv();  // (key_len, d_model)
+        if (weights.hasInputBias()) {
+            trace.q.rowwise() += weights.in_bias.segment(0, d_model);
+            trace.k.rowwise() += weights.in_bias.segment(d_model, d_model);
+            trace.v.rowwise() += weights.in_bias.segment(2 * d_model, d_model);
+        }
+    }
+
+    // 2. Per head and block of queries: scores = Q_h K_h^T / scale, mask, softmax,
+    //    head output = weights V_h. A causal block only needs the keys up to its last query,
+    //    so the masked upper triangle is never computed (unless the raw scores are wanted).
+    const bool keep_scores = options.detail == TraceDetail::Full;
+    trace.weights.assign(size_t(num_heads), Matrix(query_len, key_len));
+    if (keep_scores)
+        trace.scores.assign(size_t(num_heads), Matrix(query_len, key_len));
+    trace.concat.resize(query_len, d_model);
+    const float inv_scale = 1.0f / trace.scale;
+    const int blocks = (query_len + kQueryBlock - 1) / kQueryBlock;
+
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int task = 0; task < num_heads * blocks; ++task) {
+        const int head = task / blocks;
+        const int first = (task % blocks) * kQueryBlock;
+        const int rows = std::min(kQueryBlock, query_len - first);
+        const int keys = options.causal ? std::min(key_len, first + rows) : key_len;
+
+        const auto q_h = trace.qHead(head).middleRows(first, rows);  // (rows, head_dim)
+        const auto k_h = trace.kHead(head);                          // (key_len, head_dim)
+        const auto v_h = trace.vHead(head);                          // (key_len, head_dim)
+        auto w = trace.weights[size_t(head)].middleRows(first, rows);  // (rows, key_len)
+
+        if (keep_scores) {
+            auto s = trace.scores[size_t(head)].middleRows(first, rows);  // (rows, key_len)
+            s.noalias() = q_h * k_h.transpose();
+            w.leftCols(keys) = s.leftCols(keys) * inv_scale;
+        } else {
+            w.leftCols(keys).noalias() = (q_h * inv_scale) * k_h.topRows(keys).transpose();
+        }
+        for (int i = 0; i < rows; ++i) {
+            const int visible = options.causal ? std::min(key_len, first + i + 1) : key_len;
+            maskedSoftmax(w.row(i), visible, options.key_padding);
+        }
+        trace.concat.block(first, head * head_dim, rows, head_dim).noalias()
+            = w.leftCols(keys) * v_h.topRows(keys);
+    }
+
+    // 3. Output projection of the concatenated heads: output = concat Wo + bo.
+    if (weights.hasOutputProjection()) {
+        trace.output.noalias() = trace.concat * weights.out_proj;  // (query_len, output_dim)
+        if (weights.out_bias.size() > 0)
+            trace.output.rowwise() += weights.out_bias;
+    } else {
+        trace.output = trace.concat;
+    }
+    return trace;
+}
+
+}  // namespace attn
