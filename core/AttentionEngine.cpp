@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <omp.h>
+
 namespace attn {
 namespace {
 
@@ -13,12 +15,38 @@ constexpr std::int64_t kMaxAttentionFloats = std::int64_t(1) << 30;  // 4 GiB of
 // pass (whose later blocks see more keys) balance across cores, large enough for an efficient GEMM.
 constexpr int kQueryBlock = 64;
 
+// Below this many multiply-adds a step runs on one thread: waking the others costs more.
+constexpr std::int64_t kParallelWork = std::int64_t(1) << 18;
+
+using ConstBlockRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
+using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
+
+// out = x w + bias for this thread's share of the columns, inside a parallel region (or alone).
+// Eigen does not split small products across threads, and the projections at short sequence
+// lengths are small products over large weight matrices, so the threads split the columns
+// themselves, in multiples of 16 floats (one cache line, one AVX-512 register).
+void linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out)
+{
+    const Eigen::Index threads = omp_get_num_threads();
+    const Eigen::Index thread = omp_get_thread_num();
+    const Eigen::Index cols = w.cols();
+    const Eigen::Index share = ((cols + threads - 1) / threads + 15) / 16 * 16;
+    const Eigen::Index first = std::min(cols, share * thread);
+    const Eigen::Index count = std::min(cols - first, share);
+    if (count <= 0)
+        return;
+    auto slice = out.middleCols(first, count);  // (rows, count)
+    slice.noalias() = x * w.middleCols(first, count);
+    if (bias)
+        slice.rowwise() += Eigen::Map<const RowVector>(bias + first, count);
+}
+
 Status checkInput(const char* what, const Matrix& x, int input_dim)
 {
     if (x.cols() != input_dim)
         return Error{QStringLiteral("the %1 rows have %2 columns, the weights expect input dimension %3")
                          .arg(QLatin1String(what)).arg(x.cols()).arg(input_dim)};
-    if (x.size() > 0 && !x.allFinite())
+    if (!allFinite(x))
         return Error{QStringLiteral("the %1 contains NaN or infinite values").arg(QLatin1String(what))};
     return {};
 }
@@ -96,39 +124,38 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     trace.causal = options.causal;
     trace.key_padding = options.key_padding;
 
-    // 1. Projections: Q = X Wq + bq, K = X Wk + bk, V = X Wv + bv.
-    //    For self-attention the three share X, so they are one product with [Wq | Wk | Wv].
-    if (&x_query == &x_key && &x_key == &x_value) {
-        Matrix qkv(query_len, 3 * d_model);  // (seq_len, 3 * d_model)
-        qkv.noalias() = x_query * weights.in_proj;
-        if (weights.hasInputBias())
-            qkv.rowwise() += weights.in_bias;
-        trace.q = qkv.leftCols(d_model);
-        trace.k = qkv.middleCols(d_model, d_model);
-        trace.v = qkv.rightCols(d_model);
-    } else {
-        trace.q.noalias() = x_query * weights.wq();  // (query_len, d_model)
-        trace.k.noalias() = x_key * weights.wk();    // (key_len, d_model)
-        trace.v.noalias() = x_value * weights.wv();  // (key_len, d_model)
-        if (weights.hasInputBias()) {
-            trace.q.rowwise() += weights.in_bias.segment(0, d_model);
-            trace.k.rowwise() += weights.in_bias.segment(d_model, d_model);
-            trace.v.rowwise() += weights.in_bias.segment(2 * d_model, d_model);
-        }
+    // 1. Projections: Q = X_query Wq + bq, K = X_key Wk + bk, V = X_value Wv + bv.
+    //    Each thread computes its own slice of the columns of all three, straight into the trace.
+    const float* bias = weights.hasInputBias() ? weights.in_bias.data() : nullptr;
+    trace.q.resize(query_len, d_model);  // (query_len, d_model)
+    trace.k.resize(key_len, d_model);    // (key_len, d_model)
+    trace.v.resize(key_len, d_model);    // (key_len, d_model)
+    const std::int64_t projection_work = std::int64_t(query_len + 2 * key_len) * input_dim * d_model;
+#pragma omp parallel if (projection_work >= kParallelWork)
+    {
+        linearColumns(x_query, weights.wq(), bias, trace.q);
+        linearColumns(x_key, weights.wk(), bias ? bias + d_model : nullptr, trace.k);
+        linearColumns(x_value, weights.wv(), bias ? bias + 2 * d_model : nullptr, trace.v);
     }
 
     // 2. Per head and block of queries: scores = Q_h K_h^T / scale, mask, softmax,
     //    head output = weights V_h. A causal block only needs the keys up to its last query,
     //    so the masked upper triangle is never computed (unless the raw scores are wanted).
     const bool keep_scores = options.detail == TraceDetail::Full;
-    trace.weights.assign(size_t(num_heads), Matrix(query_len, key_len));
-    if (keep_scores)
-        trace.scores.assign(size_t(num_heads), Matrix(query_len, key_len));
+    trace.weights.resize(size_t(num_heads));
+    for (Matrix& w : trace.weights)
+        w.resize(query_len, key_len);  // (query_len, key_len), every entry written below
+    if (keep_scores) {
+        trace.scores.resize(size_t(num_heads));
+        for (Matrix& s : trace.scores)
+            s.resize(query_len, key_len);
+    }
     trace.concat.resize(query_len, d_model);
     const float inv_scale = 1.0f / trace.scale;
     const int blocks = (query_len + kQueryBlock - 1) / kQueryBlock;
+    const std::int64_t attention_work = std::int64_t(num_heads) * query_len * key_len * head_dim;
 
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (attention_work >= kParallelWork)
     for (int task = 0; task < num_heads * blocks; ++task) {
         const int head = task / blocks;
         const int first = (task % blocks) * kQueryBlock;
@@ -157,9 +184,11 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
 
     // 3. Output projection of the concatenated heads: output = concat Wo + bo.
     if (weights.hasOutputProjection()) {
-        trace.output.noalias() = trace.concat * weights.out_proj;  // (query_len, output_dim)
-        if (weights.out_bias.size() > 0)
-            trace.output.rowwise() += weights.out_bias;
+        trace.output.resize(query_len, weights.outputDim());  // (query_len, output_dim)
+        const float* out_bias = weights.out_bias.size() > 0 ? weights.out_bias.data() : nullptr;
+        const std::int64_t output_work = std::int64_t(query_len) * d_model * weights.outputDim();
+#pragma omp parallel if (output_work >= kParallelWork)
+        linearColumns(trace.concat, weights.out_proj, out_bias, trace.output);
     } else {
         trace.output = trace.concat;
     }

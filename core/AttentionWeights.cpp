@@ -10,11 +10,6 @@ namespace {
 constexpr int kMaxDimension = 65536;
 constexpr std::int64_t kMaxParameters = std::int64_t(1) << 30;  // 4 GiB of float32
 
-bool allFinite(const auto& m)
-{
-    return m.size() == 0 || m.allFinite();
-}
-
 void fillUniform(auto& m, double bound, SplitMix64& rng)
 {
     for (Eigen::Index r = 0; r < m.rows(); ++r)
