@@ -1,10 +1,11 @@
 #include "AttentionEngine.h"
 
+#include "LinearColumns.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
-
-#include <omp.h>
 
 namespace attn {
 namespace {
@@ -17,29 +18,6 @@ constexpr int kQueryBlock = 64;
 
 // Below this many multiply-adds a step runs on one thread: waking the others costs more.
 constexpr std::int64_t kParallelWork = std::int64_t(1) << 18;
-
-using ConstBlockRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
-using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
-
-// out = x w + bias for this thread's share of the columns, inside a parallel region (or alone).
-// Eigen does not split small products across threads, and the projections at short sequence
-// lengths are small products over large weight matrices, so the threads split the columns
-// themselves, in multiples of 16 floats (one cache line, one AVX-512 register).
-void linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out)
-{
-    const Eigen::Index threads = omp_get_num_threads();
-    const Eigen::Index thread = omp_get_thread_num();
-    const Eigen::Index cols = w.cols();
-    const Eigen::Index share = ((cols + threads - 1) / threads + 15) / 16 * 16;
-    const Eigen::Index first = std::min(cols, share * thread);
-    const Eigen::Index count = std::min(cols - first, share);
-    if (count <= 0)
-        return;
-    auto slice = out.middleCols(first, count);  // (rows, count)
-    slice.noalias() = x * w.middleCols(first, count);
-    if (bias)
-        slice.rowwise() += Eigen::Map<const RowVector>(bias + first, count);
-}
 
 Status checkInput(const char* what, const Matrix& x, int input_dim)
 {
@@ -103,19 +81,32 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     const int query_len = int(x_query.rows());
     const int key_len = int(x_key.rows());
 
-    if (Status status = weights.validate(); !status)
+    // The weights' shapes first; their finiteness is checked slice by slice during the projections,
+    // where each thread reads its slice anyway. When the inputs are refused, a fault in the
+    // weights is still reported first, as weights.validate() would.
+    if (Status status = weights.validateShapes(); !status)
         return Error{status.error()};
+    const auto refuse = [&weights](const Status& status) -> Result<AttentionTrace> {
+        if (Status own = weights.validate(); !own)
+            return Error{own.error()};
+        return Error{status.error()};
+    };
     for (auto [what, x] : {std::pair{"query input", &x_query}, {"key input", &x_key}, {"value input", &x_value}})
         if (Status status = checkInput(what, *x, input_dim); !status)
-            return Error{status.error()};
+            return refuse(status);
     if (x_value.rows() != key_len)
-        return Error{QStringLiteral("keys (%1 rows) and values (%2 rows) must have the same length")
-                         .arg(key_len).arg(x_value.rows())};
+        return refuse(Error{QStringLiteral("keys (%1 rows) and values (%2 rows) must have the same length")
+                                .arg(key_len).arg(x_value.rows())});
     if (!options.key_padding.empty() && int(options.key_padding.size()) != key_len)
-        return Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
-                         .arg(options.key_padding.size()).arg(key_len)};
+        return refuse(Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
+                                .arg(options.key_padding.size()).arg(key_len)});
     if (Status status = checkSize(query_len, key_len, num_heads, options.detail); !status)
-        return Error{status.error()};
+        return refuse(status);
+    // After a slice was found not finite: validate() names the fault.
+    const auto refuseWeights = [&weights]() -> Result<AttentionTrace> {
+        const Status own = weights.validate();
+        return Error{own ? QStringLiteral("the weights contain NaN or infinite values") : own.error()};
+    };
 
     AttentionTrace trace;
     trace.num_heads = num_heads;
@@ -130,13 +121,19 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     trace.q.resize(query_len, d_model);  // (query_len, d_model)
     trace.k.resize(key_len, d_model);    // (key_len, d_model)
     trace.v.resize(key_len, d_model);    // (key_len, d_model)
-    const std::int64_t projection_work = std::int64_t(query_len + 2 * key_len) * input_dim * d_model;
+    // Multiply-adds, plus one for each weight scanned.
+    const std::int64_t projection_work = std::int64_t(query_len + 2 * key_len + 3) * input_dim * d_model;
+    std::atomic<bool> finite = true;
 #pragma omp parallel if (projection_work >= kParallelWork)
     {
-        linearColumns(x_query, weights.wq(), bias, trace.q);
-        linearColumns(x_key, weights.wk(), bias ? bias + d_model : nullptr, trace.k);
-        linearColumns(x_value, weights.wv(), bias ? bias + 2 * d_model : nullptr, trace.v);
+        const bool q_ok = linearColumns(x_query, weights.wq(), bias, trace.q);
+        const bool k_ok = linearColumns(x_key, weights.wk(), bias ? bias + d_model : nullptr, trace.k);
+        const bool v_ok = linearColumns(x_value, weights.wv(), bias ? bias + 2 * d_model : nullptr, trace.v);
+        if (!(q_ok && k_ok && v_ok))
+            finite.store(false, std::memory_order_relaxed);
     }
+    if (!finite)
+        return refuseWeights();
 
     // 2. Per head and block of queries: scores = Q_h K_h^T / scale, mask, softmax,
     //    head output = weights V_h. A causal block only needs the keys up to its last query,
@@ -186,12 +183,17 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     if (weights.hasOutputProjection()) {
         trace.output.resize(query_len, weights.outputDim());  // (query_len, output_dim)
         const float* out_bias = weights.out_bias.size() > 0 ? weights.out_bias.data() : nullptr;
-        const std::int64_t output_work = std::int64_t(query_len) * d_model * weights.outputDim();
+        const std::int64_t output_work = std::int64_t(query_len + 1) * d_model * weights.outputDim();
 #pragma omp parallel if (output_work >= kParallelWork)
-        linearColumns(trace.concat, weights.out_proj, out_bias, trace.output);
+        if (!linearColumns(trace.concat, weights.out_proj, out_bias, trace.output))
+            finite.store(false, std::memory_order_relaxed);
     } else {
+        if (!allFinite(weights.out_bias))
+            finite = false;
         trace.output = trace.concat;
     }
+    if (!finite)
+        return refuseWeights();
     return trace;
 }
 

@@ -46,6 +46,15 @@ Status AttentionWeights::checkDimensions(int input_dim, int d_model, int num_hea
 
 Status AttentionWeights::validate() const
 {
+    if (Status shapes = validateShapes(); !shapes)
+        return shapes;
+    if (!allFinite(in_proj) || !allFinite(in_bias) || !allFinite(out_proj) || !allFinite(out_bias))
+        return Error{QStringLiteral("the weights contain NaN or infinite values")};
+    return {};
+}
+
+Status AttentionWeights::validateShapes() const
+{
     if (in_proj.cols() % 3 != 0 || in_proj.size() == 0)
         return Error{QStringLiteral("the input projection must have 3 * d_model columns, got %1").arg(in_proj.cols())};
     if (Status dims = checkDimensions(inputDim(), dModel(), num_heads); !dims)
@@ -56,8 +65,6 @@ Status AttentionWeights::validate() const
         return Error{QStringLiteral("the output projection has %1 rows, expected d_model = %2").arg(out_proj.rows()).arg(dModel())};
     if (out_bias.size() > 0 && out_bias.size() != outputDim())
         return Error{QStringLiteral("the output bias has %1 entries, expected %2").arg(out_bias.size()).arg(outputDim())};
-    if (!allFinite(in_proj) || !allFinite(in_bias) || !allFinite(out_proj) || !allFinite(out_bias))
-        return Error{QStringLiteral("the weights contain NaN or infinite values")};
     return {};
 }
 

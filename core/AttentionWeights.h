@@ -32,6 +32,9 @@ struct AttentionWeights {
     // Shapes agree, heads divide d_model, every number is finite. Everything that builds weights
     // from outside data calls this before the weights are used.
     Status validate() const;
+    // validate() without the scan of every number: the engine checks finiteness slice by slice
+    // while it multiplies, where the weights pass through the cache anyway.
+    Status validateShapes() const;
 
     // Builds from separate math-layout matrices; biases may be empty.
     static Result<AttentionWeights> fromParts(int num_heads, const Matrix& wq, const Matrix& wk,
