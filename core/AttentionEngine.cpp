@@ -21,8 +21,10 @@ constexpr std::int64_t kMaxAttentionFloats = std::int64_t(1) << 30;  // 4 GiB of
 // pass (whose later blocks see more keys) balance across cores, large enough for an efficient GEMM.
 constexpr int kQueryBlock = 64;
 
-// Below this many multiply-adds a step runs on one thread: waking the others costs more.
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 18;
+// Below this many multiply-adds (about 20 us of one core) a step runs on one thread: a parallel
+// region costs a few microseconds on an idle machine, and far more when the cores are shared and
+// a thread of the team has to wait for its turn.
+constexpr std::int64_t kParallelWork = std::int64_t(1) << 21;
 
 // Asks the kernel to back a large matrix with 2 MiB pages before it is first written: at
 // 2048 tokens the 8 heads' weights are 128 MiB of fresh memory, and faulting it in 4 KiB pages
