@@ -53,11 +53,12 @@ Status checkInput(const char* what, const Matrix& x, int input_dim)
     return {};
 }
 
-// Masks, then the softmax in place on one row of scaled scores.
-// Subtracting the row's maximum first keeps exp() from overflowing for large scores; masked keys
+// Masks, then the softmax of (raw scores / scale) in place on one row of raw scores.
+// Subtracting the row's maximum first keeps exp() from overflowing for large scores (dividing by
+// the scale, a positive number, after the subtraction leaves the maximum where it is); masked keys
 // are set to exactly 0 rather than exp(-inf), and a row with no visible key is all zeros.
 void maskedSoftmax(Eigen::Ref<RowVector, 0, Eigen::InnerStride<1>> row, int visible_keys,
-                   const std::vector<bool>& key_padding)
+                   const std::vector<bool>& key_padding, float inv_scale)  // inv_scale = 1 / scale
 {
     auto visible = row.head(visible_keys).array();
     row.tail(row.size() - visible_keys).setZero();
@@ -71,7 +72,7 @@ void maskedSoftmax(Eigen::Ref<RowVector, 0, Eigen::InnerStride<1>> row, int visi
         visible.setZero();
         return;
     }
-    visible = (visible - max).exp();
+    visible = ((visible - max) * inv_scale).exp();
     visible *= 1.0f / visible.sum();
 }
 
@@ -204,16 +205,18 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
             const auto v_h = values.middleRows(head * key_len, key_len);               // (key_len, head_dim)
             auto w = trace.weights[size_t(head)].middleRows(first, rows);              // (rows, key_len)
 
+            // The raw scores Q_h K_h^T go into w (and stay in s for TraceDetail::Full); the
+            // softmax divides them by the scale.
             if (keep_scores) {
                 auto s = trace.scores[size_t(head)].middleRows(first, rows);  // (rows, key_len)
-                s.noalias() = q_h * k_h_t;
-                w.leftCols(keys) = s.leftCols(keys) * inv_scale;
+                directProduct(q_h, k_h_t, s);
+                w.leftCols(keys) = s.leftCols(keys);
             } else {
-                w.leftCols(keys).noalias() = (q_h * inv_scale) * k_h_t.leftCols(keys);
+                directProduct(q_h, k_h_t.leftCols(keys), w.leftCols(keys));
             }
             for (int i = 0; i < rows; ++i) {
                 const int visible = options.causal ? std::min(key_len, first + i + 1) : key_len;
-                maskedSoftmax(w.row(i), visible, options.key_padding);
+                maskedSoftmax(w.row(i), visible, options.key_padding, inv_scale);
             }
             trace.concat.block(first, head * head_dim, rows, head_dim).noalias()
                 = w.leftCols(keys) * v_h.topRows(keys);

@@ -21,4 +21,12 @@ using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // cache-blocked product, still one column slice per thread.
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
 
+// out = x w on the calling thread, reading w in place: no packing copy of w and no zeroing of
+// out first, as Eigen's product does. For few rows of x (up to a few hundred) or a short inner
+// dimension, such as a head's scores Q_h K_h^T with head_dim 64.
+//   x (rows, inner), w (inner, cols), out (rows, cols).
+void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
+// The same over the whole tiles of columns only; returns how many columns it computed.
+Eigen::Index directProductTiles(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
+
 }  // namespace attn
