@@ -91,29 +91,36 @@ void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out)
 
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out)
 {
-    // This thread's columns: an even share, rounded up to whole packets (cache lines).
+    // Chunks of columns handed out one at a time, so that a thread that the machine's other
+    // processes hold up leaves only its current chunk to wait for. Direct-kernel chunks are two
+    // tiles wide; Eigen's product repacks all of x for every call, so it gets one chunk per thread.
     const Index threads = omp_get_num_threads();
-    const Index thread = omp_get_thread_num();
     const Index cols = w.cols();
-    const Index share = ((cols + threads - 1) / threads + kPacket - 1) / kPacket * kPacket;
-    const Index first = std::min(cols, share * thread);
-    const Index count = std::min(cols - first, share);
-    if (count <= 0)
-        return true;
+    const Index chunk_cols = x.rows() <= kDirectRows
+        ? 2 * kTileCols
+        : ((cols + threads - 1) / threads + kPacket - 1) / kPacket * kPacket;
+    const Index chunks = (cols + chunk_cols - 1) / chunk_cols;
+    bool finite = true;
 
-    const auto w_slice = w.middleCols(first, count);  // (inner, count)
-    const auto bias_slice = Eigen::Map<const RowVector>(bias ? bias + first : nullptr, bias ? count : 0);
-    if (!allFinite(w_slice) || !allFinite(bias_slice))
-        return false;
-
-    auto out_slice = out.middleCols(first, count);  // (rows, count)
-    if (x.rows() <= kDirectRows)
-        directProduct(x, w_slice, out_slice);
-    else
-        out_slice.noalias() = x * w_slice;
-    if (bias)
-        out_slice.rowwise() += bias_slice;
-    return true;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (Index chunk = 0; chunk < chunks; ++chunk) {
+        const Index first = chunk * chunk_cols;
+        const Index count = std::min(chunk_cols, cols - first);
+        const auto w_slice = w.middleCols(first, count);  // (inner, count)
+        const auto bias_slice = Eigen::Map<const RowVector>(bias ? bias + first : nullptr, bias ? count : 0);
+        if (!allFinite(w_slice) || !allFinite(bias_slice)) {
+            finite = false;
+            continue;
+        }
+        auto out_slice = out.middleCols(first, count);  // (rows, count)
+        if (x.rows() <= kDirectRows)
+            directProduct(x, w_slice, out_slice);
+        else
+            out_slice.noalias() = x * w_slice;
+        if (bias)
+            out_slice.rowwise() += bias_slice;
+    }
+    return finite;
 }
 
 }  // namespace attn

@@ -7,12 +7,13 @@ namespace attn {
 using ConstBlockRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;  // a row-major block
 using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 
-// out = x w + bias for the calling thread's share of the columns: called by every thread of an
-// OpenMP parallel region, the threads together compute all of out (called outside a parallel
-// region, the one thread computes everything).
+// out = x w + bias, the columns shared out in chunks among the threads of the enclosing OpenMP
+// parallel region (an orphaned `omp for nowait`: every thread of the region must call it, and
+// out is complete only after the region's closing barrier; outside a parallel region the one
+// thread computes everything).
 //   x (rows, inner), w (inner, cols), bias (cols) or nullptr, out (rows, cols).
-// The thread first checks that its slice of w and bias is finite (which also brings the slice into
-// its cache for the product); if not, it returns false and leaves its slice of out unset.
+// Each chunk of w and bias is checked to be finite first (which also brings it into the cache for
+// the product); the function returns false, leaving such chunks of out unset, if one is not.
 //
 // Why not simply out = x * w: at short sequence lengths the projections are products of a few rows
 // with a large weight matrix. Eigen copies (packs) the whole weight matrix on every call and will
