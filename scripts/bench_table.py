@@ -48,8 +48,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--median", type=int, default=5,
-                        help="attention_bench runs each row this many times and keeps the median "
-                             "(one slow pass on a busy machine then does not decide the row)")
+                        help="each row is timed this many times (batches of at least 50 ms) and the "
+                             "median kept, by both benchmarks: one slow batch on a busy machine then "
+                             "does not decide the row")
     parser.add_argument("--python", default="/usr/bin/python3", help="an interpreter with torch")
     parser.add_argument("--only", action="append", default=[], help="one row name (repeatable)")
     args = parser.parse_args()
@@ -60,7 +61,8 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), QT_QPA_PLATFORM="offscreen")
 
     ours_command = [bench, "-csv", "-median", str(args.median)] + [f"forward:{row}" for row in args.only]
-    torch_command = [args.python, os.path.join(HERE, "bench_torch.py"), "--threads", str(args.threads)]
+    torch_command = [args.python, os.path.join(HERE, "bench_torch.py"), "--threads", str(args.threads),
+                     "--median", str(args.median)]
     for row in args.only:
         torch_command += ["--only", row]
 

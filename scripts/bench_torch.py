@@ -10,7 +10,12 @@ Each row: nn.MultiheadAttention(d, h, batch_first=True), input (1, T, d) uniform
 forward(x, x, x, need_weights=True, average_attn_weights=False) so every head's (T, T) weights
 are returned like attention-lab's TraceDetail::Weights, a float causal mask (-inf above the
 diagonal) on causal rows, under torch.no_grad() with 2 threads; warm-up passes, then the median
-of timed repeats.
+of timed repeats, each repeat the mean of a batch of at least 50 ms: the statistic that Qt
+Test's QBENCHMARK reports with -median 5, as scripts/bench_table.py runs attention_bench.
+
+PyTorch multiplies with whatever libblas.so.3 the system selects (see `update-alternatives
+--display libblas.so.3-x86_64-linux-gnu`); OpenBLAS picks its kernels by CPU, which
+OPENBLAS_CORETYPE overrides.
 """
 
 import argparse
@@ -35,7 +40,14 @@ def rows():
                 yield seq_len, d_model, num_heads, causal
 
 
-def time_row(seq_len, d_model, num_heads, causal, min_seconds, max_repeats):
+def time_batch(run, iterations):
+    start = time.perf_counter()
+    for _ in range(iterations):
+        run()
+    return (time.perf_counter() - start) * 1e3
+
+
+def time_row(seq_len, d_model, num_heads, causal, repeats, min_batch_ms):
     torch.manual_seed(7)
     mha = torch.nn.MultiheadAttention(d_model, num_heads, batch_first=True).eval()
     x = torch.rand(1, seq_len, d_model) * 2 - 1  # (batch, seq_len, d_model)
@@ -50,26 +62,33 @@ def time_row(seq_len, d_model, num_heads, causal, min_seconds, max_repeats):
     with torch.no_grad():
         out, weights = run()
         assert weights.shape == (1, num_heads, seq_len, seq_len)
-        # Warm-up: a few passes, at least ~0.1 s for the small rows.
+        # Warm-up: at least 3 passes and 0.1 s.
         warm_start = time.perf_counter()
         for _ in range(3):
             run()
         while time.perf_counter() - warm_start < 0.1:
             run()
-        samples = []
-        start = time.perf_counter()
-        while len(samples) < max_repeats and (len(samples) < 5 or time.perf_counter() - start < min_seconds):
-            t0 = time.perf_counter()
-            run()
-            samples.append((time.perf_counter() - t0) * 1e3)
+        # The statistic of Qt Test's QBENCHMARK with -median N, so both columns of the table
+        # mean the same thing: the iteration count doubles until one batch takes at least
+        # min_batch_ms; each repeat is the mean time of one such batch; the median of the repeats.
+        iterations = 1
+        while True:
+            batch_ms = time_batch(run, iterations)
+            if batch_ms >= min_batch_ms or iterations >= 1 << 16:
+                break
+            iterations *= 2
+        samples = [batch_ms / iterations]
+        while len(samples) < repeats:
+            samples.append(time_batch(run, iterations) / iterations)
     return statistics.median(samples)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=0.5, help="minimum timed seconds per row")
-    parser.add_argument("--max-repeats", type=int, default=2000)
+    parser.add_argument("--median", type=int, default=5, help="repeats per row, the median is printed")
+    parser.add_argument("--min-batch-ms", type=float, default=50.0,
+                        help="the timed batch of one repeat lasts at least this long (as in QBENCHMARK)")
     parser.add_argument("--only", action="append", default=[],
                         help="run only the rows with this exact name (repeatable)")
     args = parser.parse_args()
@@ -79,7 +98,7 @@ def main():
         name = row_name(seq_len, d_model, num_heads, causal)
         if args.only and name not in args.only:
             continue
-        ms = time_row(seq_len, d_model, num_heads, causal, args.seconds, args.max_repeats)
+        ms = time_row(seq_len, d_model, num_heads, causal, args.median, args.min_batch_ms)
         print(f'"forward","{name}","WalltimeMilliseconds",{ms:.4f},{ms:.4f},1', flush=True)
     return 0
 
