@@ -27,9 +27,9 @@ constexpr int kQueryBlock = 64;
 constexpr std::int64_t kParallelWork = std::int64_t(1) << 21;
 
 // Asks the kernel to back a large matrix with 2 MiB pages before it is first written: at
-// 2048 tokens the 8 heads' weights are 128 MiB of fresh memory, and faulting it in 4 KiB pages
-// costs more than half a second of CPU per second of work in this VM (60 ms per pass; 24 ms with
-// huge pages). Only whole 2 MiB pages inside the matrix are advised; elsewhere this does nothing.
+// 2048 tokens the 8 heads' weights are 128 MiB of fresh memory, and faulting it in as 4 KiB pages
+// cost 60 ms of CPU per pass on the 2-core VM we measure on (24 ms as 2 MiB pages). Only the whole
+// 2 MiB pages inside the matrix are advised; it is a hint, and without Linux it does nothing.
 void adviseHugePages(Matrix& m)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -140,8 +140,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     trace.causal = options.causal;
     trace.key_padding = options.key_padding;
 
-    // 1. Projections: Q = X_query Wq + bq, K = X_key Wk + bk, V = X_value Wv + bv.
-    //    Each thread computes its own slice of the columns of all three, straight into the trace.
+    // 1. Projections: Q = X_query Wq + bq, K = X_key Wk + bk, V = X_value Wv + bv, straight into
+    //    the trace, the threads sharing out chunks of columns (see LinearColumns.h).
     const float* bias = weights.hasInputBias() ? weights.in_bias.data() : nullptr;
     trace.q.resize(query_len, d_model);  // (query_len, d_model)
     trace.k.resize(key_len, d_model);    // (key_len, d_model)
