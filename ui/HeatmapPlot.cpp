@@ -153,7 +153,8 @@ protected:
                     const double value = values(row, column);
                     const double t = (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
                     const QColor background = ColorMaps::colorAt(m_owner->colorMap(), t);
-                    painter->setPen(background.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+                    const double luminance = 0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue();
+                    painter->setPen(luminance > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
                     painter->drawText(cellRect(row, column, column + 1), Qt::AlignCenter, formatValue(value));
                 }
             }
@@ -212,6 +213,9 @@ struct HeatmapPlot::Private {
     CellOverlay* overlay = nullptr;
     QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
     QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
+    QMargins base_margins{6, 6, 6, 6};
+    QMargins square_margins;  // added around the layout so that cells come out square
+    bool squaring = false;
 };
 
 HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -263,6 +267,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 
     d->overlay = new CellOverlay(d->plot, this, d->rect);
     connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
+    connect(d->plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::makeCellsSquare);
     setMinimumSize(60, 60);
 }
 
@@ -367,7 +372,8 @@ void HeatmapPlot::setCompact(bool compact)
         axis->setTickLabelPadding(compact ? 2 : 4);
     }
     d->rect->setAutoMargins(QCP::msAll);
-    d->plot->plotLayout()->setMargins(compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6));
+    d->base_margins = compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6);
+    d->plot->plotLayout()->setMargins(d->base_margins + d->square_margins);
     updateLabels();
     scheduleReplot();
 }
@@ -550,6 +556,40 @@ void HeatmapPlot::updateLabels()
     const bool big_enough = cell_width >= 30 && cell_height >= 18;
     d->overlay->show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
     d->overlay->show_legend = !m_compact;
+}
+
+void HeatmapPlot::setSquareCells(bool square)
+{
+    m_square_cells = square;
+    scheduleReplot();
+}
+
+// After QCustomPlot has laid out the plot: if the cells are not square, pad the layout so they
+// are and lay it out again (once; the padding is computed from the unpadded rectangle).
+void HeatmapPlot::makeCellsSquare()
+{
+    if (d->squaring)
+        return;
+    QMargins wanted;
+    if (m_square_cells && m_values.size() > 0) {
+        const QRect padded = d->rect->rect();
+        const QMargins& old = d->square_margins;
+        const double width = padded.width() + old.left() + old.right();
+        const double height = padded.height() + old.top() + old.bottom();
+        const double cell = std::min(width / m_values.cols(), height / m_values.rows());
+        const int extra_x = std::max(0, int(width - cell * m_values.cols()));
+        const int extra_y = std::max(0, int(height - cell * m_values.rows()));
+        wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
+    }
+    if (wanted == d->square_margins)
+        return;
+    d->square_margins = wanted;
+    d->squaring = true;
+    d->plot->plotLayout()->setMargins(d->base_margins + wanted);
+    d->plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    d->plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    d->plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    d->squaring = false;
 }
 
 void HeatmapPlot::scheduleReplot()
