@@ -1,5 +1,7 @@
 #include "HeatmapPlot.h"
 
+#include "Hatch.h"
+
 #include <qcustomplot.h>
 
 #include <QMouseEvent>
@@ -13,8 +15,6 @@ namespace attn {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-const QColor kMaskFill(0xde, 0xde, 0xde);
-const QColor kMaskHatch(0x8c, 0x8c, 0x8c);
 
 // Colour-map data written straight into its cell array (QCustomPlot's setCell is an out-of-line
 // call with bounds checks per cell: 5 ms for one 512 x 512 head).
@@ -77,7 +77,7 @@ QCPColorGradient gradientFor(ColorMaps::Map map)
     gradient.setColorInterpolation(QCPColorGradient::ciRGB);
     gradient.setLevelCount(256);
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
-    gradient.setNanColor(kMaskFill);
+    gradient.setNanColor(Hatch::fill());
     return gradient;
 }
 
@@ -124,8 +124,9 @@ protected:
         };
         painter->save();
         painter->setClipRect(m_rect->rect());
-        // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched.
-        QPainterPath masked;
+        // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
+        // (lines only while cells are large enough for them to read as a pattern).
+        QList<QRectF> masked;
         for (int row = 0; row < rows; ++row) {
             for (int column = 0; column < columns;) {
                 if (!m_owner->isMasked(row, column)) {
@@ -135,14 +136,13 @@ protected:
                 const int begin = column;
                 while (column < columns && m_owner->isMasked(row, column))
                     ++column;
-                masked.addRect(cellRect(row, begin, column));
+                masked.append(cellRect(row, begin, column));
             }
         }
-        if (!masked.isEmpty())
-            drawHatched(painter, masked.simplified());
+        const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
+        Hatch::draw(painter, masked, compact ? 4.0 : 6.0, cell_height >= 3.0);
         if (show_text) {
             QFont font = painter->font();
-            const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
             font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
             painter->setFont(font);
             const Matrix& values = m_owner->values();
@@ -173,9 +173,7 @@ protected:
             const QString text = QStringLiteral("masked (not attended)");
             const int text_width = QFontMetrics(font).horizontalAdvance(text);
             const QRectF swatch(m_rect->rect().right() - text_width - 22, m_rect->rect().top() - 20, 14, 14);
-            QPainterPath path;
-            path.addRect(swatch);
-            drawHatched(painter, path);
+            Hatch::draw(painter, {swatch}, 4.0);
             painter->setPen(QColor(60, 60, 60));
             painter->drawText(QRectF(swatch.right() + 6, swatch.top() - 2, text_width + 4, 18),
                               Qt::AlignLeft | Qt::AlignVCenter, text);
@@ -185,22 +183,6 @@ protected:
 private:
     HeatmapPlot* m_owner;
     QCPAxisRect* m_rect;
-
-    void drawHatched(QCPPainter* painter, const QPainterPath& path)
-    {
-        painter->save();
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(kMaskFill);
-        painter->drawPath(path);
-        painter->setClipPath(path, Qt::IntersectClip);
-        painter->setPen(QPen(kMaskHatch, compact ? 0.8 : 1.0));
-        const QRectF box = path.boundingRect();
-        const double spacing = compact ? 4.0 : 6.0;
-        for (double offset = -box.height(); offset < box.width(); offset += spacing)
-            painter->drawLine(QPointF(box.left() + offset, box.bottom()),
-                              QPointF(box.left() + offset + box.height(), box.top()));
-        painter->restore();
-    }
 };
 
 struct HeatmapPlot::Private {
