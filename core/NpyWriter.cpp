@@ -1,5 +1,7 @@
 #include "NpyWriter.h"
 
+#include <QFileInfo>
+#include <QSaveFile>
 #include <QtEndian>
 
 #include <cstring>
@@ -79,6 +81,17 @@ Status NpyWriter::write(QIODevice& device, const QByteArray& npy)
 {
     if (device.write(npy) != npy.size())
         return Error{QStringLiteral("could not write the .npy data (%1)").arg(device.errorString())};
+    return {};
+}
+
+Status NpyWriter::writeFile(const QString& path, const QByteArray& npy)
+{
+    const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Error{QStringLiteral("%1: cannot be written (%2)").arg(name, file.errorString())};
+    if (file.write(npy) != npy.size() || !file.commit())
+        return Error{QStringLiteral("%1: cannot be written (%2)").arg(name, file.errorString())};
     return {};
 }
 

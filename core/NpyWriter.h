@@ -33,6 +33,9 @@ public:
 
     // Writes encoded bytes to an open device; the message names the device's error.
     static Status write(QIODevice& device, const QByteArray& npy);
+    // Writes encoded bytes to `path` atomically (a temporary file renamed into place): on failure
+    // nothing is left behind. Messages start with the file name.
+    static Status writeFile(const QString& path, const QByteArray& npy);
 };
 
 }  // namespace attn

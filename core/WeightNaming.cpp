@@ -243,7 +243,7 @@ bool WeightNaming::naturalLess(const QString& a, const QString& b)
 
 std::vector<WeightNaming::Layer> WeightNaming::findLayers(const QStringList& names)
 {
-    static const QRegularExpression gpt2(QStringLiteral("^((?:transformer\\.)?h\\.\\d+\\.attn\\.)c_attn\\.weight$"));
+    const QRegularExpression gpt2(QStringLiteral("^((?:transformer\\.)?h\\.\\d+\\.attn\\.)c_attn\\.weight$"));
     std::vector<Layer> layers;
     QSet<QString> seen;
     auto add = [&](const QString& prefix, Scheme scheme) {

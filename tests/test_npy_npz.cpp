@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QtEndian>
 #include <QFile>
+#include <QHash>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -48,6 +49,15 @@ QByteArray bigEndian32(const std::vector<float>& values)
     for (size_t i = 0; i < values.size(); ++i)
         qToBigEndian<float>(values[i], out.data() + i * 4);
     return out;
+}
+
+// 64 MiB of zeros behind a .npy header, deflated (about 64 KiB): built once, used by several cases.
+const QByteArray& deflatedBomb(const QByteArray& shape)
+{
+    static QHash<QByteArray, QByteArray> cache;
+    if (!cache.contains(shape))
+        cache.insert(shape, rawDeflate(npy("<f4", QString::fromLatin1(shape), QByteArray(64 << 20, '\0'))));
+    return cache[shape];
 }
 
 }  // namespace
@@ -125,6 +135,23 @@ private slots:
         QVERIFY(!mismatched.ok());
         QVERIFY2(mismatched.error().contains("matrix 2 is 3 x 2"), qPrintable(mismatched.error()));
         QVERIFY(!NpyWriter::encode(std::vector<float>(5), Shape{2, 3}).ok());
+    }
+
+    void writesFilesAtomically()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("attention.npy");
+        const QByteArray bytes = NpyWriter::encode(toyInput());
+        QVERIFY(NpyWriter::writeFile(path, bytes).ok());
+        QCOMPARE(readAll(path), bytes);
+
+        QVERIFY(writeFile(dir.filePath("plain"), "x"));
+        for (const QString& bad : {dir.filePath("missing/attention.npy"), dir.filePath("plain/attention.npy")}) {
+            const Status status = NpyWriter::writeFile(bad, bytes);
+            QVERIFY(!status.ok());
+            QVERIFY2(status.error().startsWith("attention.npy: cannot be written"), qPrintable(status.error()));
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), (QStringList{"attention.npy", "plain"}));
     }
 
     // --- dtypes, byte orders, layouts, versions ---
@@ -404,18 +431,16 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("bad.npz");
         const QByteArray good = npy("<f4", "(12, 4)", QByteArray(12 * 4 * 4, '\0'));
-        const QByteArray bomb = npy("<f4", "(12, 4)", QByteArray(64 << 20, '\0'));  // 64 MiB of zeros
         if (kind == "not-zip") {
             QVERIFY(writeFile(path, "PK\x03\x04 this is not really a zip archive"));
         } else if (kind == "empty") {
             QVERIFY(writeZip(path, {}));
         } else if (kind == "bomb-small-claim") {
             // Inflates to 64 MiB but declares the size (and CRC) of a valid 12 x 4 array.
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(bomb), 8, crc32Of(good), quint64(good.size())));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflatedBomb("(12, 4)"), 8, crc32Of(good), quint64(good.size())));
         } else if (kind == "bomb-header") {
             // A bomb declaring 1 MiB whose own .npy header admits 64 MiB: refused after the header.
-            const QByteArray honest = npy("<f4", "(16777216,)", QByteArray(64 << 20, '\0'));
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(honest), 8, 0, quint64(1) << 20));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflatedBomb("(16777216,)"), 8, 0, quint64(1) << 20));
         } else if (kind == "claims-huge") {
             QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(good), 8, crc32Of(good), quint64(3) << 30));
         } else if (kind == "claims-more") {
@@ -449,8 +474,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("bomb.npz");
         const QByteArray good = npy("<f4", "(12, 4)", QByteArray(12 * 4 * 4, '\0'));
-        const QByteArray bomb = npy("<f4", "(12, 4)", QByteArray(64 << 20, '\0'));
-        QVERIFY(writeZipLying(path, "w.npy", rawDeflate(bomb), 8, crc32Of(good), quint64(good.size())));
+        QVERIFY(writeZipLying(path, "w.npy", deflatedBomb("(12, 4)"), 8, crc32Of(good), quint64(good.size())));
         auto reader = NpzReader::open(path);
         QVERIFY(reader.ok());
         QCOMPARE((*reader)->tensorNames(), QStringList{"w"});
