@@ -1,15 +1,13 @@
 #include "DataExporter.h"
 
 #include "AttentionResult.h"
+#include "NpyWriter.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
-#include <QtEndian>
-
-#include <bit>
 
 namespace attn {
 namespace {
@@ -66,29 +64,10 @@ QByteArray DataExporter::toJson(const AttentionResult& result)
     return QJsonDocument(root).toJson(QJsonDocument::Compact);
 }
 
-// NPY format 1.0: magic "\x93NUMPY", version 1.0, little-endian uint16 header length, an ASCII
-// Python dict padded with spaces and ending in '\n' so that the data starts at a multiple of 64
-// bytes, then the raw little-endian float32 data in C order.
 QByteArray DataExporter::toNpy(const AttentionResult& result)
 {
-    const AttentionTrace& trace = result.trace;
-    QByteArray header = QStringLiteral("{'descr': '<f4', 'fortran_order': False, 'shape': (%1, %2, %3), }")
-                            .arg(trace.num_heads).arg(trace.queryLength()).arg(trace.keyLength()).toLatin1();
-    const int prefix = 10;
-    const int total = int((prefix + header.size() + 1 + 63) / 64 * 64);
-    header.append(QByteArray(total - prefix - header.size() - 1, ' '));
-    header.append('\n');
-    QByteArray bytes("\x93NUMPY\x01\x00", 8);
-    const quint16 length = qToLittleEndian(quint16(header.size()));
-    bytes.append(reinterpret_cast<const char*>(&length), 2);
-    bytes.append(header);
-    for (const Matrix& weights : trace.weights) {  // row-major: already C order
-        for (Eigen::Index i = 0; i < weights.size(); ++i) {
-            const quint32 bits = qToLittleEndian(std::bit_cast<quint32>(weights.data()[i]));
-            bytes.append(reinterpret_cast<const char*>(&bits), 4);
-        }
-    }
-    return bytes;
+    auto bytes = NpyWriter::encode(result.trace.weights);  // (num_heads, query_len, key_len)
+    return bytes ? bytes.value() : QByteArray();
 }
 
 Status DataExporter::exportWeights(const AttentionResult& result, const QString& path)
@@ -104,6 +83,8 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
         bytes = toNpy(result);
     else
         return Error{QStringLiteral("%1: unknown extension (use .csv, .json or .npy)").arg(path)};
+    if (bytes.isEmpty())
+        return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
     const QFileInfo directory(info.absolutePath());
     if (!directory.isDir())
         return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};

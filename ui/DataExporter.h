@@ -13,7 +13,7 @@ struct AttentionResult;
 // - .csv : one row per (head, query, key): head,query,query_token,key,key_token,weight
 // - .json: {"tokens": [...], "num_heads": h, "causal": b, "attention": [h][T][T]} (the
 //          "attention" field of the command line's JSON)
-// - .npy : float32 array of shape (num_heads, query_len, key_len), C order
+// - .npy : float32 array of shape (num_heads, query_len, key_len), C order (core/NpyWriter)
 class DataExporter {
 public:
     static Status exportWeights(const AttentionResult& result, const QString& path);
