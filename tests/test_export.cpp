@@ -1,5 +1,7 @@
 // Pictures and data files: the requested size and format, valid content, atomic writes, errors.
 #include "AttentionPipeline.h"
+#include "CommandLine.h"
+#include "HeadlessRunner.h"
 #include "AttentionResult.h"
 #include "DataExporter.h"
 #include "ViewExporter.h"
@@ -14,6 +16,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextStream>
 #include <QtEndian>
 
 #include <cstring>
@@ -180,6 +183,28 @@ private slots:
         // A successful export replaces it whole.
         QVERIFY(ViewExporter::exportPicture(path, QSize(20, 10), 1.0, [](QPainter*, const QRectF&) {}).ok());
         QCOMPARE(QImage(path).size(), QSize(20, 10));
+    }
+
+    void commandLineExportsThroughTheSameCode()
+    {
+        const QString path = m_dir.filePath("cli.png");
+        auto options = CommandLine::parse({"attention-lab", "--export", path, "--view", "head", "--head", "1",
+                                           "--size", "700x500", "--causal", "--sentence", "one two three"});
+        QVERIFY2(options.ok(), qPrintable(options.error()));
+        QString out_text, err_text;
+        QTextStream out(&out_text), err(&err_text);
+        QCOMPARE(HeadlessRunner::run(options.value(), out, err), 0);
+        QVERIFY2(err_text.isEmpty(), qPrintable(err_text));
+        QCOMPARE(QImage(path).size(), QSize(700, 500));
+        // A view that cannot be exported: one error line, nothing written.
+        const QString refused = m_dir.filePath("refused.png");
+        options = CommandLine::parse({"attention-lab", "--export", refused, "--view", "shapes"});
+        QVERIFY(options.ok());
+        QVERIFY(HeadlessRunner::run(options.value(), out, err) != 0);
+        err.flush();
+        QVERIFY2(err_text.startsWith("error: --view shapes"), qPrintable(err_text));
+        QCOMPARE(err_text.count('\n'), 1);
+        QVERIFY(!QFile::exists(refused));
     }
 
     void csvHasEveryWeight()

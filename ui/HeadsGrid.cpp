@@ -81,8 +81,11 @@ QString HeadsGrid::caption() const
     if (!m_result)
         return {};
     const ModelConfig& config = m_result->config;
-    return tr("%1 heads · %2 tokens · d_model %3 · head_dim %4 · %5%6")
-        .arg(m_result->numHeads()).arg(m_result->seqLen()).arg(config.d_model).arg(m_result->trace.head_dim)
+    const int heads = m_result->numHeads();
+    const int tokens = m_result->seqLen();
+    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
+        .arg(config.d_model).arg(m_result->trace.head_dim)
         .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
 }
 
