@@ -187,7 +187,7 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     }
     // Raw scores (for the walkthrough) only while they are small: T^2 floats per head.
     const qint64 seq_len = input.tokens.size();
-    const TraceDetail detail = seq_len * seq_len * effective.num_heads <= (qint64(1) << 22)
+    const TraceDetail detail = seq_len * seq_len * effective.num_heads <= (qint64(1) << 19)
         ? TraceDetail::Full : TraceDetail::Weights;
     auto result = AttentionPipeline::run(effective, std::move(input), *weights, detail);
     if (!result) {
