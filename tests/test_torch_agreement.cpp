@@ -7,6 +7,7 @@
 
 #include "AttentionEngine.h"
 #include "AttentionOptions.h"
+#include "NpyReader.h"
 #include "Tensor.h"
 #include "WeightFile.h"
 
@@ -180,6 +181,8 @@ private slots:
     void everyCaseIsPresent();
     void fixtureIsConsistent_data() { addFixtureRows(); }
     void fixtureIsConsistent();
+    void inputFileHoldsTheInputValues_data() { addFixtureRows(); }
+    void inputFileHoldsTheInputValues();
     void matchesPyTorch_data() { addFixtureRows(); }
     void matchesPyTorch();
     void rowsSumToOne_data() { addFixtureRows(); }
@@ -215,6 +218,19 @@ void TestTorchAgreement::fixtureIsConsistent()
             for (Eigen::Index j = i + 1; j < seq_len; ++j)
                 QVERIFY2(a(i, j) == 0.0, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
     }
+}
+
+// The committed <case>.input.npy (what --input would read) is bit for bit the input the test uses.
+void TestTorchAgreement::inputFileHoldsTheInputValues()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    const Result<Matrix> input = NpyReader::readMatrixFile(f->input_path);
+    QVERIFY2(input.ok(), qPrintable(input.error()));
+    QCOMPARE(input->rows(), f->input.rows());
+    QCOMPARE(input->cols(), f->input.cols());
+    QVERIFY(*input == f->input);
 }
 
 void TestTorchAgreement::matchesPyTorch()
