@@ -38,11 +38,12 @@ constexpr double kRowSumTolerance = 1e-5;
 // Cases the generator writes; a missing one (or a missing directory) must fail, not pass with
 // zero rows.
 const QStringList kExpectedCases = {
-    QStringLiteral("gpt2_f16"), QStringLiteral("gpt2_layer0"), QStringLiteral("gpt2_layer1"),
-    QStringLiteral("gpt2_layer1_heads4"), QStringLiteral("llama_f64_npz"), QStringLiteral("mha_bf16"),
-    QStringLiteral("mha_f32"), QStringLiteral("mha_f32_causal"), QStringLiteral("mha_f32_scale_none"),
-    QStringLiteral("mha_nobias_npz"), QStringLiteral("mha_separate_qkv"), QStringLiteral("qkv_proj_prefix"),
-    QStringLiteral("toy-3x4-concat"), QStringLiteral("toy-4d"),
+    QStringLiteral("example_toy-4d"), QStringLiteral("gpt2_f16"), QStringLiteral("gpt2_layer0"),
+    QStringLiteral("gpt2_layer1"), QStringLiteral("gpt2_layer1_heads4"),
+    QStringLiteral("llama_f64_npz"), QStringLiteral("mha_bf16"), QStringLiteral("mha_f32"),
+    QStringLiteral("mha_f32_causal"), QStringLiteral("mha_f32_scale_none"),
+    QStringLiteral("mha_nobias_npz"), QStringLiteral("mha_separate_qkv"),
+    QStringLiteral("qkv_proj_prefix"), QStringLiteral("toy-3x4-concat"), QStringLiteral("toy-4d"),
 };
 
 QString fixturesDir()
