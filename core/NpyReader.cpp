@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QtEndian>
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -17,6 +18,7 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr int kMagicSize = 6;
+constexpr size_t kMaxDimensions = 64;
 
 // A cursor over the header's Python dict literal: {'descr': '<f4', 'fortran_order': False,
 // 'shape': (3, 4), }. Only the literals numpy writes are understood.
@@ -102,8 +104,8 @@ Result<Shape> parseShape(DictLexer& lexer)
         if (!dim)
             return Error{QStringLiteral("the header's %1").arg(dim.error())};
         shape.push_back(*dim);
-        if (shape.size() > 64)
-            return Error{QStringLiteral("the header's shape has more than 64 dimensions")};
+        if (shape.size() > kMaxDimensions)
+            return Error{QStringLiteral("the header's shape has more than %1 dimensions").arg(kMaxDimensions)};
         if (!lexer.accept(',') && lexer.peek() != ')')
             return Error{QStringLiteral("the header's 'shape' is not a tuple of integers")};
     }
@@ -152,18 +154,19 @@ Result<std::int64_t> checkDataSize(const NpyHeader& header, qint64 total_size)
     return *count;
 }
 
-// Offset of C-order element `index` in a Fortran-order buffer of the same shape.
+// Reorders a Fortran-order buffer (first index fastest) into C order (last index fastest).
 void fortranToC(const float* fortran, const Shape& shape, float* c_order, std::int64_t count)
 {
-    const size_t ndim = shape.size();
-    std::vector<std::int64_t> stride(ndim, 1);  // Fortran strides, in items
+    const size_t ndim = shape.size();  // at most kMaxDimensions (parseShape refuses more)
+    std::array<std::int64_t, kMaxDimensions> stride{};  // Fortran strides, in items
+    std::array<std::int64_t, kMaxDimensions> index{};   // the C-order multi-index
+    stride[0] = 1;
     for (size_t d = 1; d < ndim; ++d)
         stride[d] = stride[d - 1] * shape[d - 1];
-    std::vector<std::int64_t> index(ndim, 0);  // the C-order multi-index, last dimension fastest
     std::int64_t offset = 0;
     for (std::int64_t i = 0; i < count; ++i) {
         c_order[i] = fortran[offset];
-        for (size_t d = ndim; d-- > 0;) {
+        for (size_t d = ndim; d-- > 0;) {  // odometer: advance the last index, carry leftwards
             if (++index[d] < shape[d]) {
                 offset += stride[d];
                 break;
