@@ -20,6 +20,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -217,6 +218,36 @@ private slots:
         QCOMPARE(result->config.d_model, 4);
         QCOMPARE(m_window->headsGrid()->headCount(), 2);
         QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    void multiLayerFileOffersItsLayers()
+    {
+        const QString path = QStringLiteral(ATTENTION_FIXTURES_DIR "/gpt2_f32.safetensors");
+        QVERIFY2(m_window->openWeightsFile(path), qPrintable(m_window->messageBar()->text()));
+        const auto layer0 = m_window->controller()->result();
+        QCOMPARE(layer0->layer_count, 2);
+        QCOMPARE(layer0->config.d_model, 8);
+        QCOMPARE(m_window->settingsPanel()->dModelBox()->value(), 8);  // shown from the file
+        QVERIFY(!m_window->settingsPanel()->dModelBox()->isEnabled());
+        QSpinBox* layer = m_window->settingsPanel()->layerBox();
+        QVERIFY(layer);
+        QCOMPARE(layer->maximum(), 1);
+        QVERIFY(layer->isEnabled());
+        layer->setValue(1);
+        const auto layer1 = m_window->controller()->result();
+        QVERIFY(layer1 != layer0);
+        QCOMPARE(layer1->config.layer, 1);
+        QVERIFY(layer1->trace.weights[0] != layer0->trace.weights[0]);
+        verifyGridShows(*m_window->headsGrid(), *layer1);
+        // Back to random weights, of the dimensions the panel shows (the file's), editable again.
+        m_window->settingsPanel()->weightsBox()->setCurrentIndex(0);
+        emit m_window->settingsPanel()->weightsBox()->activated(0);
+        QCOMPARE(m_window->controller()->config().weight_source, ModelConfig::WeightSource::Random);
+        const auto random = m_window->controller()->result();
+        QVERIFY(m_window->settingsPanel()->dModelBox()->isEnabled());
+        QCOMPARE(random->config.d_model, m_window->settingsPanel()->dModelBox()->value());
+        QCOMPARE(random->numHeads(), m_window->settingsPanel()->headsBox()->value());
+        QCOMPARE(random->weights_description, QString("random (seed 0)"));
     }
 
     void settingsPersistBetweenRuns()

@@ -234,6 +234,8 @@ void MainWindow::restoreSettings()
         m_message->showError(reason + QLatin1Char(' ') + m_message->text());
     }
     m_panel->setConfig(m_controller->config());
+    if (m_result)
+        m_panel->showResult(*m_result);
     m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     m_head_view->setHead(m_settings->currentHead());
     setCurrentView(View(std::clamp(m_settings->currentView(), 0, 1)));
@@ -313,6 +315,8 @@ bool MainWindow::openWeightsFile(const QString& path)
     config.file_num_heads = 0;
     const bool ok = m_controller->setConfig(config);
     m_panel->setConfig(m_controller->config());  // on failure: back to the weights in use
+    if (m_result)
+        m_panel->showResult(*m_result);  // a file's dimensions
     if (ok) {
         m_settings->addRecentFile(config.weights_file);
         m_message->hide();

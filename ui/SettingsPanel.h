@@ -39,6 +39,7 @@ public:
     QSpinBox* headsBox() const { return m_heads; }
     QCheckBox* causalBox() const { return m_causal; }
     QComboBox* weightsBox() const { return m_weights; }
+    QSpinBox* layerBox() const { return m_layer; }
 
 signals:
     void configEdited(const attn::ModelConfig& config);
