@@ -21,6 +21,10 @@
 #include <QImage>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QMenu>
+#include <QTabBar>
+#include <QToolButton>
 #include <QFile>
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -248,6 +252,32 @@ private slots:
         QCOMPARE(random->config.d_model, m_window->settingsPanel()->dModelBox()->value());
         QCOMPARE(random->numHeads(), m_window->settingsPanel()->headsBox()->value());
         QCOMPARE(random->weights_description, QString("random (seed 0)"));
+    }
+
+    void everyControlHasATooltipAndEveryActionAShortcut()
+    {
+        QStringList missing;
+        const auto widgets = m_window->findChildren<QWidget*>();
+        for (QWidget* widget : widgets) {
+            const bool control = qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget)
+                || qobject_cast<QLineEdit*>(widget) || qobject_cast<QCheckBox*>(widget) || qobject_cast<QToolButton*>(widget);
+            if (!control || qobject_cast<QLineEdit*>(widget->parentWidget()))
+                continue;  // a spin box's inner line edit belongs to the spin box
+            if (qobject_cast<QAbstractSpinBox*>(widget->parentWidget()) || qobject_cast<QComboBox*>(widget->parentWidget()))
+                continue;
+            if (widget->toolTip().isEmpty() && !widget->objectName().startsWith(QLatin1String("qt_"))
+                && !qobject_cast<QDockWidget*>(widget->parentWidget()) && !qobject_cast<QTabBar*>(widget->parentWidget()))
+                missing << QStringLiteral("%1 %2").arg(widget->metaObject()->className(), widget->objectName());
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(", ")));
+        for (QAction* action : static_cast<QWidget*>(m_window.get())->actions()) {
+            if (action->menu() || action->isSeparator())
+                continue;
+            QVERIFY2(!action->toolTip().isEmpty(), qPrintable(action->text()));
+            QVERIFY2(!action->shortcut().isEmpty(), qPrintable(action->text()));
+        }
+        QCOMPARE(m_window->actions()->get(ActionId::OpenWeights)->shortcut(), QKeySequence(QKeySequence::Open));
+        QCOMPARE(m_window->actions()->get(ActionId::ExportImage)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
     }
 
     void settingsPersistBetweenRuns()
