@@ -8,6 +8,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 using namespace attn;
@@ -26,6 +27,14 @@ bool hasDisplay()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
         || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    if (type == QtFatalMsg) {
+        fprintf(stderr, "error: %s\n", qPrintable(message));
+        std::abort();
+    }
 }
 
 }  // namespace
@@ -50,6 +59,9 @@ int main(int argc, char** argv)
 
     // JSON needs no display; pictures need Qt Gui, which works offscreen when there is no display.
     if (options->headless()) {
+        // Standard error carries only the contract's one `error:` line: Qt's own notices (e.g.
+        // "XDG_RUNTIME_DIR not set" from the offscreen platform) are dropped.
+        qInstallMessageHandler(quietMessages);
         std::unique_ptr<QCoreApplication> app;
         if (options->export_path.isEmpty()) {
             app = std::make_unique<QCoreApplication>(argc, argv);
