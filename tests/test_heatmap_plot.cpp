@@ -1,11 +1,15 @@
 // HeatmapPlot: the matrix -> colour-map mapping, orientation, masks, ranges and rendering.
 #include "ColorMaps.h"
+#include "HeatmapCells.h"
 #include "HeatmapPlot.h"
+
+#include <qcustomplot.h>
 
 #include <QSignalSpy>
 #include <QTest>
 
 #include <cmath>
+#include <memory>
 
 using namespace attn;
 
@@ -22,6 +26,33 @@ class TestHeatmapPlot : public QObject {
     }
 
 private slots:
+    void makeColorMapDataIsTheOneMapping()
+    {
+        // The function itself, on QCustomPlot's own data object: cell(key, value) = A[value][key],
+        // cells centred on the integers, NaN where masked.
+        const Matrix a = sample();
+        MaskMatrix mask = MaskMatrix::Constant(2, 3, false);
+        mask(1, 2) = true;
+        std::unique_ptr<QCPColorMapData> data(makeColorMapData(a, mask));
+        QCOMPARE(data->keySize(), 3);
+        QCOMPARE(data->valueSize(), 2);
+        QCOMPARE(data->keyRange(), QCPRange(0, 2));
+        QCOMPARE(data->valueRange(), QCPRange(0, 1));
+        for (int query = 0; query < 2; ++query)
+            for (int key = 0; key < 3; ++key) {
+                if (query == 1 && key == 2)
+                    QVERIFY(std::isnan(data->cell(key, query)));
+                else
+                    QCOMPARE(data->cell(key, query), double(a(query, key)));
+            }
+        // Coordinates map back to the same cells.
+        int key = -1, value = -1;
+        data->coordToCell(1.0, 1.0, &key, &value);
+        QCOMPARE(key, 1);
+        QCOMPARE(value, 1);
+        QCOMPARE(data->dataBounds(), QCPRange(double(0.1f), double(0.5f)));  // the masked 0.6 is not data
+    }
+
     void cellKeyQueryHoldsRowQueryColumnKey()
     {
         HeatmapPlot plot;
