@@ -30,6 +30,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -298,6 +299,17 @@ private slots:
         QCOMPARE(m_window->currentView(), MainWindow::HeadViewTab);
         QCOMPARE(m_window->size(), QSize(1100, 700));
         QCOMPARE(m_window->controller()->result()->seqLen(), 3);
+    }
+
+    void hoverInTheGridNamesTheCell()
+    {
+        const auto result = m_window->controller()->result();
+        const double value = result->trace.weights[2](7, 1);
+        emit m_window->headsGrid()->plot(2)->cellHovered(7, 1, value);
+        QCOMPARE(m_window->statusBar()->currentMessage(),
+                 QStringLiteral("head 2: query 'it' → key 'cat': %1").arg(value, 0, 'f', 3));
+        emit m_window->headsGrid()->plot(2)->hoverLeft();
+        QVERIFY(m_window->statusBar()->currentMessage().isEmpty());
     }
 
     void clickOnAHeadOpensIt()

@@ -37,6 +37,10 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
         plot->setToolTip(tr("Head %1: click to open it large").arg(head));
         plot->setCursor(Qt::PointingHandCursor);
         connect(plot, &HeatmapPlot::cellClicked, this, [this, head] { emit headActivated(head); });
+        connect(plot, &HeatmapPlot::cellHovered, this, [this, head](int query, int key, double value) {
+            emit cellHovered(head, query, key, value);
+        });
+        connect(plot, &HeatmapPlot::hoverLeft, this, [this] { emit cellHovered(-1, -1, -1, 0.0); });
         connect(plot, &HeatmapPlot::replotted, this, [this] {
             if (m_pending_replots > 0 && --m_pending_replots == 0)
                 emit replotted();

@@ -9,6 +9,7 @@
 #include "HeadView.h"
 #include "HeadsGrid.h"
 #include "MessageBar.h"
+#include "ResultStatus.h"
 #include "SettingsPanel.h"
 #include "TokenStrip.h"
 #include "ViewExporter.h"
@@ -26,7 +27,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
 #include <QScrollArea>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -83,12 +83,12 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     buildMenus();
-    buildStatusBar();
+    m_status = new ResultStatus(statusBar());
 
     connect(m_sentence, &QLineEdit::textChanged, m_controller, &AttentionController::setSentence);
     connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
-    connect(m_controller, &AttentionController::busyChanged, m_busy, &QWidget::setVisible);
+    connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
     connect(m_panel, &SettingsPanel::configEdited, this, [this](const ModelConfig& config) {
         m_controller->setConfig(config);
         m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
@@ -104,6 +104,16 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_head_view, &HeadView::headChanged, m_grid, &HeadsGrid::setCurrentHead);
     connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
+    connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
+        m_tokens->setHighlight(query, key);
+        if (head < 0 || !m_result) {
+            statusBar()->clearMessage();
+            return;
+        }
+        const QString& query_text = m_result->input.tokens[query].text;
+        const QString& key_text = m_result->input.tokens[key].text;
+        statusBar()->showMessage(tr("head %1: %2").arg(head).arg(HeadView::describeCell(query_text, key_text, value)));
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         if (index == GridView && m_grid_stale) {
             m_grid->setResult(m_result);
@@ -176,36 +186,7 @@ void MainWindow::buildMenus()
     });
 }
 
-void MainWindow::buildStatusBar()
-{
-    m_status_tokens = new QLabel(this);
-    m_status_heads = new QLabel(this);
-    m_status_time = new QLabel(this);
-    m_status_weights = new QLabel(this);
-    m_status_tokens->setToolTip(tr("Number of tokens in the sentence"));
-    m_status_heads->setToolTip(tr("Heads and the size of each head"));
-    m_status_time->setToolTip(tr("Compute time of the last update (forward pass)"));
-    m_status_weights->setToolTip(tr("Where the weights come from"));
-    for (QLabel* label : {m_status_tokens, m_status_heads, m_status_time, m_status_weights})
-        label->setContentsMargins(6, 0, 10, 0);
-    m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0);
-    m_busy->setMaximumWidth(90);
-    m_busy->setMaximumHeight(12);
-    m_busy->setTextVisible(false);
-    m_busy->setToolTip(tr("Computing the newest input…"));
-    m_busy->hide();
-    statusBar()->addWidget(m_status_tokens);
-    statusBar()->addWidget(m_status_heads);
-    statusBar()->addWidget(m_status_time);
-    statusBar()->addWidget(m_busy);
-    statusBar()->addPermanentWidget(m_status_weights);
-}
-
-QString MainWindow::statusText() const
-{
-    return QStringList{m_status_tokens->text(), m_status_heads->text(), m_status_time->text()}.join(QStringLiteral(" | "));
-}
+QString MainWindow::statusText() const { return m_status->text(); }
 
 void MainWindow::restoreSettings()
 {
@@ -275,11 +256,7 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     else
         m_head_view->setResult(m_result);
     m_panel->showResult(*m_result);
-    const ModelConfig& config = m_result->config;
-    m_status_tokens->setText(m_result->seqLen() == 1 ? tr("1 token") : tr("%1 tokens").arg(m_result->seqLen()));
-    m_status_heads->setText(tr("%1 heads × %2 = d_model %3").arg(m_result->numHeads()).arg(m_result->trace.head_dim).arg(config.d_model));
-    m_status_time->setText(tr("computed in %1 ms").arg(m_result->compute_ms, 0, 'f', m_result->compute_ms < 10 ? 2 : 1));
-    m_status_weights->setText(tr("weights: %1").arg(m_result->weights_description));
+    m_status->showResult(*m_result);
 }
 
 void MainWindow::showError(const QString& field, const QString& message)

@@ -7,10 +7,8 @@
 
 #include <memory>
 
-class QLabel;
 class QLineEdit;
 class QMenu;
-class QProgressBar;
 class QTabWidget;
 
 namespace attn {
@@ -22,6 +20,7 @@ class AttentionController;
 class HeadView;
 class HeadsGrid;
 class MessageBar;
+class ResultStatus;
 class SettingsPanel;
 class TokenStrip;
 
@@ -64,7 +63,6 @@ protected:
 
 private:
     void buildMenus();
-    void buildStatusBar();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
     void showError(const QString& field, const QString& message);
@@ -86,11 +84,7 @@ private:
     HeadView* m_head_view = nullptr;
     SettingsPanel* m_panel = nullptr;
     QMenu* m_recent_menu = nullptr;
-    QLabel* m_status_tokens = nullptr;
-    QLabel* m_status_heads = nullptr;
-    QLabel* m_status_time = nullptr;
-    QLabel* m_status_weights = nullptr;
-    QProgressBar* m_busy = nullptr;
+    ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     bool m_head_view_stale = true;
     bool m_grid_stale = true;
