@@ -1,0 +1,149 @@
+// Pictures of the compare and lines views in PNG, SVG and PDF: valid files of the asked size,
+// written atomically, with every error path leaving nothing behind.
+// Set ATTENTION_KEEP_PICTURES=DIR to keep a copy of each picture for looking at it.
+#include "AttentionPipeline.h"
+#include "AttentionResult.h"
+#include "CompareExport.h"
+#include "ModelConfig.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace attn;
+
+class TestCompareExport : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    AttentionResult m_result;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    void keep(const QString& file) const
+    {
+        const QString keep_dir = qEnvironmentVariable("ATTENTION_KEEP_PICTURES");
+        if (!keep_dir.isEmpty()) {
+            const QString target = QDir(keep_dir).filePath(QFileInfo(file).fileName());
+            QFile::remove(target);
+            QFile::copy(file, target);
+        }
+    }
+
+    // The file is a picture of the asked size in its format.
+    void verifyPicture(const QString& file, const QSize& size) const
+    {
+        QVERIFY2(QFileInfo::exists(file), qPrintable(file));
+        keep(file);
+        const QString suffix = QFileInfo(file).suffix();
+        if (suffix == QLatin1String("png")) {
+            const QImage image(file);
+            QVERIFY(!image.isNull());
+            QCOMPARE(image.size(), size);
+            // Not a blank page: some pixels are far from white.
+            int dark = 0;
+            for (int y = 0; y < image.height(); y += 4)
+                for (int x = 0; x < image.width(); x += 4)
+                    dark += qGray(image.pixel(x, y)) < 128;
+            QVERIFY2(dark > 50, qPrintable(QStringLiteral("%1 dark samples").arg(dark)));
+        } else if (suffix == QLatin1String("svg")) {
+            QSvgRenderer renderer(file);
+            QVERIFY(renderer.isValid());
+            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), size));  // pixel units; width/height in mm at 96 dpi
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray svg = f.readAll();
+            QVERIFY(svg.contains("<path") || svg.contains("<polyline"));  // vectors, not one bitmap
+        } else {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray pdf = f.readAll();
+            QVERIFY(pdf.startsWith("%PDF-"));
+            QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+            // One page of size * 72/96 points.
+            const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
+            const QRegularExpressionMatch match = media.match(QString::fromLatin1(pdf));
+            QVERIFY(match.hasMatch());
+            QCOMPARE(match.captured(1).toDouble(), size.width() * 72.0 / 96.0);
+            QCOMPARE(match.captured(2).toDouble(), size.height() * 72.0 / 96.0);
+            QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page "), 1);
+        }
+    }
+
+    int filesInDir() const { return int(QDir(m_dir.path()).entryList(QDir::Files).size()); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        auto result = AttentionPipeline::run(ModelConfig{}, ModelConfig::defaultSentence(), TraceDetail::Weights);
+        QVERIFY2(result.ok(), qPrintable(result.error()));
+        m_result = std::move(result).value();
+    }
+
+    void linesInAllFormats_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("head");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("png head 0") << "lines-head0.png" << 0 << QSize(1200, 900);
+        QTest::newRow("png all heads") << "lines-all.png" << -1 << QSize(1200, 900);
+        QTest::newRow("png small") << "lines-small.png" << 3 << QSize(400, 300);
+        QTest::newRow("svg") << "lines.svg" << -1 << QSize(900, 700);
+        QTest::newRow("pdf") << "lines.pdf" << 2 << QSize(960, 720);
+    }
+    void linesInAllFormats()
+    {
+        QFETCH(QString, name);
+        QFETCH(int, head);
+        QFETCH(QSize, size);
+        const Status status = CompareExport::exportLines(m_result, head, path(name), size);
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        verifyPicture(path(name), size);
+    }
+
+    void badPathsLeaveNothing_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("unknown extension") << "x.bmp" << "unknown picture format";
+        QTest::newRow("missing directory") << "nowhere/x.png" << "does not exist";
+        QTest::newRow("through a file") << "afile/x.png" << "not a directory";
+    }
+    void badPathsLeaveNothing()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, expected);
+        QFile blocker(path("afile"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        const int before = filesInDir();
+        const Status status = CompareExport::exportLines(m_result, 0, path(name), {300, 200});
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().contains(expected), qPrintable(status.error()));
+        QVERIFY(status.error().contains(path(name)));
+        QCOMPARE(filesInDir(), before);
+    }
+
+    void badHeads()
+    {
+        const Status status = CompareExport::exportLines(m_result, 8, path("bad.png"), {300, 200});
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().contains("head 8"), qPrintable(status.error()));
+        QVERIFY(!QFileInfo::exists(path("bad.png")));
+        QCOMPARE(CompareExport::parseHeadPair("3,5", 8).value(), std::pair(3, 5));
+        QCOMPARE(CompareExport::parseHeadPair(" 0 , 7", 8).value(), std::pair(0, 7));
+        for (const char* bad : {"3", "3,5,6", "a,1", "-1,2", "1,8", ""}) {
+            auto pair = CompareExport::parseHeadPair(QString::fromLatin1(bad), 8);
+            QVERIFY2(!pair.ok(), bad);
+            QVERIFY(pair.error().startsWith("--compare:"));
+        }
+    }
+};
+
+QTEST_MAIN(TestCompareExport)
+#include "test_compare_export.moc"
