@@ -80,7 +80,9 @@ void LinesView::setHead(int head)
 
 void LinesView::rebuildControls(int num_heads)
 {
-    const int previous = m_head_chooser->currentData().isValid() ? m_head_chooser->currentData().toInt() : 0;
+    // Keep the chosen head when it still exists; the first result starts on head 0.
+    const bool first_result = m_toggles.empty();
+    const int previous = first_result || !m_head_chooser->currentData().isValid() ? 0 : m_head_chooser->currentData().toInt();
     {
         const QSignalBlocker blocker(m_head_chooser);
         m_head_chooser->clear();
