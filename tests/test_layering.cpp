@@ -10,10 +10,12 @@ class TestLayering : public QObject {
 private slots:
     void coreIncludesNoGuiOrWidgets()
     {
-        static const QRegularExpression include(QStringLiteral(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])"),
+        static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*[<\"]([^>\"]+)[>\"]"),
                                                 QRegularExpression::MultilineOption);
         static const QRegularExpression forbidden(QStringLiteral(
-            R"(^(QtGui|QtWidgets|QtSvg|QtPrintSupport)/|^Q(Widget|Application|GuiApplication|Painter|Image|Pixmap|Color|Font|Pen|Brush|SvgGenerator|PdfWriter)\b|qcustomplot)"));
+            "^(QtGui|QtWidgets|QtSvg|QtPrintSupport)/"
+            "|^Q(Widget|Application|GuiApplication|Painter|Image|Pixmap|Color|Font|Pen|Brush|SvgGenerator|PdfWriter)\\b"
+            "|qcustomplot"));
         QDirIterator it(QStringLiteral(ATTENTION_SOURCE_DIR "/core"), {"*.h", "*.cpp"}, QDir::Files,
                         QDirIterator::Subdirectories);
         int files = 0;

@@ -1,0 +1,531 @@
+#include "HeatmapPlot.h"
+
+#include <qcustomplot.h>
+
+#include <QMouseEvent>
+#include <QPicture>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+namespace attn {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+const QColor kMaskFill(0xde, 0xde, 0xde);
+const QColor kMaskHatch(0x8c, 0x8c, 0x8c);
+
+// The single place where a matrix becomes colour-map data. QCustomPlot indexes cells as
+// (key, value) = (x, y) = (column, row), so cell(column, row) holds values(row, column); with the
+// value axis reversed row 0 is drawn on top. Cells are centred on the integers 0..n-1. A
+// dimension of 1 is stored as two identical cells at -0.25 and +0.25 (QCustomPlot draws a
+// single cell with zero width), which still covers -0.5..0.5 and keeps cell(0, ...) exact.
+void fillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
+{
+    const int rows = int(values.rows());
+    const int columns = int(values.cols());
+    const int key_size = columns == 1 ? 2 : columns;
+    const int value_size = rows == 1 ? 2 : rows;
+    data->setSize(key_size, value_size);
+    data->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
+                   rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    const bool has_mask = mask.rows() == rows && mask.cols() == columns;
+    for (int key = 0; key < key_size; ++key) {
+        const int column = std::min(key, columns - 1);
+        for (int value = 0; value < value_size; ++value) {
+            const int row = std::min(value, rows - 1);
+            const bool masked = has_mask && mask(row, column);
+            data->setCell(key, value, masked ? kNan : double(values(row, column)));
+        }
+    }
+}
+
+QCPColorGradient gradientFor(ColorMaps::Map map)
+{
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    for (const auto& [position, color] : ColorMaps::stops(map))
+        gradient.setColorStopAt(position, color);
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    gradient.setLevelCount(256);
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(kMaskFill);
+    return gradient;
+}
+
+QString formatValue(double value)
+{
+    if (std::isnan(value))
+        return QStringLiteral("masked");
+    if (std::abs(value) < 10.0)
+        return QString::number(value, 'f', 2);
+    return QString::number(value, 'g', 3);
+}
+
+}  // namespace
+
+// Draws what a colour map cannot: hatching over masked cells, the numbers inside the cells and
+// the "masked" legend swatch. One layerable above the colour map, so it is part of every
+// rendering (screen, image, SVG, PDF).
+class CellOverlay : public QCPLayerable {
+public:
+    CellOverlay(QCustomPlot* plot, HeatmapPlot* owner, QCPAxisRect* rect)
+        : QCPLayerable(plot, QStringLiteral("main")), m_owner(owner), m_rect(rect) {}
+
+    bool show_text = false;
+    bool show_legend = false;
+    bool compact = false;
+    bool highlighted = false;
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter* painter) const override { painter->setAntialiasing(false); }
+    QRect clipRect() const override { return mParentPlot->viewport(); }
+
+    void draw(QCPPainter* painter) override
+    {
+        const int rows = m_owner->rowCount();
+        const int columns = m_owner->columnCount();
+        if (rows == 0 || columns == 0)
+            return;
+        QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
+        auto cellRect = [&](int row, int column_begin, int column_end) {
+            const QPointF a(x->coordToPixel(column_begin - 0.5), y->coordToPixel(row - 0.5));
+            const QPointF b(x->coordToPixel(column_end - 0.5), y->coordToPixel(row + 0.5));
+            return QRectF(a, b).normalized();
+        };
+        painter->save();
+        painter->setClipRect(m_rect->rect());
+        // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched.
+        QPainterPath masked;
+        for (int row = 0; row < rows; ++row) {
+            for (int column = 0; column < columns;) {
+                if (!m_owner->isMasked(row, column)) {
+                    ++column;
+                    continue;
+                }
+                const int begin = column;
+                while (column < columns && m_owner->isMasked(row, column))
+                    ++column;
+                masked.addRect(cellRect(row, begin, column));
+            }
+        }
+        if (!masked.isEmpty())
+            drawHatched(painter, masked.simplified());
+        if (show_text) {
+            QFont font = painter->font();
+            const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
+            font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
+            painter->setFont(font);
+            const Matrix& values = m_owner->values();
+            for (int row = 0; row < rows; ++row) {
+                for (int column = 0; column < columns; ++column) {
+                    if (m_owner->isMasked(row, column))
+                        continue;
+                    const double value = values(row, column);
+                    const double t = (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
+                    const QColor background = ColorMaps::colorAt(m_owner->colorMap(), t);
+                    painter->setPen(background.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+                    painter->drawText(cellRect(row, column, column + 1), Qt::AlignCenter, formatValue(value));
+                }
+            }
+        }
+        painter->restore();
+        if (highlighted) {
+            painter->setPen(QPen(QColor(0x1e, 0x88, 0xe5), 3));
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRect(QRectF(m_rect->rect()).adjusted(-2, -2, 2, 2));
+        }
+        if (show_legend && !masked.isEmpty()) {
+            // Swatch + text at the top right, above the matrix.
+            QFont font = painter->font();
+            font.setPixelSize(12);
+            painter->setFont(font);
+            const QString text = QStringLiteral("masked (not attended)");
+            const int text_width = QFontMetrics(font).horizontalAdvance(text);
+            const QRectF swatch(m_rect->rect().right() - text_width - 22, m_rect->rect().top() - 20, 14, 14);
+            QPainterPath path;
+            path.addRect(swatch);
+            drawHatched(painter, path);
+            painter->setPen(QColor(60, 60, 60));
+            painter->drawText(QRectF(swatch.right() + 6, swatch.top() - 2, text_width + 4, 18),
+                              Qt::AlignLeft | Qt::AlignVCenter, text);
+        }
+    }
+
+private:
+    HeatmapPlot* m_owner;
+    QCPAxisRect* m_rect;
+
+    void drawHatched(QCPPainter* painter, const QPainterPath& path)
+    {
+        painter->save();
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(kMaskFill);
+        painter->drawPath(path);
+        painter->setClipPath(path, Qt::IntersectClip);
+        painter->setPen(QPen(kMaskHatch, compact ? 0.8 : 1.0));
+        const QRectF box = path.boundingRect();
+        const double spacing = compact ? 4.0 : 6.0;
+        for (double offset = -box.height(); offset < box.width(); offset += spacing)
+            painter->drawLine(QPointF(box.left() + offset, box.bottom()),
+                              QPointF(box.left() + offset + box.height(), box.top()));
+        painter->restore();
+    }
+};
+
+struct HeatmapPlot::Private {
+    QCustomPlot* plot = nullptr;
+    QCPAxisRect* rect = nullptr;
+    QCPColorMap* map = nullptr;
+    QCPColorScale* scale = nullptr;
+    QCPTextElement* title = nullptr;
+    QCPMarginGroup* margins = nullptr;
+    CellOverlay* overlay = nullptr;
+    QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
+    QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
+};
+
+HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    d->plot = new QCustomPlot(this);
+    layout->addWidget(d->plot);
+    d->plot->setNoAntialiasingOnDrag(true);
+    d->plot->setPlottingHint(QCP::phCacheLabels, true);
+    d->plot->setMouseTracking(true);
+    d->plot->installEventFilter(this);
+
+    d->rect = d->plot->axisRect();
+    d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), 11, QFont::DemiBold));
+    d->plot->plotLayout()->insertRow(0);
+    d->plot->plotLayout()->addElement(0, 0, d->title);
+    d->title->setVisible(false);
+
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
+    x->setTicker(d->x_ticker);
+    y->setTicker(d->y_ticker);
+    y->setRangeReversed(true);  // row 0 (the first query) on top
+    for (QCPAxis* axis : {x, y}) {
+        axis->grid()->setVisible(false);
+        axis->setSubTicks(false);
+        axis->setTickLength(0, 3);
+        axis->setBasePen(QPen(QColor(0x9e, 0x9e, 0x9e)));
+        axis->setTickPen(QPen(QColor(0x9e, 0x9e, 0x9e)));
+        axis->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+    }
+
+    d->map = new QCPColorMap(x, y);
+    d->map->setInterpolate(false);
+    d->map->setTightBoundary(false);
+    d->map->setGradient(gradientFor(m_map));
+
+    d->scale = new QCPColorScale(d->plot);
+    d->scale->setType(QCPAxis::atRight);
+    d->scale->setBarWidth(14);
+    d->scale->axis()->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+    d->map->setColorScale(d->scale);
+    d->margins = new QCPMarginGroup(d->plot);
+    d->rect->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
+    d->scale->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
+    d->scale->setVisible(false);
+
+    d->overlay = new CellOverlay(d->plot, this, d->rect);
+    connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
+    setMinimumSize(60, 60);
+}
+
+HeatmapPlot::~HeatmapPlot() = default;
+
+void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
+                            const QStringList& column_labels, const MaskMatrix& mask)
+{
+    m_values = values;
+    m_mask = (mask.rows() == values.rows() && mask.cols() == values.cols()) ? mask : MaskMatrix();
+    m_row_labels = row_labels;
+    m_column_labels = column_labels;
+    if (values.size() > 0)
+        fillColorMapData(d->map->data(), m_values, m_mask);
+    else
+        d->map->data()->clear();
+    d->map->setVisible(values.size() > 0);
+    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, values.cols()) - 0.5);
+    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, values.rows()) - 0.5);
+    updateRange();
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorMap(ColorMaps::Map map)
+{
+    m_map = map;
+    d->map->setGradient(gradientFor(map));
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setValueRange(double low, double high)
+{
+    m_auto_range = false;
+    m_low = low;
+    m_high = high > low ? high : low + 1e-9;
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setAutoValueRange()
+{
+    m_auto_range = true;
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorBarVisible(bool visible)
+{
+    if (visible == d->scale->visible())
+        return;
+    d->scale->setVisible(visible);
+    if (visible)
+        d->plot->plotLayout()->addElement(1, 1, d->scale);
+    else
+        d->plot->plotLayout()->take(d->scale);
+    d->plot->plotLayout()->simplify();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorBarLabel(const QString& label)
+{
+    d->scale->axis()->setLabel(label);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setTitle(const QString& title)
+{
+    d->title->setText(title);
+    d->title->setVisible(!title.isEmpty());
+    scheduleReplot();
+}
+
+void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
+{
+    d->rect->axis(QCPAxis::atBottom)->setLabel(x_title);
+    d->rect->axis(QCPAxis::atLeft)->setLabel(y_title);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setCellText(CellText mode)
+{
+    m_cell_text = mode;
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setCompact(bool compact)
+{
+    m_compact = compact;
+    d->overlay->compact = compact;
+    QFont tick_font = font();
+    tick_font.setPointSizeF(compact ? 7.5 : 9.5);
+    QFont title_font = font();
+    title_font.setPointSizeF(compact ? 9.5 : 12);
+    title_font.setWeight(QFont::DemiBold);
+    d->title->setFont(title_font);
+    for (QCPAxis* axis : {d->rect->axis(QCPAxis::atBottom), d->rect->axis(QCPAxis::atLeft)}) {
+        axis->setTickLabelFont(tick_font);
+        axis->setLabelFont(tick_font);
+        axis->setTickLabelPadding(compact ? 2 : 4);
+    }
+    d->rect->setAutoMargins(QCP::msAll);
+    d->plot->plotLayout()->setMargins(compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6));
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setHighlighted(bool highlighted)
+{
+    d->overlay->highlighted = highlighted;
+    scheduleReplot();
+}
+
+bool HeatmapPlot::isMasked(int row, int column) const
+{
+    return m_mask.size() > 0 && m_mask(row, column);
+}
+
+QString HeatmapPlot::rowLabel(int row) const
+{
+    return row < m_row_labels.size() ? m_row_labels[row] : QString::number(row);
+}
+
+QString HeatmapPlot::columnLabel(int column) const
+{
+    return column < m_column_labels.size() ? m_column_labels[column] : QString::number(column);
+}
+
+double HeatmapPlot::valueLow() const { return m_low; }
+double HeatmapPlot::valueHigh() const { return m_high; }
+
+double HeatmapPlot::plottedCell(int key_index, int value_index) const
+{
+    return d->map->data()->cell(key_index, value_index);
+}
+
+int HeatmapPlot::plottedKeySize() const { return d->map->data()->keySize(); }
+int HeatmapPlot::plottedValueSize() const { return d->map->data()->valueSize(); }
+bool HeatmapPlot::cellTextVisible() const { return d->overlay->show_text; }
+
+bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
+{
+    if (m_values.size() == 0 || !d->rect->rect().contains(position))
+        return false;
+    const int c = int(std::lround(d->rect->axis(QCPAxis::atBottom)->pixelToCoord(position.x())));
+    const int r = int(std::lround(d->rect->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
+    if (r < 0 || c < 0 || r >= m_values.rows() || c >= m_values.cols())
+        return false;
+    *row = r;
+    *column = c;
+    return true;
+}
+
+void HeatmapPlot::render(QPainter* painter, const QRectF& target)
+{
+    const QSize size = target.size().toSize();
+    if (size.isEmpty())
+        return;
+    const QSize on_screen = d->plot->size();
+    d->plot->resize(size);  // label density and cell text follow the target size
+    updateLabels();
+    QPicture picture;
+    {
+        QCPPainter recorder(&picture);
+        d->plot->toPainter(&recorder, size.width(), size.height());
+    }
+    painter->drawPicture(target.topLeft(), picture);
+    d->plot->resize(on_screen);
+    updateLabels();
+    scheduleReplot();
+}
+
+QImage HeatmapPlot::toImage(const QSize& size, double scale)
+{
+    QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(scale);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    return image;
+}
+
+void HeatmapPlot::replotNow()
+{
+    d->plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == d->plot) {
+        switch (event->type()) {
+        case QEvent::MouseMove: {
+            const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
+            int row = 0, column = 0;
+            if (cellAt(position, &row, &column))
+                emit cellHovered(row, column, isMasked(row, column) ? kNan : double(m_values(row, column)));
+            else
+                emit hoverLeft();
+            break;
+        }
+        case QEvent::Leave:
+            emit hoverLeft();
+            break;
+        case QEvent::MouseButtonRelease: {
+            auto* mouse = static_cast<QMouseEvent*>(event);
+            int row = 0, column = 0;
+            if (mouse->button() == Qt::LeftButton && cellAt(mouse->position().toPoint(), &row, &column))
+                emit cellClicked(row, column);
+            break;
+        }
+        case QEvent::Resize:
+            updateLabels();
+            break;
+        default:
+            break;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapPlot::updateRange()
+{
+    if (m_auto_range && m_values.size() > 0) {
+        double low = std::numeric_limits<double>::infinity();
+        double high = -low;
+        for (int row = 0; row < m_values.rows(); ++row)
+            for (int column = 0; column < m_values.cols(); ++column)
+                if (!isMasked(row, column)) {
+                    low = std::min(low, double(m_values(row, column)));
+                    high = std::max(high, double(m_values(row, column)));
+                }
+        if (!std::isfinite(low)) {
+            low = 0;
+            high = 1;
+        }
+        if (m_map == ColorMaps::Map::Diverging) {
+            const double extent = std::max(std::abs(low), std::abs(high));
+            low = -extent;
+            high = extent;
+        }
+        m_low = low;
+        m_high = high > low ? high : low + 1e-9;
+    }
+    d->map->setDataRange(QCPRange(m_low, m_high));
+}
+
+// Token labels where they fit: every n-th label so that labels never overlap, and numbers in
+// the cells when a cell is large enough to hold "0.00" legibly.
+void HeatmapPlot::updateLabels()
+{
+    const int rows = int(m_values.rows());
+    const int columns = int(m_values.cols());
+    const QSize size = d->plot->size();
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
+    const QFontMetrics metrics(x->tickLabelFont());
+    int longest = 0;
+    for (int column = 0; column < columns; ++column)
+        longest = std::max(longest, metrics.horizontalAdvance(columnLabel(column)));
+    // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
+    const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
+    const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
+    const double cell_width = double(std::max(10, size.width() - reserve_x)) / std::max(1, columns);
+    const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
+
+    const bool rotate = longest + 4 > cell_width;
+    x->setTickLabelRotation(rotate ? -90 : 0);
+    const double x_need = rotate ? metrics.height() : longest + 6;
+    const int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
+    const int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
+
+    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
+    d->x_ticker->clear();
+    for (int column = 0; column < columns; column += x_step)
+        d->x_ticker->addTick(column, elided(columnLabel(column)));
+    d->y_ticker->clear();
+    for (int row = 0; row < rows; row += y_step)
+        d->y_ticker->addTick(row, elided(rowLabel(row)));
+
+    const bool big_enough = cell_width >= 30 && cell_height >= 18;
+    d->overlay->show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
+    d->overlay->show_legend = !m_compact;
+}
+
+void HeatmapPlot::scheduleReplot()
+{
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace attn
