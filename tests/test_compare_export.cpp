@@ -64,12 +64,11 @@ class TestCompareExport : public QObject {
             const QByteArray pdf = f.readAll();
             QVERIFY(pdf.startsWith("%PDF-"));
             QVERIFY(pdf.trimmed().endsWith("%%EOF"));
-            // One page of size * 72/96 points.
             const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
             const QRegularExpressionMatch match = media.match(QString::fromLatin1(pdf));
             QVERIFY(match.hasMatch());
-            QCOMPARE(match.captured(1).toDouble(), size.width() * 72.0 / 96.0);
-            QCOMPARE(match.captured(2).toDouble(), size.height() * 72.0 / 96.0);
+            QCOMPARE(match.captured(1).toDouble(), double(size.width()));  // one point per pixel
+            QCOMPARE(match.captured(2).toDouble(), double(size.height()));
             QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page "), 1);
         }
     }
@@ -110,7 +109,7 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown extension") << "x.bmp" << "unknown picture format";
+        QTest::newRow("unknown extension") << "x.bmp" << "unknown extension";
         QTest::newRow("missing directory") << "nowhere/x.png" << "does not exist";
         QTest::newRow("through a file") << "afile/x.png" << "not a directory";
     }
@@ -122,15 +121,60 @@ private slots:
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
         const int before = filesInDir();
-        const Status status = CompareExport::exportLines(m_result, 0, path(name), {300, 200});
-        QVERIFY(!status.ok());
-        QVERIFY2(status.error().contains(expected), qPrintable(status.error()));
-        QVERIFY(status.error().contains(path(name)));
+        for (const Status& status : {CompareExport::exportLines(m_result, 0, path(name), {300, 200}),
+                                     CompareExport::exportCompare(m_result, 0, 1, path(name), {300, 200})}) {
+            QVERIFY(!status.ok());
+            QVERIFY2(status.error().contains(expected), qPrintable(status.error()));
+            QVERIFY(status.error().contains(path(name)));
+        }
         QCOMPARE(filesInDir(), before);
+    }
+    void compareInAllFormats_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("png") << "compare.png" << QSize(1200, 900);
+        QTest::newRow("png wide") << "compare-wide.png" << QSize(1800, 640);
+        QTest::newRow("svg") << "compare.svg" << QSize(1200, 700);
+        QTest::newRow("pdf") << "compare.pdf" << QSize(1200, 700);
+    }
+    void compareInAllFormats()
+    {
+        QFETCH(QString, name);
+        QFETCH(QSize, size);
+        const Status status = CompareExport::exportCompare(m_result, 2, 5, path(name), size);
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        verifyPicture(path(name), size);
+    }
+
+    // B from another result: the causal twin of the same head.
+    void compareAgainstOtherSettings()
+    {
+        ModelConfig causal;
+        causal.causal = true;
+        auto twin = AttentionPipeline::run(causal, ModelConfig::defaultSentence(), TraceDetail::Weights);
+        QVERIFY(twin.ok());
+        const Status status = CompareExport::exportCompare(m_result, 3, twin.value(), 3, "causal",
+                                                           path("compare-causal.png"), {1500, 620});
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        verifyPicture(path("compare-causal.png"), {1500, 620});
+        // Inputs of different lengths cannot be compared cell by cell: an error, no file.
+        auto shorter = AttentionPipeline::run(ModelConfig{}, "The cat", TraceDetail::Weights);
+        QVERIFY(shorter.ok());
+        const Status mismatch = CompareExport::exportCompare(m_result, 0, shorter.value(), 0, "", path("mismatch.png"), {600, 400});
+        QVERIFY(!mismatch.ok());
+        QVERIFY2(mismatch.error().contains("different lengths") || mismatch.error().contains("differ"), qPrintable(mismatch.error()));
+        QVERIFY(!QFileInfo::exists(path("mismatch.png")));
     }
 
     void badHeads()
     {
+        for (auto [a, b] : {std::pair{0, 8}, std::pair{-1, 0}}) {
+            const Status status = CompareExport::exportCompare(m_result, a, b, path("bad.png"), {300, 200});
+            QVERIFY(!status.ok());
+            QVERIFY2(status.error().startsWith("--compare: head") && status.error().contains("8 heads"), qPrintable(status.error()));
+            QVERIFY(!QFileInfo::exists(path("bad.png")));
+        }
         const Status status = CompareExport::exportLines(m_result, 8, path("bad.png"), {300, 200});
         QVERIFY(!status.ok());
         QVERIFY2(status.error().contains("head 8"), qPrintable(status.error()));

@@ -11,7 +11,7 @@ struct AttentionResult;
 
 // Headless pictures of the compare and lines views, as the window draws them, for --export.
 // The format comes from the extension (.png, .svg, .pdf); the file is written atomically and
-// nothing is left behind on any error. `size` is the picture in pixels (PDF: points at 96 dpi).
+// nothing is left behind on any error. `size` is in pixels (PNG) or points (SVG, PDF), as ViewExporter.
 class CompareExport {
 public:
     // Head a beside head b of the same result on one colour scale, and a - b centred at 0
