@@ -2,7 +2,11 @@
 // head metrics model and table, the lines view's hover and toggles, and the signals that pick heads.
 #include "AttentionPipeline.h"
 #include "AttentionResult.h"
+#include "CompareFigure.h"
 #include "CompareModel.h"
+#include "CompareView.h"
+#include "HeadSimilarityView.h"
+#include "HeatmapPlot.h"
 #include "HeadMetricsModel.h"
 #include "HeadMetricsTable.h"
 #include "LinesCanvas.h"
@@ -12,6 +16,8 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
@@ -30,6 +36,25 @@ std::shared_ptr<const AttentionResult> defaultResult(bool causal = false)
     if (!result)
         qFatal("%s", qPrintable(result.error()));
     return std::make_shared<const AttentionResult>(std::move(result).value());
+}
+
+// Clicks the cell (row, column) of a HeatmapPlot as a user would: on its QCustomPlot child, at a
+// position the plot itself maps to that cell.
+bool clickCell(HeatmapPlot* plot, int row, int column)
+{
+    plot->replotNow();
+    QWidget* canvas = plot->findChild<QWidget*>();
+    if (!canvas)
+        return false;
+    for (int y = 0; y < canvas->height(); y += 2)
+        for (int x = 0; x < canvas->width(); x += 2) {
+            int r = -1, c = -1;
+            if (plot->cellAt(QPoint(x, y), &r, &c) && r == row && c == column) {
+                QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(x, y));
+                return true;
+            }
+        }
+    return false;
 }
 
 }  // namespace
@@ -296,6 +321,153 @@ private slots:
         view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
         QCOMPARE(view.headChooser()->count(), 3);
         QVERIFY(view.canvas()->head() < 2);
+    }
+
+    // ---- HeadSimilarityView, CompareFigure and CompareView ----------------------------------
+
+    void similarityCellClickPicksThatPair()
+    {
+        HeadSimilarityView view;
+        view.resize(500, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto result = defaultResult();
+        view.setHeads(result->trace.weights);
+        const std::vector<int> order = view.order();
+        QCOMPARE(order.size(), size_t(8));
+        // The plot shows the divergence in that order.
+        for (int r = 0; r < 8; ++r)
+            for (int c = 0; c < 8; ++c)
+                QCOMPARE(double(view.plot()->values()(r, c)), double(float(view.divergence()(order[r], order[c]))));
+        QCOMPARE(view.plot()->rowLabel(0), QStringLiteral("h%1").arg(order[0]));
+        QSignalSpy picked(&view, &HeadSimilarityView::headsPicked);
+        QVERIFY(clickCell(view.plot(), 2, 6));
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked[0][0].toInt(), order[2]);
+        QCOMPARE(picked[0][1].toInt(), order[6]);
+    }
+
+    void figureShowsTheDifference()
+    {
+        CompareFigure figure;
+        const auto result = defaultResult();
+        QVERIFY(figure.setComparison({result, 1, {}}, {result, 6, {}}).ok());
+        const Matrix expected = result->trace.weights[1] - result->trace.weights[6];
+        QCOMPARE(figure.plotDifference()->values(), expected);
+        for (int i = 0; i < expected.rows(); ++i)
+            for (int j = 0; j < expected.cols(); ++j)
+                QCOMPARE(figure.plotDifference()->plottedCell(j, i), double(expected(i, j)));
+        // A and B on one scale; the difference centred at 0.
+        QCOMPARE(figure.plotA()->valueLow(), figure.plotB()->valueLow());
+        QCOMPARE(figure.plotA()->valueHigh(), figure.plotB()->valueHigh());
+        QCOMPARE(figure.plotA()->valueHigh(), double(std::max(result->trace.weights[1].maxCoeff(), result->trace.weights[6].maxCoeff())));
+        QCOMPARE(figure.plotDifference()->valueLow(), -figure.plotDifference()->valueHigh());
+        QCOMPARE(figure.plotDifference()->colorMap(), ColorMaps::Map::Diverging);
+        QVERIFY(figure.caption().contains(QString::number(figure.comparison().divergence, 'f', 4)));
+        // A head that does not exist changes nothing.
+        const Status bad = figure.setComparison({result, 1, {}}, {result, 9, {}});
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().startsWith("B: head 9"), qPrintable(bad.error()));
+        QCOMPARE(figure.plotDifference()->values(), expected);
+    }
+
+    void compareViewPicksHeads()
+    {
+        CompareView view;
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto result = defaultResult();
+        view.setResult(result);
+        QCOMPARE(view.headA(), 0);
+        QCOMPARE(view.headB(), 1);
+        QCOMPARE(view.headChooserA()->count(), 8);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[0] - result->trace.weights[1]));
+
+        QSignalSpy changed(&view, &CompareView::headsChanged);
+        view.pickHead(5);  // a grid head or a table row: 5 becomes A, the old A becomes B
+        QCOMPARE(view.headA(), 5);
+        QCOMPARE(view.headB(), 0);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(view.headChooserA()->currentIndex(), 5);
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[5] - result->trace.weights[0]));
+
+        // A click in the similarity map compares that pair.
+        const std::vector<int> order = view.similarityView()->order();
+        QVERIFY(clickCell(view.similarityView()->plot(), 3, 1));
+        QCOMPARE(view.headA(), order[3]);
+        QCOMPARE(view.headB(), order[1]);
+        QCOMPARE(view.figure()->plotDifference()->values(),
+                 Matrix(result->trace.weights[size_t(order[3])] - result->trace.weights[size_t(order[1])]));
+
+        // A click in the metrics table picks the head of that row.
+        HeadMetricsTable* table = view.metricsTable();
+        const int row = table->headAtRow(6) != view.headA() ? 6 : 5;
+        const QRect cell = table->visualRect(table->model()->index(row, HeadMetricsModel::EntropyColumn));
+        const int previous_a = view.headA();
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(view.headA(), table->headAtRow(row));
+        QCOMPARE(view.headB(), previous_a);
+
+        // A result with fewer heads pulls the heads into range.
+        ModelConfig small;
+        small.d_model = 16;
+        small.num_heads = 2;
+        auto two = AttentionPipeline::run(small, QStringLiteral("one two three"), TraceDetail::Weights);
+        QVERIFY(two.ok());
+        view.setHeads(7, 6);
+        view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
+        QCOMPARE(view.headA(), 1);
+        QCOMPARE(view.headB(), 1);
+        QCOMPARE(view.headChooserB()->count(), 2);
+    }
+
+    // B under other settings: causal by default (A's setting flipped), the same head on both
+    // sides when a head is picked, errors beside the controls and the last good B kept.
+    void compareViewOtherSettings()
+    {
+        CompareView view;
+        view.resize(1100, 800);
+        const auto result = defaultResult();
+        view.setSentence(ModelConfig::defaultSentence());
+        view.setResult(result);
+        view.setOtherSettings(true);
+        QVERIFY(view.usesOtherSettings());
+        QVERIFY(view.causalBox()->isChecked());
+        const auto b = view.resultB();
+        QVERIFY(b && b != result);
+        QVERIFY(b->trace.causal);
+        QCOMPARE(view.variantError(), QString());
+        view.pickHead(4);
+        QCOMPARE(view.headA(), 4);
+        QCOMPARE(view.headB(), 4);
+        const Matrix& causal = view.figure()->plotB()->values();
+        QCOMPARE(causal, b->trace.weights[4]);
+        QCOMPARE(causal(0, 1), 0.0f);
+        QVERIFY(view.figure()->plotB()->isMasked(0, 1));
+        QVERIFY(!view.figure()->plotDifference()->isMasked(0, 1));  // masked on one side only: a real difference
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[4] - b->trace.weights[4]));
+
+        // Another seed: B changes, the error stays clear.
+        view.seedBox()->setValue(7);
+        QCOMPARE(view.resultB()->config.seed, std::uint64_t(7));
+        QVERIFY(!view.resultB()->trace.weights[4].isApprox(b->trace.weights[4]));
+        const auto good = view.resultB();
+
+        // A weight file that cannot be read: the reason shows, the last good B stays.
+        view.weightsFileEdit()->setText(QStringLiteral("/no/such/dir/weights.safetensors"));
+        emit view.weightsFileEdit()->editingFinished();
+        QVERIFY(!view.variantError().isEmpty());
+        QVERIFY2(view.variantError().contains("weights.safetensors"), qPrintable(view.variantError()));
+        QCOMPARE(view.resultB(), good);
+        view.weightsFileEdit()->clear();
+        emit view.weightsFileEdit()->editingFinished();
+        QCOMPARE(view.variantError(), QString());
+
+        // Off again: B is A's result.
+        view.setOtherSettings(false);
+        QCOMPARE(view.resultB(), result);
     }
 
     void headColorsAreDistinct()
