@@ -4,11 +4,14 @@
 #include "AttentionPipeline.h"
 #include "AttentionResult.h"
 #include "CompareExport.h"
+#include "CompareView.h"
+#include "LinesView.h"
 #include "ModelConfig.h"
 
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -58,6 +61,20 @@ class TestCompareExport : public QObject {
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray svg = f.readAll();
             QVERIFY(svg.contains("<path") || svg.contains("<polyline"));  // vectors, not one bitmap
+            // Drawn back, it is a picture, not an empty page.
+            QImage drawn(size, QImage::Format_ARGB32);
+            drawn.fill(Qt::white);
+            {
+                QPainter painter(&drawn);
+                renderer.render(&painter);
+            }
+            int dark = 0;
+            for (int y = 0; y < drawn.height(); y += 4)
+                for (int x = 0; x < drawn.width(); x += 4)
+                    dark += qGray(drawn.pixel(x, y)) < 128;
+            QVERIFY2(dark > 50, qPrintable(QStringLiteral("%1 dark samples in the drawn SVG").arg(dark)));
+            if (!qEnvironmentVariable("ATTENTION_KEEP_PICTURES").isEmpty())
+                drawn.save(QDir(qEnvironmentVariable("ATTENTION_KEEP_PICTURES")).filePath(QFileInfo(file).fileName() + ".png"));
         } else {
             QFile f(file);
             QVERIFY(f.open(QIODevice::ReadOnly));
@@ -165,6 +182,41 @@ private slots:
         QVERIFY(!mismatch.ok());
         QVERIFY2(mismatch.error().contains("different lengths") || mismatch.error().contains("differ"), qPrintable(mismatch.error()));
         QVERIFY(!QFileInfo::exists(path("mismatch.png")));
+    }
+
+    // The live widgets as a user sees them (grabbed from the screen buffer), kept for looking at.
+    void widgetsOnScreen()
+    {
+        auto shared = std::make_shared<const AttentionResult>(m_result);
+        CompareView compare;
+        compare.resize(1300, 950);
+        compare.setSentence(ModelConfig::defaultSentence());
+        compare.setResult(shared);
+        compare.setHeads(2, 5);
+        compare.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&compare));
+        QTest::qWait(50);  // queued replots
+        const QImage compare_shot = compare.grab().toImage();
+        QCOMPARE(compare_shot.size(), QSize(1300, 950));
+        QVERIFY(compare_shot.save(path("compare-widget.png")));
+        keep(path("compare-widget.png"));
+
+        compare.setOtherSettings(true);
+        compare.pickHead(3);
+        QTest::qWait(50);
+        QVERIFY(compare.grab().toImage().save(path("compare-widget-causal.png")));
+        keep(path("compare-widget-causal.png"));
+
+        LinesView lines;
+        lines.resize(900, 700);
+        lines.setResult(shared);
+        lines.setHead(-1);
+        lines.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&lines));
+        lines.canvas()->setFocusToken(LinesCanvas::Side::Query, 7);  // hover "it"
+        const QImage lines_shot = lines.grab().toImage();
+        QVERIFY(lines_shot.save(path("lines-widget-hover.png")));
+        keep(path("lines-widget-hover.png"));
     }
 
     void badHeads()

@@ -256,13 +256,21 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.weight < b.weight; });
     const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
     const QColor single_color(0x1f4e9c);
+    // Overlaid heads fan out a little within each row, so lines of different heads between the
+    // same two tokens stay apart instead of hiding each other.
+    const int overlaid = m_head == kAllHeads ? int(heads.size()) : 1;
+    const double fan = overlaid > 1 ? std::min(3.0, layout.row_height * 0.5 / (overlaid - 1)) : 0.0;
+    std::vector<double> offset(size_t(num_heads), 0.0);
+    for (int rank = 0; rank < overlaid && m_head == kAllHeads; ++rank)
+        offset[size_t(heads[size_t(rank)])] = (rank - (overlaid - 1) / 2.0) * fan;
     for (const Line& line : lines) {
         const double relative = line.weight / strongest;
         QColor color = m_head == kAllHeads ? headColor(line.head) : single_color;
         color.setAlphaF(float(std::clamp(relative * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
         painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
-        painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query)),
-                         QPointF(layout.line_right, layout.rowCentre(line.key)));
+        const double dy = offset[size_t(line.head)];
+        painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),
+                         QPointF(layout.line_right, layout.rowCentre(line.key) + dy));
     }
 
     // Token labels; the focused token is bold on a highlight, its partners stay plain.
@@ -274,7 +282,7 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
             continue;
         const QString label = elided(m_result->input.tokens[i].text, metrics, layout.label_width);
         const double y = layout.rowCentre(i) - layout.row_height / 2;
-        const double h = std::max(layout.row_height, metrics.height());
+        const double h = metrics.height() + 2.0;
         const QRectF query_box(layout.query_x - layout.label_width, y + (layout.row_height - h) / 2, layout.label_width, h);
         const QRectF key_box(layout.key_x, y + (layout.row_height - h) / 2, layout.label_width, h);
         for (auto [box, focused, align] : {std::tuple{query_box, query_focus, Qt::AlignRight},
