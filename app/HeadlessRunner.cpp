@@ -2,6 +2,7 @@
 
 #include "AttentionPipeline.h"
 #include "JsonReport.h"
+#include "ViewExporter.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -43,8 +44,18 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     if (options.head >= num_heads)
         return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(num_heads - 1));
 
-    if (!options.export_path.isEmpty())
-        return fail(QStringLiteral("--export %1: exporting pictures is not available in this build").arg(options.export_path));
+    if (!options.export_path.isEmpty()) {
+        auto view = ViewExporter::parseView(options.view);
+        if (!view)
+            return fail(view.error());
+        ExportRequest request;
+        request.path = options.export_path;
+        request.view = view.value();
+        request.head = options.head;
+        request.size = options.size;
+        if (Status s = ViewExporter::exportView(*result, request); !s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
+    }
 
     if (!options.json_path.isEmpty()) {
         const QByteArray json = JsonReport::build(*result);

@@ -1,5 +1,7 @@
 #include "CommandLine.h"
 #include "HeadlessRunner.h"
+#include "AppSettings.h"
+#include "MainWindow.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -59,6 +61,16 @@ int main(int argc, char** argv)
         return HeadlessRunner::run(*options, out, err);
     }
 
-    err << "error: the window is not available in this build; use --json\n";
-    return 1;
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("attention-lab"));
+    QApplication::setApplicationName(QStringLiteral("attention-lab"));
+    QApplication::setApplicationVersion(QStringLiteral(ATTENTION_LAB_VERSION));
+    AppSettings settings;
+    MainWindow window(&settings);
+    // Options given on the command line win over the remembered settings.
+    if (argc > 1)
+        window.applyOptions(options->config, options->sentence, options->view == u"head" ? MainWindow::HeadViewTab
+                                                                                      : MainWindow::GridView, options->head);
+    window.show();
+    return app.exec();
 }

@@ -78,6 +78,10 @@ void HeadView::setColorMap(ColorMaps::Map map) { m_plot->setColorMap(map); }
 
 void HeadView::setHead(int head)
 {
+    if (!m_result) {  // remembered until there is a result to clamp it to
+        m_head = std::max(0, head);
+        return;
+    }
     const int heads = m_result ? m_result->numHeads() : 1;
     head = std::clamp(head, 0, std::max(0, heads - 1));
     if (head == m_head && m_head_box->value() == head)

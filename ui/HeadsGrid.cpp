@@ -106,13 +106,15 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
         }
     }
     const int rows = (count + best_columns - 1) / best_columns;
-    const double cell_width = (area.width() - gap * (best_columns - 1)) / best_columns;
-    const double cell_height = (area.height() - gap * (rows - 1)) / rows;
+    // Square heads (a head is T x T), the block centred in the area.
+    const double side = best_side;
+    const double left = area.left() + (area.width() - best_columns * side - gap * (best_columns - 1)) / 2;
+    const double top = area.top() + (area.height() - rows * side - gap * (rows - 1)) / 2;
+    const double cell_height = side;
     for (int i = 0; i < count; ++i) {
         const int row = i / best_columns;
         const int column = i % best_columns;
-        geometry.heads.append(QRectF(area.left() + column * (cell_width + gap), area.top() + row * (cell_height + gap),
-                                     cell_width, cell_height));
+        geometry.heads.append(QRectF(left + column * (side + gap), top + row * (side + gap), side, side));
     }
     const double bar_height = std::min(area.height(), std::max(160.0, rows * cell_height * 0.8));
     geometry.color_bar = QRectF(size.width() - bar_width - 4, area.top() + (area.height() - bar_height) / 2,

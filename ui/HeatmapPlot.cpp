@@ -227,7 +227,8 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->scale->setType(QCPAxis::atRight);
     d->scale->setBarWidth(14);
     d->scale->axis()->setTickLabelColor(QColor(0x30, 0x30, 0x30));
-    d->map->setColorScale(d->scale);
+    d->map->setColorScale(d->scale);     // the map takes the scale's gradient and range from now on
+    d->map->setGradient(gradientFor(m_map));
     d->margins = new QCPMarginGroup(d->plot);
     d->rect->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
     d->scale->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
@@ -397,6 +398,7 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
         return;
     const QSize on_screen = d->plot->size();
     d->plot->resize(size);  // label density and cell text follow the target size
+    m_render_size = size;
     updateLabels();
     QPicture picture;
     {
@@ -405,6 +407,7 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
     }
     painter->drawPicture(target.topLeft(), picture);
     d->plot->resize(on_screen);
+    m_render_size = QSize();
     updateLabels();
     scheduleReplot();
 }
@@ -491,9 +494,8 @@ void HeatmapPlot::updateLabels()
 {
     const int rows = int(m_values.rows());
     const int columns = int(m_values.cols());
-    const QSize size = d->plot->size();
+    const QSize size = m_render_size.isValid() ? m_render_size : this->size();
     QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
-    QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
     const QFontMetrics metrics(x->tickLabelFont());
     int longest = 0;
     for (int column = 0; column < columns; ++column)

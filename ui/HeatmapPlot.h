@@ -94,6 +94,7 @@ private:
     double m_high = 1.0;
     CellText m_cell_text = CellText::Auto;
     bool m_compact = false;
+    QSize m_render_size;  // valid while rendering to a target of another size
 
     void updateRange();
     void updateLabels();

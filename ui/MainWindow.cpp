@@ -99,8 +99,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
     connect(m_grid, &HeadsGrid::headActivated, this, [this](int head) {
+        setCurrentView(HeadViewTab);  // brings the head view up to date first
         m_head_view->setHead(head);
-        setCurrentView(HeadViewTab);
     });
     connect(m_head_view, &HeadView::headChanged, m_grid, &HeadsGrid::setCurrentHead);
     connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
@@ -272,7 +272,7 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
         m_head_view->setResult(m_result);
     m_panel->showResult(*m_result);
     const ModelConfig& config = m_result->config;
-    m_status_tokens->setText(tr("%n token(s)", nullptr, m_result->seqLen()));
+    m_status_tokens->setText(m_result->seqLen() == 1 ? tr("1 token") : tr("%1 tokens").arg(m_result->seqLen()));
     m_status_heads->setText(tr("%1 heads × %2 = d_model %3").arg(m_result->numHeads()).arg(m_result->trace.head_dim).arg(config.d_model));
     m_status_time->setText(tr("computed in %1 ms").arg(m_result->compute_ms, 0, 'f', m_result->compute_ms < 10 ? 2 : 1));
     m_status_weights->setText(tr("weights: %1").arg(m_result->weights_description));
@@ -287,6 +287,16 @@ void MainWindow::showError(const QString& field, const QString& message)
     }
     if (field == QLatin1String("sentence"))
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)") : message);
+}
+
+void MainWindow::applyOptions(const ModelConfig& config, const QString& sentence, View view, int head)
+{
+    if (m_controller->setConfig(config))
+        m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_sentence->setText(sentence);
+    m_head_view->setHead(head);
+    setCurrentView(view);
 }
 
 void MainWindow::setCurrentView(View view) { m_tabs->setCurrentIndex(int(view)); }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ModelConfig.h"
 #include "Result.h"
 
 #include <QMainWindow>
@@ -45,6 +46,8 @@ public:
     ActionRegistry* actions() const { return m_actions; }
     QString statusText() const;
 
+    // Shows a configuration and sentence given from outside (the command line).
+    void applyOptions(const ModelConfig& config, const QString& sentence, View view, int head);
     void setCurrentView(View view);
     View currentView() const;
     // The seams behind the dialogs: what a dialog would do with its answer.

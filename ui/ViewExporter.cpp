@@ -10,7 +10,6 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
@@ -46,20 +45,7 @@ Result<ExportView> ViewExporter::parseView(const QString& text)
         return ExportView::Grid;
     if (text == u"head")
         return ExportView::Head;
-    return Error{QStringLiteral("--view: unknown view '%1' (use grid or head)").arg(text)};
-}
-
-Result<QSize> ViewExporter::parseSize(const QString& text)
-{
-    static const QRegularExpression pattern(QStringLiteral("^(\\d{1,6})[xX](\\d{1,6})$"));
-    const auto match = pattern.match(text.trimmed());
-    if (!match.hasMatch())
-        return Error{QStringLiteral("--size: expected WxH, e.g. 1200x900, got '%1'").arg(text)};
-    const int width = match.captured(1).toInt();
-    const int height = match.captured(2).toInt();
-    if (width < 16 || height < 16 || width > kMaxSide || height > kMaxSide)
-        return Error{QStringLiteral("--size: %1x%2 is outside 16..%3 pixels per side").arg(width).arg(height).arg(kMaxSide)};
-    return QSize(width, height);
+    return Error{QStringLiteral("--view %1: this view cannot be exported in this build (use grid or head)").arg(text)};
 }
 
 Status ViewExporter::checkPath(const QString& path)
@@ -92,7 +78,7 @@ Status ViewExporter::exportPicture(const QString& path, const QSize& size, doubl
 {
     if (Status ok = checkPath(path); !ok)
         return ok;
-    if (size.width() < 16 || size.height() < 16 || size.width() > kMaxSide || size.height() > kMaxSide
+    if (size.width() < 1 || size.height() < 1 || size.width() > kMaxSide || size.height() > kMaxSide
         || !(scale > 0.0 && scale <= 8.0) || size.width() * scale > kMaxSide || size.height() * scale > kMaxSide)
         return Error{QStringLiteral("%1: the size %2x%3 at scale %4 is not supported")
                          .arg(path).arg(size.width()).arg(size.height()).arg(scale)};

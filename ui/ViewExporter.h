@@ -23,7 +23,7 @@ struct ExportRequest {
     QString path;              // .png, .svg or .pdf
     ExportView view = ExportView::Grid;
     int head = 0;
-    QSize size{1200, 900};     // pixels (PNG) or points (SVG, PDF)
+    QSize size{1200, 900};     // pixels (PNG) or points (SVG, PDF), 1..16384 per side
     double scale = 1.0;        // PNG only: device pixels per pixel
     ColorMaps::Map color_map = ColorMaps::Map::Viridis;
 };
@@ -37,7 +37,6 @@ public:
 
     static Result<Format> formatOf(const QString& path);      // by extension, case-insensitive
     static Result<ExportView> parseView(const QString& text);  // "grid" or "head"
-    static Result<QSize> parseSize(const QString& text);       // "WxH"
     // The extension is known and the directory exists (and is a directory).
     static Status checkPath(const QString& path);
 
