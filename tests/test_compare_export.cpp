@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QProcess>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
@@ -217,6 +218,51 @@ private slots:
         const QImage lines_shot = lines.grab().toImage();
         QVERIFY(lines_shot.save(path("lines-widget-hover.png")));
         keep(path("lines-widget-hover.png"));
+    }
+
+    // The command line: --export FILE --view compare --compare A,B (and --view lines), headless
+    // with no display at all; bad heads give one error line and no file.
+    void commandLine_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("compare png") << QStringList{"--view", "compare", "--compare", "1,6"} << "cli-compare.png" << QSize(1200, 900);
+        QTest::newRow("compare svg causal") << QStringList{"--view", "compare", "--compare", "0,3", "--causal", "--size", "1500x600"}
+                                            << "cli-compare.svg" << QSize(1500, 600);
+        QTest::newRow("compare pdf") << QStringList{"--view", "compare", "--compare", "2,2"} << "cli-compare.pdf" << QSize(1200, 900);
+        QTest::newRow("lines png") << QStringList{"--view", "lines", "--head", "4", "--size", "800x700"} << "cli-lines.png" << QSize(800, 700);
+    }
+    void commandLine()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, name);
+        QFETCH(QSize, size);
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments << "--export" << path(name));
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        verifyPicture(path(name), size);
+    }
+
+    void commandLineBadHeads()
+    {
+        for (const QString& pair : {QStringLiteral("0,8"), QStringLiteral("9,1")}) {
+            QProcess process;
+            process.start(QStringLiteral(ATTENTION_LAB_EXE),
+                          {"--view", "compare", "--compare", pair, "--export", path("cli-bad.png")});
+            QVERIFY(process.waitForFinished(120000));
+            QCOMPARE(process.exitCode(), 1);
+            // The last line is the error (Qt may warn about the environment before it).
+            const QString err = QString::fromUtf8(process.readAllStandardError()).trimmed().split('\n').last();
+            QVERIFY2(err.startsWith("error: --compare " + pair + ": head") && err.contains("out of range"), qPrintable(err));
+            QVERIFY(!QFileInfo::exists(path("cli-bad.png")));
+        }
     }
 
     void badHeads()
