@@ -431,7 +431,13 @@ private slots:
         view.resize(1100, 800);
         const auto result = defaultResult();
         view.setSentence(ModelConfig::defaultSentence());
-        view.setResult(result);
+        view.setResult(result);  // hidden: kept until shown
+        QCOMPARE(view.resultB(), nullptr);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.resultB(), result);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
         view.setOtherSettings(true);
         QVERIFY(view.usesOtherSettings());
         QVERIFY(view.causalBox()->isChecked());

@@ -58,6 +58,7 @@ public:
     void renderFigure(QPainter* painter, const QRectF& target);
 
 public slots:
+    // While the view is hidden the result is only kept, and shown when the view is.
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
     void setSentence(const QString& sentence);  // side B under a new seed is embedded from it
     void setColorMap(attn::ColorMaps::Map map);
@@ -67,6 +68,9 @@ public slots:
 
 signals:
     void headsChanged(int head_a, int head_b);
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildControls();
@@ -92,6 +96,7 @@ private:
     QLabel* m_status = nullptr;
 
     std::shared_ptr<const AttentionResult> m_result;
+    std::shared_ptr<const AttentionResult> m_pending;  // arrived while hidden
     std::shared_ptr<const AttentionResult> m_variant;  // the last good result under other settings
     QString m_sentence;
     int m_head_a = 0;
