@@ -255,10 +255,11 @@ private slots:
         canvas.setResult(result);
         canvas.setHead(0);
         const int tokens = result->seqLen();
-        // Causal: query i has i + 1 keys; a line for each weight above 2 % of the strongest.
+        // Causal: query i has i + 1 keys; a line for each weight above the drawing threshold.
         const Matrix& w = result->trace.weights[0];
         const float strongest = w.maxCoeff();
-        const int expected = int((w.array() >= 0.02f * strongest).count());
+        const float threshold = LinesCanvas::kMinRelativeWeight * strongest;
+        const int expected = int((w.array() >= threshold).count());
         QCOMPARE(canvas.visibleLineCount(), expected);
         QVERIFY(expected <= tokens * (tokens + 1) / 2);
 
@@ -282,7 +283,7 @@ private slots:
         QCOMPARE(canvas.visibleLineCount(), 1);
         // The last key is seen only by the last query in a causal head.
         canvas.setFocusToken(LinesCanvas::Side::Key, tokens - 1);
-        QCOMPARE(canvas.visibleLineCount(), w(tokens - 1, tokens - 1) >= 0.02f * strongest ? 1 : 0);
+        QCOMPARE(canvas.visibleLineCount(), w(tokens - 1, tokens - 1) >= threshold ? 1 : 0);
         canvas.setFocusToken(LinesCanvas::Side::None, 5);
         QCOMPARE(canvas.focusIndex(), -1);
         QCOMPARE(canvas.visibleLineCount(), expected);
@@ -474,6 +475,16 @@ private slots:
         // Off again: B is A's result.
         view.setOtherSettings(false);
         QCOMPARE(view.resultB(), result);
+    }
+
+    void opacityFollowsTheWeight()
+    {
+        QCOMPARE(LinesCanvas::opacityFor(1.0), 1.0);
+        QCOMPARE(LinesCanvas::opacityFor(0.0), 0.0);
+        QCOMPARE(LinesCanvas::opacityFor(0.25), 0.125);
+        QVERIFY(LinesCanvas::opacityFor(0.5) > LinesCanvas::opacityFor(0.4));
+        QVERIFY(LinesCanvas::opacityFor(LinesCanvas::kMinRelativeWeight) > 0.019);
+        QVERIFY(LinesCanvas::opacityFor(LinesCanvas::kMinRelativeWeight) < 0.021);
     }
 
     void headColorsAreDistinct()

@@ -13,10 +13,6 @@
 namespace attn {
 namespace {
 
-// Lines fainter than this fraction of the strongest weight are not drawn: they would be invisible
-// (alpha < 5/255) and a long sentence has T^2 of them.
-constexpr float kMinRelativeWeight = 0.02f;
-
 QString elided(const QString& text, const QFontMetricsF& metrics, double width)
 {
     return metrics.elidedText(text, Qt::ElideRight, width);
@@ -90,6 +86,11 @@ void LinesCanvas::setFocusToken(Side side, int index)
     m_focus_index = index;
     update();
     emit focusTokenChanged(side, index);
+}
+
+double LinesCanvas::opacityFor(double relative_weight)
+{
+    return std::pow(std::clamp(relative_weight, 0.0, 1.0), 1.5);
 }
 
 QColor LinesCanvas::headColor(int head)
@@ -266,7 +267,7 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     for (const Line& line : lines) {
         const double relative = line.weight / strongest;
         QColor color = m_head == kAllHeads ? headColor(line.head) : single_color;
-        color.setAlphaF(float(std::clamp(relative * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
+        color.setAlphaF(float(std::clamp(opacityFor(relative) * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
         painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
         const double dy = offset[size_t(line.head)];
         painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),

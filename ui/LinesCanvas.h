@@ -15,7 +15,7 @@ struct AttentionResult;
 
 // The "lines" picture of attention: the tokens in two columns, queries on the left and keys on the
 // right, and a line from query i to key j for every weight A_ij whose opacity and width follow the
-// weight (scaled so the strongest weight shown is opaque). One head, or all heads overlaid, each in
+// weight (relative to the strongest weight shown, which is opaque; see opacityFor). One head, or all heads overlaid, each in
 // its own colour, with heads switched off by setHeadVisible. Hovering a token shows only its lines.
 // paint() draws the same picture on any QPainter (widget, PNG, SVG, PDF).
 class LinesCanvas : public QWidget {
@@ -37,6 +37,12 @@ public:
     Side focusSide() const { return m_focus_side; }
     int focusIndex() const { return m_focus_index; }
     static QColor headColor(int head);  // distinct colours for overlaid heads
+
+    // A line's opacity for weight / strongest weight shown: (w / w_max)^1.5, so that the T^2
+    // near-uniform lines of a long sentence fade and the strong ones stand out.
+    static double opacityFor(double relative_weight);
+    // Lines below this fraction of the strongest weight (opacity < 0.02) are not drawn.
+    static constexpr float kMinRelativeWeight = 0.075f;
 
     void paint(QPainter& painter, const QRectF& rect) const;
     // The token drawn at `position` when the picture fills `rect`, or Side::None.
