@@ -14,6 +14,11 @@
 #include "Tokenizer.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QMimeData>
+#include <QFileInfo>
+#include <QImage>
 #include <QCheckBox>
 #include <QFile>
 #include <QElapsedTimer>
@@ -245,6 +250,43 @@ private slots:
         const HeatmapPlot* plot = m_window->headView()->plot();
         QCOMPARE(plot->plottedCell(3, 1), double(result->trace.weights[5](1, 3)));
         QCOMPARE(HeadView::describeCell("it", "cat", 0.41234), QString("query 'it' → key 'cat': 0.412"));
+    }
+
+    void droppedFileIsOpened()
+    {
+        const QString path = m_dir.filePath("dropped.npz");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not a zip file at all");
+        file.close();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        QVERIFY2(m_window->messageBar()->text().contains("dropped.npz"), qPrintable(m_window->messageBar()->text()));
+        QCOMPARE(m_window->controller()->config().weight_source, ModelConfig::WeightSource::Random);
+    }
+
+    void exportAndCopyTheCurrentView()
+    {
+        const QString path = m_dir.filePath("view.png");
+        QVERIFY(m_window->exportImage(path, QSize(640, 480), 2.0).ok());
+        QCOMPARE(QImage(path).size(), QSize(1280, 960));
+        m_window->setCurrentView(MainWindow::HeadViewTab);
+        QVERIFY(m_window->exportImage(m_dir.filePath("head.pdf"), QSize(500, 400)).ok());
+        QVERIFY(QFileInfo(m_dir.filePath("head.pdf")).size() > 1000);
+        // An unwritable place: reported in the message bar, nothing written.
+        QVERIFY(!m_window->exportImage(m_dir.filePath("settings.ini/view.svg"), QSize(500, 400)).ok());
+        QVERIFY(m_window->messageBar()->text().contains("view.svg"));
+        QVERIFY(!m_window->exportData(m_dir.filePath("no/such/dir/w.csv")).ok());
+        QVERIFY(m_window->exportData(m_dir.filePath("w.json")).ok());
+        m_window->copyImage();
+        const QImage copied = QApplication::clipboard()->image();
+        QVERIFY(!copied.isNull());
+        QCOMPARE(copied.size(), m_window->headView()->plot()->size() * m_window->devicePixelRatioF());
     }
 
     void largeInputsComputeOffTheGuiThreadNewestWins()

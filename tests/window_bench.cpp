@@ -72,6 +72,31 @@ private slots:
         QCOMPARE(grid->plot(0)->plottedKeySize(), tokens);
     }
 
+    // Where the time of one keystroke goes (printed, not asserted).
+    void breakdown()
+    {
+        for (int tokens : {16, 512}) {
+            HeadsGrid* grid = m_window->headsGrid();
+            bool replotted = false;
+            auto connection = connect(grid, &HeadsGrid::replotted, this, [&] { replotted = true; });
+            for (int i = 0; i < 6; ++i) {
+                replotted = false;
+                QElapsedTimer timer;
+                timer.start();
+                m_window->sentenceEdit()->setText(sentenceOf(tokens, i % 2 ? QStringLiteral("cat") : QStringLiteral("cab")));
+                const double set_text = timer.nsecsElapsed() / 1e6;
+                m_window->controller()->waitForIdle();
+                const double computed = timer.nsecsElapsed() / 1e6;
+                while (!replotted)
+                    QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+                const double total = timer.nsecsElapsed() / 1e6;
+                qInfo("T=%d: setText returned %.1f ms, result shown %.1f ms (forward pass %.1f ms), grid replotted %.1f ms",
+                      tokens, set_text, computed, m_window->controller()->result()->compute_ms, total);
+            }
+            disconnect(connection);
+        }
+    }
+
     // How long the GUI thread is held by a 2,000-token paste, and by a keystroke typed while
     // that paste is still being computed.
     void pasteTwoThousandTokens()

@@ -7,6 +7,8 @@
 #include <QFileInfo>
 #include <QMetaObject>
 
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
 
@@ -132,7 +134,14 @@ void AttentionController::request()
     if (!job.weights)
         flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
     if (flops <= m_async_threshold) {
-        deliver(runJob(job));
+        // Small work on the GUI thread runs on one core: OpenMP's fork and barrier cost more than
+        // the work itself, and on a loaded machine a barrier can wait ~100 ms for a descheduled
+        // thread. The worker keeps every core for large inputs.
+        const int threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+        Outcome outcome = runJob(job);
+        omp_set_num_threads(threads);
+        deliver(std::move(outcome));
         return;
     }
     setBusy(true);

@@ -1,5 +1,7 @@
 #include "ColorBar.h"
 
+#include "Hatch.h"
+
 #include <QLinearGradient>
 #include <QPainter>
 #include <QPainterPath>
@@ -74,16 +76,7 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
     }
     if (m_mask_legend) {
         const QRectF swatch(bar.left(), bar.bottom() + 14, 14, 14);
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(QColor(0xde, 0xde, 0xde));
-        painter->drawRect(swatch);
-        painter->save();
-        painter->setClipRect(swatch);
-        painter->setPen(QPen(QColor(0x8c, 0x8c, 0x8c), 1));
-        for (double offset = -swatch.height(); offset < swatch.width(); offset += 4)
-            painter->drawLine(QPointF(swatch.left() + offset, swatch.bottom()),
-                              QPointF(swatch.left() + offset + swatch.height(), swatch.top()));
-        painter->restore();
+        Hatch::draw(painter, {swatch}, 4.0);
         painter->setPen(QColor(0x30, 0x30, 0x30));
         painter->drawText(QRectF(swatch.right() + 5, swatch.top() - 2, target.right() - swatch.right() - 5, 18),
                           Qt::AlignLeft | Qt::AlignVCenter, tr("masked"));

@@ -38,6 +38,7 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
 
     m_plot = new HeatmapPlot(this);
     m_plot->setColorBarVisible(true);
+    m_plot->setSquareCells(true);
     m_plot->setColorBarLabel(tr("attention weight"));
     m_plot->setAxisTitles(tr("key (attended to)"), tr("query (attending)"));
     m_plot->setToolTip(QString());

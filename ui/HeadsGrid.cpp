@@ -16,6 +16,10 @@ HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent)
     m_color_bar = new ColorBar(this);
     m_color_bar->setLabel(tr("weight"));
     setMinimumSize(320, 240);
+    setAutoFillBackground(true);  // one white canvas, as in the exported picture
+    QPalette canvas = palette();
+    canvas.setColor(QPalette::Window, Qt::white);
+    setPalette(canvas);
 }
 
 void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
@@ -28,6 +32,7 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
         auto* plot = new HeatmapPlot(this);
         const int head = int(m_plots.size());
         plot->setCompact(true);
+        plot->setSquareCells(true);
         plot->setColorMap(m_map);
         plot->setToolTip(tr("Head %1: click to open it large").arg(head));
         plot->setCursor(Qt::PointingHandCursor);
@@ -108,7 +113,7 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     const int rows = (count + best_columns - 1) / best_columns;
     // Square heads (a head is T x T), the block centred in the area.
     const double side = best_side;
-    const double left = area.left() + (area.width() - best_columns * side - gap * (best_columns - 1)) / 2;
+    const double left = area.left();
     const double top = area.top() + (area.height() - rows * side - gap * (rows - 1)) / 2;
     const double cell_height = side;
     for (int i = 0; i < count; ++i) {
@@ -117,8 +122,13 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
         geometry.heads.append(QRectF(left + column * (side + gap), top + row * (side + gap), side, side));
     }
     const double bar_height = std::min(area.height(), std::max(160.0, rows * cell_height * 0.8));
-    geometry.color_bar = QRectF(size.width() - bar_width - 4, area.top() + (area.height() - bar_height) / 2,
-                                bar_width, bar_height);
+    // Beside the block of heads, the block and the bar centred together.
+    const double block_width = best_columns * side + gap * (best_columns - 1);
+    const double shift = (size.width() - 4 - bar_width - 12 - (left + block_width)) / 2;
+    for (QRectF& head : geometry.heads)
+        head.translate(std::max(0.0, shift), 0);
+    geometry.color_bar = QRectF(left + std::max(0.0, shift) + block_width + 12,
+                                area.top() + (area.height() - bar_height) / 2, bar_width, bar_height);
     return geometry;
 }
 

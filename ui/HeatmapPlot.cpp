@@ -1,5 +1,7 @@
 #include "HeatmapPlot.h"
 
+#include "Hatch.h"
+
 #include <qcustomplot.h>
 
 #include <QMouseEvent>
@@ -13,32 +15,57 @@ namespace attn {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-const QColor kMaskFill(0xde, 0xde, 0xde);
-const QColor kMaskHatch(0x8c, 0x8c, 0x8c);
+
+// Colour-map data written straight into its cell array (QCustomPlot's setCell is an out-of-line
+// call with bounds checks per cell: 5 ms for one 512 x 512 head).
+class DirectColorMapData : public QCPColorMapData {
+public:
+    using QCPColorMapData::QCPColorMapData;
+    double* cells() { return mData; }  // value-major: cells()[value * keySize() + key]
+    void finish(double low, double high)
+    {
+        mDataBounds = QCPRange(low, high);
+        mDataModified = true;
+        mIsEmpty = false;
+    }
+};
 
 // The single place where a matrix becomes colour-map data. QCustomPlot indexes cells as
 // (key, value) = (x, y) = (column, row), so cell(column, row) holds values(row, column); with the
 // value axis reversed row 0 is drawn on top. Cells are centred on the integers 0..n-1. A
 // dimension of 1 is stored as two identical cells at -0.25 and +0.25 (QCustomPlot draws a
 // single cell with zero width), which still covers -0.5..0.5 and keeps cell(0, ...) exact.
-void fillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
+// Masked cells hold NaN, drawn in the gradient's NaN colour and hatched by the overlay.
+QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 {
     const int rows = int(values.rows());
     const int columns = int(values.cols());
     const int key_size = columns == 1 ? 2 : columns;
     const int value_size = rows == 1 ? 2 : rows;
-    data->setSize(key_size, value_size);
-    data->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                   rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    auto* data = new DirectColorMapData(key_size, value_size,
+                                        columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
+                                        rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
     const bool has_mask = mask.rows() == rows && mask.cols() == columns;
-    for (int key = 0; key < key_size; ++key) {
-        const int column = std::min(key, columns - 1);
-        for (int value = 0; value < value_size; ++value) {
-            const int row = std::min(value, rows - 1);
-            const bool masked = has_mask && mask(row, column);
-            data->setCell(key, value, masked ? kNan : double(values(row, column)));
+    double* cells = data->cells();
+    double low = std::numeric_limits<double>::infinity();
+    double high = -low;
+    for (int value = 0; value < value_size; ++value) {
+        const int row = std::min(value, rows - 1);
+        double* line = cells + qsizetype(value) * key_size;
+        for (int key = 0; key < key_size; ++key) {
+            const int column = std::min(key, columns - 1);
+            if (has_mask && mask(row, column)) {
+                line[key] = kNan;
+                continue;
+            }
+            const double z = values(row, column);
+            line[key] = z;
+            low = std::min(low, z);
+            high = std::max(high, z);
         }
     }
+    data->finish(std::isfinite(low) ? low : 0.0, std::isfinite(high) ? high : 0.0);
+    return data;
 }
 
 QCPColorGradient gradientFor(ColorMaps::Map map)
@@ -50,7 +77,7 @@ QCPColorGradient gradientFor(ColorMaps::Map map)
     gradient.setColorInterpolation(QCPColorGradient::ciRGB);
     gradient.setLevelCount(256);
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
-    gradient.setNanColor(kMaskFill);
+    gradient.setNanColor(Hatch::fill());
     return gradient;
 }
 
@@ -97,8 +124,9 @@ protected:
         };
         painter->save();
         painter->setClipRect(m_rect->rect());
-        // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched.
-        QPainterPath masked;
+        // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
+        // (lines only while cells are large enough for them to read as a pattern).
+        QList<QRectF> masked;
         for (int row = 0; row < rows; ++row) {
             for (int column = 0; column < columns;) {
                 if (!m_owner->isMasked(row, column)) {
@@ -108,14 +136,13 @@ protected:
                 const int begin = column;
                 while (column < columns && m_owner->isMasked(row, column))
                     ++column;
-                masked.addRect(cellRect(row, begin, column));
+                masked.append(cellRect(row, begin, column));
             }
         }
-        if (!masked.isEmpty())
-            drawHatched(painter, masked.simplified());
+        const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
+        Hatch::draw(painter, masked, compact ? 4.0 : 6.0, cell_height >= 3.0);
         if (show_text) {
             QFont font = painter->font();
-            const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
             font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
             painter->setFont(font);
             const Matrix& values = m_owner->values();
@@ -126,7 +153,8 @@ protected:
                     const double value = values(row, column);
                     const double t = (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
                     const QColor background = ColorMaps::colorAt(m_owner->colorMap(), t);
-                    painter->setPen(background.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+                    const double luminance = 0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue();
+                    painter->setPen(luminance > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
                     painter->drawText(cellRect(row, column, column + 1), Qt::AlignCenter, formatValue(value));
                 }
             }
@@ -145,9 +173,7 @@ protected:
             const QString text = QStringLiteral("masked (not attended)");
             const int text_width = QFontMetrics(font).horizontalAdvance(text);
             const QRectF swatch(m_rect->rect().right() - text_width - 22, m_rect->rect().top() - 20, 14, 14);
-            QPainterPath path;
-            path.addRect(swatch);
-            drawHatched(painter, path);
+            Hatch::draw(painter, {swatch}, 4.0);
             painter->setPen(QColor(60, 60, 60));
             painter->drawText(QRectF(swatch.right() + 6, swatch.top() - 2, text_width + 4, 18),
                               Qt::AlignLeft | Qt::AlignVCenter, text);
@@ -157,22 +183,6 @@ protected:
 private:
     HeatmapPlot* m_owner;
     QCPAxisRect* m_rect;
-
-    void drawHatched(QCPPainter* painter, const QPainterPath& path)
-    {
-        painter->save();
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(kMaskFill);
-        painter->drawPath(path);
-        painter->setClipPath(path, Qt::IntersectClip);
-        painter->setPen(QPen(kMaskHatch, compact ? 0.8 : 1.0));
-        const QRectF box = path.boundingRect();
-        const double spacing = compact ? 4.0 : 6.0;
-        for (double offset = -box.height(); offset < box.width(); offset += spacing)
-            painter->drawLine(QPointF(box.left() + offset, box.bottom()),
-                              QPointF(box.left() + offset + box.height(), box.top()));
-        painter->restore();
-    }
 };
 
 struct HeatmapPlot::Private {
@@ -185,6 +195,9 @@ struct HeatmapPlot::Private {
     CellOverlay* overlay = nullptr;
     QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
     QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
+    QMargins base_margins{6, 6, 6, 6};
+    QMargins square_margins;  // added around the layout so that cells come out square
+    bool squaring = false;
 };
 
 HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
@@ -236,6 +249,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 
     d->overlay = new CellOverlay(d->plot, this, d->rect);
     connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
+    connect(d->plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::makeCellsSquare);
     setMinimumSize(60, 60);
 }
 
@@ -249,7 +263,7 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     m_row_labels = row_labels;
     m_column_labels = column_labels;
     if (values.size() > 0)
-        fillColorMapData(d->map->data(), m_values, m_mask);
+        d->map->setData(makeColorMapData(m_values, m_mask));  // takes ownership
     else
         d->map->data()->clear();
     d->map->setVisible(values.size() > 0);
@@ -340,7 +354,8 @@ void HeatmapPlot::setCompact(bool compact)
         axis->setTickLabelPadding(compact ? 2 : 4);
     }
     d->rect->setAutoMargins(QCP::msAll);
-    d->plot->plotLayout()->setMargins(compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6));
+    d->base_margins = compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6);
+    d->plot->plotLayout()->setMargins(d->base_margins + d->square_margins);
     updateLabels();
     scheduleReplot();
 }
@@ -523,6 +538,40 @@ void HeatmapPlot::updateLabels()
     const bool big_enough = cell_width >= 30 && cell_height >= 18;
     d->overlay->show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
     d->overlay->show_legend = !m_compact;
+}
+
+void HeatmapPlot::setSquareCells(bool square)
+{
+    m_square_cells = square;
+    scheduleReplot();
+}
+
+// After QCustomPlot has laid out the plot: if the cells are not square, pad the layout so they
+// are and lay it out again (once; the padding is computed from the unpadded rectangle).
+void HeatmapPlot::makeCellsSquare()
+{
+    if (d->squaring)
+        return;
+    QMargins wanted;
+    if (m_square_cells && m_values.size() > 0) {
+        const QRect padded = d->rect->rect();
+        const QMargins& old = d->square_margins;
+        const double width = padded.width() + old.left() + old.right();
+        const double height = padded.height() + old.top() + old.bottom();
+        const double cell = std::min(width / m_values.cols(), height / m_values.rows());
+        const int extra_x = std::max(0, int(width - cell * m_values.cols()));
+        const int extra_y = std::max(0, int(height - cell * m_values.rows()));
+        wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
+    }
+    if (wanted == d->square_margins)
+        return;
+    d->square_margins = wanted;
+    d->squaring = true;
+    d->plot->plotLayout()->setMargins(d->base_margins + wanted);
+    d->plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    d->plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    d->plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    d->squaring = false;
 }
 
 void HeatmapPlot::scheduleReplot()

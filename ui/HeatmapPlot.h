@@ -47,6 +47,7 @@ public:
     void setCellText(CellText mode);
     void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
+    void setSquareCells(bool square);       // pad the plot so that every cell is square
 
     int rowCount() const { return int(m_values.rows()); }
     int columnCount() const { return int(m_values.cols()); }
@@ -99,6 +100,8 @@ private:
     void updateRange();
     void updateLabels();
     void scheduleReplot();
+    void makeCellsSquare();
+    bool m_square_cells = false;
 };
 
 }  // namespace attn

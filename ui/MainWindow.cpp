@@ -186,6 +186,8 @@ void MainWindow::buildStatusBar()
     m_status_heads->setToolTip(tr("Heads and the size of each head"));
     m_status_time->setToolTip(tr("Compute time of the last update (forward pass)"));
     m_status_weights->setToolTip(tr("Where the weights come from"));
+    for (QLabel* label : {m_status_tokens, m_status_heads, m_status_time, m_status_weights})
+        label->setContentsMargins(6, 0, 10, 0);
     m_busy = new QProgressBar(this);
     m_busy->setRange(0, 0);
     m_busy->setMaximumWidth(90);
