@@ -3,8 +3,8 @@
 #include "AttentionPipeline.h"
 #include "CompareExport.h"
 #include "JsonReport.h"
-#include "ViewExporter.h"
 #include "NpyReader.h"
+#include "ViewExporter.h"
 
 #include <QFile>
 #include <QSaveFile>
