@@ -48,7 +48,7 @@ QString CommandLine::helpText()
         "Output (headless)\n"
         "  --json FILE|-          results as JSON\n"
         "  --export FILE          picture of a view: .png, .svg or .pdf\n"
-        "  --view V               grid (default), head, compare or shapes\n"
+        "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
         "  --head N               head for --view head (default 0)\n"
         "  --compare A,B          heads for --view compare (default 0,1)\n"
         "  --size WxH             PNG size in pixels (default 1200x900)\n"

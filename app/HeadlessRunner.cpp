@@ -1,9 +1,10 @@
 #include "HeadlessRunner.h"
 
 #include "AttentionPipeline.h"
+#include "CompareExport.h"
 #include "JsonReport.h"
-#include "ViewExporter.h"
 #include "NpyReader.h"
+#include "ViewExporter.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -63,7 +64,20 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     if (options.head >= num_heads)
         return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(num_heads - 1));
 
-    if (!options.export_path.isEmpty()) {
+    if (!options.export_path.isEmpty() && (options.view == u"compare" || options.view == u"lines")) {
+        // Compare heads (issue 5): two heads and their difference, or the lines view of --head.
+        if (options.view == u"compare") {
+            for (int head : {options.compare_a, options.compare_b})
+                if (head < 0 || head >= num_heads)
+                    return fail(QStringLiteral("--compare %1,%2: head %3 is out of range, the model has heads 0 to %4")
+                                    .arg(options.compare_a).arg(options.compare_b).arg(head).arg(num_heads - 1));
+        }
+        const Status s = options.view == u"compare"
+            ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b, options.export_path, options.size)
+            : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
+        if (!s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
+    } else if (!options.export_path.isEmpty()) {
         auto view = ViewExporter::parseView(options.view);
         if (!view)
             return fail(view.error());

@@ -1,5 +1,6 @@
 #include "JsonReport.h"
 
+#include "HeadMetrics.h"
 #include "JsonWriter.h"
 
 namespace attn {
@@ -41,6 +42,29 @@ QByteArray JsonReport::build(const AttentionResult& result)
 
     json.key("attention").matrices(trace.weights);
     json.key("output").matrix(trace.output);
+
+    // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon
+    // divergence (natural log), both in head order (definitions in core/HeadMetrics.h).
+    json.key("head_metrics").beginArray();
+    for (const HeadMetric& metric : computeHeadMetrics(trace.weights)) {
+        json.beginObject();
+        json.key("entropy").value(metric.entropy);
+        json.key("max").value(metric.max);
+        json.key("diagonal").value(metric.diagonal);
+        json.key("previous").value(metric.previous);
+        json.key("first").value(metric.first);
+        json.endObject();
+    }
+    json.endArray();
+    const MatrixD similarity = similarityMatrix(trace.weights);  // (num_heads, num_heads)
+    json.key("head_similarity").beginArray();
+    for (Eigen::Index x = 0; x < similarity.rows(); ++x) {
+        json.beginArray();
+        for (Eigen::Index y = 0; y < similarity.cols(); ++y)
+            json.value(similarity(x, y));
+        json.endArray();
+    }
+    json.endArray();
     json.endObject();
     QByteArray out = json.take();
     out += '\n';
