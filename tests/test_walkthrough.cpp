@@ -1,0 +1,169 @@
+// The step-by-step walkthrough: its numbers are the trace's numbers, the toy example gives the
+// tutorial's values, and the widget keeps its selection in sync with the heatmaps.
+
+#include "ToyAttention.h"
+#include "WalkthroughModel.h"
+#include "WalkthroughTableModel.h"
+#include "WalkthroughView.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace attn;
+
+namespace {
+
+// The tutorial prints four decimals; the engine's float32 numbers agree to rounding.
+constexpr double kPrinted = 0.5e-4;
+
+void compareRow(const Matrix& values, int row, std::initializer_list<double> expected, double tolerance)
+{
+    QCOMPARE(values.cols(), qsizetype(expected.size()));
+    int c = 0;
+    for (double e : expected) {
+        if (std::abs(values(row, c) - e) > tolerance)
+            QFAIL(qPrintable(QStringLiteral("(%1, %2) = %3, expected %4").arg(row).arg(c).arg(values(row, c)).arg(e)));
+        ++c;
+    }
+}
+
+}  // namespace
+
+class TestWalkthrough : public QObject {
+    Q_OBJECT
+
+private slots:
+    void toyExample()
+    {
+        const AttentionResult toy = test::toyResult();
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 0);
+        QCOMPARE(int(walk.steps.size()), WalkthroughModel::kStepCount);
+        for (int n = 1; n <= WalkthroughModel::kStepCount; ++n) {
+            QCOMPARE(walk.step(n).number, n);
+            QVERIFY(!walk.step(n).title.isEmpty());
+            QVERIFY(walk.step(n).unavailable.isEmpty());
+            QVERIFY(!walk.step(n).tables.empty());
+        }
+        QCOMPARE(walk.step(1).tables.size(), size_t(1));  // no positional part for a given matrix
+        compareRow(walk.step(1).tables[0].values, 0, {1, 0, 1, 0}, 0);
+        compareRow(walk.step(2).tables[0].values, 0, {1, 0, 2}, 0);  // q
+        compareRow(walk.step(2).tables[1].values, 1, {4, 4, 0}, 0);  // k_1
+        compareRow(walk.step(2).tables[2].values, 2, {2, 6, 3}, 0);  // v_2
+        // Integer inputs: the scores are exact.
+        compareRow(walk.step(3).tables[0].values, 0, {2, 4, 4}, 0);
+        compareRow(walk.step(4).tables[0].values, 0, {2, 4, 4}, 0);  // scale 1
+        compareRow(walk.step(5).tables[0].values, 0, {2, 4, 4}, 0);  // no mask
+        compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
+        const Matrix& weighted = walk.step(7).tables[0].values;
+        compareRow(weighted, 0, {0.0634, 0.1269, 0.1903}, kPrinted);  // 0.0634 x (1, 2, 3)
+        compareRow(weighted, 1, {0.9366, 3.7465, 0}, kPrinted);        // 0.4683 x (2, 8, 0)
+        compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(9).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        // Step 8 is the sum of step 7's rows (float32 sums in another order: 1 ulp of ~7).
+        const RowVector sum = weighted.colwise().sum();
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(std::abs(sum[i] - walk.step(8).tables[0].values(0, i)) < 1e-5f);
+        // Breakdown of score (0, 0) = q0 . k0 = (1, 0, 2) . (0, 1, 1) = 0 + 0 + 2.
+        compareRow(walk.products.values, 0, {0, 0, 2}, 0);
+        compareRow(walk.products.values, 1, {4, 0, 0}, 0);
+        compareRow(walk.products.values, 2, {2, 0, 2}, 0);
+        QCOMPARE(walk.step(6).tables[0].highlighted_row, 0);
+    }
+
+    void toyCausal()
+    {
+        const AttentionResult toy = test::toyResult(true);
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 1);
+        const Matrix& masked = walk.step(5).tables[0].values;
+        QCOMPARE(masked(1, 0), 4.0f);  // q1 . k0 = (2, 2, 2) . (0, 1, 1), visible: unchanged
+        QCOMPARE(masked(1, 0), walk.step(4).tables[0].values(1, 0));
+        QCOMPARE(masked(1, 2), -std::numeric_limits<float>::infinity());
+        QCOMPARE(masked(0, 1), -std::numeric_limits<float>::infinity());
+        QVERIFY(std::isfinite(masked(2, 2)));
+        QCOMPARE(walk.step(6).tables[0].values(1, 2), 0.0f);
+        QVERIFY(walk.step(5).formula.contains(QStringLiteral("causal")));
+        QCOMPARE(walk.step(7).tables[0].values.row(2), RowVector::Zero(3));  // weight 0 x v_2
+    }
+
+    // Every table holds exactly the trace's numbers, for a head and query that are not the first.
+    void equalsTrace()
+    {
+        const AttentionResult result = test::sentenceResult(24, 3, 20, true);
+        const AttentionTrace& trace = result.trace;
+        const int head = 2, query = 5;
+        const WalkthroughModel walk = WalkthroughModel::build(result, head, query);
+        QCOMPARE(walk.head, head);
+        QCOMPARE(walk.query, query);
+        const int seq_len = result.seqLen();
+
+        QCOMPARE(walk.step(1).tables.size(), size_t(2));
+        QCOMPARE(walk.step(1).tables[0].values, result.input.x);
+        QCOMPARE(walk.step(1).tables[1].values, result.input.positional);
+        QCOMPARE(walk.step(1).tables[0].row_labels.size(), seq_len);
+        QCOMPARE(walk.step(1).tables[0].row_labels[1], QStringLiteral("1 cat"));
+        QCOMPARE(walk.step(2).tables[0].values, Matrix(trace.qHead(head)));
+        QCOMPARE(walk.step(2).tables[1].values, Matrix(trace.kHead(head)));
+        QCOMPARE(walk.step(2).tables[2].values, Matrix(trace.vHead(head)));
+        QCOMPARE(walk.step(3).tables[0].values, trace.scores[head]);
+        for (int i = 0; i < seq_len; ++i)
+            for (int j = 0; j < seq_len; ++j) {
+                QCOMPARE(walk.step(4).tables[0].values(i, j), trace.scaledScore(head, i, j));
+                QCOMPARE(walk.step(5).tables[0].values(i, j), trace.maskedScore(head, i, j));
+            }
+        QCOMPARE(walk.step(6).tables[0].values, trace.weights[head]);
+        for (int j = 0; j < seq_len; ++j)
+            QCOMPARE(Matrix(walk.step(7).tables[0].values.row(j)),
+                     Matrix(trace.weights[head](query, j) * trace.vHead(head).row(j)));
+        QCOMPARE(walk.step(8).tables[0].values, Matrix(trace.headOutput(head)));
+        QCOMPARE(walk.step(9).tables[0].values, trace.concat);
+        QCOMPARE(walk.step(9).tables[0].highlighted_first_column, head * trace.head_dim);
+        QCOMPARE(walk.step(9).tables[0].highlighted_column_count, trace.head_dim);
+        QCOMPARE(walk.step(9).tables[0].column_labels[head * trace.head_dim], QStringLiteral("h2:0"));
+        QCOMPARE(walk.step(10).tables[0].values, trace.output);
+        for (int n : {1, 3, 4, 5, 6, 8, 9, 10})
+            QCOMPARE(walk.step(n).tables[0].highlighted_row, query);
+
+        // The breakdown's rows sum to the raw scores (float sums in another order).
+        QCOMPARE(walk.products.values.rows(), qsizetype(seq_len));
+        QCOMPARE(walk.products.values.cols(), qsizetype(trace.head_dim));
+        for (int j = 0; j < seq_len; ++j) {
+            const float sum = walk.products.values.row(j).sum();
+            QVERIFY2(std::abs(sum - trace.scores[head](query, j)) <= 1e-5f * (1 + std::abs(sum)),
+                     qPrintable(QStringLiteral("key %1: %2 vs %3").arg(j).arg(sum).arg(trace.scores[head](query, j))));
+        }
+    }
+
+    void clampsAndDegrades()
+    {
+        const AttentionResult toy = test::toyResult();
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 7, 99);
+        QCOMPARE(walk.head, 0);
+        QCOMPARE(walk.query, 2);
+        QCOMPARE(WalkthroughModel::build(toy, -1, -1).query, 0);
+        QVERIFY(WalkthroughModel::build(AttentionResult{}, 0, 0).steps.empty());
+
+        // Without the full trace, the raw-score steps say why they are empty; the rest is there.
+        ModelConfig config;
+        config.d_model = 8;
+        config.num_heads = 2;
+        auto light = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Weights);
+        QVERIFY(light.ok());
+        const WalkthroughModel partial = WalkthroughModel::build(light.value(), 1, 1);
+        for (int n : {3, 4, 5}) {
+            QVERIFY(partial.step(n).tables.empty());
+            QVERIFY(!partial.step(n).unavailable.isEmpty());
+        }
+        QCOMPARE(partial.step(6).tables[0].values, light->trace.weights[1]);
+    }
+};
+
+QTEST_MAIN(TestWalkthrough)
+#include "test_walkthrough.moc"

@@ -1,0 +1,451 @@
+#include "ShapeDiagramPainter.h"
+
+#include "TensorGlyph.h"
+
+#include <QFontDatabase>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+namespace {
+
+using Id = ShapeStep::Id;
+
+// One cell of the diagram: a step of the computation with one to three boxes.
+struct Stage {
+    QString title;
+    std::vector<int> steps;  // indices into the model's steps
+    QString shape_line;      // "(32, 10, 512)", "(512, 512) each"
+    QString names_line;      // "(B, T, d_in)"
+    QString caption;         // the formula
+};
+
+struct Fonts {
+    QFont title, subtitle, stage_title, badge, shape, names, caption, item, totals, note;
+};
+
+const QColor kInk(0x22, 0x2b, 0x36);
+const QColor kMuted(0x5f, 0x6b, 0x78);
+const QColor kArrow(0x7a, 0x86, 0x93);
+
+QFont pixelFont(const QFont& base, double pixels, bool bold = false, bool italic = false)
+{
+    QFont font = base;
+    font.setPixelSize(std::max(6, int(std::lround(pixels))));
+    font.setBold(bold);
+    font.setItalic(italic);
+    return font;
+}
+
+Fonts makeFonts(double f)
+{
+    const QFont sans;  // the application font (DejaVu Sans where nothing else is set)
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    return {pixelFont(sans, 21 * f, true), pixelFont(sans, 12.5 * f), pixelFont(sans, 13.5 * f, true),
+            pixelFont(sans, 10.5 * f, true), pixelFont(mono, 13.5 * f, true), pixelFont(mono, 11 * f),
+            pixelFont(sans, 11.5 * f, false, true), pixelFont(sans, 11.5 * f, true), pixelFont(sans, 13 * f, true),
+            pixelFont(sans, 10.5 * f)};
+}
+
+// Box sides are log-scaled so that 1 and 2,048 both fit: side(n) = u (1 + log2 n).
+double side(std::int64_t n, double u)
+{
+    return u * (1.0 + std::log2(double(std::max<std::int64_t>(n, 1))));
+}
+
+TensorGlyph glyphFor(const ShapeStep& step, const ShapeConfig& config, double u, int selected_head)
+{
+    TensorGlyph glyph;
+    const auto& shape = step.shape;
+    if (step.kind == ShapeStep::Kind::Weight) {
+        glyph.style = TensorGlyph::Style::Weight;
+        glyph.face_height = side(shape[0].value, u);
+        glyph.face_width = side(shape[1].value, u);
+        return glyph;
+    }
+    switch (step.id) {
+    case Id::Scores: glyph.style = TensorGlyph::Style::Scores; break;
+    case Id::Masked:
+        glyph.style = TensorGlyph::Style::Scores;
+        glyph.mask = config.causal ? TensorGlyph::Mask::Causal : TensorGlyph::Mask::Padding;
+        break;
+    case Id::Softmax: glyph.style = TensorGlyph::Style::Weights; break;
+    default: glyph.style = TensorGlyph::Style::Tensor; break;
+    }
+    const double batch_depth = 0.6 * side(config.batch, u);
+    glyph.face_width = side(shape.back().value, u);
+    glyph.face_height = side(shape[shape.size() - 2].value, u);
+    glyph.thickness = batch_depth;
+    if (step.head_axis >= 0) {
+        // Heads are slabs one behind the other; with many heads they close up into a deck.
+        const int heads = int(shape[step.head_axis].value);
+        glyph.slabs = heads;
+        glyph.highlighted_slab = std::clamp(selected_head, 0, heads - 1);
+        if (heads > 1) {
+            glyph.slab_step = std::min(2.2 * u, 8.0 * u / (heads - 1));
+            glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
+        }
+    }
+    return glyph;
+}
+
+QString stepName(const ShapeStep& step)
+{
+    return step.name.endsWith(QStringLiteral(" heads")) ? step.name.left(step.name.size() - 6) + QStringLiteral("_h")
+                                                        : step.name;
+}
+
+std::vector<std::vector<Stage>> stageRows(const ShapeModel& model)
+{
+    const auto& steps = model.steps();
+    const ShapeConfig& c = model.config();
+    auto index = [&](Id id) {
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (steps[i].id == id)
+                return int(i);
+        return -1;
+    };
+    auto single = [&](Id id, QString title, QString caption = {}) {
+        const int i = index(id);
+        return Stage{std::move(title), {i}, steps[size_t(i)].shapeText(), steps[size_t(i)].shapeNames(),
+                     caption.isEmpty() ? steps[size_t(i)].formula : caption};
+    };
+    auto triple = [&](Id a, Id b, Id d, QString title, QString caption) {
+        const int i = index(a);
+        return Stage{std::move(title), {i, index(b), index(d)}, steps[size_t(i)].shapeText() + QStringLiteral(" each"),
+                     steps[size_t(i)].shapeNames(), std::move(caption)};
+    };
+
+    std::vector<std::vector<Stage>> rows(3);
+    rows[0].push_back(single(Id::Input, QStringLiteral("Input X")));
+    rows[0].push_back(triple(Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
+                             QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
+    rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
+                             steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
+    rows[0].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
+                             c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
+                             QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
+    rows[1].push_back(single(Id::Scores, QStringLiteral("Scores")));
+    if (index(Id::Masked) >= 0)
+        rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
+    rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
+    rows[1].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
+    rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
+    if (index(Id::Wo) >= 0)
+        rows[2].push_back(single(Id::Wo, QStringLiteral("Output weights Wo"),
+                                 QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
+    rows[2].push_back(single(Id::Output, QStringLiteral("Output Y")));
+    return rows;
+}
+
+void drawArrowHead(QPainter& painter, QPointF tip, QPointF direction, double size)
+{
+    const double length = std::hypot(direction.x(), direction.y());
+    if (length <= 0)
+        return;
+    const QPointF d = direction / length;
+    const QPointF n(-d.y(), d.x());
+    painter.drawPolygon(QPolygonF({tip, tip - d * size + n * size * 0.45, tip - d * size - n * size * 0.45}));
+}
+
+void drawArrow(QPainter& painter, const QPolygonF& path, double width)
+{
+    if (path.size() < 2)
+        return;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    QPen pen(kArrow, width);
+    pen.setCapStyle(Qt::FlatCap);
+    pen.setJoinStyle(Qt::RoundJoin);
+    painter.setPen(pen);
+    painter.setBrush(Qt::NoBrush);
+    const double head = 4.5 * width + 3;
+    // Stop the line at the base of the head so the tip stays sharp.
+    QPolygonF line = path;
+    const QPointF dir = path.last() - path[path.size() - 2];
+    const double len = std::hypot(dir.x(), dir.y());
+    if (len > head)
+        line.last() = path.last() - dir / len * head * 0.8;
+    painter.drawPolyline(line);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(kArrow);
+    drawArrowHead(painter, path.last(), dir, head);
+    painter.restore();
+}
+
+}  // namespace
+
+ShapeDiagramPainter::ShapeDiagramPainter(ShapeModel model, int selected_head)
+    : m_model(std::move(model)), m_selected_head(selected_head)
+{
+}
+
+std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect) const
+{
+    std::vector<HitRegion> hits;
+    const ShapeConfig& c = m_model.config();
+    const auto& steps = m_model.steps();
+    const double f = std::clamp(std::min(rect.width() / 1200.0, rect.height() / 900.0), 0.5, 3.0);
+    const Fonts fonts = makeFonts(f);
+    const double margin = 22 * f;
+
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    painter.fillRect(rect, Qt::white);
+    const QRectF page = rect.adjusted(margin, margin, -margin, -margin);
+
+    // Header: title, dimensions, legend.
+    painter.setPen(kInk);
+    painter.setFont(fonts.title);
+    const double title_h = QFontMetricsF(fonts.title, painter.device()).height();
+    painter.drawText(QRectF(page.left(), page.top(), page.width(), title_h), Qt::AlignLeft | Qt::AlignVCenter,
+                     QStringLiteral("Multi-head attention: where every shape comes from"));
+    painter.setFont(fonts.subtitle);
+    painter.setPen(kMuted);
+    const double sub_h = QFontMetricsF(fonts.subtitle, painter.device()).height();
+    QString dims = QStringLiteral("B = %1    T = %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
+                       .arg(c.batch).arg(c.seq_len).arg(c.input_dim).arg(c.d_model).arg(c.num_heads).arg(c.headDim()).arg(c.output_dim);
+    if (!m_caption.isEmpty())
+        dims += QStringLiteral("    ·    ") + m_caption;
+    const QRectF sub_rect(page.left(), page.top() + title_h + 2 * f, page.width(), sub_h);
+    painter.drawText(sub_rect, Qt::AlignLeft | Qt::AlignVCenter, dims);
+
+    // Legend, right-aligned on the title line.
+    {
+        const struct { TensorGlyph::Style style; bool highlighted; const char* label; } entries[] = {
+            {TensorGlyph::Style::Tensor, false, "tensor"},
+            {TensorGlyph::Style::Weight, false, "weights"},
+            {TensorGlyph::Style::Scores, false, "scores"},
+            {TensorGlyph::Style::Weights, false, "softmax"},
+            {TensorGlyph::Style::Tensor, true, "selected head"}};
+        painter.setFont(fonts.note);
+        const QFontMetricsF fm(fonts.note, painter.device());
+        const double swatch = 11 * f;
+        double x = page.right();
+        const double y = page.top() + title_h / 2;
+        for (int i = int(std::size(entries)) - 1; i >= 0; --i) {
+            const QString label = QString::fromLatin1(entries[i].label);
+            const double w = fm.horizontalAdvance(label);
+            x -= w;
+            painter.setPen(kMuted);
+            painter.drawText(QRectF(x, y - fm.height() / 2, w + 2, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
+            x -= swatch + 5 * f;
+            painter.setPen(QPen(TensorGlyph::edgeColor(entries[i].style, entries[i].highlighted), f));
+            painter.setBrush(TensorGlyph::faceColor(entries[i].style, entries[i].highlighted));
+            painter.drawRect(QRectF(x, y - swatch / 2, swatch, swatch));
+            x -= 14 * f;
+        }
+        painter.setBrush(Qt::NoBrush);
+    }
+
+    // Footer: totals and their convention.
+    painter.setFont(fonts.totals);
+    const double totals_h = QFontMetricsF(fonts.totals, painter.device()).height();
+    const double note_h = QFontMetricsF(fonts.note, painter.device()).height();
+    const double footer_h = totals_h + note_h + 6 * f;
+    const QRectF footer(page.left(), page.bottom() - footer_h, page.width(), footer_h);
+    painter.setPen(QPen(QColor(0xd5, 0xdb, 0xe1), f));
+    painter.drawLine(QPointF(footer.left(), footer.top() - 6 * f), QPointF(footer.right(), footer.top() - 6 * f));
+    painter.setPen(kInk);
+    painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
+                     QStringLiteral("Parameters: %1 (%2)      Multiply-adds: %3      FLOPs per forward pass: %4 (%5)")
+                         .arg(ShapeModel::formatCount(m_model.totalParameters()), ShapeModel::formatCompact(m_model.totalParameters()),
+                              ShapeModel::formatCount(m_model.totalMultiplyAdds()), ShapeModel::formatCount(m_model.totalFlops()),
+                              ShapeModel::formatCompact(m_model.totalFlops())));
+    painter.setFont(fonts.note);
+    painter.setPen(kMuted);
+    painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h), Qt::AlignLeft | Qt::AlignVCenter,
+                     ShapeModel::flopConvention() + QStringLiteral(".  Box sides are log-scaled: 1 + log₂(n)."));
+
+    // The grid of stages, three rows read left to right; connectors turn at the margins.
+    const auto rows = stageRows(m_model);
+    const double gutter = 18 * f;  // room for the connectors at both sides
+    const QRectF grid(page.left() + gutter, sub_rect.bottom() + 14 * f, page.width() - 2 * gutter,
+                      footer.top() - 12 * f - (sub_rect.bottom() + 14 * f));
+    const double row_gap = 16 * f;
+    const double row_h = (grid.height() - row_gap * (rows.size() - 1)) / rows.size();
+    const double col_gap = 30 * f;
+    const double title_band = 24 * f;
+    const QFontMetricsF shape_fm(fonts.shape, painter.device());
+    const QFontMetricsF names_fm(fonts.names, painter.device());
+    const QFontMetricsF caption_fm(fonts.caption, painter.device());
+    const QFontMetricsF item_fm(fonts.item, painter.device());
+    const double text_band = shape_fm.height() + names_fm.height() + 2 * caption_fm.lineSpacing() + 8 * f;
+    const double item_label_h = item_fm.height() + 3 * f;
+
+    struct Placed {
+        QRectF cell, graphic;
+        const Stage* stage;
+    };
+    std::vector<std::vector<Placed>> placed(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const double n = double(rows[r].size());
+        const double cell_w = (grid.width() - col_gap * (n - 1)) / n;
+        for (size_t i = 0; i < rows[r].size(); ++i) {
+            const QRectF cell(grid.left() + i * (cell_w + col_gap), grid.top() + r * (row_h + row_gap), cell_w, row_h);
+            const QRectF graphic(cell.left() + 4 * f, cell.top() + title_band, cell.width() - 8 * f,
+                                 cell.height() - title_band - text_band);
+            placed[r].push_back({cell, graphic, &rows[r][i]});
+        }
+    }
+
+    // One unit for every box, the largest that lets every stage fit its cell.
+    const double item_gap = 12 * f;
+    double unit = 13 * f;
+    for (const auto& row : placed)
+        for (const Placed& p : row) {
+            double sum_w = 0, max_h = 0;
+            for (int s : p.stage->steps) {
+                const QSizeF e = glyphFor(steps[size_t(s)], c, 1.0, m_selected_head).extent();
+                sum_w += e.width();
+                max_h = std::max(max_h, e.height());
+            }
+            const double n = double(p.stage->steps.size());
+            const double label = n > 1 ? item_label_h : 0;
+            unit = std::min(unit, (p.graphic.width() - (n - 1) * item_gap) / sum_w);
+            unit = std::min(unit, (p.graphic.height() - label) / max_h);
+        }
+    unit = std::max(unit, 0.5);
+
+    const double line_width = 1.1 * f;
+    std::vector<std::vector<QRectF>> groups(rows.size());
+    int number = 0;
+    for (size_t r = 0; r < placed.size(); ++r) {
+        for (const Placed& p : placed[r]) {
+            const Stage& stage = *p.stage;
+            ++number;
+            // Title with its step number.
+            const double badge = 18 * f;
+            const QRectF badge_rect(p.cell.left(), p.cell.top() + (title_band - badge) / 2 - 2 * f, badge, badge);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(QColor(0x3d, 0x4e, 0x61));
+            painter.drawEllipse(badge_rect);
+            painter.setBrush(Qt::NoBrush);
+            painter.setPen(Qt::white);
+            painter.setFont(fonts.badge);
+            painter.drawText(badge_rect, Qt::AlignCenter, QString::number(number));
+            painter.setPen(kInk);
+            painter.setFont(fonts.stage_title);
+            painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge - 6 * f, badge + 8 * f),
+                             Qt::AlignLeft | Qt::AlignVCenter, stage.title);
+
+            // The boxes, centred in the graphic area, names above them when there are several.
+            std::vector<TensorGlyph> glyphs;
+            double total_w = 0, max_h = 0;
+            for (int s : stage.steps) {
+                glyphs.push_back(glyphFor(steps[size_t(s)], c, unit, m_selected_head));
+                total_w += glyphs.back().extent().width();
+                max_h = std::max(max_h, glyphs.back().extent().height());
+            }
+            const bool labelled = glyphs.size() > 1;
+            total_w += item_gap * double(glyphs.size() - 1);
+            const double group_h = max_h + (labelled ? item_label_h : 0);
+            double x = p.graphic.center().x() - total_w / 2;
+            const double top = p.graphic.center().y() - group_h / 2 + (labelled ? item_label_h : 0);
+            QRectF group;
+            for (size_t g = 0; g < glyphs.size(); ++g) {
+                const TensorGlyph& glyph = glyphs[g];
+                const QSizeF e = glyph.extent();
+                const QPointF top_left(x, top + (max_h - e.height()) / 2);
+                const QRectF bounds(top_left, e);
+                const int step_index = stage.steps[g];
+                glyph.paint(painter, top_left, line_width);
+                if (labelled) {
+                    painter.setFont(fonts.item);
+                    painter.setPen(kInk);
+                    const QRectF face = glyph.frontFace(top_left);
+                    painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - item_label_h, face.width() + 40 * f, item_label_h),
+                                     Qt::AlignHCenter | Qt::AlignBottom, stepName(steps[size_t(step_index)]));
+                }
+                if (glyph.mask == TensorGlyph::Mask::Causal) {
+                    const QRectF face = glyph.frontFace(top_left);
+                    painter.setFont(fonts.item);
+                    painter.setPen(kInk);
+                    painter.drawText(QRectF(face.center().x(), face.top(), face.width() / 2, face.height() / 2),
+                                     Qt::AlignCenter, QStringLiteral("−∞"));
+                }
+                if (step_index == m_hovered_step) {
+                    painter.setPen(QPen(QColor(0x1f, 0x77, 0xd0), 1.4 * f, Qt::DashLine));
+                    painter.setBrush(Qt::NoBrush);
+                    painter.drawRoundedRect(bounds.adjusted(-4 * f, -4 * f, 4 * f, 4 * f), 3 * f, 3 * f);
+                }
+                hits.push_back({bounds.adjusted(-3 * f, -3 * f, 3 * f, 3 * f), step_index});
+                group = group.isNull() ? bounds : group.united(bounds);
+                x += e.width() + item_gap;
+            }
+            groups[r].push_back(group);
+
+            // Shape, axis names and formula under the boxes.
+            double y = p.graphic.bottom() + 4 * f;
+            painter.setPen(kInk);
+            painter.setFont(fonts.shape);
+            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), shape_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
+                             stage.shape_line);
+            y += shape_fm.height();
+            painter.setPen(kMuted);
+            painter.setFont(fonts.names);
+            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), names_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
+                             stage.names_line);
+            y += names_fm.height() + 2 * f;
+            painter.setPen(kInk);
+            painter.setFont(fonts.caption);
+            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), 2 * caption_fm.lineSpacing() + 2 * f),
+                             Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, stage.caption);
+        }
+    }
+
+    // Arrows between the stages of a row, and from the end of a row to the start of the next.
+    const double arrow_w = 1.5 * f;
+    for (size_t r = 0; r < groups.size(); ++r) {
+        const double y = placed[r].front().graphic.center().y();
+        for (size_t i = 0; i + 1 < groups[r].size(); ++i)
+            drawArrow(painter, QPolygonF({QPointF(groups[r][i].right() + 6 * f, y), QPointF(groups[r][i + 1].left() - 6 * f, y)}),
+                      arrow_w);
+        if (r + 1 < groups.size()) {
+            const double y_next = placed[r + 1].front().graphic.center().y();
+            const double turn_y = placed[r].front().cell.bottom() + row_gap / 2;
+            const double right = page.right() - gutter / 3;
+            const double left = page.left() + gutter / 3;
+            drawArrow(painter, QPolygonF({QPointF(groups[r].back().right() + 6 * f, y), QPointF(right, y), QPointF(right, turn_y),
+                                          QPointF(left, turn_y), QPointF(left, y_next),
+                                          QPointF(groups[r + 1].front().left() - 6 * f, y_next)}),
+                      arrow_w);
+        }
+    }
+    painter.restore();
+    return hits;
+}
+
+QString ShapeDiagramPainter::toolTip(int index) const
+{
+    const auto& steps = m_model.steps();
+    if (index < 0 || index >= int(steps.size()))
+        return {};
+    const ShapeStep& step = steps[size_t(index)];
+    QString html = QStringLiteral("<b>%1</b><br/>%2<br/>shape %3 = <b>%4</b>")
+                       .arg(step.name.toHtmlEscaped(), step.formula.toHtmlEscaped(), step.shapeNames().toHtmlEscaped(),
+                            step.shapeText().toHtmlEscaped());
+    if (step.kind == ShapeStep::Kind::Weight) {
+        html += QStringLiteral("<br/>parameters: <b>%1</b> = %2").arg(ShapeModel::formatCount(step.parameters), step.cost_formula);
+    } else {
+        html += QStringLiteral("<br/>elements: %1").arg(ShapeModel::formatCount(step.elementCount()));
+        if (step.multiply_adds > 0)
+            html += QStringLiteral("<br/>multiply-adds of this step: <b>%1</b> = %2")
+                        .arg(ShapeModel::formatCount(step.multiply_adds), step.cost_formula);
+        else
+            html += QStringLiteral("<br/>multiply-adds of this step: 0");
+        if (step.elementwise > 0)
+            html += QStringLiteral("<br/>element-wise operations: %1 (not in the FLOP total)")
+                        .arg(ShapeModel::formatCount(step.elementwise));
+        if (step.head_axis >= 0)
+            html += QStringLiteral("<br/>head %1 of %2 highlighted").arg(m_selected_head).arg(step.shape[step.head_axis].value);
+    }
+    return html;
+}
+
+}  // namespace attn
