@@ -1,0 +1,50 @@
+#include "JsonReport.h"
+
+#include "JsonWriter.h"
+
+namespace attn {
+
+QByteArray JsonReport::build(const AttentionResult& result)
+{
+    const AttentionTrace& trace = result.trace;
+    const int seq_len = result.seqLen();
+    const int num_heads = trace.num_heads;
+    const int head_dim = trace.head_dim;
+
+    QStringList tokens;
+    for (const Token& token : result.input.tokens)
+        tokens.append(token.text);
+
+    JsonWriter json;
+    json.beginObject();
+    json.key("tokens").array(tokens);
+
+    json.key("config").beginObject();
+    json.key("d_model").value(trace.dModel());
+    json.key("num_heads").value(num_heads);
+    json.key("head_dim").value(head_dim);
+    json.key("input_dim").value(int(result.input.x.cols()));
+    json.key("causal").value(trace.causal);
+    json.key("scale").value(double(trace.scale));
+    json.key("output_dim").value(result.output_dim);
+    json.key("weights").value(result.weights_description);
+    json.key("positional_encoding").value(result.input.positional.size() > 0);
+    json.endObject();
+
+    json.key("shapes").beginObject();
+    json.key("input").array({seq_len, int(result.input.x.cols())});
+    json.key("q").array({num_heads, seq_len, head_dim});
+    json.key("scores").array({num_heads, seq_len, seq_len});
+    json.key("concat").array({seq_len, num_heads * head_dim});
+    json.key("output").array({seq_len, result.output_dim});
+    json.endObject();
+
+    json.key("attention").matrices(trace.weights);
+    json.key("output").matrix(trace.output);
+    json.endObject();
+    QByteArray out = json.take();
+    out += '\n';
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,64 @@
+#include "CommandLine.h"
+#include "HeadlessRunner.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QTextStream>
+
+#include <cstdio>
+#include <memory>
+
+using namespace attn;
+
+namespace {
+
+QStringList rawArguments(int argc, char** argv)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+    return arguments;
+}
+
+bool hasDisplay()
+{
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
+        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    auto options = CommandLine::parse(rawArguments(argc, argv));
+    if (!options) {
+        err << "error: " << options.error() << '\n';
+        return 2;
+    }
+    if (options->show_help) {
+        out << CommandLine::helpText();
+        return 0;
+    }
+    if (options->show_version) {
+        out << "attention-lab " << ATTENTION_LAB_VERSION << '\n';
+        return 0;
+    }
+
+    // JSON needs no display; pictures need Qt Gui, which works offscreen when there is no display.
+    if (options->headless()) {
+        std::unique_ptr<QCoreApplication> app;
+        if (options->export_path.isEmpty()) {
+            app = std::make_unique<QCoreApplication>(argc, argv);
+        } else {
+            if (!hasDisplay())
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            app = std::make_unique<QApplication>(argc, argv);
+        }
+        return HeadlessRunner::run(*options, out, err);
+    }
+
+    err << "error: the window is not available in this build; use --json\n";
+    return 1;
+}
