@@ -62,7 +62,7 @@ private slots:
         compareRow(walk.step(5).tables[0].values, 0, {2, 4, 4}, 0);  // no mask
         compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
         const Matrix& weighted = walk.step(7).tables[0].values;
-        compareRow(weighted, 0, {0.0634, 0.1269, 0.1903}, kPrinted);  // 0.0634 x (1, 2, 3)
+        compareRow(weighted, 0, {0.0634, 0.1268, 0.1901}, kPrinted);  // 0.063379 x (1, 2, 3)
         compareRow(weighted, 1, {0.9366, 3.7465, 0}, kPrinted);        // 0.4683 x (2, 8, 0)
         compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(9).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);

@@ -3,12 +3,14 @@
 #include "AttentionResult.h"
 #include "ShapeDiagramPainter.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
@@ -18,6 +20,33 @@ namespace {
 constexpr int kMaxSide = 16384;  // pixels; a 16k x 16k ARGB image is 1 GiB
 
 enum class Format { Png, Svg, Pdf };
+
+// QSvgGenerator gives the picture's size in millimetres at its resolution, which viewers turn
+// back into different pixel counts (Qt at 90 dpi, browsers at 96), and names fonts without a
+// fallback. Sizes in pixels and a generic family after each font make the file look the same
+// everywhere.
+QByteArray portableSvg(const QByteArray& svg, QSize size)
+{
+    QString text = QString::fromUtf8(svg);
+    static const QRegularExpression millimetres(QStringLiteral("<svg width=\"[0-9.]+mm\" height=\"[0-9.]+mm\""));
+    text.replace(millimetres, QStringLiteral("<svg width=\"%1\" height=\"%2\"").arg(size.width()).arg(size.height()));
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"',]+)\""));
+    QString out;
+    out.reserve(text.size() + text.size() / 8);
+    qsizetype last = 0;
+    for (auto it = family.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString name = m.captured(1);
+        const bool mono = name.contains(QLatin1String("mono"), Qt::CaseInsensitive);
+        out += QStringView(text).mid(last, m.capturedStart() - last);
+        out += (name == QLatin1String("monospace") || name == QLatin1String("sans-serif"))
+            ? m.captured(0)
+            : QStringLiteral("font-family=\"'%1', %2\"").arg(name, mono ? QStringLiteral("monospace") : QStringLiteral("sans-serif"));
+        last = m.capturedEnd();
+    }
+    out += QStringView(text).mid(last);
+    return out.toUtf8();
+}
 
 }  // namespace
 
@@ -86,8 +115,10 @@ Status ShapeDiagramExport::exportTo(const ShapeDiagramPainter& diagram, const QS
         break;
     }
     case Format::Svg: {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
         QSvgGenerator svg;
-        svg.setOutputDevice(&file);
+        svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(rect);
         svg.setTitle(QStringLiteral("attention-lab: tensor shapes"));
@@ -97,6 +128,8 @@ Status ShapeDiagramExport::exportTo(const ShapeDiagramPainter& diagram, const QS
             diagram.paint(painter, rect);
             painted = painter.end();
         }
+        const QByteArray bytes = portableSvg(buffer.data(), size);
+        painted = painted && file.write(bytes) == bytes.size();
         break;
     }
     case Format::Pdf: {

@@ -3,6 +3,7 @@
 #include "TensorGlyph.h"
 
 #include <QFontDatabase>
+#include <QFontInfo>
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
@@ -43,8 +44,12 @@ QFont pixelFont(const QFont& base, double pixels, bool bold = false, bool italic
 
 Fonts makeFonts(double f)
 {
-    const QFont sans;  // the application font (DejaVu Sans where nothing else is set)
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    // Named by the families they resolve to, so SVG and PDF name real fonts ("DejaVu Sans"),
+    // not aliases such as "Sans Serif" that other machines may not know.
+    QFont sans;
+    sans.setFamily(QFontInfo(sans).family());
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setFamily(QFontInfo(mono).family());
     return {pixelFont(sans, 21 * f, true), pixelFont(sans, 12.5 * f), pixelFont(sans, 13.5 * f, true),
             pixelFont(sans, 10.5 * f, true), pixelFont(mono, 13.5 * f, true), pixelFont(mono, 11 * f),
             pixelFont(sans, 11.5 * f, false, true), pixelFont(sans, 11.5 * f, true), pixelFont(sans, 13 * f, true),
@@ -84,9 +89,9 @@ TensorGlyph glyphFor(const ShapeStep& step, const ShapeConfig& config, double u,
         // Heads are slabs one behind the other; with many heads they close up into a deck.
         const int heads = int(shape[step.head_axis].value);
         glyph.slabs = heads;
-        glyph.highlighted_slab = std::clamp(selected_head, 0, heads - 1);
+        glyph.highlighted_slab = heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
         if (heads > 1) {
-            glyph.slab_step = std::min(2.2 * u, 8.0 * u / (heads - 1));
+            glyph.slab_step = std::min(2.0 * u, 5.5 * u / (heads - 1));
             glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
         }
     }
@@ -126,20 +131,27 @@ std::vector<std::vector<Stage>> stageRows(const ShapeModel& model)
                              QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
     rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
                              steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
-    rows[0].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
+    rows[1].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
                              c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
                              QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
     rows[1].push_back(single(Id::Scores, QStringLiteral("Scores")));
     if (index(Id::Masked) >= 0)
         rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
     rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
-    rows[1].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
+    rows[2].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
     rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
     if (index(Id::Wo) >= 0)
         rows[2].push_back(single(Id::Wo, QStringLiteral("Output weights Wo"),
                                  QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
     rows[2].push_back(single(Id::Output, QStringLiteral("Output Y")));
     return rows;
+}
+
+// "1,050,624 (1.051 M)"; small counts alone.
+QString countWithCompact(std::int64_t value)
+{
+    const QString exact = ShapeModel::formatCount(value);
+    return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeModel::formatCompact(value));
 }
 
 void drawArrowHead(QPainter& painter, QPointF tip, QPointF direction, double size)
@@ -210,6 +222,8 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     const double sub_h = QFontMetricsF(fonts.subtitle, painter.device()).height();
     QString dims = QStringLiteral("B = %1    T = %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
                        .arg(c.batch).arg(c.seq_len).arg(c.input_dim).arg(c.d_model).arg(c.num_heads).arg(c.headDim()).arg(c.output_dim);
+    if (c.num_heads > 1)
+        dims += QStringLiteral("    ·    head %1 highlighted").arg(std::clamp<std::int64_t>(m_selected_head, 0, c.num_heads - 1));
     if (!m_caption.isEmpty())
         dims += QStringLiteral("    ·    ") + m_caption;
     const QRectF sub_rect(page.left(), page.top() + title_h + 2 * f, page.width(), sub_h);
@@ -253,10 +267,9 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     painter.drawLine(QPointF(footer.left(), footer.top() - 6 * f), QPointF(footer.right(), footer.top() - 6 * f));
     painter.setPen(kInk);
     painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("Parameters: %1 (%2)      Multiply-adds: %3      FLOPs per forward pass: %4 (%5)")
-                         .arg(ShapeModel::formatCount(m_model.totalParameters()), ShapeModel::formatCompact(m_model.totalParameters()),
-                              ShapeModel::formatCount(m_model.totalMultiplyAdds()), ShapeModel::formatCount(m_model.totalFlops()),
-                              ShapeModel::formatCompact(m_model.totalFlops())));
+                     QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
+                         .arg(countWithCompact(m_model.totalParameters()), ShapeModel::formatCount(m_model.totalMultiplyAdds()),
+                              countWithCompact(m_model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
     painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h), Qt::AlignLeft | Qt::AlignVCenter,
@@ -278,39 +291,60 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     const double text_band = shape_fm.height() + names_fm.height() + 2 * caption_fm.lineSpacing() + 8 * f;
     const double item_label_h = item_fm.height() + 3 * f;
 
+    // Each stage's boxes at unit 1, to share the width out and find the unit.
+    const double item_gap = 12 * f;
     struct Placed {
         QRectF cell, graphic;
         const Stage* stage;
+        double unit_w = 0, unit_h = 0;  // the boxes' extent at unit 1 (widths summed)
     };
     std::vector<std::vector<Placed>> placed(rows.size());
-    for (size_t r = 0; r < rows.size(); ++r) {
-        const double n = double(rows[r].size());
-        const double cell_w = (grid.width() - col_gap * (n - 1)) / n;
-        for (size_t i = 0; i < rows[r].size(); ++i) {
-            const QRectF cell(grid.left() + i * (cell_w + col_gap), grid.top() + r * (row_h + row_gap), cell_w, row_h);
-            const QRectF graphic(cell.left() + 4 * f, cell.top() + title_band, cell.width() - 8 * f,
-                                 cell.height() - title_band - text_band);
-            placed[r].push_back({cell, graphic, &rows[r][i]});
-        }
-    }
-
-    // One unit for every box, the largest that lets every stage fit its cell.
-    const double item_gap = 12 * f;
-    double unit = 13 * f;
-    for (const auto& row : placed)
-        for (const Placed& p : row) {
-            double sum_w = 0, max_h = 0;
-            for (int s : p.stage->steps) {
+    for (size_t r = 0; r < rows.size(); ++r)
+        for (const Stage& stage : rows[r]) {
+            Placed p{{}, {}, &stage};
+            for (int s : stage.steps) {
                 const QSizeF e = glyphFor(steps[size_t(s)], c, 1.0, m_selected_head).extent();
-                sum_w += e.width();
-                max_h = std::max(max_h, e.height());
+                p.unit_w += e.width();
+                p.unit_h = std::max(p.unit_h, e.height());
             }
+            placed[r].push_back(p);
+        }
+
+    // Cells as wide as their boxes need plus a share for the text; the unit is the largest that
+    // lets every stage fit its cell (and keeps a box of a few elements from filling the page).
+    constexpr double kTextShare = 14;  // width given to a cell's text, in units of its boxes
+    const double max_graphic_h = row_h - title_band - text_band - 10 * f;
+    double unit = 22 * f;
+    for (auto& row : placed) {
+        double total = 0;
+        for (const Placed& p : row)
+            total += p.unit_w + kTextShare;
+        const double room = grid.width() - col_gap * double(row.size() - 1);
+        for (Placed& p : row) {
+            p.cell.setWidth(room * (p.unit_w + kTextShare) / total);
             const double n = double(p.stage->steps.size());
             const double label = n > 1 ? item_label_h : 0;
-            unit = std::min(unit, (p.graphic.width() - (n - 1) * item_gap) / sum_w);
-            unit = std::min(unit, (p.graphic.height() - label) / max_h);
+            unit = std::min(unit, (p.cell.width() - 28 * f - (n - 1) * item_gap) / p.unit_w);  // room for arrows
+            unit = std::min(unit, (max_graphic_h - label) / p.unit_h);
         }
+    }
     unit = std::max(unit, 0.5);
+
+    // Rows: titles on top, then the boxes and their text as one block centred in the rest.
+    for (size_t r = 0; r < placed.size(); ++r) {
+        double group_h = 0;
+        for (const Placed& p : placed[r])
+            group_h = std::max(group_h, p.unit_h * unit + (p.stage->steps.size() > 1 ? item_label_h : 0));
+        const double top = grid.top() + double(r) * (row_h + row_gap);
+        const double graphic_h = group_h + 12 * f;
+        const double slack = std::max(0.0, row_h - title_band - graphic_h - text_band);
+        double x = grid.left();
+        for (Placed& p : placed[r]) {
+            p.cell = QRectF(x, top, p.cell.width(), row_h);
+            p.graphic = QRectF(x + 4 * f, top + title_band + slack * 0.4, p.cell.width() - 8 * f, graphic_h);
+            x += p.cell.width() + col_gap;
+        }
+    }
 
     const double line_width = 1.1 * f;
     std::vector<std::vector<QRectF>> groups(rows.size());
@@ -321,17 +355,19 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
             ++number;
             // Title with its step number.
             const double badge = 18 * f;
-            const QRectF badge_rect(p.cell.left(), p.cell.top() + (title_band - badge) / 2 - 2 * f, badge, badge);
+            painter.setFont(fonts.badge);
+            const double badge_w = std::max(badge, QFontMetricsF(fonts.badge, painter.device()).horizontalAdvance(QString::number(number)) + 9 * f);
+            const QRectF badge_rect(p.cell.left(), p.cell.top() + (title_band - badge) / 2 - 2 * f, badge_w, badge);
             painter.setPen(Qt::NoPen);
             painter.setBrush(QColor(0x3d, 0x4e, 0x61));
-            painter.drawEllipse(badge_rect);
+            painter.drawRoundedRect(badge_rect, badge / 2, badge / 2);
             painter.setBrush(Qt::NoBrush);
             painter.setPen(Qt::white);
             painter.setFont(fonts.badge);
             painter.drawText(badge_rect, Qt::AlignCenter, QString::number(number));
             painter.setPen(kInk);
             painter.setFont(fonts.stage_title);
-            painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge - 6 * f, badge + 8 * f),
+            painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge_w - 6 * f, badge + 8 * f),
                              Qt::AlignLeft | Qt::AlignVCenter, stage.title);
 
             // The boxes, centred in the graphic area, names above them when there are several.
@@ -359,15 +395,19 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
                     painter.setFont(fonts.item);
                     painter.setPen(kInk);
                     const QRectF face = glyph.frontFace(top_left);
-                    painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - item_label_h, face.width() + 40 * f, item_label_h),
+                    painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - item_label_h - 4 * f, face.width() + 40 * f, item_label_h),
                                      Qt::AlignHCenter | Qt::AlignBottom, stepName(steps[size_t(step_index)]));
                 }
                 if (glyph.mask == TensorGlyph::Mask::Causal) {
+                    // Label the hidden triangle when it has room for it.
                     const QRectF face = glyph.frontFace(top_left);
-                    painter.setFont(fonts.item);
-                    painter.setPen(kInk);
-                    painter.drawText(QRectF(face.center().x(), face.top(), face.width() / 2, face.height() / 2),
-                                     Qt::AlignCenter, QStringLiteral("−∞"));
+                    painter.setFont(fonts.names);
+                    const QString minus_inf = QStringLiteral("−∞");
+                    if (face.width() > 3.2 * QFontMetricsF(fonts.names, painter.device()).horizontalAdvance(minus_inf)) {
+                        painter.setPen(kInk);
+                        painter.drawText(QRectF(face.center().x(), face.top(), face.width() / 2, face.height() / 2),
+                                         Qt::AlignCenter, minus_inf);
+                    }
                 }
                 if (step_index == m_hovered_step) {
                     painter.setPen(QPen(QColor(0x1f, 0x77, 0xd0), 1.4 * f, Qt::DashLine));
