@@ -130,7 +130,7 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     QStringList weighted_labels;
     for (int j = 0; j < key_len; ++j) {
         weighted.row(j) *= weights(query, j);
-        weighted_labels.append(QStringLiteral("%1  × %2").arg(keys[j], QString::number(weights(query, j), 'g', 4)));
+        weighted_labels.append(QStringLiteral("%1  × %2").arg(keys[j], QString::number(weights(query, j), 'f', 4)));
     }
     step(7).title = QStringLiteral("Weighted values");
     step(7).formula = QStringLiteral("w_j v_j for every key j (query %1)").arg(queries[query]);

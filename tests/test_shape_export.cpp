@@ -126,6 +126,7 @@ private slots:
         const QString png = dir.filePath(QStringLiteral("shapes-sentence.png"));
         QVERIFY(ShapeDiagramExport::exportTo(result, 1, 0, png, QSize(800, 600)).ok());
         QCOMPARE(QImage(png).size(), QSize(800, 600));
+        keep(png);
         const QString big = dir.filePath(QStringLiteral("shapes-sentence-1200.png"));
         QVERIFY(ShapeDiagramExport::exportTo(result, 1, 0, big).ok());
         keep(big);

@@ -5,9 +5,12 @@
 #include "WalkthroughModel.h"
 #include "WalkthroughTableModel.h"
 #include "WalkthroughView.h"
+#include "ScoreBreakdownView.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDir>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -32,6 +35,18 @@ void compareRow(const Matrix& values, int row, std::initializer_list<double> exp
             QFAIL(qPrintable(QStringLiteral("(%1, %2) = %3, expected %4").arg(row).arg(c).arg(values(row, c)).arg(e)));
         ++c;
     }
+}
+
+// Set ATTENTION_PICTURES_DIR to keep a picture of the whole walkthrough page for a look.
+void keepPicture(QWidget& view, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("ATTENTION_PICTURES_DIR");
+    if (dir.isEmpty())
+        return;
+    auto* scroll = view.findChild<QScrollArea*>();
+    QWidget* page = scroll ? scroll->widget() : &view;
+    page->resize(view.width(), page->sizeHint().height());
+    page->grab().save(QDir(dir).filePath(name));
 }
 
 }  // namespace
@@ -162,6 +177,160 @@ private slots:
             QVERIFY(!partial.step(n).unavailable.isEmpty());
         }
         QCOMPARE(partial.step(6).tables[0].values, light->trace.weights[1]);
+    }
+
+    void tableModel()
+    {
+        WalkthroughTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        const WalkthroughModel walk = WalkthroughModel::build(test::toyResult(true), 0, 1);
+        model.setTable(walk.step(5).tables[0]);  // masked scores (3 x 3)
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("4.0000"));
+        QCOMPARE(model.index(1, 2).data().toString(), QStringLiteral("−∞"));
+        QVERIFY(std::isinf(model.index(1, 2).data(WalkthroughTableModel::ValueRole).toDouble()));
+        QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("2"));
+        QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());   // the query's row
+        QVERIFY(!model.index(0, 0).data(Qt::BackgroundRole).isValid());
+        QVERIFY(model.index(1, 1).data(Qt::FontRole).value<QFont>().bold());
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setPrecision(1);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("4.0"));
+        model.setTable(walk.step(6).tables[0]);  // same size: in place
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("1.0"));
+        model.setTable(walk.step(9).tables[0]);  // concat has head columns highlighted
+        model.setTable(walk.step(2).tables[0]);
+        model.setTable(WalkthroughModel::build(test::sentenceResult(16, 4), 1, 2).step(9).tables[0]);
+        QCOMPARE(reset.count(), 1);
+        QVERIFY(model.index(0, 4).data(Qt::BackgroundRole).isValid());   // head 1: columns 4..7
+        QVERIFY(!model.index(0, 8).data(Qt::BackgroundRole).isValid());
+        QVERIFY(model.index(2, 8).data(Qt::BackgroundRole).isValid());   // row 2 is the query
+        model.setTable({});
+        QCOMPARE(model.rowCount(), 0);
+
+        QCOMPARE(WalkthroughTableModel::formatValue(1.93664f, 4), QStringLiteral("1.9366"));
+        QCOMPARE(WalkthroughTableModel::formatValue(-2.0f, 0), QStringLiteral("-2"));
+        QCOMPARE(WalkthroughTableModel::formatValue(-std::numeric_limits<float>::infinity(), 3), QStringLiteral("−∞"));
+        QCOMPARE(WalkthroughTableModel::formatValue(std::numeric_limits<float>::quiet_NaN(), 3), QStringLiteral("NaN"));
+    }
+
+    // The widget shows the toy example's numbers as the tutorial prints them.
+    void widgetToyNumbers()
+    {
+        WalkthroughView view;
+        view.resize(1200, 900);
+        QVERIFY(!view.tableModel(3, 0));
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));
+        auto row = [&](int step, int table, int r) {
+            QStringList cells;
+            const WalkthroughTableModel* model = view.tableModel(step, table);
+            for (int c = 0; c < model->columnCount(); ++c)
+                cells.append(model->index(r, c).data().toString());
+            return cells;
+        };
+        QCOMPARE(row(3, 0, 0), (QStringList{"2.0000", "4.0000", "4.0000"}));
+        QCOMPARE(row(6, 0, 0), (QStringList{"0.0634", "0.4683", "0.4683"}));
+        QCOMPARE(row(8, 0, 0), (QStringList{"1.9366", "6.6831", "1.5951"}));
+        QCOMPARE(row(10, 0, 0), (QStringList{"1.9366", "6.6831", "1.5951"}));
+        QVERIFY(!view.tableModel(1, 1));  // no positional part
+        QVERIFY(view.tableModel(2, 2));   // V
+        QVERIFY(!view.tableModel(2, 3));
+        view.precisionSpinBox()->setValue(2);
+        QCOMPARE(view.precision(), 2);
+        QCOMPARE(row(6, 0, 0), (QStringList{"0.06", "0.47", "0.47"}));
+        QCOMPARE(view.breakdown()->products().values, view.walkthrough().products.values);
+        QCOMPARE(view.queryComboBox()->count(), 3);
+        QCOMPARE(view.headSpinBox()->maximum(), 0);
+
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult(true)));
+        view.select(0, 1);
+        QCOMPARE(row(5, 0, 1), (QStringList{"4.00", "16.00", "−∞"}));  // q1 = (2, 2, 2), k1 = (4, 4, 0)
+
+        keepPicture(view, QStringLiteral("walkthrough-toy.png"));
+    }
+
+    // User choices emit selectionChanged once; select() from outside does not emit.
+    void selectionSignals()
+    {
+        WalkthroughView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(32, 4));
+        view.setResult(result);
+        QSignalSpy spy(&view, &WalkthroughView::selectionChanged);
+
+        view.headSpinBox()->setValue(2);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{2, 0}));
+        view.queryComboBox()->setCurrentIndex(4);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{2, 4}));
+        QCOMPARE(view.tableModel(6, 0)->table().highlighted_row, 4);
+        QCOMPARE(view.tableModel(6, 0)->table().values, result->trace.weights[2]);
+
+        // From the heatmaps: no signal back, the selectors and highlights follow.
+        view.select(3, 7);
+        QCOMPARE(spy.count(), 0);
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 7);
+        QCOMPARE(view.headSpinBox()->value(), 3);
+        QCOMPARE(view.queryComboBox()->currentIndex(), 7);
+        for (int step : {1, 3, 6, 8, 9, 10})
+            QCOMPARE(view.tableModel(step, 0)->table().highlighted_row, 7);
+        QCOMPARE(view.tableModel(9, 0)->table().highlighted_first_column, 3 * 8);
+        view.select(99, -5);  // clamped
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 0);
+        QCOMPARE(spy.count(), 0);
+
+        // A click on a row of a table whose rows are queries follows that query.
+        QTableView* weights = view.tableView(6, 0);
+        QVERIFY(weights && weights->isVisible());
+        weights->scrollToTop();
+        const QModelIndex cell = weights->model()->index(2, 1);
+        QTest::mouseClick(weights->viewport(), Qt::LeftButton, {}, weights->visualRect(cell).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{3, 2}));
+        // Rows of K are keys, not queries: a click there changes nothing.
+        QTableView* keys = view.tableView(2, 1);
+        QTest::mouseClick(keys->viewport(), Qt::LeftButton, {}, keys->visualRect(keys->model()->index(5, 0)).center());
+        QCOMPARE(spy.count(), 0);
+
+        // A shorter sentence keeps the head and clamps the query.
+        view.setResult(std::make_shared<const AttentionResult>(test::sentenceResult(32, 4, 0, false, QStringLiteral("a b"))));
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 1 < 2 ? 2 - 1 : 0);
+        QCOMPARE(view.queryComboBox()->count(), 2);
+        QCOMPARE(spy.count(), 0);
+        keepPicture(view, QStringLiteral("walkthrough-sentence.png"));
+    }
+
+    // Two views wired both ways, as the walkthrough and the heatmaps are: a choice in one moves
+    // the other, each emits once, nothing loops.
+    void syncBothWays()
+    {
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(32, 4));
+        WalkthroughView a, b;
+        a.setResult(result);
+        b.setResult(result);
+        connect(&a, &WalkthroughView::selectionChanged, &b, &WalkthroughView::select);
+        connect(&b, &WalkthroughView::selectionChanged, &a, &WalkthroughView::select);
+        QSignalSpy spy_a(&a, &WalkthroughView::selectionChanged);
+        QSignalSpy spy_b(&b, &WalkthroughView::selectionChanged);
+        a.headSpinBox()->setValue(1);
+        QCOMPARE(b.head(), 1);
+        b.queryComboBox()->setCurrentIndex(6);
+        QCOMPARE(a.query(), 6);
+        QCOMPARE(spy_a.count(), 1);
+        QCOMPARE(spy_b.count(), 1);
+        QCOMPARE(a.tableModel(3, 0)->table().highlighted_row, 6);
     }
 };
 

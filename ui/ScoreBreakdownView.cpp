@@ -15,8 +15,10 @@
 namespace attn {
 namespace {
 
-constexpr double kCellW = 14;
-constexpr double kCellH = 18;
+constexpr double kCellW = 24;        // up to kWideColumns dimensions
+constexpr double kNarrowCellW = 14;  // more dimensions
+constexpr int kWideColumns = 24;
+constexpr double kCellH = 20;
 constexpr double kGap = 6;
 
 }  // namespace
@@ -52,7 +54,7 @@ ScoreBreakdownView::Geometry ScoreBreakdownView::geometry(const QRectF& rect) co
     g.score_w = m_raw_scores ? fm.horizontalAdvance(QStringLiteral("= -000.") + QString(m_precision, QLatin1Char('0'))) + 2 * kGap : 0;
     g.header_h = fm.height() + 4;
     g.legend_h = fm.height() + 14;
-    g.cell_w = kCellW;
+    g.cell_w = m_products.values.cols() <= kWideColumns ? kCellW : kNarrowCellW;
     g.cell_h = std::max(kCellH, fm.height() + 2);
     const double columns = double(m_products.values.cols());
     // Narrow cells when the head is wide and the widget is not.

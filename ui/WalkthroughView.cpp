@@ -68,6 +68,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     auto* page = new QWidget(scroll);
+    m_page = page;
     auto* steps = new QVBoxLayout(page);
     steps->setContentsMargins(10, 4, 10, 10);
     steps->setSpacing(4);
@@ -104,7 +105,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             slot.caption->hide();
             slot.view->hide();
             steps->addWidget(slot.caption);
-            steps->addWidget(slot.view);
+            steps->addWidget(slot.view, 0, Qt::AlignLeft);
             WalkthroughTableModel* model = slot.model;
             connect(slot.view, &QTableView::clicked, this, [this, model](const QModelIndex& index) {
                 // Rows of this table are queries: a click follows that query.
@@ -196,6 +197,8 @@ void WalkthroughView::setPrecision(int digits)
         for (TableSlot& slot : section.tables) {
             slot.model->setPrecision(digits);
             slot.view->horizontalHeader()->setDefaultSectionSize(width);
+            if (slot.model->rowCount() > 0)
+                fitTable(slot);
         }
     m_breakdown->setPrecision(digits);
 }
@@ -220,16 +223,37 @@ void WalkthroughView::updateSelectors()
 
 void WalkthroughView::fitTable(const TableSlot& slot) const
 {
+    // As wide as the numbers (up to the page), as tall as kVisibleRows rows; scroll bars only
+    // where the table is larger than that.
     QTableView* view = slot.view;
-    const int rows = std::min(slot.model->rowCount(), kVisibleRows);
-    const int height = view->horizontalHeader()->sizeHint().height() + rows * view->verticalHeader()->defaultSectionSize()
-        + view->horizontalScrollBar()->sizeHint().height() + 2 * view->frameWidth() + 2;
-    view->setFixedHeight(height);
+    const int rows = slot.model->rowCount();
+    const int columns = slot.model->columnCount();
+    const int frame = 2 * view->frameWidth();
+    const int bar_h = view->horizontalScrollBar()->sizeHint().height();
+    const int bar_w = view->verticalScrollBar()->sizeHint().width();
+    const bool scrolls_down = rows > kVisibleRows;
+    const int content_w = view->verticalHeader()->sizeHint().width() + columns * view->horizontalHeader()->defaultSectionSize()
+        + frame + (scrolls_down ? bar_w : 0);
+    const int page_w = m_page->width() > 0 ? m_page->width() : width();
+    const int available = std::max(200, page_w - 24);
+    const bool scrolls_across = content_w > available;
+    view->setFixedWidth(std::min(content_w, available));
+    view->setFixedHeight(view->horizontalHeader()->sizeHint().height() + std::min(rows, kVisibleRows) * view->verticalHeader()->defaultSectionSize()
+                         + frame + (scrolls_across ? bar_h : 0));
     const WalkthroughTable& table = slot.model->table();
     if (table.highlighted_row >= 0) {
         const int column = std::max(0, table.highlighted_first_column);
         view->scrollTo(slot.model->index(table.highlighted_row, column), QAbstractItemView::PositionAtCenter);
     }
+}
+
+void WalkthroughView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    for (const Section& section : m_sections)
+        for (const TableSlot& slot : section.tables)
+            if (slot.model->rowCount() > 0)
+                fitTable(slot);
 }
 
 void WalkthroughView::rebuild()

@@ -55,6 +55,9 @@ public slots:
 signals:
     void selectionChanged(int head, int query);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     struct TableSlot {
         QLabel* caption = nullptr;
@@ -81,6 +84,7 @@ private:
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
     QSpinBox* m_precision_spin = nullptr;
+    QWidget* m_page = nullptr;  // inside the scroll area
     QLabel* m_summary = nullptr;
     QLabel* m_breakdown_caption = nullptr;
     ScoreBreakdownView* m_breakdown = nullptr;
