@@ -1,6 +1,7 @@
 #include "WalkthroughModel.h"
 
 #include "AttentionResult.h"
+#include "ShapeModel.h"
 
 #include <algorithm>
 
@@ -85,7 +86,9 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
 
     // 2. This head's columns of Q, K and V.
     step(2).title = QStringLiteral("Q, K, V of head %1").arg(h);
-    step(2).formula = QStringLiteral("q_t = x_t Wq + bq, columns %1 … %2 (likewise k, v)")
+    const ShapeConfig shape = ShapeConfig::fromResult(result, 1);  // which biases exist
+    step(2).formula = QStringLiteral("q_t = x_t Wq%1, columns %2 … %3 of Q (likewise k, v)")
+                          .arg(shape.has_input_bias ? QStringLiteral(" + bq") : QString())
                           .arg(head * head_dim).arg((head + 1) * head_dim - 1);
     step(2).tables.push_back(table(QStringLiteral("Q_%1  (T × d_k)").arg(h), queries, head_dims, trace.qHead(head), query));
     step(2).tables.push_back(table(QStringLiteral("K_%1  (T × d_k)").arg(h), keys, head_dims, trace.kHead(head), -1));
@@ -156,8 +159,9 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
 
     // 10. The output projection.
     step(10).title = QStringLiteral("Output row");
-    step(10).formula = result.has_output_projection ? QStringLiteral("y = concat Wo + bo")
-                                                    : QStringLiteral("no output projection: y = concat");
+    step(10).formula = !result.has_output_projection ? QStringLiteral("no output projection: y = concat")
+                     : shape.has_output_bias         ? QStringLiteral("y = concat Wo + bo")
+                                                     : QStringLiteral("y = concat Wo");
     step(10).tables.push_back(table(QStringLiteral("Y  (T × d_out)"), queries, indexLabels(int(trace.output.cols())),
                                     trace.output, query));
 

@@ -91,6 +91,8 @@ private slots:
         compareRow(walk.products.values, 1, {4, 0, 0}, 0);
         compareRow(walk.products.values, 2, {2, 0, 2}, 0);
         QCOMPARE(walk.step(6).tables[0].highlighted_row, 0);
+        QCOMPARE(walk.step(2).formula, QStringLiteral("q_t = x_t Wq, columns 0 … 2 of Q (likewise k, v)"));
+        QCOMPARE(walk.step(10).formula, QStringLiteral("no output projection: y = concat"));
     }
 
     void toyCausal()
@@ -143,6 +145,8 @@ private slots:
         QCOMPARE(walk.step(9).tables[0].highlighted_column_count, trace.head_dim);
         QCOMPARE(walk.step(9).tables[0].column_labels[head * trace.head_dim], QStringLiteral("h2:0"));
         QCOMPARE(walk.step(10).tables[0].values, trace.output);
+        QVERIFY(walk.step(2).formula.startsWith(QStringLiteral("q_t = x_t Wq + bq, columns 16 … 23")));
+        QCOMPARE(walk.step(10).formula, QStringLiteral("y = concat Wo + bo"));
         for (int n : {1, 3, 4, 5, 6, 8, 9, 10})
             QCOMPARE(walk.step(n).tables[0].highlighted_row, query);
 
@@ -331,6 +335,21 @@ private slots:
         QCOMPARE(spy_a.count(), 1);
         QCOMPARE(spy_b.count(), 1);
         QCOMPARE(a.tableModel(3, 0)->table().highlighted_row, 6);
+    }
+
+    // Building the ten steps for one head at T = 512, d_model = 512, 8 heads (four T x T tables).
+    void benchmarkBuild()
+    {
+        QStringList words;
+        for (int i = 0; i < 512; ++i)
+            words.append(QStringLiteral("w%1").arg(i));
+        const AttentionResult result = test::sentenceResult(512, 8, 0, true, words.join(u' '));
+        QCOMPARE(result.seqLen(), 512);
+        int query = 0;
+        QBENCHMARK {
+            const WalkthroughModel walk = WalkthroughModel::build(result, 3, query++ % 512);
+            QCOMPARE(walk.step(5).tables[0].values.rows(), 512);
+        }
     }
 };
 
