@@ -102,6 +102,7 @@ private slots:
             QVERIFY2(svg_text.contains(shape), shape);
         QVERIFY(svg_text.contains("262,656 parameters"));
         QVERIFY(svg_text.contains("677,642,240"));  // FLOPs per forward pass
+        QVERIFY(!svg_text.contains("<image"));       // vector, no bitmap
         keep(svg);
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
@@ -114,6 +115,8 @@ private slots:
         QVERIFY(pdf_bytes.startsWith("%PDF-"));
         QVERIFY(pdf_bytes.contains("/MediaBox [0 0 900.000000 675.000000]"));  // 1200 x 900 px at 0.75 pt
         QVERIFY(pdf_bytes.size() > 5000);
+        QVERIFY(!pdf_bytes.contains("/Subtype /Image"));  // vector drawing and text, no bitmap
+        QVERIFY(pdf_bytes.contains("DejaVuSans"));        // the fonts are embedded
 
         // Only the three pictures: no temporary files left behind.
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 3);
