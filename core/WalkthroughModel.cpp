@@ -4,6 +4,7 @@
 #include "ShapeModel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attn {
 namespace {
@@ -98,7 +99,9 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     step(3).title = QStringLiteral("Raw scores");
     step(3).formula = QStringLiteral("s_j = q · k_j for every key j");
     step(4).title = QStringLiteral("Scaled scores");
-    step(4).formula = QStringLiteral("s_j / %1").arg(scale);
+    const bool square_root = std::abs(trace.scale - std::sqrt(float(head_dim))) <= 1e-6f * trace.scale;
+    step(4).formula = square_root ? QStringLiteral("s_j / √d_k = s_j / √%1 = s_j / %2").arg(head_dim).arg(scale)
+                                  : QStringLiteral("s_j / %1").arg(scale);
     step(5).title = QStringLiteral("Masked scores");
     step(5).formula = trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
                     : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")

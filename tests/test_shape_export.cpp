@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -335,6 +336,26 @@ private slots:
                 }
             }
         QVERIFY(found_weight && found_heads);
+        // Hovering draws a frame around the box.
+        const QImage before = view->grab().toImage();
+        QPointF softmax(-1, -1);
+        for (int y = 0; y < view->height() && softmax.x() < 0; y += 6)
+            for (int x = 0; x < view->width(); x += 6) {
+                const int s = view->stepAt(QPointF(x, y));
+                if (s >= 0 && steps[size_t(s)].id == ShapeStep::Id::Softmax) {
+                    softmax = QPointF(x, y);
+                    break;
+                }
+            }
+        QVERIFY(softmax.x() >= 0);
+        // Sent directly: the offscreen platform does not turn cursor moves into events.
+        QMouseEvent move(QEvent::MouseMove, softmax, view->mapToGlobal(softmax), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(view, &move);
+        const QImage hovered = view->grab().toImage();
+        QVERIFY(hovered != before);
+        const QString dir = qEnvironmentVariable("ATTENTION_PICTURES_DIR");
+        if (!dir.isEmpty())
+            hovered.save(QDir(dir).filePath(QStringLiteral("shapes-widget-hover.png")));
         panel.setResult(nullptr);
         QVERIFY(!view->diagram());
     }

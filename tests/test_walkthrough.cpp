@@ -93,6 +93,7 @@ private slots:
         QCOMPARE(walk.step(6).tables[0].highlighted_row, 0);
         QCOMPARE(walk.step(2).formula, QStringLiteral("q_t = x_t Wq, columns 0 … 2 of Q (likewise k, v)"));
         QCOMPARE(walk.step(10).formula, QStringLiteral("no output projection: y = concat"));
+        QCOMPARE(walk.step(4).formula, QStringLiteral("s_j / 1"));
     }
 
     void toyCausal()
@@ -147,6 +148,7 @@ private slots:
         QCOMPARE(walk.step(10).tables[0].values, trace.output);
         QVERIFY(walk.step(2).formula.startsWith(QStringLiteral("q_t = x_t Wq + bq, columns 16 … 23")));
         QCOMPARE(walk.step(10).formula, QStringLiteral("y = concat Wo + bo"));
+        QCOMPARE(walk.step(4).formula, QStringLiteral("s_j / √d_k = s_j / √8 = s_j / 2.82843"));
         for (int n : {1, 3, 4, 5, 6, 8, 9, 10})
             QCOMPARE(walk.step(n).tables[0].highlighted_row, query);
 

@@ -100,6 +100,8 @@ QVariant WalkthroughTableModel::data(const QModelIndex& index, int role) const
     case Qt::ForegroundRole:
         if (std::isinf(value))
             return QColor(0x80, 0x80, 0x80);
+        if (row || column)
+            return QColor(Qt::black);  // readable on the light highlight with a dark theme too
         return {};
     case Qt::FontRole:
         if (row) {
