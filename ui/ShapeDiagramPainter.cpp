@@ -1,5 +1,6 @@
 #include "ShapeDiagramPainter.h"
 
+#include "ShapeDiagramStages.h"
 #include "TensorGlyph.h"
 
 #include <QFontDatabase>
@@ -13,17 +14,6 @@
 
 namespace attn {
 namespace {
-
-using Id = ShapeStep::Id;
-
-// One cell of the diagram: a step of the computation with one to three boxes.
-struct Stage {
-    QString title;
-    std::vector<int> steps;  // indices into the model's steps
-    QString shape_line;      // "(32, 10, 512)", "(512, 512) each"
-    QString names_line;      // "(B, T, d_in)"
-    QString caption;         // the formula
-};
 
 struct Fonts {
     QFont title, subtitle, stage_title, badge, shape, names, caption, item, totals, note;
@@ -54,97 +44,6 @@ Fonts makeFonts(double f)
             pixelFont(sans, 10.5 * f, true), pixelFont(mono, 13.5 * f, true), pixelFont(mono, 11 * f),
             pixelFont(sans, 11.5 * f, false, true), pixelFont(sans, 11.5 * f, true), pixelFont(sans, 13 * f, true),
             pixelFont(sans, 10.5 * f)};
-}
-
-// Box sides are log-scaled so that 1 and 2,048 both fit: side(n) = u (1 + log2 n).
-double side(std::int64_t n, double u)
-{
-    return u * (1.0 + std::log2(double(std::max<std::int64_t>(n, 1))));
-}
-
-TensorGlyph glyphFor(const ShapeStep& step, const ShapeConfig& config, double u, int selected_head)
-{
-    TensorGlyph glyph;
-    const auto& shape = step.shape;
-    if (step.kind == ShapeStep::Kind::Weight) {
-        glyph.style = TensorGlyph::Style::Weight;
-        glyph.face_height = side(shape[0].value, u);
-        glyph.face_width = side(shape[1].value, u);
-        return glyph;
-    }
-    switch (step.id) {
-    case Id::Scores: glyph.style = TensorGlyph::Style::Scores; break;
-    case Id::Masked:
-        glyph.style = TensorGlyph::Style::Scores;
-        glyph.mask = config.causal ? TensorGlyph::Mask::Causal : TensorGlyph::Mask::Padding;
-        break;
-    case Id::Softmax: glyph.style = TensorGlyph::Style::Weights; break;
-    default: glyph.style = TensorGlyph::Style::Tensor; break;
-    }
-    const double batch_depth = 0.6 * side(config.batch, u);
-    glyph.face_width = side(shape.back().value, u);
-    glyph.face_height = side(shape[shape.size() - 2].value, u);
-    glyph.thickness = batch_depth;
-    if (step.head_axis >= 0) {
-        // Heads are slabs one behind the other; with many heads they close up into a deck.
-        const int heads = int(shape[step.head_axis].value);
-        glyph.slabs = heads;
-        glyph.highlighted_slab = heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
-        if (heads > 1) {
-            glyph.slab_step = std::min(2.0 * u, 5.5 * u / (heads - 1));
-            glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
-        }
-    }
-    return glyph;
-}
-
-QString stepName(const ShapeStep& step)
-{
-    return step.name.endsWith(QStringLiteral(" heads")) ? step.name.left(step.name.size() - 6) + QStringLiteral("_h")
-                                                        : step.name;
-}
-
-std::vector<std::vector<Stage>> stageRows(const ShapeModel& model)
-{
-    const auto& steps = model.steps();
-    const ShapeConfig& c = model.config();
-    auto index = [&](Id id) {
-        for (size_t i = 0; i < steps.size(); ++i)
-            if (steps[i].id == id)
-                return int(i);
-        return -1;
-    };
-    auto single = [&](Id id, QString title, QString caption = {}) {
-        const int i = index(id);
-        return Stage{std::move(title), {i}, steps[size_t(i)].shapeText(), steps[size_t(i)].shapeNames(),
-                     caption.isEmpty() ? steps[size_t(i)].formula : caption};
-    };
-    auto triple = [&](Id a, Id b, Id d, QString title, QString caption) {
-        const int i = index(a);
-        return Stage{std::move(title), {i, index(b), index(d)}, steps[size_t(i)].shapeText() + QStringLiteral(" each"),
-                     steps[size_t(i)].shapeNames(), std::move(caption)};
-    };
-
-    std::vector<std::vector<Stage>> rows(3);
-    rows[0].push_back(single(Id::Input, QStringLiteral("Input X")));
-    rows[0].push_back(triple(Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
-                             QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
-    rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
-                             steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
-    rows[1].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
-                             c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
-                             QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
-    rows[1].push_back(single(Id::Scores, QStringLiteral("Scores")));
-    if (index(Id::Masked) >= 0)
-        rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
-    rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
-    rows[2].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
-    rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
-    if (index(Id::Wo) >= 0)
-        rows[2].push_back(single(Id::Wo, QStringLiteral("Output weights Wo"),
-                                 QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
-    rows[2].push_back(single(Id::Output, QStringLiteral("Output Y")));
-    return rows;
 }
 
 // "1,050,624 (1.051 M)"; small counts alone.
@@ -189,28 +88,10 @@ void drawArrow(QPainter& painter, const QPolygonF& path, double width)
     painter.restore();
 }
 
-}  // namespace
-
-ShapeDiagramPainter::ShapeDiagramPainter(ShapeModel model, int selected_head)
-    : m_model(std::move(model)), m_selected_head(selected_head)
+// Title, the dimensions and the legend; returns the rectangle of the dimensions line.
+QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, double f, const QString& caption,
+                  int selected_head, const ShapeConfig& c)
 {
-}
-
-std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect) const
-{
-    std::vector<HitRegion> hits;
-    const ShapeConfig& c = m_model.config();
-    const auto& steps = m_model.steps();
-    const double f = std::clamp(std::min(rect.width() / 1200.0, rect.height() / 900.0), 0.5, 3.0);
-    const Fonts fonts = makeFonts(f);
-    const double margin = 22 * f;
-
-    painter.save();
-    painter.setRenderHint(QPainter::Antialiasing, true);
-    painter.setRenderHint(QPainter::TextAntialiasing, true);
-    painter.fillRect(rect, Qt::white);
-    const QRectF page = rect.adjusted(margin, margin, -margin, -margin);
-
     // Header: title, dimensions, legend.
     painter.setPen(kInk);
     painter.setFont(fonts.title);
@@ -223,9 +104,9 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     QString dims = QStringLiteral("B = %1    T = %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
                        .arg(c.batch).arg(c.seq_len).arg(c.input_dim).arg(c.d_model).arg(c.num_heads).arg(c.headDim()).arg(c.output_dim);
     if (c.num_heads > 1)
-        dims += QStringLiteral("    ·    head %1 highlighted").arg(std::clamp<std::int64_t>(m_selected_head, 0, c.num_heads - 1));
-    if (!m_caption.isEmpty())
-        dims += QStringLiteral("    ·    ") + m_caption;
+        dims += QStringLiteral("    ·    head %1 highlighted").arg(std::clamp<std::int64_t>(selected_head, 0, c.num_heads - 1));
+    if (!caption.isEmpty())
+        dims += QStringLiteral("    ·    ") + caption;
     const QRectF sub_rect(page.left(), page.top() + title_h + 2 * f, page.width(), sub_h);
     painter.drawText(sub_rect, Qt::AlignLeft | Qt::AlignVCenter, dims);
 
@@ -257,6 +138,12 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
         painter.setBrush(Qt::NoBrush);
     }
 
+    return sub_rect;
+}
+
+// Totals and their convention along the bottom; returns the footer's rectangle.
+QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, double f, const ShapeModel& model)
+{
     // Footer: totals and their convention.
     painter.setFont(fonts.totals);
     const double totals_h = QFontMetricsF(fonts.totals, painter.device()).height();
@@ -268,15 +155,161 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     painter.setPen(kInk);
     painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
                      QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
-                         .arg(countWithCompact(m_model.totalParameters()), ShapeModel::formatCount(m_model.totalMultiplyAdds()),
-                              countWithCompact(m_model.totalFlops())));
+                         .arg(countWithCompact(model.totalParameters()), ShapeModel::formatCount(model.totalMultiplyAdds()),
+                              countWithCompact(model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
     painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h), Qt::AlignLeft | Qt::AlignVCenter,
                      ShapeModel::flopConvention() + QStringLiteral(".  Box sides are log-scaled: 1 + log₂(n)."));
 
+    return footer;
+}
+
+// A cell placed on the page: its rectangle, the band where its boxes go, what it shows.
+struct Placed {
+    QRectF cell, graphic;
+    const DiagramStage* stage = nullptr;
+    double unit_w = 0, unit_h = 0;  // the boxes' extent at unit 1 (widths summed)
+};
+
+struct StageStyle {
+    const Fonts& fonts;
+    double f;
+    double unit;
+    double item_gap;
+    double item_label_h;
+    double title_band;
+    int selected_head;
+    int hovered_step;
+    const ShapeConfig& config;
+    const std::vector<ShapeStep>& steps;
+};
+
+// One cell: numbered title, its boxes (named when there are several), shape, axis names and
+// formula. Adds the boxes' hit regions; returns the rectangle around the boxes, for the arrows.
+QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyle& s,
+                 std::vector<ShapeDiagramPainter::HitRegion>& hits)
+{
+    const DiagramStage& stage = *p.stage;
+    const Fonts& fonts = s.fonts;
+    const double f = s.f;
+    const auto& steps = s.steps;
+
+    // Title with its step number.
+    const double badge = 18 * f;
+    painter.setFont(fonts.badge);
+    const double badge_w = std::max(badge, QFontMetricsF(fonts.badge, painter.device()).horizontalAdvance(QString::number(number)) + 9 * f);
+    const QRectF badge_rect(p.cell.left(), p.cell.top() + (s.title_band - badge) / 2 - 2 * f, badge_w, badge);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0x3d, 0x4e, 0x61));
+    painter.drawRoundedRect(badge_rect, badge / 2, badge / 2);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(Qt::white);
+    painter.setFont(fonts.badge);
+    painter.drawText(badge_rect, Qt::AlignCenter, QString::number(number));
+    painter.setPen(kInk);
+    painter.setFont(fonts.stage_title);
+    painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge_w - 6 * f, badge + 8 * f),
+                     Qt::AlignLeft | Qt::AlignVCenter, stage.title);
+
+    // The boxes, centred in the graphic area, names above them when there are several.
+    std::vector<TensorGlyph> glyphs;
+    double total_w = 0, max_h = 0;
+    for (int index : stage.steps) {
+        glyphs.push_back(glyphForStep(steps[size_t(index)], s.config, s.unit, s.selected_head));
+        total_w += glyphs.back().extent().width();
+        max_h = std::max(max_h, glyphs.back().extent().height());
+    }
+    const bool labelled = glyphs.size() > 1;
+    total_w += s.item_gap * double(glyphs.size() - 1);
+    const double group_h = max_h + (labelled ? s.item_label_h : 0);
+    double x = p.graphic.center().x() - total_w / 2;
+    const double top = p.graphic.center().y() - group_h / 2 + (labelled ? s.item_label_h : 0);
+    QRectF group;
+    for (size_t g = 0; g < glyphs.size(); ++g) {
+        const TensorGlyph& glyph = glyphs[g];
+        const QSizeF e = glyph.extent();
+        const QPointF top_left(x, top + (max_h - e.height()) / 2);
+        const QRectF bounds(top_left, e);
+        const int step_index = stage.steps[g];
+        glyph.paint(painter, top_left, 1.1 * f);
+        if (labelled) {
+            painter.setFont(fonts.item);
+            painter.setPen(kInk);
+            const QRectF face = glyph.frontFace(top_left);
+            painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - s.item_label_h - 4 * f, face.width() + 40 * f, s.item_label_h),
+                             Qt::AlignHCenter | Qt::AlignBottom, boxLabel(steps[size_t(step_index)]));
+        }
+        if (glyph.mask == TensorGlyph::Mask::Causal) {
+            // Label the hidden triangle when it has room for it.
+            const QRectF face = glyph.frontFace(top_left);
+            painter.setFont(fonts.names);
+            const QString minus_inf = QStringLiteral("−∞");
+            if (face.width() > 3.2 * QFontMetricsF(fonts.names, painter.device()).horizontalAdvance(minus_inf)) {
+                painter.setPen(kInk);
+                painter.drawText(QRectF(face.center().x(), face.top(), face.width() / 2, face.height() / 2),
+                                 Qt::AlignCenter, minus_inf);
+            }
+        }
+        if (step_index == s.hovered_step) {
+            painter.setPen(QPen(QColor(0x1f, 0x77, 0xd0), 1.4 * f, Qt::DashLine));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRoundedRect(bounds.adjusted(-4 * f, -4 * f, 4 * f, 4 * f), 3 * f, 3 * f);
+        }
+        hits.push_back({bounds.adjusted(-3 * f, -3 * f, 3 * f, 3 * f), step_index});
+        group = group.isNull() ? bounds : group.united(bounds);
+        x += e.width() + s.item_gap;
+    }
+
+    // Shape, axis names and formula under the boxes.
+    const QFontMetricsF shape_fm(fonts.shape, painter.device());
+    const QFontMetricsF names_fm(fonts.names, painter.device());
+    const QFontMetricsF caption_fm(fonts.caption, painter.device());
+    double y = p.graphic.bottom() + 4 * f;
+    painter.setPen(kInk);
+    painter.setFont(fonts.shape);
+    painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), shape_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
+                     stage.shape_line);
+    y += shape_fm.height();
+    painter.setPen(kMuted);
+    painter.setFont(fonts.names);
+    painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), names_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
+                     stage.names_line);
+    y += names_fm.height() + 2 * f;
+    painter.setPen(kInk);
+    painter.setFont(fonts.caption);
+    painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), 2 * caption_fm.lineSpacing() + 2 * f),
+                     Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, stage.caption);
+    return group;
+}
+
+}  // namespace
+
+ShapeDiagramPainter::ShapeDiagramPainter(ShapeModel model, int selected_head)
+    : m_model(std::move(model)), m_selected_head(selected_head)
+{
+}
+
+std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect) const
+{
+    std::vector<HitRegion> hits;
+    const ShapeConfig& c = m_model.config();
+    const auto& steps = m_model.steps();
+    const double f = std::clamp(std::min(rect.width() / 1200.0, rect.height() / 900.0), 0.5, 3.0);
+    const Fonts fonts = makeFonts(f);
+    const double margin = 22 * f;
+
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    painter.fillRect(rect, Qt::white);
+    const QRectF page = rect.adjusted(margin, margin, -margin, -margin);
+
+    const QRectF sub_rect = drawHeader(painter, page, fonts, f, m_caption, m_selected_head, c);
+    const QRectF footer = drawFooter(painter, page, fonts, f, m_model);
+
     // The grid of stages, three rows read left to right; connectors turn at the margins.
-    const auto rows = stageRows(m_model);
+    const auto rows = diagramStages(m_model);
     const double gutter = 18 * f;  // room for the connectors at both sides
     const QRectF grid(page.left() + gutter, sub_rect.bottom() + 14 * f, page.width() - 2 * gutter,
                       footer.top() - 12 * f - (sub_rect.bottom() + 14 * f));
@@ -293,17 +326,12 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
 
     // Each stage's boxes at unit 1, to share the width out and find the unit.
     const double item_gap = 12 * f;
-    struct Placed {
-        QRectF cell, graphic;
-        const Stage* stage;
-        double unit_w = 0, unit_h = 0;  // the boxes' extent at unit 1 (widths summed)
-    };
     std::vector<std::vector<Placed>> placed(rows.size());
     for (size_t r = 0; r < rows.size(); ++r)
-        for (const Stage& stage : rows[r]) {
+        for (const DiagramStage& stage : rows[r]) {
             Placed p{{}, {}, &stage};
             for (int s : stage.steps) {
-                const QSizeF e = glyphFor(steps[size_t(s)], c, 1.0, m_selected_head).extent();
+                const QSizeF e = glyphForStep(steps[size_t(s)], c, 1.0, m_selected_head).extent();
                 p.unit_w += e.width();
                 p.unit_h = std::max(p.unit_h, e.height());
             }
@@ -346,96 +374,12 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
         }
     }
 
-    const double line_width = 1.1 * f;
+    const StageStyle style{fonts, f, unit, item_gap, item_label_h, title_band, m_selected_head, m_hovered_step, c, steps};
     std::vector<std::vector<QRectF>> groups(rows.size());
     int number = 0;
     for (size_t r = 0; r < placed.size(); ++r) {
         for (const Placed& p : placed[r]) {
-            const Stage& stage = *p.stage;
-            ++number;
-            // Title with its step number.
-            const double badge = 18 * f;
-            painter.setFont(fonts.badge);
-            const double badge_w = std::max(badge, QFontMetricsF(fonts.badge, painter.device()).horizontalAdvance(QString::number(number)) + 9 * f);
-            const QRectF badge_rect(p.cell.left(), p.cell.top() + (title_band - badge) / 2 - 2 * f, badge_w, badge);
-            painter.setPen(Qt::NoPen);
-            painter.setBrush(QColor(0x3d, 0x4e, 0x61));
-            painter.drawRoundedRect(badge_rect, badge / 2, badge / 2);
-            painter.setBrush(Qt::NoBrush);
-            painter.setPen(Qt::white);
-            painter.setFont(fonts.badge);
-            painter.drawText(badge_rect, Qt::AlignCenter, QString::number(number));
-            painter.setPen(kInk);
-            painter.setFont(fonts.stage_title);
-            painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge_w - 6 * f, badge + 8 * f),
-                             Qt::AlignLeft | Qt::AlignVCenter, stage.title);
-
-            // The boxes, centred in the graphic area, names above them when there are several.
-            std::vector<TensorGlyph> glyphs;
-            double total_w = 0, max_h = 0;
-            for (int s : stage.steps) {
-                glyphs.push_back(glyphFor(steps[size_t(s)], c, unit, m_selected_head));
-                total_w += glyphs.back().extent().width();
-                max_h = std::max(max_h, glyphs.back().extent().height());
-            }
-            const bool labelled = glyphs.size() > 1;
-            total_w += item_gap * double(glyphs.size() - 1);
-            const double group_h = max_h + (labelled ? item_label_h : 0);
-            double x = p.graphic.center().x() - total_w / 2;
-            const double top = p.graphic.center().y() - group_h / 2 + (labelled ? item_label_h : 0);
-            QRectF group;
-            for (size_t g = 0; g < glyphs.size(); ++g) {
-                const TensorGlyph& glyph = glyphs[g];
-                const QSizeF e = glyph.extent();
-                const QPointF top_left(x, top + (max_h - e.height()) / 2);
-                const QRectF bounds(top_left, e);
-                const int step_index = stage.steps[g];
-                glyph.paint(painter, top_left, line_width);
-                if (labelled) {
-                    painter.setFont(fonts.item);
-                    painter.setPen(kInk);
-                    const QRectF face = glyph.frontFace(top_left);
-                    painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - item_label_h - 4 * f, face.width() + 40 * f, item_label_h),
-                                     Qt::AlignHCenter | Qt::AlignBottom, stepName(steps[size_t(step_index)]));
-                }
-                if (glyph.mask == TensorGlyph::Mask::Causal) {
-                    // Label the hidden triangle when it has room for it.
-                    const QRectF face = glyph.frontFace(top_left);
-                    painter.setFont(fonts.names);
-                    const QString minus_inf = QStringLiteral("−∞");
-                    if (face.width() > 3.2 * QFontMetricsF(fonts.names, painter.device()).horizontalAdvance(minus_inf)) {
-                        painter.setPen(kInk);
-                        painter.drawText(QRectF(face.center().x(), face.top(), face.width() / 2, face.height() / 2),
-                                         Qt::AlignCenter, minus_inf);
-                    }
-                }
-                if (step_index == m_hovered_step) {
-                    painter.setPen(QPen(QColor(0x1f, 0x77, 0xd0), 1.4 * f, Qt::DashLine));
-                    painter.setBrush(Qt::NoBrush);
-                    painter.drawRoundedRect(bounds.adjusted(-4 * f, -4 * f, 4 * f, 4 * f), 3 * f, 3 * f);
-                }
-                hits.push_back({bounds.adjusted(-3 * f, -3 * f, 3 * f, 3 * f), step_index});
-                group = group.isNull() ? bounds : group.united(bounds);
-                x += e.width() + item_gap;
-            }
-            groups[r].push_back(group);
-
-            // Shape, axis names and formula under the boxes.
-            double y = p.graphic.bottom() + 4 * f;
-            painter.setPen(kInk);
-            painter.setFont(fonts.shape);
-            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), shape_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
-                             stage.shape_line);
-            y += shape_fm.height();
-            painter.setPen(kMuted);
-            painter.setFont(fonts.names);
-            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), names_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
-                             stage.names_line);
-            y += names_fm.height() + 2 * f;
-            painter.setPen(kInk);
-            painter.setFont(fonts.caption);
-            painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), 2 * caption_fm.lineSpacing() + 2 * f),
-                             Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, stage.caption);
+            groups[r].push_back(drawStage(painter, p, ++number, style, hits));
         }
     }
 
