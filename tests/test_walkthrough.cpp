@@ -261,6 +261,23 @@ private slots:
         keepPicture(view, QStringLiteral("walkthrough-toy.png"));
     }
 
+    // The default sentence at the default sizes: positions shown, the breakdown is T x 64.
+    void widgetDefaultSentence()
+    {
+        WalkthroughView view;
+        view.resize(1200, 900);
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(512, 8));
+        view.setResult(result);
+        view.select(2, 1);
+        QVERIFY(view.tableModel(1, 1));  // PE
+        QCOMPARE(view.tableModel(1, 1)->table().values, result->input.positional);
+        QCOMPARE(view.breakdown()->products().values.rows(), qsizetype(result->seqLen()));
+        QCOMPARE(view.breakdown()->products().values.cols(), 64);
+        QCOMPARE(view.tableModel(9, 0)->columnCount(), 512);
+        QCOMPARE(view.tableModel(9, 0)->headerData(128, Qt::Horizontal).toString(), QStringLiteral("h2:0"));
+        keepPicture(view, QStringLiteral("walkthrough-default.png"));
+    }
+
     // User choices emit selectionChanged once; select() from outside does not emit.
     void selectionSignals()
     {

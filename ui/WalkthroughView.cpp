@@ -5,6 +5,7 @@
 #include "WalkthroughTableModel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -69,6 +70,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
     scroll->setFrameShape(QFrame::NoFrame);
     auto* page = new QWidget(scroll);
     m_page = page;
+    page->installEventFilter(this);
     auto* steps = new QVBoxLayout(page);
     steps->setContentsMargins(10, 4, 10, 10);
     steps->setSpacing(4);
@@ -247,13 +249,16 @@ void WalkthroughView::fitTable(const TableSlot& slot) const
     }
 }
 
-void WalkthroughView::resizeEvent(QResizeEvent* event)
+bool WalkthroughView::eventFilter(QObject* watched, QEvent* event)
 {
-    QWidget::resizeEvent(event);
-    for (const Section& section : m_sections)
-        for (const TableSlot& slot : section.tables)
-            if (slot.model->rowCount() > 0)
-                fitTable(slot);
+    // The tables are as wide as the page allows: fit them again when the page changes width.
+    if (watched == m_page && event->type() == QEvent::Resize) {
+        for (const Section& section : m_sections)
+            for (const TableSlot& slot : section.tables)
+                if (slot.model->rowCount() > 0)
+                    fitTable(slot);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void WalkthroughView::rebuild()

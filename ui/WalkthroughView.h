@@ -56,7 +56,7 @@ signals:
     void selectionChanged(int head, int query);
 
 protected:
-    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct TableSlot {
