@@ -2,6 +2,7 @@
 
 #include "AttentionPipeline.h"
 #include "JsonReport.h"
+#include "NpyReader.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -25,7 +26,25 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
 {
     if (options.input_path.isEmpty())
         return AttentionPipeline::run(options.config, options.sentence, detail);
-    return Error{QStringLiteral("--input %1: reading .npy input is not available in this build").arg(options.input_path)};
+
+    // --input: the rows are given, so there are no embeddings and no positional encoding.
+    auto x = NpyReader::readMatrixFile(options.input_path);
+    if (!x)
+        return Error{QStringLiteral("--input %1").arg(x.error())};
+    auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), options.token_labels);
+    if (!input)
+        return Error{QStringLiteral("--input %1: %2").arg(options.input_path, input.error())};
+    ModelConfig config = options.config;
+    config.positional_encoding = false;
+    if (config.input_dim == 0)
+        config.input_dim = int(input->x.cols());
+    auto weights = AttentionPipeline::buildWeights(config);
+    if (!weights)
+        return Error{weights.error()};
+    if (weights->weights.inputDim() != input->x.cols())
+        return Error{QStringLiteral("--input %1: the rows have %2 columns, the weights expect %3")
+                         .arg(options.input_path).arg(input->x.cols()).arg(weights->weights.inputDim())};
+    return AttentionPipeline::run(config, std::move(input).value(), weights.value(), detail);
 }
 
 int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)

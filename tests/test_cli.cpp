@@ -98,6 +98,24 @@ private slots:
                 QCOMPARE(head[i].toArray()[j].toDouble(), 0.0);
     }
 
+    void toyExampleFromFiles()
+    {
+        const QString examples = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/");
+        const QJsonObject json = runJson({"--weights", examples + "toy-4d.json", "--input", examples + "toy-4d-input.npy",
+                                          "--tokens", "x0,x1,x2", "--scale", "none"});
+        QCOMPARE(json["tokens"].toArray(), (QJsonArray{"x0", "x1", "x2"}));
+        QCOMPARE(json["config"]["num_heads"].toInt(), 1);
+        QCOMPARE(json["config"]["input_dim"].toInt(), 4);
+        const QJsonArray row0 = json["attention"][0][0].toArray();
+        const QJsonArray out0 = json["output"][0].toArray();
+        const double weights0[] = {0.06337894, 0.46831053, 0.46831053};
+        const double output0[] = {1.93662106, 6.68310531, 1.59506841};
+        for (int j = 0; j < 3; ++j) {
+            QVERIFY(std::abs(row0[j].toDouble() - weights0[j]) < 1e-6);  // float32 rounding
+            QVERIFY(std::abs(out0[j].toDouble() - output0[j]) < 1e-5);
+        }
+    }
+
     void jsonToAFileIsWrittenWhole()
     {
         QTemporaryDir dir;
@@ -126,6 +144,11 @@ private slots:
         QTest::addRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate";
         QTest::addRow("missing weights file") << QStringList{"--weights", "/no/such/file.safetensors"} << "/no/such/file.safetensors";
         QTest::addRow("missing input file") << QStringList{"--input", "/no/such/x.npy"} << "/no/such/x.npy";
+        QTest::addRow("input is not npy") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d.json"} << "magic";
+        QTest::addRow("too few token labels") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--tokens", "a,b", "--d-model", "4", "--heads", "1"} << "labels";
+        QTest::addRow("input width against weights") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz"} << "columns";
+        QTest::addRow("weights not a weight file") << QStringList{"--weights", ATTENTION_SOURCE_DIR "/README.md"} << "README.md";
+        QTest::addRow("layer out of range") << QStringList{"--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz", "--layer", "3"} << "layer";
         QTest::addRow("tokens without input") << QStringList{"--tokens", "a,b"} << "--tokens";
         QTest::addRow("head out of range") << QStringList{"--d-model", "8", "--heads", "2", "--head", "2"} << "--head 2";
         QTest::addRow("layer without file") << QStringList{"--layer", "1"} << "--layer";
