@@ -4,6 +4,7 @@
 // Set ATTENTION_PICTURES_DIR to keep the rendered pictures for a look.
 
 #include "AttentionWeights.h"
+#include "Examples.h"
 #include "ShapeDiagramExport.h"
 #include "ShapeDiagramPainter.h"
 #include "ShapeDiagramView.h"
@@ -147,9 +148,21 @@ private slots:
         QVERIFY(ShapeDiagramExport::exportTo(causal, 4, 11, masked_png).ok());
         keep(masked_png);
 
-        const QString toy = dir.filePath(QStringLiteral("shapes-toy.png"));
-        QVERIFY(ShapeDiagramExport::exportTo(test::toyResult(), 1, 0, toy).ok());
-        keep(toy);
+        // The toy as the Examples menu loads it: the caption names the file.
+        auto example = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples"));
+        QVERIFY2(example.ok(), qPrintable(example.error()));
+        auto toy_result = Examples::run(example.value());
+        QVERIFY(toy_result.ok());
+        const QString toy = dir.filePath(QStringLiteral("shapes-toy.svg"));
+        QVERIFY(ShapeDiagramExport::exportTo(toy_result.value(), 1, 0, toy).ok());
+        const QByteArray toy_text = readAll(toy);
+        QVERIFY(toy_text.contains("toy-4d.json"));
+        QVERIFY(toy_text.contains("(1, 3, 4)"));
+        QVERIFY(toy_text.contains("Parameters: 36"));
+        QVERIFY(!toy_text.contains("Output weights Wo"));  // no output projection, no Wo box
+        const QString toy_png = dir.filePath(QStringLiteral("shapes-toy.png"));
+        QVERIFY(ShapeDiagramExport::exportTo(toy_result.value(), 1, 0, toy_png).ok());
+        keep(toy_png);
     }
 
     void refusesBadOutputs()

@@ -1,6 +1,7 @@
 // The step-by-step walkthrough: its numbers are the trace's numbers, the toy example gives the
 // tutorial's values, and the widget keeps its selection in sync with the heatmaps.
 
+#include "Examples.h"
 #include "ToyAttention.h"
 #include "WalkthroughModel.h"
 #include "WalkthroughTableModel.h"
@@ -94,6 +95,35 @@ private slots:
         QCOMPARE(walk.step(2).formula, QStringLiteral("q_t = x_t Wq, columns 0 … 2 of Q (likewise k, v)"));
         QCOMPARE(walk.step(10).formula, QStringLiteral("no output projection: y = concat"));
         QCOMPARE(walk.step(4).formula, QStringLiteral("s_j / 1"));
+    }
+
+    // The same toy from the shipped files, as the Examples menu loads it.
+    void toyExampleFromFiles()
+    {
+        auto example = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples"));
+        QVERIFY2(example.ok(), qPrintable(example.error()));
+        QCOMPARE(example->title, QStringLiteral("Toy 4-dimensional attention"));
+        QCOMPARE(example->config.scale.mode, ScaleSetting::Mode::None);
+        QVERIFY(!example->config.positional_encoding);
+        QCOMPARE(example->input.x, test::matrix({{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}}));
+        auto result = Examples::run(example.value());
+        QVERIFY2(result.ok(), qPrintable(result.error()));
+        QVERIFY(result->weights_description.contains(QStringLiteral("toy-4d.json")));
+        QVERIFY(!result->has_output_projection);
+
+        const WalkthroughModel walk = WalkthroughModel::build(result.value(), 0, 0);
+        compareRow(walk.step(3).tables[0].values, 0, {2, 4, 4}, 0);
+        compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
+        compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        // Exactly the numbers of the toy built in code: same weights, same input, same engine.
+        const AttentionResult built = test::toyResult();
+        QCOMPARE(result->trace.weights[0], built.trace.weights[0]);
+        QCOMPARE(result->trace.output, built.trace.output);
+
+        const auto missing = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/no-such-directory"));
+        QVERIFY(!missing.ok());
+        QVERIFY2(missing.error().contains(QStringLiteral("toy-4d.json")), qPrintable(missing.error()));
     }
 
     void toyCausal()
