@@ -41,6 +41,7 @@ ShapeConfig ShapeConfig::fromResult(const AttentionResult& result, std::int64_t 
     config.masked = trace.causal
         || std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
     config.scale = trace.scale;
+    config.positional = result.input.positional.size() > 0;
 
     // parameters = d_in * 3 d_model [+ 3 d_model] [+ d_model * d_out [+ d_out]]
     const std::int64_t in_bias = 3 * config.d_model;
@@ -106,7 +107,7 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
         return m_steps.back();
     };
 
-    add(Id::Input, Kind::Tensor, QStringLiteral("X"), QStringLiteral("X = token vectors"),
+    add(Id::Input, Kind::Tensor, QStringLiteral("X"), config.positional ? QStringLiteral("X = embeddings + positions") : QStringLiteral("X = the token vectors"),
         {dB, dT, dIn});
 
     // 1. Projections: Q = X Wq + bq, one (d_in x d_model) matrix each.

@@ -31,6 +31,7 @@ struct ShapeConfig {
     bool has_output_bias = true;
     bool masked = false;         // a causal or padding mask is on: the mask step is shown
     bool causal = false;         // the mask is the causal one (drawn as a triangle)
+    bool positional = false;     // X includes a positional encoding
     double scale = 0.0;          // divisor of the scores; 0 = sqrt(head_dim)
 
     std::int64_t headDim() const { return num_heads > 0 ? d_model / num_heads : 0; }

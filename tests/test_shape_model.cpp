@@ -184,12 +184,15 @@ private slots:
         QVERIFY(config.masked && config.causal);
         QCOMPARE(config.effectiveScale(), 2.0);
         QCOMPARE(ShapeModel(config).totalParameters(), random.parameter_count);
+        QVERIFY(config.positional);
+        QCOMPARE(ShapeModel(config).step(Id::Input)->formula, QStringLiteral("X = embeddings + positions"));
 
         const AttentionResult toy = test::toyResult();
         const ShapeConfig toy_config = ShapeConfig::fromResult(toy, 1);
         QVERIFY(!toy_config.has_input_bias);
         QVERIFY(!toy_config.has_output_projection);
         QVERIFY(!toy_config.masked);
+        QVERIFY(!toy_config.positional);
         QCOMPARE(toy_config.effectiveScale(), 1.0);
         const ShapeModel toy_model(toy_config);
         QCOMPARE(toy_model.totalParameters(), toy.parameter_count);  // 3 x 4 x 3 = 36
