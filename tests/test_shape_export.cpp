@@ -306,6 +306,23 @@ private slots:
         QVERIFY(diagram.toolTip(int(steps.size())).isEmpty());
     }
 
+    // One repaint of the diagram at 1200 x 900 (the widget repaints on hover and on every result).
+    void benchmarkPaint()
+    {
+        ShapeConfig config;
+        config.batch = 32;
+        config.seq_len = 10;
+        config.input_dim = config.d_model = config.output_dim = 512;
+        config.num_heads = 64;
+        config.masked = config.causal = true;
+        const ShapeDiagramPainter diagram(ShapeModel(config), 5);
+        QImage image(1200, 900, QImage::Format_ARGB32_Premultiplied);
+        QBENCHMARK {
+            QPainter painter(&image);
+            QCOMPARE(diagram.paint(painter, QRectF(0, 0, 1200, 900)).size(), diagram.model().steps().size());
+        }
+    }
+
     // The widget: follows results, batch and head; hovering a box gives its tooltip.
     void widget()
     {
