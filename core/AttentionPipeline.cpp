@@ -1,8 +1,14 @@
 #include "AttentionPipeline.h"
 
+#include "AttentionEngine.h"
+#include "AttentionResult.h"
+
 #include "PositionalEncoding.h"
 #include "TokenEmbedder.h"
 #include "Tokenizer.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
 
 namespace attn {
 
@@ -63,6 +69,59 @@ AttentionOptions AttentionPipeline::optionsFor(const ModelConfig& config, TraceD
     options.scale = config.scale;
     options.detail = detail;
     return options;
+}
+
+Result<AttentionResult> AttentionPipeline::run(const ModelConfig& config, AttentionInput input,
+                                               const LoadedWeights& loaded, TraceDetail detail)
+{
+    const AttentionWeights& weights = loaded.weights;
+    QElapsedTimer timer;
+    timer.start();
+    auto trace = AttentionEngine::forward(input.x, weights, optionsFor(config, detail));
+    if (!trace)
+        return Error{trace.error()};
+
+    AttentionResult result;
+    result.compute_ms = double(timer.nsecsElapsed()) / 1e6;
+    result.config = config;
+    result.input = std::move(input);
+    result.trace = std::move(trace).value();
+    result.output_dim = weights.outputDim();
+    result.has_output_projection = weights.hasOutputProjection();
+    result.parameter_count = weights.parameterCount();
+    result.layer_count = loaded.layer_count;
+    switch (config.weight_source) {
+    case ModelConfig::WeightSource::Random:
+        result.weights_description = QStringLiteral("random (seed %1)").arg(config.seed);
+        break;
+    case ModelConfig::WeightSource::Identity:
+        result.weights_description = QStringLiteral("identity");
+        break;
+    case ModelConfig::WeightSource::File:
+        result.weights_description = loaded.layer_count > 1
+            ? QStringLiteral("%1 (%2, layer %3 of %4)").arg(QFileInfo(config.weights_file).fileName(), loaded.scheme)
+                  .arg(config.layer).arg(loaded.layer_count)
+            : QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), loaded.scheme);
+        break;
+    }
+    return result;
+}
+
+Result<AttentionResult> AttentionPipeline::run(const ModelConfig& config, const QString& sentence, TraceDetail detail)
+{
+    AttentionInput input = inputFromSentence(sentence, config);
+    if (input.tokens.isEmpty())
+        return Error{QStringLiteral("the sentence has no tokens")};
+    auto weights = buildWeights(config);
+    if (!weights)
+        return Error{weights.error()};
+    if (weights->weights.inputDim() != config.effectiveInputDim()) {
+        // Loaded weights fix the input dimension: embed again at the file's size.
+        ModelConfig sized = config;
+        sized.input_dim = weights->weights.inputDim();
+        input = inputFromSentence(sentence, sized);
+    }
+    return run(config, std::move(input), weights.value(), detail);
 }
 
 }  // namespace attn

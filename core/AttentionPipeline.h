@@ -11,6 +11,8 @@
 
 namespace attn {
 
+struct AttentionResult;
+
 // The rows that go into attention, with a label for each.
 struct AttentionInput {
     TokenList tokens;  // one per row of x
@@ -32,6 +34,15 @@ public:
     static Result<LoadedWeights> buildWeights(const ModelConfig& config);
 
     static AttentionOptions optionsFor(const ModelConfig& config, TraceDetail detail);
+
+    // The whole computation for a prepared input and weights (built once, reused per keystroke).
+    static Result<AttentionResult> run(const ModelConfig& config, AttentionInput input,
+                                       const LoadedWeights& weights,
+                                       TraceDetail detail = TraceDetail::Full);
+    // Convenience for one-shot callers (command line, tests): input from the sentence, weights
+    // from the config. An empty or blank sentence is an error here.
+    static Result<AttentionResult> run(const ModelConfig& config, const QString& sentence,
+                                       TraceDetail detail = TraceDetail::Full);
 };
 
 }  // namespace attn

@@ -1,0 +1,209 @@
+#include "CommandLine.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <limits>
+
+namespace attn {
+namespace {
+
+constexpr int kMaxPictureSide = 16384;
+
+Result<int> positiveInt(const QString& option, const QString& text, int minimum = 1)
+{
+    bool ok = false;
+    const qlonglong value = text.trimmed().toLongLong(&ok);
+    if (!ok || value < minimum || value > std::numeric_limits<int>::max())
+        return Error{QStringLiteral("%1: expected %2 integer, got '%3'")
+                         .arg(option, minimum == 0 ? QStringLiteral("a non-negative") : QStringLiteral("a positive"), text)};
+    return int(value);
+}
+
+}  // namespace
+
+QString CommandLine::helpText()
+{
+    return QStringLiteral(
+        "Usage: attention-lab [options]\n"
+        "Shows what multi-head attention does to a sentence. Without --json or --export it opens the window.\n"
+        "\n"
+        "Input\n"
+        "  --sentence TEXT        sentence to tokenize (default: \"%1\")\n"
+        "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
+        "  --tokens A,B,C         labels for the rows of --input\n"
+        "Model\n"
+        "  --d-model N            model width (default 512)\n"
+        "  --heads N              number of heads (default 8; with --weights: the file's)\n"
+        "  --input-dim N          input width (default: d-model)\n"
+        "  --seed N               seed of the random weights and the token embeddings (default 0)\n"
+        "  --weights FILE         .safetensors, .npz or .json weights\n"
+        "  --identity             identity weights (scores = raw dot products of the inputs)\n"
+        "  --layer N              layer of a multi-layer file (default 0)\n"
+        "  --causal               causal (decoder) mask: query i sees keys 0..i\n"
+        "  --scale sqrt|none|X    divisor of the scores (default sqrt(head_dim))\n"
+        "  --no-positional        no sinusoidal positional encoding\n"
+        "Output (headless)\n"
+        "  --json FILE|-          results as JSON\n"
+        "  --export FILE          picture of a view: .png, .svg or .pdf\n"
+        "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
+        "  --head N               head for --view head (default 0)\n"
+        "  --compare A,B          heads for --view compare (default 0,1)\n"
+        "  --size WxH             PNG size in pixels (default 1200x900)\n"
+        "  --batch N              batch size drawn in the shape diagram (default 1)\n"
+        "  -h, --help             this text\n"
+        "  --version              the version\n")
+        .arg(ModelConfig::defaultSentence());
+}
+
+Status CommandLine::checkOutputPath(const QString& option, const QString& path, const QStringList& extensions)
+{
+    if (path.isEmpty())
+        return Error{QStringLiteral("%1: the file name is empty").arg(option)};
+    const QFileInfo info(path);
+    if (!extensions.isEmpty() && !extensions.contains(info.suffix().toLower()))
+        return Error{QStringLiteral("%1 %2: unknown extension '%3' (expected %4)")
+                         .arg(option, path, info.suffix(), extensions.join(QStringLiteral(", ")))};
+    const QFileInfo dir(info.absolutePath());
+    if (!dir.exists())
+        return Error{QStringLiteral("%1 %2: the directory %3 does not exist").arg(option, path, dir.filePath())};
+    if (!dir.isDir())
+        return Error{QStringLiteral("%1 %2: %3 is a file, not a directory").arg(option, path, dir.filePath())};
+    if (info.isDir())
+        return Error{QStringLiteral("%1 %2: is a directory").arg(option, path)};
+    return {};
+}
+
+Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
+{
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads", "input-dim", "seed",
+                                "weights", "layer", "scale", "json", "export", "view", "head",
+                                "compare", "size", "batch"};
+    for (const QString& name : valued)
+        parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
+    for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
+        parser.addOption(QCommandLineOption(QString::fromLatin1(flag)));
+    parser.addOption(QCommandLineOption(QStringLiteral("h")));
+
+    if (!parser.parse(arguments))
+        return Error{parser.errorText()};
+    if (!parser.positionalArguments().isEmpty())
+        return Error{QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first())};
+    for (const QString& name : parser.optionNames()) {
+        if (parser.optionNames().count(name) > 1)
+            return Error{QStringLiteral("--%1 is given more than once").arg(name)};
+    }
+
+    CommandLineOptions options;
+    options.show_help = parser.isSet("help") || parser.isSet("h");
+    options.show_version = parser.isSet("version");
+    ModelConfig& config = options.config;
+
+    if (parser.isSet("sentence")) {
+        options.sentence = parser.value("sentence");
+        if (options.sentence.trimmed().isEmpty())
+            return Error{QStringLiteral("--sentence: the sentence is empty")};
+    }
+    if (parser.isSet("input"))
+        options.input_path = parser.value("input");
+    if (parser.isSet("tokens")) {
+        if (options.input_path.isEmpty())
+            return Error{QStringLiteral("--tokens: labels only go with --input")};
+        options.token_labels = parser.value("tokens").split(u',');
+    }
+    auto readInt = [&](const char* name, int& target, int minimum = 1) -> Status {
+        if (!parser.isSet(name))
+            return {};
+        auto value = positiveInt(QStringLiteral("--%1").arg(QLatin1String(name)), parser.value(name), minimum);
+        if (!value)
+            return Error{value.error()};
+        target = *value;
+        return {};
+    };
+    if (Status s = readInt("d-model", config.d_model); !s) return Error{s.error()};
+    if (Status s = readInt("heads", config.num_heads); !s) return Error{s.error()};
+    if (Status s = readInt("input-dim", config.input_dim); !s) return Error{s.error()};
+    if (Status s = readInt("layer", config.layer, 0); !s) return Error{s.error()};
+    if (Status s = readInt("head", options.head, 0); !s) return Error{s.error()};
+    if (Status s = readInt("batch", options.batch); !s) return Error{s.error()};
+    options.heads_given = parser.isSet("heads");
+    if (parser.isSet("seed")) {
+        bool ok = false;
+        const QString text = parser.value("seed").trimmed();
+        config.seed = text.toULongLong(&ok);
+        if (!ok || text.startsWith(u'-') || text.startsWith(u'+'))
+            return Error{QStringLiteral("--seed: expected a non-negative integer, got '%1'").arg(parser.value("seed"))};
+    }
+    if (parser.isSet("scale")) {
+        auto scale = ScaleSetting::parse(parser.value("scale"));
+        if (!scale)
+            return Error{QStringLiteral("--scale: %1").arg(scale.error())};
+        config.scale = *scale;
+    }
+    config.causal = parser.isSet("causal");
+    config.positional_encoding = !parser.isSet("no-positional");
+    if (parser.isSet("weights") && parser.isSet("identity"))
+        return Error{QStringLiteral("--identity: cannot be combined with --weights")};
+    if (parser.isSet("identity"))
+        config.weight_source = ModelConfig::WeightSource::Identity;
+    if (parser.isSet("weights")) {
+        config.weight_source = ModelConfig::WeightSource::File;
+        config.weights_file = parser.value("weights");
+        config.file_num_heads = options.heads_given ? config.num_heads : 0;
+        if (!QFileInfo(config.weights_file).isFile())
+            return Error{QStringLiteral("--weights %1: no such file").arg(config.weights_file)};
+    } else if (parser.isSet("layer") && config.layer != 0) {
+        return Error{QStringLiteral("--layer: only a weight file has layers")};
+    }
+    if (config.weight_source != ModelConfig::WeightSource::File && config.d_model % config.num_heads != 0)
+        return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads").arg(config.d_model).arg(config.num_heads)};
+
+    if (parser.isSet("view")) {
+        options.view = parser.value("view");
+        if (!QStringList{"grid", "head", "compare", "shapes", "lines"}.contains(options.view))
+            return Error{QStringLiteral("--view: expected grid, head, compare or shapes, got '%1'").arg(options.view)};
+    }
+    if (parser.isSet("compare")) {
+        static const QRegularExpression pair(QStringLiteral("^\\s*(\\d+)\\s*,\\s*(\\d+)\\s*$"));
+        const auto match = pair.match(parser.value("compare"));
+        bool okA = false, okB = false;
+        if (match.hasMatch()) {
+            options.compare_a = match.captured(1).toInt(&okA);
+            options.compare_b = match.captured(2).toInt(&okB);
+        }
+        if (!okA || !okB)
+            return Error{QStringLiteral("--compare: expected two head numbers A,B, got '%1'").arg(parser.value("compare"))};
+        options.compare_given = true;
+    }
+    if (parser.isSet("size")) {
+        static const QRegularExpression wxh(QStringLiteral("^\\s*(\\d{1,6})\\s*[xX]\\s*(\\d{1,6})\\s*$"));
+        const auto match = wxh.match(parser.value("size"));
+        const int w = match.hasMatch() ? match.captured(1).toInt() : 0;
+        const int h = match.hasMatch() ? match.captured(2).toInt() : 0;
+        if (w < 1 || h < 1 || w > kMaxPictureSide || h > kMaxPictureSide)
+            return Error{QStringLiteral("--size: expected WIDTHxHEIGHT with sides from 1 to %1, got '%2'")
+                             .arg(kMaxPictureSide).arg(parser.value("size"))};
+        options.size = QSize(w, h);
+    }
+
+    if (parser.isSet("json")) {
+        options.json_path = parser.value("json");
+        if (options.json_path != u"-")
+            if (Status s = checkOutputPath(QStringLiteral("--json"), options.json_path, {}); !s)
+                return Error{s.error()};
+    }
+    if (parser.isSet("export")) {
+        options.export_path = parser.value("export");
+        if (Status s = checkOutputPath(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
+            return Error{s.error()};
+    }
+    if (!options.input_path.isEmpty() && !QFileInfo(options.input_path).isFile())
+        return Error{QStringLiteral("--input %1: no such file").arg(options.input_path)};
+    return options;
+}
+
+}  // namespace attn

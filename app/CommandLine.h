@@ -1,0 +1,46 @@
+#pragma once
+
+#include "ModelConfig.h"
+#include "Result.h"
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace attn {
+
+// Everything the command line can say (../shared/spec/cli-contract.md), parsed and checked.
+struct CommandLineOptions {
+    ModelConfig config;
+    QString sentence = ModelConfig::defaultSentence();
+    QString input_path;      // --input FILE.npy, instead of the sentence
+    QStringList token_labels;  // --tokens A,B,C
+    bool heads_given = false;
+
+    QString json_path;    // --json FILE or "-" for standard output
+    QString export_path;  // --export FILE.png|svg|pdf
+    QString view = QStringLiteral("grid");
+    int head = 0;
+    int compare_a = 0;
+    int compare_b = 1;
+    bool compare_given = false;
+    QSize size{1200, 900};
+    int batch = 1;
+
+    bool show_help = false;
+    bool show_version = false;
+
+    bool headless() const { return !json_path.isEmpty() || !export_path.isEmpty(); }
+};
+
+class CommandLine {
+public:
+    // arguments[0] is the program name, as in QCoreApplication::arguments().
+    static Result<CommandLineOptions> parse(const QStringList& arguments);
+    static QString helpText();
+
+    // Output paths are checked before anything is computed, so a bad one writes nothing.
+    static Status checkOutputPath(const QString& option, const QString& path, const QStringList& extensions);
+};
+
+}  // namespace attn

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "AttentionResult.h"
+#include "CommandLine.h"
+
+#include <QTextStream>
+
+namespace attn {
+
+// Runs the command line without a window: computes, writes --json and --export, and turns
+// every failure into the one `error:` line of the contract.
+class HeadlessRunner {
+public:
+    // Returns the process exit status; errors go to `err` as one line.
+    static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
+
+    // The computation the options ask for, shared with the window's start-up.
+    static Result<AttentionResult> compute(const CommandLineOptions& options, TraceDetail detail);
+};
+
+}  // namespace attn

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Makes the pictures of the README with the command line, exactly as the window draws them:
+#   scripts/make_readme_images.sh [build-dir]
+# Headless: works with no display (QT_QPA_PLATFORM=offscreen).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+exe="$build/app/attention-lab"
+[ -x "$exe" ] || cmake --build "$build" --target attention-lab
+out=docs/images
+mkdir -p "$out"
+export QT_QPA_PLATFORM=offscreen
+
+# Every head of the default sentence, random weights (seed 0).
+"$exe" --export "$out/heads-grid.png" --view grid --size 1200x900
+# The same heads with the causal (decoder) mask: the upper triangles are hatched.
+"$exe" --export "$out/heads-grid-causal.png" --view grid --causal --size 1200x900
+# One head large, causal, with the weights written in the cells.
+"$exe" --export "$out/head-causal.png" --view head --head 2 --causal --size 1000x900
+# A vector version for papers.
+"$exe" --export "$out/heads-grid.svg" --view grid --size 1200x900
+
+ls -l "$out"

@@ -1,0 +1,85 @@
+#pragma once
+
+#include "AttentionResult.h"
+#include "ModelConfig.h"
+#include "WeightFile.h"
+
+#include <QObject>
+#include <QSet>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+
+namespace attn {
+
+// The single source of truth of the window: the current ModelConfig, sentence and weights, and
+// the latest AttentionResult. Every view (heads grid, head view, shapes, walkthrough, compare)
+// connects to its signals and never computes on its own.
+//
+// - Weights are rebuilt only when the config says they changed (ModelConfig::sameWeightsAs);
+//   a weight file is read once, synchronously, when it is chosen.
+// - Small inputs are computed synchronously, so a keystroke's result is there before the next
+//   paint. Large ones run on a worker thread; every request carries a generation number, the
+//   newest request wins, and results of older ones are dropped, never shown.
+// - A rejected config (heads that do not divide d_model, an unreadable weight file, ...) keeps
+//   the previous config, weights and result; the reason is reported through errorChanged.
+class AttentionController : public QObject {
+    Q_OBJECT
+public:
+    explicit AttentionController(QObject* parent = nullptr);
+    ~AttentionController() override;  // waits for a running computation
+
+    // Both return false (and emit errorChanged) when the request is refused.
+    bool setConfig(const ModelConfig& config);
+    bool setSentence(const QString& sentence);
+
+    const ModelConfig& config() const { return m_config; }
+    const QString& sentence() const { return m_sentence; }
+    std::shared_ptr<const AttentionResult> result() const { return m_result; }
+    std::shared_ptr<const LoadedWeights> weights() const { return m_weights; }
+    bool isBusy() const { return m_busy; }
+
+    // Work (in floating-point operations) above which a computation leaves the GUI thread.
+    // Default 1e8: T = 16 at d_model 512 (~4e7) stays synchronous, T = 512 (~1.3e9) does not.
+    void setAsyncThreshold(double flops) { m_async_threshold = flops; }
+    static double estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim);
+    // Blocks until no computation is pending and its result has been delivered (tests, export).
+    void waitForIdle();
+
+signals:
+    // A new result for the current sentence and config. Never emitted for a stale request.
+    void resultReady(std::shared_ptr<const attn::AttentionResult> result);
+    // field: "sentence", "d_model", "heads", "input_dim", "weights", "layer" or "scale".
+    // A non-empty message means the field's value was refused; an empty one clears the error.
+    void errorChanged(const QString& field, const QString& message);
+    // True while a computation started on the worker has not delivered its result.
+    void busyChanged(bool busy);
+    // Weights were (re)built or loaded; description as in AttentionResult::weights_description.
+    void weightsChanged(const QString& description);
+
+private:
+    struct Job;
+    struct Outcome;
+    static Outcome runJob(const Job& job);
+    void request();
+    void deliver(Outcome outcome);
+    void setBusy(bool busy);
+    void reportError(const QString& field, const QString& message);
+    void clearErrors();
+    static QString fieldOf(const ModelConfig& config, const QString& message);
+
+    ModelConfig m_config;
+    ModelConfig m_weights_config;  // the config m_weights were built from
+    QString m_sentence = ModelConfig::defaultSentence();
+    std::shared_ptr<const LoadedWeights> m_weights;
+    std::shared_ptr<const AttentionResult> m_result;
+    QSet<QString> m_error_fields;
+    QThreadPool m_pool;
+    std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
+    quint64 m_delivered = 0;
+    bool m_busy = false;
+    double m_async_threshold = 1e8;
+};
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "ColorMaps.h"
+#include "HeatmapPlot.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QSpinBox;
+
+namespace attn {
+
+struct AttentionResult;
+
+// One head large: token labels on both axes, a colour bar, the numbers in the cells when they
+// are readable, masked cells hatched, and the value under the mouse in words
+// ("query 'it' → key 'cat': 0.412").
+class HeadView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadView(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void setColorMap(ColorMaps::Map map);
+    void setHead(int head);
+    int head() const { return m_head; }
+    HeatmapPlot* plot() const { return m_plot; }
+    QString hoverText() const;
+
+    // The plot as it looks at `target`'s size, for export.
+    void render(QPainter* painter, const QRectF& target);
+
+    static QString describeCell(const QString& query, const QString& key, double value);
+
+signals:
+    void headChanged(int head);
+    void cellHovered(int query, int key);  // -1, -1 when the mouse leaves
+
+private:
+    void refresh();
+
+    std::shared_ptr<const AttentionResult> m_result;
+    HeatmapPlot* m_plot = nullptr;
+    QSpinBox* m_head_box = nullptr;
+    QLabel* m_of_label = nullptr;
+    QLabel* m_hover = nullptr;
+    int m_head = 0;
+};
+
+}  // namespace attn

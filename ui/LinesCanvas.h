@@ -1,0 +1,78 @@
+#pragma once
+
+#include <QColor>
+#include <QRectF>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace attn {
+
+struct AttentionResult;
+
+// The "lines" picture of attention: the tokens in two columns, queries on the left and keys on the
+// right, and a line from query i to key j for every weight A_ij whose opacity and width follow the
+// weight (relative to the strongest weight shown, which is opaque; see opacityFor). One head, or all heads overlaid, each in
+// its own colour, with heads switched off by setHeadVisible. Hovering a token shows only its lines.
+// paint() draws the same picture on any QPainter (widget, PNG, SVG, PDF).
+class LinesCanvas : public QWidget {
+    Q_OBJECT
+public:
+    enum class Side { None, Query, Key };
+    static constexpr int kAllHeads = -1;
+
+    explicit LinesCanvas(QWidget* parent = nullptr);
+    ~LinesCanvas() override;
+
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void setHead(int head);  // kAllHeads or 0..num_heads-1
+    void setHeadVisible(int head, bool visible);
+    void setFocusToken(Side side, int index);  // what hovering sets; Side::None shows every line
+
+    int head() const { return m_head; }
+    bool isHeadVisible(int head) const;
+    Side focusSide() const { return m_focus_side; }
+    int focusIndex() const { return m_focus_index; }
+    static QColor headColor(int head);  // distinct colours for overlaid heads
+
+    // A line's opacity for weight / strongest weight shown: (w / w_max)^1.5, so that the T^2
+    // near-uniform lines of a long sentence fade and the strong ones stand out.
+    static double opacityFor(double relative_weight);
+    // Lines below this fraction of the strongest weight (opacity < 0.02) are not drawn.
+    static constexpr float kMinRelativeWeight = 0.075f;
+
+    void paint(QPainter& painter, const QRectF& rect) const;
+    // The token drawn at `position` when the picture fills `rect`, or Side::None.
+    std::pair<Side, int> tokenAt(const QPointF& position, const QRectF& rect) const;
+    // Lines paint() draws now (weights above the visibility threshold, visible heads, focus filter).
+    int visibleLineCount() const;
+
+    QSize sizeHint() const override { return {520, 480}; }
+    QSize minimumSizeHint() const override { return {240, 160}; }
+
+signals:
+    void focusTokenChanged(attn::LinesCanvas::Side side, int index);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    struct Layout;
+    Layout layoutFor(const QRectF& rect) const;
+    std::vector<int> shownHeads() const;
+    float strongestWeight(const std::vector<int>& heads) const;
+    bool passesFocus(int query, int key) const;
+
+    std::shared_ptr<const AttentionResult> m_result;
+    int m_head = 0;
+    std::vector<bool> m_visible;  // per head, for kAllHeads
+    Side m_focus_side = Side::None;
+    int m_focus_index = -1;
+};
+
+}  // namespace attn
