@@ -11,6 +11,10 @@ Plain python3, standard library only. With --rounds N both benchmarks run N time
 and each cell is the median over the rounds (the machine is shared: this tames the noise).
 
     python3 scripts/bench_table.py [--build build] [--rounds 3] [--threads 2] [--only ROW ...]
+
+PyTorch multiplies with the system's libblas.so.3 (OpenBLAS here). OpenBLAS 0.3.21 does not
+recognise every CPU and then falls back to generic kernels: `OPENBLAS_CORETYPE=SkylakeX python3
+scripts/bench_table.py` compares against PyTorch with OpenBLAS's AVX-512 kernels forced.
 """
 
 import argparse
