@@ -218,8 +218,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
                 const int visible = options.causal ? std::min(key_len, first + i + 1) : key_len;
                 maskedSoftmax(w.row(i), visible, options.key_padding, inv_scale);
             }
-            trace.concat.block(first, head * head_dim, rows, head_dim).noalias()
-                = w.leftCols(keys) * v_h.topRows(keys);
+            directProduct(w.leftCols(keys), v_h.topRows(keys),
+                          trace.concat.block(first, head * head_dim, rows, head_dim));
         }
     }
 

@@ -22,12 +22,12 @@ using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // cache-blocked product, still one column slice per thread.
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
 
-// out = x w on the calling thread, reading w in place: no packing copy of w and no zeroing of
-// out first, as Eigen's product does. For few rows of x (up to a few hundred) or a short inner
-// dimension, such as a head's scores Q_h K_h^T with head_dim 64.
+// out = x w on the calling thread only, reading w in place: no packing copy of w, no zeroing of
+// out first, and never threads of its own, unlike Eigen's product (which starts an OpenMP team
+// for a product of more than ~100k multiply-adds made outside a parallel region). For few rows of
+// x (up to a few hundred) or narrow w: the projections of short inputs, a head's scores
+// Q_h K_h^T (inner dimension head_dim) and a block of weights times V_h (head_dim columns).
 //   x (rows, inner), w (inner, cols), out (rows, cols).
 void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
-// The same over the whole tiles of columns only; returns how many columns it computed.
-Eigen::Index directProductTiles(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
 
 }  // namespace attn
