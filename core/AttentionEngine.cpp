@@ -73,6 +73,13 @@ void maskedSoftmax(Eigen::Ref<RowVector, 0, Eigen::InnerStride<1>> row, int visi
         return;
     }
     visible = ((visible - max) * inv_scale).exp();
+    // Eigen's vectorised exp() is not exactly 0 at -inf on every instruction set (a build without
+    // -march=native gives ~1e-38): padded keys are set to exactly 0 again.
+    if (!key_padding.empty()) {
+        for (int j = 0; j < visible_keys; ++j)
+            if (key_padding[size_t(j)])
+                visible[j] = 0.0f;
+    }
     visible *= 1.0f / visible.sum();
 }
 
