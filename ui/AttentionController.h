@@ -13,6 +13,8 @@
 
 namespace attn {
 
+struct Example;
+
 // The single source of truth of the window: the current ModelConfig, sentence and weights, and
 // the latest AttentionResult. Every view (heads grid, head view, shapes, walkthrough, compare)
 // connects to its signals and never computes on its own.
@@ -33,6 +35,11 @@ public:
     // Both return false (and emit errorChanged) when the request is refused.
     bool setConfig(const ModelConfig& config);
     bool setSentence(const QString& sentence);
+    // Shows a ready-made example (Examples menu): its config, weights and input rows instead of
+    // the sentence. Config changes that keep its weights (causal, scale) stay on its rows; a new
+    // sentence or other weights leave it (exampleActiveChanged(false)).
+    bool setExample(const Example& example);
+    bool showsExample() const { return m_example_input != nullptr; }
 
     const ModelConfig& config() const { return m_config; }
     const QString& sentence() const { return m_sentence; }
@@ -57,6 +64,8 @@ signals:
     void busyChanged(bool busy);
     // Weights were (re)built or loaded; description as in AttentionResult::weights_description.
     void weightsChanged(const QString& description);
+    // An example's rows replace the sentence (true) or the sentence is back (false).
+    void exampleActiveChanged(bool active);
 
 private:
     struct Job;
@@ -67,6 +76,7 @@ private:
     void setBusy(bool busy);
     void reportError(const QString& field, const QString& message);
     void clearErrors();
+    void leaveExample();
     static QString fieldOf(const ModelConfig& config, const QString& message);
 
     ModelConfig m_config;
@@ -74,6 +84,8 @@ private:
     QString m_sentence = ModelConfig::defaultSentence();
     std::shared_ptr<const LoadedWeights> m_weights;
     std::shared_ptr<const AttentionResult> m_result;
+    std::shared_ptr<const AttentionInput> m_example_input;  // set while an example is shown
+    QString m_example_weights_file;
     QSet<QString> m_error_fields;
     QThreadPool m_pool;
     std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);

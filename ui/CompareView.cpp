@@ -74,7 +74,9 @@ void CompareView::buildControls()
     m_other = new QCheckBox(tr("B under other settings:"), this);
     m_other->setToolTip(tr("Compute side B from the same input with other settings"));
     m_b_causal = new QCheckBox(tr("causal"), this);
+    m_b_causal->setToolTip(tr("Side B with the causal (decoder) mask on or off"));
     m_b_seed = new QSpinBox(this);
+    m_b_seed->setToolTip(tr("Seed of side B's random weights and embeddings"));
     m_b_seed->setRange(0, std::numeric_limits<int>::max());
     m_b_seed->setPrefix(tr("seed "));
     m_b_layer = new QSpinBox(this);

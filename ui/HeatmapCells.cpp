@@ -159,6 +159,22 @@ protected:
             painter->setBrush(Qt::NoBrush);
             painter->drawRect(QRectF(m_rect->rect()).adjusted(-2, -2, 2, 2));
         }
+        if (m_state->selected_row >= 0 && m_state->selected_row < rows) {
+            // The selection: the row outlined, the cell more strongly; black under white so that
+            // it reads on every colour of every map.
+            painter->setBrush(Qt::NoBrush);
+            const int row = m_state->selected_row;
+            const int column = m_state->selected_column;
+            auto outline = [&](const QRectF& rect, double width) {
+                painter->setPen(QPen(QColor(20, 20, 20), width + 2.0, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+                painter->drawRect(rect);
+                painter->setPen(QPen(QColor(255, 255, 255), width, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+                painter->drawRect(rect);
+            };
+            outline(cellRect(row, 0, columns), 1.0);
+            if (column >= 0 && column < columns)
+                outline(cellRect(row, column, column + 1), 2.0);
+        }
         if (m_state->show_legend && !masked.isEmpty()) {
             // Swatch + text at the top right, above the matrix.
             QFont font = painter->font();

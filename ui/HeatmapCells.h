@@ -19,6 +19,8 @@ struct CellOverlayState {
     bool show_legend = false;  // the "masked" swatch above the matrix
     bool compact = false;      // finer hatching for thumbnails
     bool highlighted = false;  // a frame around the matrix
+    int selected_row = -1;     // outlined row (e.g. the selected query), -1 for none
+    int selected_column = -1;  // with selected_row: that cell outlined more strongly
 };
 
 // The single place where a matrix becomes colour-map data: cell(column, row) = values(row, column),

@@ -194,6 +194,20 @@ void HeatmapPlot::setHighlighted(bool highlighted)
     scheduleReplot();
 }
 
+void HeatmapPlot::setSelection(int row, int column)
+{
+    if (row < 0)
+        column = -1;
+    if (row == d->overlay.selected_row && column == d->overlay.selected_column)
+        return;
+    d->overlay.selected_row = std::max(-1, row);
+    d->overlay.selected_column = std::max(-1, column);
+    scheduleReplot();
+}
+
+int HeatmapPlot::selectedRow() const { return d->overlay.selected_row; }
+int HeatmapPlot::selectedColumn() const { return d->overlay.selected_column; }
+
 bool HeatmapPlot::isMasked(int row, int column) const
 {
     return m_mask.size() > 0 && m_mask(row, column);

@@ -48,6 +48,11 @@ public:
     void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
+    // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
+    // clears. Drawn in every rendering; out-of-range values draw nothing.
+    void setSelection(int row, int column = -1);
+    int selectedRow() const;
+    int selectedColumn() const;
 
     int rowCount() const { return int(m_values.rows()); }
     int columnCount() const { return int(m_values.cols()); }

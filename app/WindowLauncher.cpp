@@ -1,0 +1,97 @@
+#include "WindowLauncher.h"
+
+#include "AppSettings.h"
+#include "AttentionController.h"
+#include "CommandLine.h"
+#include "CompareView.h"
+#include "HeadView.h"
+#include "MainWindow.h"
+#include "ShapesPanel.h"
+#include "ViewTabs.h"
+#include "WalkthroughView.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QPixmap>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QThread>
+
+namespace attn {
+namespace {
+
+// Lets queued work run: layouts, QCustomPlot's queued replots (zero-timers), deferred views.
+void settle(int rounds)
+{
+    for (int i = 0; i < rounds; ++i) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+}
+
+}  // namespace
+
+int WindowLauncher::tabFor(const CommandLineOptions& options)
+{
+    const QString key = options.tab.isEmpty() ? options.view : options.tab;
+    const int tab = ViewTabs::tabFromKey(key);
+    return tab < 0 ? int(ViewTabs::Grid) : tab;
+}
+
+void WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
+{
+    window.applyOptions(options.config, options.sentence, MainWindow::View(tabFor(options)), options.head);
+    ViewTabs* tabs = window.viewTabs();
+    tabs->walkthrough()->select(options.head, tabs->walkthrough()->query());
+    tabs->shapesPanel()->setHead(options.head);
+    if (options.batch_given)
+        tabs->shapesPanel()->setBatch(options.batch);
+    if (options.compare_given)
+        tabs->compareView()->setHeads(options.compare_a, options.compare_b);
+}
+
+int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& err)
+{
+    auto fail = [&](const QString& message) {
+        err << "error: " << message << '\n';
+        err.flush();
+        return 1;
+    };
+    QTemporaryDir settings_dir;
+    if (!settings_dir.isValid())
+        return fail(QStringLiteral("--screenshot: no temporary directory for the window's settings"));
+    AppSettings settings(settings_dir.filePath(QStringLiteral("settings.ini")));
+    MainWindow window(&settings);
+    window.resize(options.size_given ? options.size : QSize(1400, 900));
+
+    QString error;
+    QObject::connect(window.controller(), &AttentionController::errorChanged, &window,
+                     [&error](const QString& field, const QString& message) {
+                         if (!message.isEmpty())
+                             error = QStringLiteral("--%1: %2").arg(field == QLatin1String("weights") ? QStringLiteral("weights")
+                                                                                                       : field, message);
+                     });
+    apply(window, options);
+    window.show();
+    window.controller()->waitForIdle();
+    if (!error.isEmpty())
+        return fail(error);
+    if (!window.controller()->result())
+        return fail(QStringLiteral("--screenshot: nothing was computed"));
+    settle(10);  // layouts, then the plots' queued replots, then their paints
+    window.controller()->waitForIdle();
+    settle(5);
+
+    const QImage image = window.grab().toImage();
+    if (image.isNull())
+        return fail(QStringLiteral("--screenshot %1: the window could not be drawn").arg(options.screenshot_path));
+    QSaveFile file(options.screenshot_path);
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+        return fail(QStringLiteral("--screenshot %1: cannot write: %2").arg(options.screenshot_path, file.errorString()));
+    return 0;
+}
+
+}  // namespace attn
