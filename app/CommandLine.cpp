@@ -57,6 +57,7 @@ QString CommandLine::helpText()
         "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
         "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
         "                         (window size: --size, default 1400x900)\n"
+        "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
         "  -h, --help             this text\n"
         "  --version              the version\n")
         .arg(ModelConfig::defaultSentence());
@@ -86,7 +87,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads", "input-dim", "seed",
                                 "weights", "layer", "scale", "json", "export", "view", "head",
-                                "compare", "size", "batch", "tab", "screenshot"};
+                                "compare", "size", "batch", "tab", "screenshot", "example"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -221,6 +222,13 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--screenshot: cannot be combined with --json or --export")};
         if (!options.input_path.isEmpty())
             return Error{QStringLiteral("--screenshot: the window shows sentences, not --input")};
+    }
+    if (parser.isSet("example")) {
+        options.example = parser.value("example").trimmed().toLower();
+        if (options.example != u"toy")
+            return Error{QStringLiteral("--example: expected toy, got '%1'").arg(parser.value("example"))};
+        if (options.headless())
+            return Error{QStringLiteral("--example: only for the window (alone or with --screenshot)")};
     }
     if (!options.input_path.isEmpty() && !QFileInfo(options.input_path).isFile())
         return Error{QStringLiteral("--input %1: no such file").arg(options.input_path)};

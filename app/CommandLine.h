@@ -33,6 +33,7 @@ struct CommandLineOptions {
     // the window, waits for the first result to be drawn, saves the whole window and exits.
     QString tab;              // grid|head|compare|lines|shapes|walkthrough, empty: from --view
     QString screenshot_path;
+    QString example;          // --example toy: the Examples menu's entry instead of the sentence
 
     bool show_help = false;
     bool show_version = false;

@@ -41,16 +41,19 @@ int WindowLauncher::tabFor(const CommandLineOptions& options)
     return tab < 0 ? int(ViewTabs::Grid) : tab;
 }
 
-void WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
+Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
     window.applyOptions(options.config, options.sentence, MainWindow::View(tabFor(options)), options.head);
+    if (options.example == u"toy")
+        if (Status shown = window.showToyExample(); !shown)
+            return Error{QStringLiteral("--example toy: %1").arg(shown.error())};
     ViewTabs* tabs = window.viewTabs();
-    tabs->walkthrough()->select(options.head, tabs->walkthrough()->query());
-    tabs->shapesPanel()->setHead(options.head);
+    tabs->selectHead(options.head);
     if (options.batch_given)
         tabs->shapesPanel()->setBatch(options.batch);
     if (options.compare_given)
         tabs->compareView()->setHeads(options.compare_a, options.compare_b);
+    return {};
 }
 
 int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& err)
@@ -74,7 +77,8 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
                              error = QStringLiteral("--%1: %2").arg(field == QLatin1String("weights") ? QStringLiteral("weights")
                                                                                                        : field, message);
                      });
-    apply(window, options);
+    if (Status applied = apply(window, options); !applied)
+        return fail(applied.error());
     window.show();
     window.controller()->waitForIdle();
     if (!error.isEmpty())

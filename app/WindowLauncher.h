@@ -1,5 +1,7 @@
 #pragma once
 
+#include "Result.h"
+
 #include <QString>
 
 class QTextStream;
@@ -15,7 +17,7 @@ class WindowLauncher {
 public:
     // The tab a command line asks for: --tab, else the one drawing --view (grid by default).
     static int tabFor(const CommandLineOptions& options);
-    static void apply(MainWindow& window, const CommandLineOptions& options);
+    static Status apply(MainWindow& window, const CommandLineOptions& options);
 
     // Opens a window (with settings of its own in a temporary file: the user's settings are
     // neither read nor changed), applies the options, waits until the first result is computed

@@ -90,7 +90,8 @@ int main(int argc, char** argv)
     MainWindow window(&settings);
     // Options given on the command line win over the remembered settings.
     if (argc > 1)
-        WindowLauncher::apply(window, *options);
+        if (Status applied = WindowLauncher::apply(window, *options); !applied)
+            err << "error: " << applied.error() << '\n';  // the window opens anyway
     window.show();
     return app.exec();
 }

@@ -159,6 +159,18 @@ private slots:
         const QString both = m_dir.filePath("both.png");
         verifyRefused({"--screenshot", both, "--json", m_dir.filePath("x.json")}, both, "--screenshot");
         QVERIFY(!QFileInfo::exists(m_dir.filePath("x.json")));
+        const QString example = m_dir.filePath("example.png");
+        verifyRefused({"--screenshot", example, "--example", "big"}, example, "--example");
+        const QString json = m_dir.filePath("example.json");
+        verifyRefused({"--json", json, "--example", "toy"}, json, "--example");
+    }
+
+    void screenshotOfTheToyExample()
+    {
+        const QString path = m_dir.filePath("toy.png");
+        const Run run = runProgram({"--screenshot", path, "--tab", "walkthrough", "--example", "toy"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QCOMPARE(QImage(path).size(), QSize(1400, 900));  // the default window size
     }
 };
 

@@ -42,6 +42,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({640, 360});  // the heads being compared get most of the height
     static_cast<QVBoxLayout*>(layout())->addWidget(split, 1);
 
     connect(m_table, &HeadMetricsTable::headPicked, this, &CompareView::pickHead);

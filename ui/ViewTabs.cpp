@@ -46,11 +46,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
     connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
     // One selected head: the grid frames it, the diagram highlights it, the walkthrough follows it.
-    connect(m_head_view, &HeadView::headChanged, this, [this](int head) {
-        m_grid->setCurrentHead(head);
-        m_shapes->setHead(head);
-        m_walkthrough->select(head, m_walkthrough->query());
-    });
+    connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
     // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).
     connect(m_head_view, &HeadView::cellSelected, this, [this](int head, int query, int) {
         m_walkthrough->select(head, query);
@@ -58,10 +54,9 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     // Walkthrough -> heatmap: that head, that query's row outlined (the key cell kept when the
     // query is the one already selected there).
     connect(m_walkthrough, &WalkthroughView::selectionChanged, this, [this](int head, int query) {
-        m_head_view->setHead(head);
         const int key = query == m_head_view->selectedQuery() ? m_head_view->selectedKey() : -1;
+        selectHead(head);
         m_head_view->highlightCell(query, key);
-        m_shapes->setHead(head);
     });
 }
 
@@ -97,7 +92,11 @@ void ViewTabs::bringUpToDate(int tab)
     case Grid: m_grid->setResult(m_result); break;
     case Head: m_head_view->setResult(m_result); break;
     case Compare: m_compare->setResult(m_result); break;  // it also defers while hidden
-    case Lines: m_lines->setResult(m_result); break;
+    case Lines:
+        m_lines->setResult(m_result);
+        if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+            m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
+        break;
     case Shapes: m_shapes->setResult(m_result); break;
     case Walkthrough: m_walkthrough->setResult(m_result); break;
     case TabCount: break;
@@ -120,7 +119,20 @@ void ViewTabs::openHead(int head)
 {
     m_compare->pickHead(head);
     setCurrentTab(Head);  // brings the head view up to date first
-    m_head_view->setHead(head);
+    selectHead(head);
+}
+
+void ViewTabs::selectHead(int head)
+{
+    m_head = std::max(0, head);
+    m_head_view->setHead(m_head);  // emits headChanged (back here) only when it changes
+    if (m_result)
+        m_head = std::min(m_head, std::max(0, m_result->numHeads() - 1));
+    m_grid->setCurrentHead(m_head);
+    m_shapes->setHead(m_head);
+    m_walkthrough->select(m_head, m_walkthrough->query());
+    if (!m_stale[Lines] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+        m_lines->setHead(m_head);
 }
 
 void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)

@@ -60,6 +60,9 @@ public slots:
     void setColorMap(attn::ColorMaps::Map map);
     void setSentence(const QString& sentence);
     void openHead(int head);  // what a click on a grid head does
+    // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the
+    // lines view when it shows one head. Also before the first result (the command line's --head).
+    void selectHead(int head);
 
 private:
     void bringUpToDate(int tab);
@@ -72,6 +75,7 @@ private:
     WalkthroughView* m_walkthrough = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     std::array<bool, TabCount> m_stale{};
+    int m_head = 0;
 };
 
 }  // namespace attn
