@@ -23,6 +23,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QImage>
 #include <QLineEdit>
 #include <QMenu>
@@ -178,11 +179,13 @@ private slots:
         QCOMPARE(tabs->compareView()->headA(), 3);
         QCOMPARE(tabs->compareView()->headB(), 0);  // the previous A
         QCOMPARE(tabs->shapesPanel()->view()->head(), 3);
-        QCOMPARE(tabs->walkthrough()->head(), 3);  // the walkthrough follows the selected head
-        // The comparison shows those heads when its tab is opened.
+        // The comparison shows those heads when its tab is opened, the walkthrough follows the head.
         m_window->setCurrentView(MainWindow::CompareTab);
         QCOMPARE(tabs->compareView()->headChooserA()->currentIndex(), 3);
         QCOMPARE(tabs->compareView()->headChooserB()->currentIndex(), 0);
+        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        QCOMPARE(tabs->walkthrough()->head(), 3);
+        QCOMPARE(tabs->walkthrough()->headSpinBox()->value(), 3);
     }
 
     void cellSelectionSyncsHeadViewAndWalkthrough()
@@ -202,15 +205,28 @@ private slots:
         QVERIFY(clickCell(head_view->plot(), 4, 1));
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.first(), (QVariantList{2, 4, 1}));
-        QCOMPARE(walk->head(), 2);
-        QCOMPARE(walk->query(), 4);
-        QCOMPARE(walk_changed.count(), 0);  // select() from outside never echoes back
+        QCOMPARE(walk->query(), 0);  // hidden: no tables rebuilt until it is shown
         QCOMPARE(head_view->plot()->selectedRow(), 4);
         QCOMPARE(head_view->plot()->selectedColumn(), 1);
         // The outline is drawn: the picture changes, and only around row 4.
         const QImage after = head_view->plot()->toImage(QSize(500, 500));
         QVERIFY(before != after);
+        // The outline sits on row 4: rows 0..2 (top of the matrix) are drawn exactly as before.
+        int changed_top = 0, changed = 0;
+        for (int y = 0; y < after.height(); ++y)
+            for (int x = 0; x < after.width(); ++x)
+                if (after.pixel(x, y) != before.pixel(x, y)) {
+                    ++changed;
+                    changed_top += y < after.height() / 4;
+                }
+        QVERIFY(changed > 100);
+        QCOMPARE(changed_top, 0);
+        if (const QString dir = qEnvironmentVariable("ATTENTION_PICTURES_DIR"); !dir.isEmpty())
+            after.save(QDir(dir).filePath(QStringLiteral("head-selection.png")));
         m_window->setCurrentView(MainWindow::WalkthroughTab);
+        QCOMPARE(walk->head(), 2);
+        QCOMPARE(walk->query(), 4);
+        QCOMPARE(walk_changed.count(), 0);  // select() from outside never echoes back
         QCOMPARE(walk->headSpinBox()->value(), 2);
         QCOMPARE(walk->queryComboBox()->currentIndex(), 4);
         QCOMPARE(walk->walkthrough().step(6).tables[0].highlighted_row, 4);
@@ -223,6 +239,8 @@ private slots:
         QCOMPARE(head_view->plot()->selectedRow(), 5);
         QCOMPARE(head_view->plot()->selectedColumn(), -1);  // a query: its whole row
         walk->headSpinBox()->setValue(6);
+        QCOMPARE(walk->head(), 6);
+        QCOMPARE(walk->query(), 5);
         QCOMPARE(head_view->head(), 6);
         QCOMPARE(head_view->plot()->selectedRow(), 5);
         QCOMPARE(tabs->shapesPanel()->view()->head(), 6);
@@ -240,6 +258,12 @@ private slots:
     void toyExampleFromTheMenu()
     {
         const ModelConfig before = m_window->controller()->config();
+        // A selection made before: the example still starts at head 0, query 0.
+        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->walkthrough()->queryComboBox()->setCurrentIndex(4);
+        m_window->walkthrough()->headSpinBox()->setValue(3);
+        QCOMPARE(m_window->headView()->head(), 3);
+        m_window->setCurrentView(MainWindow::GridView);
         QAction* toy = nullptr;
         for (QAction* action : m_window->examplesMenu()->actions())
             if (action->text() == Examples::toyTitle())

@@ -290,6 +290,8 @@ Status MainWindow::showToyExample()
         m_sentence_before_example = m_sentence->text();
     }
     m_controller->setExample(*example);
+    m_tabs->selectHead(0);  // an example starts at its first head and row
+    m_tabs->selectInWalkthrough(0, 0);
     m_panel->setConfig(m_controller->config());
     m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     {

@@ -49,11 +49,13 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
     // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).
     connect(m_head_view, &HeadView::cellSelected, this, [this](int head, int query, int) {
-        m_walkthrough->select(head, query);
+        selectInWalkthrough(head, query);
     });
     // Walkthrough -> heatmap: that head, that query's row outlined (the key cell kept when the
     // query is the one already selected there).
     connect(m_walkthrough, &WalkthroughView::selectionChanged, this, [this](int head, int query) {
+        m_walk_head = head;
+        m_walk_query = query;
         const int key = query == m_head_view->selectedQuery() ? m_head_view->selectedKey() : -1;
         selectHead(head);
         m_head_view->highlightCell(query, key);
@@ -98,7 +100,10 @@ void ViewTabs::bringUpToDate(int tab)
             m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
         break;
     case Shapes: m_shapes->setResult(m_result); break;
-    case Walkthrough: m_walkthrough->setResult(m_result); break;
+    case Walkthrough:
+        m_walkthrough->setResult(m_result);
+        m_walkthrough->select(m_walk_head, m_walk_query);
+        break;
     case TabCount: break;
     }
 }
@@ -130,9 +135,24 @@ void ViewTabs::selectHead(int head)
         m_head = std::min(m_head, std::max(0, m_result->numHeads() - 1));
     m_grid->setCurrentHead(m_head);
     m_shapes->setHead(m_head);
-    m_walkthrough->select(m_head, m_walkthrough->query());
+    selectInWalkthrough(m_head, m_walk_query);
     if (!m_stale[Lines] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
         m_lines->setHead(m_head);
+}
+
+void ViewTabs::selectInWalkthrough(int head, int query)
+{
+    m_walk_head = std::max(0, head);
+    m_walk_query = std::max(0, query);
+    if (m_result) {
+        m_walk_head = std::min(m_walk_head, std::max(0, m_result->numHeads() - 1));
+        m_walk_query = std::min(m_walk_query, std::max(0, m_result->seqLen() - 1));
+    }
+    // The walkthrough rebuilds all its tables on a new selection: a hidden one waits.
+    if (currentTab() == Walkthrough && !m_stale[Walkthrough])
+        m_walkthrough->select(m_walk_head, m_walk_query);
+    else
+        m_stale[Walkthrough] = true;
 }
 
 void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)

@@ -63,6 +63,8 @@ public slots:
     // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the
     // lines view when it shows one head. Also before the first result (the command line's --head).
     void selectHead(int head);
+    // The walkthrough's head and query: applied at once when it is shown, else when it is next.
+    void selectInWalkthrough(int head, int query);
 
 private:
     void bringUpToDate(int tab);
@@ -76,6 +78,8 @@ private:
     std::shared_ptr<const AttentionResult> m_result;
     std::array<bool, TabCount> m_stale{};
     int m_head = 0;
+    int m_walk_head = 0;
+    int m_walk_query = 0;
 };
 
 }  // namespace attn
