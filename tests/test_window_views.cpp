@@ -317,10 +317,18 @@ private slots:
         m_window->saveSettings();
         QCOMPARE(m_settings->sentence(), QStringLiteral("kept sentence"));
         QCOMPARE(m_settings->modelConfig().weight_source, ModelConfig::WeightSource::Random);
-        // Other weights chosen in the panel also leave the example and bring the sentence back.
-        m_window->controller()->setConfig(ModelConfig{});
+        // Other weights chosen in the panel also leave the example: the sentence and the settings
+        // from before it come back, with the weights chosen.
+        QComboBox* weights = m_window->settingsPanel()->weightsBox();
+        weights->setCurrentIndex(1);  // identity, as the user picks it
+        emit weights->activated(1);
         QVERIFY(!m_window->controller()->showsExample());
         QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("kept sentence"));
+        QCOMPARE(m_window->controller()->config().weight_source, ModelConfig::WeightSource::Identity);
+        QCOMPARE(m_window->controller()->config().d_model, ModelConfig{}.d_model);
+        QCOMPARE(m_window->settingsPanel()->dModelBox()->value(), ModelConfig{}.d_model);
+        QCOMPARE(m_window->tokenStrip()->tokens(), (QStringList{"kept", "sentence"}));
+        QCOMPARE(m_window->controller()->result()->seqLen(), 2);
     }
 
     void exportsEveryTab()

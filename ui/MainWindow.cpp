@@ -79,8 +79,24 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
-    connect(m_panel, &SettingsPanel::configEdited, this, [this](const ModelConfig& config) {
-        m_controller->setConfig(config);
+    connect(m_panel, &SettingsPanel::configEdited, this, [this](const ModelConfig& edited) {
+        const ModelConfig& current = m_controller->config();
+        const bool leaves_example = m_controller->showsExample()
+            && (edited.weight_source != ModelConfig::WeightSource::File || edited.weights_file != current.weights_file);
+        if (!leaves_example) {
+            m_controller->setConfig(edited);
+        } else {
+            // Other weights than the example's: the settings from before it, with those weights.
+            ModelConfig config = m_config_before_example;
+            config.weight_source = edited.weight_source;
+            if (edited.weight_source == ModelConfig::WeightSource::File) {
+                config.weights_file = edited.weights_file;
+                config.layer = edited.layer;
+                config.file_num_heads = edited.file_num_heads;
+            }
+            m_controller->setConfig(config);
+            m_panel->setConfig(m_controller->config());
+        }
         m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);

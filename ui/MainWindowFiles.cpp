@@ -29,7 +29,8 @@ namespace attn {
 
 bool MainWindow::openWeightsFile(const QString& path)
 {
-    ModelConfig config = m_controller->config();
+    // A file opened while an example is shown replaces it: the settings from before the example.
+    ModelConfig config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
     config.weight_source = ModelConfig::WeightSource::File;
     config.weights_file = QFileInfo(path).absoluteFilePath();
     config.layer = 0;
