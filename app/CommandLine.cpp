@@ -49,7 +49,7 @@ QString CommandLine::helpText()
         "  --json FILE|-          results as JSON\n"
         "  --export FILE          picture of a view: .png, .svg or .pdf\n"
         "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
-        "  --head N               head for --view head (default 0)\n"
+        "  --head N               head for --view head, lines or shapes (default 0)\n"
         "  --compare A,B          heads for --view compare (default 0,1)\n"
         "  --size WxH             PNG size in pixels (default 1200x900)\n"
         "  --batch N              batch size drawn in the shape diagram (default 1)\n"

@@ -3,16 +3,15 @@
 #include "AppSettings.h"
 #include "AttentionController.h"
 #include "CommandLine.h"
+#include "AttentionResult.h"
 #include "CompareView.h"
-#include "HeadView.h"
 #include "MainWindow.h"
 #include "ShapesPanel.h"
 #include "ViewTabs.h"
-#include "WalkthroughView.h"
 
-#include <QApplication>
-#include <QElapsedTimer>
+#include <QCoreApplication>
 #include <QImage>
+#include <QMap>
 #include <QPixmap>
 #include <QSaveFile>
 #include <QTemporaryDir>
@@ -70,21 +69,29 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     MainWindow window(&settings);
     window.resize(options.size_given ? options.size : QSize(1400, 900));
 
-    QString error;
+    // Refused values, by the option that set them ("d_model" -> --d-model); cleared ones drop out.
+    QMap<QString, QString> errors;
     QObject::connect(window.controller(), &AttentionController::errorChanged, &window,
-                     [&error](const QString& field, const QString& message) {
-                         if (!message.isEmpty())
-                             error = QStringLiteral("--%1: %2").arg(field == QLatin1String("weights") ? QStringLiteral("weights")
-                                                                                                       : field, message);
+                     [&errors](const QString& field, const QString& message) {
+                         if (message.isEmpty())
+                             errors.remove(field);
+                         else
+                             errors.insert(field, QStringLiteral("--%1: %2").arg(QString(field).replace(u'_', u'-'), message));
                      });
     if (Status applied = apply(window, options); !applied)
         return fail(applied.error());
     window.show();
     window.controller()->waitForIdle();
-    if (!error.isEmpty())
-        return fail(error);
-    if (!window.controller()->result())
+    if (!errors.isEmpty())
+        return fail(errors.first());
+    const auto result = window.controller()->result();
+    if (!result)
         return fail(QStringLiteral("--screenshot: nothing was computed"));
+    if (options.head >= result->numHeads())
+        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(result->numHeads() - 1));
+    if (options.compare_given && std::max(options.compare_a, options.compare_b) >= result->numHeads())
+        return fail(QStringLiteral("--compare %1,%2: the model has heads 0 to %3")
+                        .arg(options.compare_a).arg(options.compare_b).arg(result->numHeads() - 1));
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
     settle(5);

@@ -156,6 +156,11 @@ private slots:
         verifyRefused({"--screenshot", tab, "--tab", "nothing"}, tab, "--tab");
         const QString heads = m_dir.filePath("heads.png");
         verifyRefused({"--screenshot", heads, "--heads", "7"}, heads, "--heads");
+        const QString head = m_dir.filePath("head.png");
+        verifyRefused({"--screenshot", head, "--head", "8"}, head, "--head 8");
+        const QString weights = m_dir.filePath("weights.png");
+        verifyRefused({"--screenshot", weights, "--weights", QStringLiteral(ATTENTION_SOURCE_DIR "/README.md")}, weights,
+                      "--weights");
         const QString both = m_dir.filePath("both.png");
         verifyRefused({"--screenshot", both, "--json", m_dir.filePath("x.json")}, both, "--screenshot");
         QVERIFY(!QFileInfo::exists(m_dir.filePath("x.json")));
