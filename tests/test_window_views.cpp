@@ -331,6 +331,16 @@ private slots:
         QCOMPARE(m_window->controller()->result()->seqLen(), 2);
     }
 
+    void lastTabIsRemembered()
+    {
+        m_window->setCurrentView(MainWindow::ShapesTab);
+        m_window->saveSettings();
+        m_window.reset();
+        m_window = std::make_unique<MainWindow>(m_settings.get());
+        QCOMPARE(m_window->currentView(), MainWindow::ShapesTab);
+        QVERIFY(m_window->viewTabs()->shapesPanel()->view()->diagram() != nullptr);
+    }
+
     void exportsEveryTab()
     {
         for (int tab = 0; tab < MainWindow::ViewCount; ++tab) {
