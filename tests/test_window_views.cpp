@@ -183,8 +183,12 @@ private slots:
         m_window->setCurrentView(MainWindow::CompareTab);
         QCOMPARE(tabs->compareView()->headChooserA()->currentIndex(), 3);
         QCOMPARE(tabs->compareView()->headChooserB()->currentIndex(), 0);
+        // The clicked cell (query 1, key 2) is selected in the head view and the walkthrough.
+        QCOMPARE(tabs->headView()->plot()->selectedRow(), 1);
+        QCOMPARE(tabs->headView()->plot()->selectedColumn(), 2);
         m_window->setCurrentView(MainWindow::WalkthroughTab);
         QCOMPARE(tabs->walkthrough()->head(), 3);
+        QCOMPARE(tabs->walkthrough()->query(), 1);
         QCOMPARE(tabs->walkthrough()->headSpinBox()->value(), 3);
     }
 

@@ -45,6 +45,11 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
 
     connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
     connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
+    // The cell clicked on a grid head is selected as if clicked in the head view.
+    connect(m_grid, &HeadsGrid::cellActivated, this, [this](int head, int query, int key) {
+        m_head_view->highlightCell(query, key);
+        selectInWalkthrough(head, query);
+    });
     // One selected head: the grid frames it, the diagram highlights it, the walkthrough follows it.
     connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
     // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).

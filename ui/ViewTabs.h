@@ -25,8 +25,9 @@ class WalkthroughView;
 // - every result goes to the visible view at once; a hidden view is marked stale and catches
 //   up when its tab is shown, so a keystroke costs one view's work, not six;
 // - a click on a head of the grid opens it in the head view and picks it for comparison;
-// - a cell clicked in the head view selects that head and query in the walkthrough, and a head
-//   or query chosen in the walkthrough is outlined in the head view (both ways, no loops);
+// - a cell clicked in the head view (or on a grid head) selects that head and query in the
+//   walkthrough and is outlined in the head view; a head or query chosen in the walkthrough is
+//   outlined in the head view (both ways, no loops: WalkthroughView::select never emits);
 // - the selected head is also the one the shape diagram highlights.
 class ViewTabs : public QTabWidget {
     Q_OBJECT
