@@ -98,6 +98,38 @@ private slots:
         QCOMPARE(plot.plottedCell(1, 0), 0.0);
     }
 
+    void newMatricesReplaceTheOldOnes()
+    {
+        // A keystroke refills the plot's cells in place when the shape is unchanged and
+        // reallocates them when it changes: either way the plot holds exactly the latest matrix,
+        // labels and mask.
+        HeatmapPlot plot;
+        const Matrix a = sample();
+        plot.setMatrix(a, {"q0", "q1"}, {"k0", "k1", "k2"});
+        const Matrix b = (1.0f - a.array()).matrix();  // same shape, other values
+        MaskMatrix causal = MaskMatrix::Constant(2, 3, false);
+        causal(0, 1) = causal(0, 2) = causal(1, 2) = true;
+        plot.setMatrix(b, {"x0", "x1"}, {"y0", "y1", "y2"}, causal);
+        QVERIFY(plot.hasMask());
+        QCOMPARE(plot.plottedCell(0, 1), double(b(1, 0)));
+        QVERIFY(std::isnan(plot.plottedCell(2, 1)));
+        QCOMPARE(plot.rowLabel(1), QString("x1"));
+        QCOMPARE(plot.columnLabel(2), QString("y2"));
+        Matrix c(3, 2);  // (rows, columns): a new shape
+        c << 1, 2, 3, 4, 5, 6;
+        plot.setMatrix(c, {}, {}, MaskMatrix::Constant(3, 2, false));
+        QVERIFY(!plot.hasMask());  // an all-false mask is no mask
+        QCOMPARE(plot.plottedKeySize(), 2);
+        QCOMPARE(plot.plottedValueSize(), 3);
+        for (int row = 0; row < 3; ++row)
+            for (int column = 0; column < 2; ++column)
+                QCOMPARE(plot.plottedCell(column, row), double(c(row, column)));
+        QCOMPARE(plot.rowLabel(2), QString("2"));
+        plot.setMatrix(a, {}, {});  // and back
+        QCOMPARE(plot.plottedCell(2, 1), double(a(1, 2)));
+        QVERIFY(!plot.isMasked(0, 2));
+    }
+
     void rangesFixedAutoAndSymmetric()
     {
         HeatmapPlot plot;
