@@ -393,10 +393,11 @@ void HeatmapPlot::updateLabels()
     const double x_need = rotate ? metrics.height() : longest + 6;
     int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
     int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
-    if (m_compact) {
-        // Thumbnails show at most 16 labels per axis: QCustomPlot caches 16 rendered tick labels
-        // per axis, and with more every replot renders and shapes all of them again (at T = 512
-        // that was ~5% of the CPU time of a keystroke).
+    if (m_compact && !m_render_size.isValid()) {
+        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
+        // tick labels per axis, and with more every replot renders and shapes all of them again
+        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
+        // that fits: they are drawn once.
         x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
         y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
     }
