@@ -2,9 +2,11 @@
 #include "ColorMaps.h"
 #include "HeatmapCells.h"
 #include "HeatmapPlot.h"
+#include "Hatch.h"
 
 #include <qcustomplot.h>
 
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -128,6 +130,35 @@ private slots:
         plot.setMatrix(a, {}, {});  // and back
         QCOMPARE(plot.plottedCell(2, 1), double(a(1, 2)));
         QVERIFY(!plot.isMasked(0, 2));
+    }
+
+    void hatchFillCoversExactlyTheMaskedCells()
+    {
+        // On a raster device (the screen) the masked rectangles are filled as one winding path,
+        // without the O(n^2) merge into one outline (QPainterPath::simplified) that vector output
+        // still gets. A causal staircase with fractional edges: a pixel is grey exactly when its
+        // centre lies in one of the rectangles, with no seams between rows.
+        QList<QRectF> staircase;
+        const double cell = 2.75;  // no edge passes through a pixel centre
+        for (int row = 0; row < 38; ++row)
+            staircase.append(QRectF(3.3 + (row + 1) * cell, 2.1 + row * cell, (37 - row) * cell, cell));
+        QImage image(130, 130, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            Hatch::draw(&painter, staircase, 4.0, false);
+        }
+        int filled = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QPointF centre(x + 0.5, y + 0.5);
+                const bool inside = std::any_of(staircase.begin(), staircase.end(),
+                                                [&](const QRectF& rect) { return rect.contains(centre); });
+                if (image.pixelColor(x, y) != (inside ? Hatch::fill() : QColor(Qt::white)))
+                    QFAIL(qPrintable(QStringLiteral("pixel (%1, %2) should be %3").arg(x).arg(y).arg(inside ? "grey" : "white")));
+                filled += inside;
+            }
+        QVERIFY(filled > 4500);  // about half of the 104.5 x 104.5 square
     }
 
     void rangesFixedAutoAndSymmetric()

@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -150,16 +151,14 @@ protected:
         // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
         // (lines only while cells are large enough for them to read as a pattern).
         QList<QRectF> masked;
-        for (int row = 0; row < rows && m_owner->hasMask(); ++row) {
+        const MaskMatrix& mask = m_owner->mask();  // (rows, columns), or empty: nothing masked
+        for (int row = 0; row < rows && mask.size() > 0; ++row) {
+            const bool* line = mask.row(row).data();
             for (int column = 0; column < columns;) {
-                if (!m_owner->isMasked(row, column)) {
-                    ++column;
-                    continue;
-                }
-                const int begin = column;
-                while (column < columns && m_owner->isMasked(row, column))
-                    ++column;
-                masked.append(cellRect(row, begin, column));
+                const int begin = int(std::find(line + column, line + columns, true) - line);
+                column = int(std::find(line + begin, line + columns, false) - line);
+                if (begin < column)
+                    masked.append(cellRect(row, begin, column));
             }
         }
         const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));

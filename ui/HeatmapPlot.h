@@ -55,6 +55,7 @@ public:
     const Matrix& values() const { return m_values; }
     bool isMasked(int row, int column) const;
     bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
+    const MaskMatrix& mask() const { return m_mask; }    // (rows, columns), or empty
     QString rowLabel(int row) const;
     QString columnLabel(int column) const;
     double valueLow() const;
