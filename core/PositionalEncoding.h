@@ -19,7 +19,7 @@ public:
 
     // Computed afresh, bypassing the cache (what the cache must reproduce).
     static Matrix compute(int seq_len, int dim);  // (seq_len, dim)
-    static constexpr qsizetype kCachedTableFloats = qsizetype(1) << 23;  // 32 MiB per width at most
+    static constexpr qsizetype kCachedTableFloats = qsizetype(1) << 22;  // 16 MiB per width at most
 };
 
 }  // namespace attn
