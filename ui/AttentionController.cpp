@@ -39,6 +39,7 @@ AttentionController::AttentionController(QObject* parent) : QObject(parent)
 {
     // One worker: requests queue behind each other and stale ones are skipped when they start.
     m_pool.setMaxThreadCount(1);
+    m_worker_threads = std::clamp(omp_get_num_procs() - 1, 1, std::max(1, omp_get_max_threads()));
 }
 
 AttentionController::~AttentionController()
@@ -174,7 +175,8 @@ void AttentionController::request()
         return;
     }
     setBusy(true);
-    m_pool.start([this, job] {
+    m_pool.start([this, job, threads = m_worker_threads] {
+        omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
         Outcome outcome = runJob(job);
         if (outcome.skipped)
             return;

@@ -8,6 +8,7 @@
 #include <QSet>
 #include <QThreadPool>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -51,6 +52,12 @@ public:
     // Default 1e8: T = 16 at d_model 512 (~4e7) stays synchronous, T = 512 (~1.3e9) does not.
     void setAsyncThreshold(double flops) { m_async_threshold = flops; }
     static double estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim);
+    // OpenMP threads of the worker. Default: one core fewer than the machine has (at least 1,
+    // at most OMP_NUM_THREADS), so the GUI thread keeps a core and no OpenMP barrier waits for
+    // a thread the GUI or another process has pushed off the CPU. On the shared 2-core build
+    // machine (load 5) one worker thread made a T = 512 keystroke ~2x faster than two.
+    void setWorkerThreads(int threads) { m_worker_threads = std::max(1, threads); }
+    int workerThreads() const { return m_worker_threads; }
     // Blocks until no computation is pending and its result has been delivered (tests, export).
     void waitForIdle();
 
@@ -92,6 +99,7 @@ private:
     quint64 m_delivered = 0;
     bool m_busy = false;
     double m_async_threshold = 1e8;
+    int m_worker_threads = 1;
 };
 
 }  // namespace attn

@@ -26,6 +26,9 @@ struct CellOverlayState {
 // The single place where a matrix becomes colour-map data: cell(column, row) = values(row, column),
 // NaN where masked. The caller owns the result (QCPColorMap::setData takes it).
 QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask);
+// The same, written into `data`, which must come from makeColorMapData, when it has the matrix's size, without
+// reallocating; false (and `data` untouched) when it cannot be reused.
+bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask);
 // The colour map as a QCustomPlot gradient, NaN (masked) in the neutral grey of Hatch.
 void applyColorMap(QCPColorMap* plottable, ColorMaps::Map map);
 // Hatching over masked cells, the numbers in the cells, the legend swatch and the frame, drawn
