@@ -49,10 +49,15 @@ QString CommandLine::helpText()
         "  --json FILE|-          results as JSON\n"
         "  --export FILE          picture of a view: .png, .svg or .pdf\n"
         "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
-        "  --head N               head for --view head (default 0)\n"
+        "  --head N               head for --view head, lines or shapes (default 0)\n"
         "  --compare A,B          heads for --view compare (default 0,1)\n"
         "  --size WxH             PNG size in pixels (default 1200x900)\n"
         "  --batch N              batch size drawn in the shape diagram (default 1)\n"
+        "Window\n"
+        "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
+        "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
+        "                         (window size: --size, default 1400x900)\n"
+        "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
         "  -h, --help             this text\n"
         "  --version              the version\n")
         .arg(ModelConfig::defaultSentence());
@@ -82,7 +87,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads", "input-dim", "seed",
                                 "weights", "layer", "scale", "json", "export", "view", "head",
-                                "compare", "size", "batch"};
+                                "compare", "size", "batch", "tab", "screenshot", "example"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -188,6 +193,14 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--size: expected WIDTHxHEIGHT with sides from 1 to %1, got '%2'")
                              .arg(kMaxPictureSide).arg(parser.value("size"))};
         options.size = QSize(w, h);
+        options.size_given = true;
+    }
+    options.batch_given = parser.isSet("batch");
+    if (parser.isSet("tab")) {
+        options.tab = parser.value("tab").trimmed().toLower();
+        if (!QStringList{"grid", "head", "compare", "lines", "shapes", "walkthrough"}.contains(options.tab))
+            return Error{QStringLiteral("--tab: expected grid, head, compare, lines, shapes or walkthrough, got '%1'")
+                             .arg(parser.value("tab"))};
     }
 
     if (parser.isSet("json")) {
@@ -200,6 +213,22 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.export_path = parser.value("export");
         if (Status s = checkOutputPath(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
             return Error{s.error()};
+    }
+    if (parser.isSet("screenshot")) {
+        options.screenshot_path = parser.value("screenshot");
+        if (Status s = checkOutputPath(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)
+            return Error{s.error()};
+        if (options.headless())
+            return Error{QStringLiteral("--screenshot: cannot be combined with --json or --export")};
+        if (!options.input_path.isEmpty())
+            return Error{QStringLiteral("--screenshot: the window shows sentences, not --input")};
+    }
+    if (parser.isSet("example")) {
+        options.example = parser.value("example").trimmed().toLower();
+        if (options.example != u"toy")
+            return Error{QStringLiteral("--example: expected toy, got '%1'").arg(parser.value("example"))};
+        if (options.headless())
+            return Error{QStringLiteral("--example: only for the window (alone or with --screenshot)")};
     }
     if (!options.input_path.isEmpty() && !QFileInfo(options.input_path).isFile())
         return Error{QStringLiteral("--input %1: no such file").arg(options.input_path)};

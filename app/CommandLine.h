@@ -25,7 +25,15 @@ struct CommandLineOptions {
     int compare_b = 1;
     bool compare_given = false;
     QSize size{1200, 900};
+    bool size_given = false;
     int batch = 1;
+    bool batch_given = false;
+
+    // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
+    // the window, waits for the first result to be drawn, saves the whole window and exits.
+    QString tab;              // grid|head|compare|lines|shapes|walkthrough, empty: from --view
+    QString screenshot_path;
+    QString example;          // --example toy: the Examples menu's entry instead of the sentence
 
     bool show_help = false;
     bool show_version = false;

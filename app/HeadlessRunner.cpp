@@ -4,6 +4,7 @@
 #include "CompareExport.h"
 #include "JsonReport.h"
 #include "NpyReader.h"
+#include "ShapeDiagramExport.h"
 #include "ViewExporter.h"
 
 #include <QFile>
@@ -76,6 +77,10 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
             ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b, options.export_path, options.size)
             : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
         if (!s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
+    } else if (!options.export_path.isEmpty() && options.view == u"shapes") {
+        // The shape diagram (issue 4) of this configuration, batch size B drawn, --head highlighted.
+        if (Status s = ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     } else if (!options.export_path.isEmpty()) {
         auto view = ViewExporter::parseView(options.view);

@@ -2,6 +2,7 @@
 #include "HeadlessRunner.h"
 #include "AppSettings.h"
 #include "MainWindow.h"
+#include "WindowLauncher.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -73,6 +74,14 @@ int main(int argc, char** argv)
         return HeadlessRunner::run(*options, out, err);
     }
 
+    if (!options->screenshot_path.isEmpty()) {
+        qInstallMessageHandler(quietMessages);
+        if (!hasDisplay())
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        return WindowLauncher::screenshot(*options, err);
+    }
+
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationName(QStringLiteral("attention-lab"));
@@ -81,8 +90,8 @@ int main(int argc, char** argv)
     MainWindow window(&settings);
     // Options given on the command line win over the remembered settings.
     if (argc > 1)
-        window.applyOptions(options->config, options->sentence, options->view == u"head" ? MainWindow::HeadViewTab
-                                                                                      : MainWindow::GridView, options->head);
+        if (Status applied = WindowLauncher::apply(window, *options); !applied)
+            err << "error: " << applied.error() << '\n';  // the window opens anyway
     window.show();
     return app.exec();
 }

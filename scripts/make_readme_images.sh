@@ -20,4 +20,17 @@ export QT_QPA_PLATFORM=offscreen
 # A vector version for papers.
 "$exe" --export "$out/heads-grid.svg" --view grid --size 1200x900
 
+# The shape diagram of the classic example: batch 32, 10 tokens, d_model 512, 8 heads.
+classic="The quick brown fox jumps over the lazy sleeping dog"
+"$exe" --export "$out/shapes-classic.png" --view shapes --batch 32 --sentence "$classic" --size 1200x900
+"$exe" --export "$out/shapes-classic.svg" --view shapes --batch 32 --sentence "$classic" --size 1200x900
+# Two heads side by side with their difference.
+"$exe" --export "$out/compare.png" --view compare --compare 2,5 --size 1300x560
+# The window itself, one screenshot per tab, at the default window size.
+for tab in grid head compare lines shapes walkthrough; do
+  "$exe" --screenshot "$out/window-$tab.png" --tab "$tab" --head 2 --compare 2,5 --batch 32 --size 1400x900
+done
+# The toy example of the Examples menu in the walkthrough: every number can be checked by hand.
+"$exe" --screenshot "$out/window-walkthrough-toy.png" --tab walkthrough --example toy --size 1400x900
+
 ls -l "$out"

@@ -196,13 +196,20 @@ private slots:
         QCOMPARE(HeadlessRunner::run(options.value(), out, err), 0);
         QVERIFY2(err_text.isEmpty(), qPrintable(err_text));
         QCOMPARE(QImage(path).size(), QSize(700, 500));
-        // A view that cannot be exported: one error line, nothing written.
+        // The shape diagram goes through the same runner, at the size asked for.
+        const QString shapes = m_dir.filePath("shapes.png");
+        options = CommandLine::parse({"attention-lab", "--export", shapes, "--view", "shapes", "--batch", "4",
+                                      "--size", "800x600"});
+        QVERIFY(options.ok());
+        QCOMPARE(HeadlessRunner::run(options.value(), out, err), 0);
+        QCOMPARE(QImage(shapes).size(), QSize(800, 600));
+        // A head that does not exist: one error line, nothing written.
         const QString refused = m_dir.filePath("refused.png");
-        options = CommandLine::parse({"attention-lab", "--export", refused, "--view", "shapes"});
+        options = CommandLine::parse({"attention-lab", "--export", refused, "--view", "shapes", "--head", "8"});
         QVERIFY(options.ok());
         QVERIFY(HeadlessRunner::run(options.value(), out, err) != 0);
         err.flush();
-        QVERIFY2(err_text.startsWith("error: --view shapes"), qPrintable(err_text));
+        QVERIFY2(err_text.startsWith("error: --head 8"), qPrintable(err_text));
         QCOMPARE(err_text.count('\n'), 1);
         QVERIFY(!QFile::exists(refused));
     }

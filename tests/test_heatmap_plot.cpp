@@ -2,9 +2,11 @@
 #include "ColorMaps.h"
 #include "HeatmapCells.h"
 #include "HeatmapPlot.h"
+#include "Hatch.h"
 
 #include <qcustomplot.h>
 
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -96,6 +98,67 @@ private slots:
         // Without a mask the same zero is plotted as a number.
         plot.setMatrix(a, {}, {});
         QCOMPARE(plot.plottedCell(1, 0), 0.0);
+    }
+
+    void newMatricesReplaceTheOldOnes()
+    {
+        // A keystroke refills the plot's cells in place when the shape is unchanged and
+        // reallocates them when it changes: either way the plot holds exactly the latest matrix,
+        // labels and mask.
+        HeatmapPlot plot;
+        const Matrix a = sample();
+        plot.setMatrix(a, {"q0", "q1"}, {"k0", "k1", "k2"});
+        const Matrix b = (1.0f - a.array()).matrix();  // same shape, other values
+        MaskMatrix causal = MaskMatrix::Constant(2, 3, false);
+        causal(0, 1) = causal(0, 2) = causal(1, 2) = true;
+        plot.setMatrix(b, {"x0", "x1"}, {"y0", "y1", "y2"}, causal);
+        QVERIFY(plot.hasMask());
+        QCOMPARE(plot.plottedCell(0, 1), double(b(1, 0)));
+        QVERIFY(std::isnan(plot.plottedCell(2, 1)));
+        QCOMPARE(plot.rowLabel(1), QString("x1"));
+        QCOMPARE(plot.columnLabel(2), QString("y2"));
+        Matrix c(3, 2);  // (rows, columns): a new shape
+        c << 1, 2, 3, 4, 5, 6;
+        plot.setMatrix(c, {}, {}, MaskMatrix::Constant(3, 2, false));
+        QVERIFY(!plot.hasMask());  // an all-false mask is no mask
+        QCOMPARE(plot.plottedKeySize(), 2);
+        QCOMPARE(plot.plottedValueSize(), 3);
+        for (int row = 0; row < 3; ++row)
+            for (int column = 0; column < 2; ++column)
+                QCOMPARE(plot.plottedCell(column, row), double(c(row, column)));
+        QCOMPARE(plot.rowLabel(2), QString("2"));
+        plot.setMatrix(a, {}, {});  // and back
+        QCOMPARE(plot.plottedCell(2, 1), double(a(1, 2)));
+        QVERIFY(!plot.isMasked(0, 2));
+    }
+
+    void hatchFillCoversExactlyTheMaskedCells()
+    {
+        // On a raster device (the screen) the masked rectangles are filled as one winding path,
+        // without the O(n^2) merge into one outline (QPainterPath::simplified) that vector output
+        // still gets. A causal staircase with fractional edges: a pixel is grey exactly when its
+        // centre lies in one of the rectangles, with no seams between rows.
+        QList<QRectF> staircase;
+        const double cell = 2.75;  // no edge passes through a pixel centre
+        for (int row = 0; row < 38; ++row)
+            staircase.append(QRectF(3.3 + (row + 1) * cell, 2.1 + row * cell, (37 - row) * cell, cell));
+        QImage image(130, 130, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            Hatch::draw(&painter, staircase, 4.0, false);
+        }
+        int filled = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QPointF centre(x + 0.5, y + 0.5);
+                const bool inside = std::any_of(staircase.begin(), staircase.end(),
+                                                [&](const QRectF& rect) { return rect.contains(centre); });
+                if (image.pixelColor(x, y) != (inside ? Hatch::fill() : QColor(Qt::white)))
+                    QFAIL(qPrintable(QStringLiteral("pixel (%1, %2) should be %3").arg(x).arg(y).arg(inside ? "grey" : "white")));
+                filled += inside;
+            }
+        QVERIFY(filled > 4500);  // about half of the 104.5 x 104.5 square
     }
 
     void rangesFixedAutoAndSymmetric()

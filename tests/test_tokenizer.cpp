@@ -85,6 +85,47 @@ private slots:
         QVERIFY(std::abs(pe(7, 3) - float(std::cos(7.0 / std::pow(10000.0, 0.25)))) < 1e-6f);
         QCOMPARE(PositionalEncoding::sinusoidal(3, 5).cols(), Eigen::Index(5));  // odd widths work
     }
+
+    // The embedding cache changes speed only: every row is the vector generated afresh, also
+    // after the cache has been flushed by vectors larger than its whole budget.
+    void cachedEmbeddingsEqualFreshOnes()
+    {
+        const TokenList tokens = Tokenizer::tokenize(QStringLiteral("The cat sat on the mat, the CAT"));
+        const Matrix first = TokenEmbedder::embed(tokens, 7, 64);  // fills the cache
+        QVERIFY(TokenEmbedder::cachedVectorCount() > 0);
+        const Matrix again = TokenEmbedder::embed(tokens, 7, 64);  // served from it
+        QCOMPARE(again, first);
+        for (qsizetype t = 0; t < tokens.size(); ++t)
+            QCOMPARE(RowVector(first.row(t)), TokenEmbedder::generate(tokens[t].text, 7, 64));
+        QCOMPARE(RowVector(first.row(1)), RowVector(first.row(8)));  // "cat" and "CAT"
+        QVERIFY(TokenEmbedder::embed("cat", 8, 64) != TokenEmbedder::embed("cat", 7, 64));  // seed in the key
+        QCOMPARE(TokenEmbedder::embed("cat", 7, 32), TokenEmbedder::generate("cat", 7, 32));  // dim in the key
+        // Evict everything: one vector as large as the whole budget, then one larger (never cached).
+        const int huge = int(TokenEmbedder::kCacheFloats);
+        QCOMPARE(TokenEmbedder::embed("flush", 1, huge).size(), Eigen::Index(huge));
+        QCOMPARE(TokenEmbedder::embed("flush", 1, huge + 1), TokenEmbedder::generate("flush", 1, huge + 1));
+        QCOMPARE(TokenEmbedder::embed(tokens, 7, 64), first);
+    }
+
+    // The cached table is the table computed afresh, bit for bit, whatever the order of requests,
+    // and both are the paper's formula evaluated element by element.
+    void cachedPositionalEncodingEqualsFreshOne()
+    {
+        const int dim = 10;
+        Matrix reference(40, dim);  // (seq_len, dim): the formula, literally
+        for (int pos = 0; pos < 40; ++pos)
+            for (int i = 0; i < dim; i += 2) {
+                const double angle = pos / std::pow(10000.0, double(i) / dim);
+                reference(pos, i) = float(std::sin(angle));
+                reference(pos, i + 1) = float(std::cos(angle));
+            }
+        QCOMPARE(PositionalEncoding::compute(40, dim), reference);
+        QCOMPARE(PositionalEncoding::sinusoidal(5, dim), Matrix(reference.topRows(5)));
+        QCOMPARE(PositionalEncoding::sinusoidal(40, dim), reference);  // grows the table
+        QCOMPARE(PositionalEncoding::sinusoidal(17, dim), Matrix(reference.topRows(17)));  // a slice of it
+        QCOMPARE(PositionalEncoding::sinusoidal(1, 3), PositionalEncoding::compute(1, 3));
+        QCOMPARE(PositionalEncoding::sinusoidal(0, dim).rows(), Eigen::Index(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTokenizer)

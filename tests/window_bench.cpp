@@ -46,12 +46,18 @@ private slots:
     void keystrokeToRedrawnGrid_data()
     {
         QTest::addColumn<int>("tokens");
-        QTest::addRow("T=16") << 16;
-        QTest::addRow("T=512") << 512;
+        QTest::addColumn<bool>("causal");  // causal: half of every head masked (hatched)
+        QTest::addRow("T=16") << 16 << false;
+        QTest::addRow("T=512") << 512 << false;
+        QTest::addRow("T=512 causal") << 512 << true;
     }
     void keystrokeToRedrawnGrid()
     {
         QFETCH(int, tokens);
+        QFETCH(bool, causal);
+        ModelConfig config = m_window->controller()->config();
+        config.causal = causal;
+        QVERIFY(m_window->controller()->setConfig(config));
         const QString a = sentenceOf(tokens, QStringLiteral("cat"));
         const QString b = sentenceOf(tokens, QStringLiteral("cab"));
         HeadsGrid* grid = m_window->headsGrid();
@@ -70,6 +76,10 @@ private slots:
         disconnect(connection);
         QCOMPARE(m_window->controller()->result()->seqLen(), tokens);
         QCOMPARE(grid->plot(0)->plottedKeySize(), tokens);
+        QCOMPARE(grid->plot(0)->hasMask(), causal);
+        config.causal = false;
+        QVERIFY(m_window->controller()->setConfig(config));
+        m_window->controller()->waitForIdle();
     }
 
     // Where the time of one keystroke goes (printed, not asserted).

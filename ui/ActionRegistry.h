@@ -10,7 +10,7 @@ namespace attn {
 
 enum class ActionId {
     OpenWeights, ExportImage, CopyImage, ExportData, Quit,
-    ViewGrid, ViewHead, NextHead, PreviousHead, FocusSentence,
+    ViewGrid, ViewHead, ViewCompare, ViewLines, ViewShapes, ViewWalkthrough, NextHead, PreviousHead, FocusSentence,
     Causal, About,
 };
 

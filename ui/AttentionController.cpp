@@ -1,6 +1,7 @@
 #include "AttentionController.h"
 
 #include "AttentionPipeline.h"
+#include "Examples.h"
 #include "Tokenizer.h"
 
 #include <QCoreApplication>
@@ -21,6 +22,7 @@ struct AttentionController::Job {
     ModelConfig config;
     QString sentence;
     std::shared_ptr<const LoadedWeights> weights;  // null: build them from the config
+    std::shared_ptr<const AttentionInput> input;   // an example's rows; null: from the sentence
 };
 
 struct AttentionController::Outcome {
@@ -37,6 +39,7 @@ AttentionController::AttentionController(QObject* parent) : QObject(parent)
 {
     // One worker: requests queue behind each other and stale ones are skipped when they start.
     m_pool.setMaxThreadCount(1);
+    m_worker_threads = std::clamp(omp_get_num_procs() - 1, 1, std::max(1, omp_get_max_threads()));
 }
 
 AttentionController::~AttentionController()
@@ -97,15 +100,41 @@ bool AttentionController::setConfig(const ModelConfig& config)
             emit weightsChanged(QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), m_weights->scheme));
         }
     }
+    if (showsExample() && (!from_file || config.weights_file != m_example_weights_file))
+        leaveExample();  // other weights: back to the sentence
     m_config = config;
     clearErrors();
     request();
     return true;
 }
 
+bool AttentionController::setExample(const Example& example)
+{
+    m_weights = std::make_shared<const LoadedWeights>(example.weights);
+    m_weights_config = example.config;
+    m_example_weights_file = example.config.weights_file;
+    const bool was_active = showsExample();
+    m_example_input = std::make_shared<const AttentionInput>(example.input);
+    emit weightsChanged(QStringLiteral("%1 (%2)").arg(example.title, m_weights->scheme));
+    if (!was_active)
+        emit exampleActiveChanged(true);
+    m_config = example.config;
+    clearErrors();
+    request();
+    return true;
+}
+
+void AttentionController::leaveExample()
+{
+    m_example_input.reset();
+    emit exampleActiveChanged(false);
+}
+
 bool AttentionController::setSentence(const QString& sentence)
 {
     m_sentence = sentence;
+    if (showsExample())
+        leaveExample();
     if (sentence.trimmed().isEmpty()) {
         reportError(QStringLiteral("sentence"), tr("type a sentence"));
         return false;
@@ -121,12 +150,13 @@ void AttentionController::request()
     job.latest = m_latest;
     job.config = m_config;
     job.sentence = m_sentence;
+    job.input = m_example_input;
     const bool weights_current = m_weights
         && (m_config.weight_source == ModelConfig::WeightSource::File || m_config.sameWeightsAs(m_weights_config));
     if (weights_current)
         job.weights = m_weights;
 
-    const int seq_len = int(Tokenizer::tokenize(m_sentence).size());
+    const int seq_len = job.input ? int(job.input->tokens.size()) : int(Tokenizer::tokenize(m_sentence).size());
     const int input_dim = job.weights ? job.weights->weights.inputDim() : m_config.effectiveInputDim();
     const int d_model = job.weights ? job.weights->weights.dModel() : m_config.d_model;
     const int output_dim = job.weights ? job.weights->weights.outputDim() : m_config.d_model;
@@ -145,7 +175,8 @@ void AttentionController::request()
         return;
     }
     setBusy(true);
-    m_pool.start([this, job] {
+    m_pool.start([this, job, threads = m_worker_threads] {
+        omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
         Outcome outcome = runJob(job);
         if (outcome.skipped)
             return;
@@ -179,7 +210,7 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     effective.d_model = weights->weights.dModel();
     effective.num_heads = weights->weights.num_heads;
     effective.input_dim = weights->weights.inputDim();
-    AttentionInput input = AttentionPipeline::inputFromSentence(job.sentence, effective);
+    AttentionInput input = job.input ? *job.input : AttentionPipeline::inputFromSentence(job.sentence, effective);
     if (input.tokens.isEmpty()) {
         outcome.error_field = QStringLiteral("sentence");
         outcome.error = tr("the sentence has no tokens");

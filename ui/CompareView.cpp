@@ -42,6 +42,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({640, 360});  // the heads being compared get most of the height
     static_cast<QVBoxLayout*>(layout())->addWidget(split, 1);
 
     connect(m_table, &HeadMetricsTable::headPicked, this, &CompareView::pickHead);
@@ -74,7 +75,9 @@ void CompareView::buildControls()
     m_other = new QCheckBox(tr("B under other settings:"), this);
     m_other->setToolTip(tr("Compute side B from the same input with other settings"));
     m_b_causal = new QCheckBox(tr("causal"), this);
+    m_b_causal->setToolTip(tr("Side B with the causal (decoder) mask on or off"));
     m_b_seed = new QSpinBox(this);
+    m_b_seed->setToolTip(tr("Seed of side B's random weights and embeddings"));
     m_b_seed->setRange(0, std::numeric_limits<int>::max());
     m_b_seed->setPrefix(tr("seed "));
     m_b_layer = new QSpinBox(this);

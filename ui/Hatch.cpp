@@ -1,6 +1,7 @@
 #include "Hatch.h"
 
 #include <QPainter>
+#include <QPaintEngine>
 #include <QPainterPath>
 
 #include <cmath>
@@ -17,7 +18,15 @@ void Hatch::draw(QPainter* painter, const QList<QRectF>& rects, double spacing, 
         area.addRect(rect);
     painter->setPen(Qt::NoPen);
     painter->setBrush(fill());
-    painter->drawPath(area.simplified());
+    // Vector and recorded output (SVG, PDF, QPicture) gets one outline, so that viewers show no
+    // seams between neighbouring rectangles. A raster device fills the union as it is: the
+    // merge costs O(n^2) (a causal T = 512 head is 511 rectangles; merging them took 3/4 of a
+    // causal T = 512 keystroke).
+    const QPaintEngine* engine = painter->paintEngine();
+    const bool raster = engine && engine->type() == QPaintEngine::Raster;
+    if (raster)
+        area.setFillRule(Qt::WindingFill);  // the union of the rectangles
+    painter->drawPath(raster ? area : area.simplified());
     if (with_lines) {
         painter->setPen(QPen(line(), 1.0));
         for (const QRectF& rect : rects) {

@@ -49,6 +49,10 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
         m_hover->setText(describeCell(m_plot->rowLabel(query), m_plot->columnLabel(key), value));
         emit cellHovered(query, key);
     });
+    connect(m_plot, &HeatmapPlot::cellClicked, this, [this](int query, int key) {
+        highlightCell(query, key);
+        emit cellSelected(m_head, query, key);
+    });
     connect(m_plot, &HeatmapPlot::hoverLeft, this, [this] {
         m_hover->clear();
         emit cellHovered(-1, -1);
@@ -73,6 +77,13 @@ void HeadView::setResult(std::shared_ptr<const AttentionResult> result)
     m_of_label->setText(tr("of %1").arg(heads));
     m_head = std::clamp(m_head, 0, std::max(0, heads - 1));
     refresh();
+}
+
+void HeadView::highlightCell(int query, int key)
+{
+    m_selected_query = std::max(-1, query);
+    m_selected_key = m_selected_query < 0 ? -1 : std::max(-1, key);
+    m_plot->setSelection(m_selected_query, m_selected_key);
 }
 
 void HeadView::setColorMap(ColorMaps::Map map) { m_plot->setColorMap(map); }
@@ -105,6 +116,8 @@ void HeadView::refresh()
     const HeatmapData data = HeatmapData::fromResult(*m_result);
     m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.labels, data.mask);
     m_plot->setValueRange(0.0, data.high);
+    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->seqLen())
+        highlightCell(-1);  // the selected token is gone (a shorter sentence)
     m_plot->setTitle(tr("Head %1 of %2%3").arg(m_head).arg(m_result->numHeads())
                          .arg(m_result->config.causal ? tr(" · causal") : QString()));
 }

@@ -34,9 +34,19 @@ public:
 
     static QString describeCell(const QString& query, const QString& key, double value);
 
+    // The outlined selection (query row, key cell or -1), kept across results while it exists.
+    int selectedQuery() const { return m_selected_query; }
+    int selectedKey() const { return m_selected_key; }
+
+public slots:
+    // Outlines the query's row (key -1) or one cell; query -1 clears. Never emits cellSelected.
+    void highlightCell(int query, int key = -1);
+
 signals:
     void headChanged(int head);
     void cellHovered(int query, int key);  // -1, -1 when the mouse leaves
+    // The user clicked a cell: this head, that query row and key column (also outlined here).
+    void cellSelected(int head, int query, int key);
 
 private:
     void refresh();
@@ -47,6 +57,8 @@ private:
     QLabel* m_of_label = nullptr;
     QLabel* m_hover = nullptr;
     int m_head = 0;
+    int m_selected_query = -1;
+    int m_selected_key = -1;
 };
 
 }  // namespace attn

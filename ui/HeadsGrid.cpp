@@ -36,7 +36,10 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
         plot->setColorMap(m_map);
         plot->setToolTip(tr("Head %1: click to open it large").arg(head));
         plot->setCursor(Qt::PointingHandCursor);
-        connect(plot, &HeatmapPlot::cellClicked, this, [this, head] { emit headActivated(head); });
+        connect(plot, &HeatmapPlot::cellClicked, this, [this, head](int query, int key) {
+            emit headActivated(head);
+            emit cellActivated(head, query, key);
+        });
         connect(plot, &HeatmapPlot::cellHovered, this, [this, head](int query, int key, double value) {
             emit cellHovered(head, query, key, value);
         });

@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -33,19 +34,26 @@ public:
 // dimension of 1 is stored as two identical cells at -0.25 and +0.25 (QCustomPlot draws a
 // single cell with zero width), which still covers -0.5..0.5 and keeps cell(0, ...) exact.
 // Masked cells hold NaN, drawn in the gradient's NaN colour and hatched by the overlay.
-}  // namespace
+int keySizeFor(const Matrix& values) { return values.cols() == 1 ? 2 : int(values.cols()); }
+int valueSizeFor(const Matrix& values) { return values.rows() == 1 ? 2 : int(values.rows()); }
 
-QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
+void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
     const int rows = int(values.rows());
     const int columns = int(values.cols());
-    const int key_size = columns == 1 ? 2 : columns;
-    const int value_size = rows == 1 ? 2 : rows;
-    auto* data = new DirectColorMapData(key_size, value_size,
-                                        columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                                        rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    const int key_size = keySizeFor(values);
+    const int value_size = valueSizeFor(values);
     const bool has_mask = mask.rows() == rows && mask.cols() == columns;
     double* cells = data->cells();
+    if (!has_mask && key_size == columns && value_size == rows) {
+        // The common case (nothing masked): one converting copy per row, the range from Eigen.
+        for (int row = 0; row < rows; ++row)
+            Eigen::Map<Eigen::RowVectorXd>(cells + qsizetype(row) * key_size, columns) = values.row(row).cast<double>();
+        const double low = values.minCoeff();
+        const double high = values.maxCoeff();
+        data->finish(std::isfinite(low) ? low : 0.0, std::isfinite(high) ? high : 0.0);
+        return;
+    }
     double low = std::numeric_limits<double>::infinity();
     double high = -low;
     for (int value = 0; value < value_size; ++value) {
@@ -64,7 +72,29 @@ QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
         }
     }
     data->finish(std::isfinite(low) ? low : 0.0, std::isfinite(high) ? high : 0.0);
+}
+
+}  // namespace
+
+QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
+{
+    const int rows = int(values.rows());
+    const int columns = int(values.cols());
+    auto* data = new DirectColorMapData(keySizeFor(values), valueSizeFor(values),
+                                        columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
+                                        rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    fillCells(data, values, mask);
     return data;
+}
+
+bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
+{
+    auto* direct = static_cast<DirectColorMapData*>(data);  // made by makeColorMapData (the caller knows)
+    if (!direct || values.size() == 0 || direct->keySize() != keySizeFor(values)
+        || direct->valueSize() != valueSizeFor(values))
+        return false;
+    fillCells(direct, values, mask);  // same size, same key and value ranges
+    return true;
 }
 
 void applyColorMap(QCPColorMap* plottable, ColorMaps::Map map)
@@ -121,16 +151,14 @@ protected:
         // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
         // (lines only while cells are large enough for them to read as a pattern).
         QList<QRectF> masked;
-        for (int row = 0; row < rows; ++row) {
+        const MaskMatrix& mask = m_owner->mask();  // (rows, columns), or empty: nothing masked
+        for (int row = 0; row < rows && mask.size() > 0; ++row) {
+            const bool* line = mask.row(row).data();
             for (int column = 0; column < columns;) {
-                if (!m_owner->isMasked(row, column)) {
-                    ++column;
-                    continue;
-                }
-                const int begin = column;
-                while (column < columns && m_owner->isMasked(row, column))
-                    ++column;
-                masked.append(cellRect(row, begin, column));
+                const int begin = int(std::find(line + column, line + columns, true) - line);
+                column = int(std::find(line + begin, line + columns, false) - line);
+                if (begin < column)
+                    masked.append(cellRect(row, begin, column));
             }
         }
         const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
@@ -158,6 +186,22 @@ protected:
             painter->setPen(QPen(QColor(0x1e, 0x88, 0xe5), 3));
             painter->setBrush(Qt::NoBrush);
             painter->drawRect(QRectF(m_rect->rect()).adjusted(-2, -2, 2, 2));
+        }
+        if (m_state->selected_row >= 0 && m_state->selected_row < rows) {
+            // The selection: the row outlined, the cell more strongly; black under white so that
+            // it reads on every colour of every map.
+            painter->setBrush(Qt::NoBrush);
+            const int row = m_state->selected_row;
+            const int column = m_state->selected_column;
+            auto outline = [&](const QRectF& rect, double width) {
+                painter->setPen(QPen(QColor(20, 20, 20), width + 2.0, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+                painter->drawRect(rect);
+                painter->setPen(QPen(QColor(255, 255, 255), width, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+                painter->drawRect(rect);
+            };
+            outline(cellRect(row, 0, columns), 1.0);
+            if (column >= 0 && column < columns)
+                outline(cellRect(row, column, column + 1), 2.0);
         }
         if (m_state->show_legend && !masked.isEmpty()) {
             // Swatch + text at the top right, above the matrix.

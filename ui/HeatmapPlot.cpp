@@ -9,9 +9,12 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace attn {
+
+constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
 
 struct HeatmapPlot::Private {
     QCustomPlot* plot = nullptr;
@@ -21,6 +24,7 @@ struct HeatmapPlot::Private {
     QCPTextElement* title = nullptr;
     QCPMarginGroup* margins = nullptr;
     CellOverlayState overlay;
+    QCPColorMapData* made_data = nullptr;  // the map's data while it is makeColorMapData's
     QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
     QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
     QMargins base_margins{6, 6, 6, 6};
@@ -86,14 +90,31 @@ HeatmapPlot::~HeatmapPlot() = default;
 void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
                             const QStringList& column_labels, const MaskMatrix& mask)
 {
+    // A keystroke calls this for every head with a new matrix of mostly the same shape and
+    // labels: reuse the colour-map data when the size is unchanged and keep tick labels unless
+    // the tokens changed. An all-false mask is dropped so nothing loops over its cells.
+    const bool reshaped = values.rows() != m_values.rows() || values.cols() != m_values.cols();
     m_values = values;
-    m_mask = (mask.rows() == values.rows() && mask.cols() == values.cols()) ? mask : MaskMatrix();
-    m_row_labels = row_labels;
-    m_column_labels = column_labels;
-    if (values.size() > 0)
-        d->map->setData(makeColorMapData(m_values, m_mask));  // takes ownership
-    else
+    const bool mask_fits = mask.rows() == values.rows() && mask.cols() == values.cols();
+    const bool any_masked = mask_fits && mask.size() > 0
+        && std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
+    static_assert(sizeof(bool) == 1);
+    m_mask = any_masked ? mask : MaskMatrix();
+    if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
+        m_row_labels = row_labels;
+        m_column_labels = column_labels;
+        m_longest_label = -1;
+        m_ticks = {};
+    }
+    if (values.size() > 0) {
+        const bool reused = d->map->data() == d->made_data && refillColorMapData(d->map->data(), m_values, m_mask);
+        if (!reused) {
+            d->made_data = makeColorMapData(m_values, m_mask);
+            d->map->setData(d->made_data);  // takes ownership
+        }
+    } else {
         d->map->data()->clear();
+    }
     d->map->setVisible(values.size() > 0);
     d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, values.cols()) - 0.5);
     d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, values.rows()) - 0.5);
@@ -176,6 +197,9 @@ void HeatmapPlot::setCompact(bool compact)
     title_font.setPointSizeF(compact ? 9.5 : 12);
     title_font.setWeight(QFont::DemiBold);
     d->title->setFont(title_font);
+    m_longest_label = -1;
+    m_label_widths.clear();
+    m_ticks = {};
     for (QCPAxis* axis : {d->rect->axis(QCPAxis::atBottom), d->rect->axis(QCPAxis::atLeft)}) {
         axis->setTickLabelFont(tick_font);
         axis->setLabelFont(tick_font);
@@ -193,6 +217,20 @@ void HeatmapPlot::setHighlighted(bool highlighted)
     d->overlay.highlighted = highlighted;
     scheduleReplot();
 }
+
+void HeatmapPlot::setSelection(int row, int column)
+{
+    if (row < 0)
+        column = -1;
+    if (row == d->overlay.selected_row && column == d->overlay.selected_column)
+        return;
+    d->overlay.selected_row = std::max(-1, row);
+    d->overlay.selected_column = std::max(-1, column);
+    scheduleReplot();
+}
+
+int HeatmapPlot::selectedRow() const { return d->overlay.selected_row; }
+int HeatmapPlot::selectedColumn() const { return d->overlay.selected_column; }
 
 bool HeatmapPlot::isMasked(int row, int column) const
 {
@@ -310,13 +348,18 @@ void HeatmapPlot::updateRange()
     if (m_auto_range && m_values.size() > 0) {
         double low = std::numeric_limits<double>::infinity();
         double high = -low;
-        for (int row = 0; row < m_values.rows(); ++row)
-            for (int column = 0; column < m_values.cols(); ++column)
-                if (!isMasked(row, column)) {
-                    low = std::min(low, double(m_values(row, column)));
-                    high = std::max(high, double(m_values(row, column)));
-                }
-        if (!std::isfinite(low)) {
+        if (!hasMask() && m_values.allFinite()) {
+            low = m_values.minCoeff();
+            high = m_values.maxCoeff();
+        } else {
+            for (int row = 0; row < m_values.rows(); ++row)
+                for (int column = 0; column < m_values.cols(); ++column)
+                    if (!m_mask(row, column)) {
+                        low = std::min(low, double(m_values(row, column)));
+                        high = std::max(high, double(m_values(row, column)));
+                    }
+        }
+        if (!std::isfinite(low) || !std::isfinite(high)) {
             low = 0;
             high = 1;
         }
@@ -340,9 +383,19 @@ void HeatmapPlot::updateLabels()
     const QSize size = m_render_size.isValid() ? m_render_size : this->size();
     QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
     const QFontMetrics metrics(x->tickLabelFont());
-    int longest = 0;
-    for (int column = 0; column < columns; ++column)
-        longest = std::max(longest, metrics.horizontalAdvance(columnLabel(column)));
+    if (m_longest_label < 0) {  // once per set of labels, each distinct label measured once per font
+        if (m_label_widths.size() > 4 * columns + 256)
+            m_label_widths.clear();
+        m_longest_label = 0;
+        for (int column = 0; column < columns; ++column) {
+            const QString label = columnLabel(column);
+            auto width = m_label_widths.constFind(label);
+            if (width == m_label_widths.constEnd())
+                width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
+            m_longest_label = std::max(m_longest_label, *width);
+        }
+    }
+    const int longest = m_longest_label;
     // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
     const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
     const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
@@ -352,16 +405,28 @@ void HeatmapPlot::updateLabels()
     const bool rotate = longest + 4 > cell_width;
     x->setTickLabelRotation(rotate ? -90 : 0);
     const double x_need = rotate ? metrics.height() : longest + 6;
-    const int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
-    const int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
+    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
+    int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
+    if (m_compact && !m_render_size.isValid()) {
+        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
+        // tick labels per axis, and with more every replot renders and shapes all of them again
+        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
+        // that fits: they are drawn once.
+        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
+        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
+    }
 
-    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
-    d->x_ticker->clear();
-    for (int column = 0; column < columns; column += x_step)
-        d->x_ticker->addTick(column, elided(columnLabel(column)));
-    d->y_ticker->clear();
-    for (int row = 0; row < rows; row += y_step)
-        d->y_ticker->addTick(row, elided(rowLabel(row)));
+    const TickKey ticks{x_step, y_step, rows, columns};
+    if (ticks != m_ticks) {
+        m_ticks = ticks;
+        auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
+        d->x_ticker->clear();
+        for (int column = 0; column < columns; column += x_step)
+            d->x_ticker->addTick(column, elided(columnLabel(column)));
+        d->y_ticker->clear();
+        for (int row = 0; row < rows; row += y_step)
+            d->y_ticker->addTick(row, elided(rowLabel(row)));
+    }
 
     const bool big_enough = cell_width >= 30 && cell_height >= 18;
     d->overlay.show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);

@@ -3,6 +3,7 @@
 #include "ColorMaps.h"
 #include "Tensor.h"
 
+#include <QHash>
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -48,11 +49,18 @@ public:
     void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
+    // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
+    // clears. Drawn in every rendering; out-of-range values draw nothing.
+    void setSelection(int row, int column = -1);
+    int selectedRow() const;
+    int selectedColumn() const;
 
     int rowCount() const { return int(m_values.rows()); }
     int columnCount() const { return int(m_values.cols()); }
     const Matrix& values() const { return m_values; }
     bool isMasked(int row, int column) const;
+    bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
+    const MaskMatrix& mask() const { return m_mask; }    // (rows, columns), or empty
     QString rowLabel(int row) const;
     QString columnLabel(int column) const;
     double valueLow() const;
@@ -96,6 +104,12 @@ private:
     CellText m_cell_text = CellText::Auto;
     bool m_compact = false;
     QSize m_render_size;  // valid while rendering to a target of another size
+    int m_longest_label = -1;  // widest column label in the tick font, -1 = to be measured
+    QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
+    struct TickKey {
+        int x_step = -1, y_step = -1, rows = -1, columns = -1;
+        bool operator==(const TickKey&) const = default;
+    } m_ticks;  // what the tickers hold; rebuilt when this or the labels change
 
     void updateRange();
     void updateLabels();

@@ -32,6 +32,7 @@ LinesView::LinesView(QWidget* parent) : QWidget(parent)
     m_canvas = new LinesCanvas(this);
     m_head_chooser = new QComboBox(this);
     m_head_chooser->setToolTip(tr("One head, or all heads overlaid in their own colours"));
+    m_head_chooser->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_toggle_bar = new QWidget(this);
     m_toggle_layout = new QHBoxLayout(m_toggle_bar);
     m_toggle_layout->setContentsMargins(0, 0, 0, 0);
@@ -39,7 +40,8 @@ LinesView::LinesView(QWidget* parent) : QWidget(parent)
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Lines of"), this));
     controls->addWidget(m_head_chooser);
-    controls->addWidget(m_toggle_bar, 1);
+    controls->addWidget(m_toggle_bar);
+    controls->addStretch(1);  // the chooser stays next to its label when the toggles are hidden
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -4,34 +4,28 @@
 #include "AppSettings.h"
 #include "AttentionController.h"
 #include "AttentionResult.h"
-#include "DataExporter.h"
-#include "ExportImageDialog.h"
+#include "Examples.h"
 #include "HeadView.h"
 #include "HeadsGrid.h"
 #include "MessageBar.h"
 #include "ResultStatus.h"
 #include "SettingsPanel.h"
 #include "TokenStrip.h"
-#include "ViewExporter.h"
+#include "ViewTabs.h"
+#include "WalkthroughView.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QScrollArea>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace attn {
 
@@ -56,14 +50,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_sentence->setMinimumHeight(36);
     m_tokens = new TokenStrip(central);
     m_message = new MessageBar(central);
-    m_tabs = new QTabWidget(central);
-    m_tabs->setDocumentMode(true);
-    m_grid = new HeadsGrid(m_tabs);
-    m_head_view = new HeadView(m_tabs);
-    m_tabs->addTab(m_grid, tr("All heads"));
-    m_tabs->addTab(m_head_view, tr("One head"));
-    m_tabs->setTabToolTip(GridView, tr("Every head as a small heatmap; click one to open it (Ctrl+1)"));
-    m_tabs->setTabToolTip(HeadViewTab, tr("One head large, with the value under the mouse (Ctrl+2)"));
+    m_tabs = new ViewTabs(central);
+    m_grid = m_tabs->grid();
+    m_head_view = m_tabs->headView();
     layout->addWidget(m_sentence);
     layout->addWidget(m_tokens);
     layout->addWidget(m_message);
@@ -85,24 +74,33 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     buildMenus();
     m_status = new ResultStatus(statusBar());
 
-    connect(m_sentence, &QLineEdit::textChanged, m_controller, &AttentionController::setSentence);
+    connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
     connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
+    connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
-    connect(m_panel, &SettingsPanel::configEdited, this, [this](const ModelConfig& config) {
-        m_controller->setConfig(config);
+    connect(m_panel, &SettingsPanel::configEdited, this, [this](const ModelConfig& edited) {
+        const ModelConfig& current = m_controller->config();
+        const bool leaves_example = m_controller->showsExample()
+            && (edited.weight_source != ModelConfig::WeightSource::File || edited.weights_file != current.weights_file);
+        if (!leaves_example) {
+            m_controller->setConfig(edited);
+        } else {
+            // Other weights than the example's: the settings from before it, with those weights.
+            ModelConfig config = m_config_before_example;
+            config.weight_source = edited.weight_source;
+            if (edited.weight_source == ModelConfig::WeightSource::File) {
+                config.weights_file = edited.weights_file;
+                config.layer = edited.layer;
+                config.file_num_heads = edited.file_num_heads;
+            }
+            m_controller->setConfig(config);
+            m_panel->setConfig(m_controller->config());
+        }
         m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     });
-    connect(m_panel, &SettingsPanel::colorMapChanged, this, [this](ColorMaps::Map map) {
-        m_grid->setColorMap(map);
-        m_head_view->setColorMap(map);
-    });
+    connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
-    connect(m_grid, &HeadsGrid::headActivated, this, [this](int head) {
-        setCurrentView(HeadViewTab);  // brings the head view up to date first
-        m_head_view->setHead(head);
-    });
-    connect(m_head_view, &HeadView::headChanged, m_grid, &HeadsGrid::setCurrentHead);
     connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
     connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
         m_tokens->setHighlight(query, key);
@@ -113,16 +111,6 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
         const QString& query_text = m_result->input.tokens[query].text;
         const QString& key_text = m_result->input.tokens[key].text;
         statusBar()->showMessage(tr("head %1: %2").arg(head).arg(HeadView::describeCell(query_text, key_text, value)));
-    });
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
-        if (index == GridView && m_grid_stale) {
-            m_grid->setResult(m_result);
-            m_grid_stale = false;
-        }
-        if (index == HeadViewTab && m_head_view_stale) {
-            m_head_view->setResult(m_result);
-            m_head_view_stale = false;
-        }
     });
 
     restoreSettings();
@@ -144,17 +132,30 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(a->get(ActionId::ViewGrid));
-    view->addAction(a->get(ActionId::ViewHead));
+    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid, ActionId::ViewHead, ActionId::ViewCompare,
+                                             ActionId::ViewLines, ActionId::ViewShapes, ActionId::ViewWalkthrough};
+    for (int tab = 0; tab < ViewCount; ++tab) {
+        view->addAction(a->get(tab_actions[tab]));
+        connect(a->get(tab_actions[tab]), &QAction::triggered, this, [this, tab] { setCurrentView(View(tab)); });
+    }
+    view->addSeparator();
     view->addAction(a->get(ActionId::PreviousHead));
     view->addAction(a->get(ActionId::NextHead));
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     model->addAction(a->get(ActionId::Causal));
+    m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
+    QAction* toy = m_examples_menu->addAction(Examples::toyTitle());
+    toy->setToolTip(tr("Three 4-dimensional rows and one hand-written head, scores not scaled: "
+                       "small enough to check every number of the walkthrough by hand"));
+    connect(toy, &QAction::triggered, this, [this] {
+        if (Status shown = showToyExample(); !shown)
+            m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
+    });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(a->get(ActionId::About));
-    for (QMenu* menu : {file, view, model, help})
+    for (QMenu* menu : {file, view, model, m_examples_menu, help})
         menu->setToolTipsVisible(true);
 
     connect(a->get(ActionId::OpenWeights), &QAction::triggered, this, &MainWindow::openWeightsInteractively);
@@ -162,8 +163,6 @@ void MainWindow::buildMenus()
     connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);
     connect(a->get(ActionId::ExportData), &QAction::triggered, this, &MainWindow::exportDataInteractively);
     connect(a->get(ActionId::Quit), &QAction::triggered, this, &QWidget::close);
-    connect(a->get(ActionId::ViewGrid), &QAction::triggered, this, [this] { setCurrentView(GridView); });
-    connect(a->get(ActionId::ViewHead), &QAction::triggered, this, [this] { setCurrentView(HeadViewTab); });
     connect(a->get(ActionId::NextHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() + 1); });
     connect(a->get(ActionId::PreviousHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() - 1); });
     connect(a->get(ActionId::FocusSentence), &QAction::triggered, this, [this] {
@@ -195,8 +194,7 @@ void MainWindow::restoreSettings()
         resize(1400, 900);
     restoreState(m_settings->windowState());
     m_panel->setColorMap(m_settings->colorMap());
-    m_grid->setColorMap(m_settings->colorMap());
-    m_head_view->setColorMap(m_settings->colorMap());
+    m_tabs->setColorMap(m_settings->colorMap());
     updateRecentMenu();
 
     ModelConfig config = m_settings->modelConfig();
@@ -207,6 +205,7 @@ void MainWindow::restoreSettings()
     m_controller->blockSignals(true);  // the sentence alone is not worth a result
     m_controller->setSentence(m_sentence->text());
     m_controller->blockSignals(false);
+    m_tabs->setSentence(m_sentence->text());
     if (!m_controller->setConfig(config)) {
         const QString reason = config.weight_source == ModelConfig::WeightSource::File
             ? tr("The saved weights could not be loaded; using random weights.") : tr("The saved settings were invalid; using the defaults.");
@@ -219,13 +218,15 @@ void MainWindow::restoreSettings()
         m_panel->showResult(*m_result);
     m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     m_head_view->setHead(m_settings->currentHead());
-    setCurrentView(View(std::clamp(m_settings->currentView(), 0, 1)));
+    setCurrentView(View(std::clamp(m_settings->currentView(), 0, int(ViewCount) - 1)));
 }
 
 void MainWindow::saveSettings()
 {
-    m_settings->setSentence(m_sentence->text());
-    m_settings->setModelConfig(m_controller->config());
+    // An example is not a setting: what it replaced is remembered instead.
+    const bool example = m_controller->showsExample();
+    m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setModelConfig(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setCurrentView(currentView());
     m_settings->setCurrentHead(m_head_view->head());
@@ -247,14 +248,7 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     for (const Token& token : m_result->input.tokens)
         labels.append(token.text);
     m_tokens->setTokens(labels);
-    // Only the visible view is redrawn now; the other catches up when it is shown.
-    const bool grid_visible = currentView() == GridView;
-    m_grid_stale = !grid_visible;
-    m_head_view_stale = grid_visible;
-    if (grid_visible)
-        m_grid->setResult(m_result);
-    else
-        m_head_view->setResult(m_result);
+    m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
     m_panel->showResult(*m_result);
     m_status->showResult(*m_result);
 }
@@ -282,135 +276,62 @@ void MainWindow::applyOptions(const ModelConfig& config, const QString& sentence
 
 void MainWindow::setCurrentView(View view) { m_tabs->setCurrentIndex(int(view)); }
 MainWindow::View MainWindow::currentView() const { return View(m_tabs->currentIndex()); }
+WalkthroughView* MainWindow::walkthrough() const { return m_tabs->walkthrough(); }
 
-bool MainWindow::openWeightsFile(const QString& path)
+void MainWindow::editSentence(const QString& text)
 {
-    ModelConfig config = m_controller->config();
-    config.weight_source = ModelConfig::WeightSource::File;
-    config.weights_file = QFileInfo(path).absoluteFilePath();
-    config.layer = 0;
-    config.file_num_heads = 0;
-    const bool ok = m_controller->setConfig(config);
-    m_panel->setConfig(m_controller->config());  // on failure: back to the weights in use
-    if (m_result)
-        m_panel->showResult(*m_result);  // a file's dimensions
-    if (ok) {
-        m_settings->addRecentFile(config.weights_file);
-        m_message->hide();
-        m_panel->setFieldError(QStringLiteral("weights"), QString());
-    }
-    updateRecentMenu();
-    return ok;
-}
-
-void MainWindow::openWeightsInteractively()
-{
-    const QStringList recent = m_settings->recentFiles();
-    const QString start = recent.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
-                                           : QFileInfo(recent.first()).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open weights"), start,
-                                                      tr("Attention weights (*.safetensors *.npz *.json);;All files (*)"));
-    if (!path.isEmpty())
-        openWeightsFile(path);
-    else
-        m_panel->setConfig(m_controller->config());
-}
-
-void MainWindow::updateRecentMenu()
-{
-    m_recent_menu->clear();
-    const QStringList files = m_settings->recentFiles();
-    for (int i = 0; i < files.size(); ++i) {
-        QAction* action = m_recent_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
-        action->setToolTip(files[i]);
-        connect(action, &QAction::triggered, this, [this, path = files[i]] { openWeightsFile(path); });
-    }
-    m_recent_menu->setEnabled(!files.isEmpty());
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event)
-{
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile())
-        event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event)
-{
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !urls.first().isLocalFile())
+    m_tabs->setSentence(text);
+    if (!m_controller->showsExample()) {
+        m_controller->setSentence(text);
         return;
-    event->acceptProposedAction();
-    openWeightsFile(urls.first().toLocalFile());
+    }
+    // Typing leaves the example: the sentence with the settings in use before it.
+    m_controller->blockSignals(true);  // the sentence under the example's weights is not shown
+    m_controller->setSentence(text);
+    m_controller->blockSignals(false);
+    exampleActiveChanged(false);
+    if (!m_controller->setConfig(m_config_before_example))
+        m_controller->setConfig(ModelConfig{});
+    m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
 }
 
-void MainWindow::renderCurrentView(QPainter* painter, const QRectF& target)
+Status MainWindow::showToyExample()
 {
-    if (currentView() == GridView)
-        m_grid->render(painter, target);
-    else
-        m_head_view->render(painter, target);
+    auto example = Examples::toyFourDim(QStringLiteral(":/examples"));
+    if (!example)
+        return Error{example.error()};
+    if (!m_controller->showsExample()) {
+        m_config_before_example = m_controller->config();
+        m_sentence_before_example = m_sentence->text();
+    }
+    m_controller->setExample(*example);
+    m_tabs->selectHead(0);  // an example starts at its first head and row
+    m_tabs->selectInWalkthrough(0, 0);
+    m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->clear();
+    }
+    m_sentence->setPlaceholderText(tr("Showing “%1”: type a sentence to return to your settings").arg(example->title));
+    m_message->showInfo(tr("Example: %1. Its rows and weights replace the sentence and the settings; the walkthrough "
+                           "shows every number.").arg(example->title));
+    return {};
 }
 
-QSize MainWindow::currentViewSize() const
+void MainWindow::exampleActiveChanged(bool active)
 {
-    return currentView() == GridView ? m_grid->size() : m_head_view->plot()->size();
-}
-
-Status MainWindow::exportImage(const QString& path, const QSize& size, double scale)
-{
-    if (!m_result)
-        return Error{tr("nothing to export yet")};
-    Status status = ViewExporter::exportPicture(path, size, scale, [this](QPainter* painter, const QRectF& target) {
-        renderCurrentView(painter, target);
-    });
-    if (status)
-        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
-    return status;
-}
-
-void MainWindow::exportImageInteractively()
-{
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString name = currentView() == GridView ? QStringLiteral("attention-heads.png")
-                                                   : QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
-    ExportImageDialog dialog(QDir(directory).filePath(name), currentViewSize(), this);
-    if (dialog.exec() == QDialog::Accepted)
-        exportImage(dialog.path(), dialog.imageSize(), dialog.scale());
-}
-
-Status MainWindow::exportData(const QString& path)
-{
-    if (!m_result)
-        return Error{tr("nothing to export yet")};
-    Status status = DataExporter::exportWeights(*m_result, path);
-    if (status)
-        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
-    return status;
-}
-
-void MainWindow::exportDataInteractively()
-{
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights"),
-                                                      QDir(directory).filePath(QStringLiteral("attention.csv")),
-                                                      tr("CSV (*.csv);;NumPy array (*.npy);;JSON (*.json)"));
-    if (!path.isEmpty())
-        exportData(path);
-}
-
-void MainWindow::copyImage()
-{
-    if (!m_result)
+    if (active)
         return;
-    const QImage image = ViewExporter::toImage(currentViewSize(), devicePixelRatioF(),
-                                               [this](QPainter* painter, const QRectF& target) { renderCurrentView(painter, target); });
-    QApplication::clipboard()->setImage(image);
-    statusBar()->showMessage(tr("Copied the view to the clipboard"), 3000);
+    // Back to sentences (typed, or other weights chosen in the panel).
+    m_sentence->setPlaceholderText(tr("Type a sentence…"));
+    m_message->hide();
+    if (m_sentence->text().isEmpty() && !m_sentence_before_example.isEmpty()) {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->setText(m_sentence_before_example);
+    }
 }
+
 
 }  // namespace attn

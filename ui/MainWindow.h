@@ -9,7 +9,6 @@
 
 class QLineEdit;
 class QMenu;
-class QTabWidget;
 
 namespace attn {
 
@@ -23,14 +22,22 @@ class MessageBar;
 class ResultStatus;
 class SettingsPanel;
 class TokenStrip;
+class ViewTabs;
+class WalkthroughView;
 
 // Wires the widgets together: sentence field and token strip on top, settings on the left, the
-// views in tabs, menus from the ActionRegistry, status bar. Computation lives in the
-// AttentionController, drawing in the views, files in the exporters.
+// views in tabs (ViewTabs, which also wires the views to each other), menus from the
+// ActionRegistry, status bar. Computation lives in the AttentionController, drawing in the views,
+// files in the exporters (MainWindowFiles.cpp).
+//
+// Examples menu: an example replaces the sentence by its rows and the settings by its own (the
+// panel shows them, so causal or scale can still be tried on it). Typing a sentence, or choosing
+// other weights, returns to the settings and sentence in use before the example.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum View { GridView = 0, HeadViewTab = 1 };
+    // The tabs, in ViewTabs::Tab order.
+    enum View { GridView = 0, HeadViewTab, CompareTab, LinesTab, ShapesTab, WalkthroughTab, ViewCount };
 
     explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -40,6 +47,9 @@ public:
     TokenStrip* tokenStrip() const { return m_tokens; }
     HeadsGrid* headsGrid() const { return m_grid; }
     HeadView* headView() const { return m_head_view; }
+    ViewTabs* viewTabs() const { return m_tabs; }
+    WalkthroughView* walkthrough() const;
+    QMenu* examplesMenu() const { return m_examples_menu; }
     SettingsPanel* settingsPanel() const { return m_panel; }
     MessageBar* messageBar() const { return m_message; }
     ActionRegistry* actions() const { return m_actions; }
@@ -55,6 +65,8 @@ public:
     Status exportData(const QString& path);
     void copyImage();
     void saveSettings();
+    // The Examples menu's toy example, from the resources built into the program.
+    Status showToyExample();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -67,11 +79,11 @@ private:
     void showResult(std::shared_ptr<const AttentionResult> result);
     void showError(const QString& field, const QString& message);
     void updateRecentMenu();
+    void editSentence(const QString& text);
+    void exampleActiveChanged(bool active);
     void exportImageInteractively();
     void exportDataInteractively();
     void openWeightsInteractively();
-    void renderCurrentView(QPainter* painter, const QRectF& target);
-    QSize currentViewSize() const;
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
@@ -79,15 +91,16 @@ private:
     QLineEdit* m_sentence = nullptr;
     TokenStrip* m_tokens = nullptr;
     MessageBar* m_message = nullptr;
-    QTabWidget* m_tabs = nullptr;
+    ViewTabs* m_tabs = nullptr;
     HeadsGrid* m_grid = nullptr;
     HeadView* m_head_view = nullptr;
     SettingsPanel* m_panel = nullptr;
     QMenu* m_recent_menu = nullptr;
+    QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
-    bool m_head_view_stale = true;
-    bool m_grid_stale = true;
+    ModelConfig m_config_before_example;  // what an example replaced, restored when it is left
+    QString m_sentence_before_example;
 };
 
 }  // namespace attn

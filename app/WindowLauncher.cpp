@@ -1,0 +1,108 @@
+#include "WindowLauncher.h"
+
+#include "AppSettings.h"
+#include "AttentionController.h"
+#include "CommandLine.h"
+#include "AttentionResult.h"
+#include "CompareView.h"
+#include "MainWindow.h"
+#include "ShapesPanel.h"
+#include "ViewTabs.h"
+
+#include <QCoreApplication>
+#include <QImage>
+#include <QMap>
+#include <QPixmap>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QThread>
+
+namespace attn {
+namespace {
+
+// Lets queued work run: layouts, QCustomPlot's queued replots (zero-timers), deferred views.
+void settle(int rounds)
+{
+    for (int i = 0; i < rounds; ++i) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+}
+
+}  // namespace
+
+int WindowLauncher::tabFor(const CommandLineOptions& options)
+{
+    const QString key = options.tab.isEmpty() ? options.view : options.tab;
+    const int tab = ViewTabs::tabFromKey(key);
+    return tab < 0 ? int(ViewTabs::Grid) : tab;
+}
+
+Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
+{
+    window.applyOptions(options.config, options.sentence, MainWindow::View(tabFor(options)), options.head);
+    if (options.example == u"toy")
+        if (Status shown = window.showToyExample(); !shown)
+            return Error{QStringLiteral("--example toy: %1").arg(shown.error())};
+    ViewTabs* tabs = window.viewTabs();
+    tabs->selectHead(options.head);
+    if (options.batch_given)
+        tabs->shapesPanel()->setBatch(options.batch);
+    if (options.compare_given)
+        tabs->compareView()->setHeads(options.compare_a, options.compare_b);
+    return {};
+}
+
+int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& err)
+{
+    auto fail = [&](const QString& message) {
+        err << "error: " << message << '\n';
+        err.flush();
+        return 1;
+    };
+    QTemporaryDir settings_dir;
+    if (!settings_dir.isValid())
+        return fail(QStringLiteral("--screenshot: no temporary directory for the window's settings"));
+    AppSettings settings(settings_dir.filePath(QStringLiteral("settings.ini")));
+    MainWindow window(&settings);
+    window.resize(options.size_given ? options.size : QSize(1400, 900));
+
+    // Refused values, by the option that set them ("d_model" -> --d-model); cleared ones drop out.
+    QMap<QString, QString> errors;
+    QObject::connect(window.controller(), &AttentionController::errorChanged, &window,
+                     [&errors](const QString& field, const QString& message) {
+                         if (message.isEmpty())
+                             errors.remove(field);
+                         else
+                             errors.insert(field, QStringLiteral("--%1: %2").arg(QString(field).replace(u'_', u'-'), message));
+                     });
+    if (Status applied = apply(window, options); !applied)
+        return fail(applied.error());
+    window.show();
+    window.controller()->waitForIdle();
+    if (!errors.isEmpty())
+        return fail(errors.first());
+    const auto result = window.controller()->result();
+    if (!result)
+        return fail(QStringLiteral("--screenshot: nothing was computed"));
+    if (options.head >= result->numHeads())
+        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(result->numHeads() - 1));
+    if (options.compare_given && std::max(options.compare_a, options.compare_b) >= result->numHeads())
+        return fail(QStringLiteral("--compare %1,%2: the model has heads 0 to %3")
+                        .arg(options.compare_a).arg(options.compare_b).arg(result->numHeads() - 1));
+    settle(10);  // layouts, then the plots' queued replots, then their paints
+    window.controller()->waitForIdle();
+    settle(5);
+
+    const QImage image = window.grab().toImage();
+    if (image.isNull())
+        return fail(QStringLiteral("--screenshot %1: the window could not be drawn").arg(options.screenshot_path));
+    QSaveFile file(options.screenshot_path);
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+        return fail(QStringLiteral("--screenshot %1: cannot write: %2").arg(options.screenshot_path, file.errorString()));
+    return 0;
+}
+
+}  // namespace attn
