@@ -21,11 +21,11 @@ constexpr std::int64_t kMaxAttentionFloats = std::int64_t(1) << 30;  // 4 GiB of
 // pass (whose later blocks see more keys) balance across cores, large enough for an efficient GEMM.
 constexpr int kQueryBlock = 64;
 
-// Below this many multiply-adds (about 5 us of one core) a step runs on one thread: a parallel
+// Below this many multiply-adds (about 20 us of one core) a step runs on one thread: a parallel
 // region costs a few microseconds on an idle machine, and far more when the cores are shared and
-// a thread of the team has to wait for its turn. (1 << 19 against 1 << 21: T=128 d_model 64,
-// 0.126 -> 0.090 ms; no measurable change elsewhere.)
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 19;
+// a thread of the team has to wait for its turn. (1 << 19 made the median pass at T=128,
+// d_model 64 faster but the mean that QBENCHMARK reports slower: 0.246 -> 0.273 ms.)
+constexpr std::int64_t kParallelWork = std::int64_t(1) << 21;
 
 // Asks the kernel to back a large matrix with 2 MiB pages before it is first written: at
 // 2048 tokens the 8 heads' weights are 128 MiB of fresh memory, and faulting it in as 4 KiB pages
