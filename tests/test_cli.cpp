@@ -2,39 +2,19 @@
 // as other tools drive it: JSON shape and identities, and the one-line error of every bad input.
 #include "JsonWriter.h"
 
+#include "ProgramRun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
 
-struct Run {
-    int exit_code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runProgram(const QStringList& arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");  // "works with no display at all"
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            process.readAllStandardOutput(), process.readAllStandardError()};
-}
-
 QJsonObject runJson(const QStringList& arguments)
 {
-    const Run run = runProgram(arguments + QStringList{"--json", "-"});
+    const ProgramRun run = runProgram(arguments + QStringList{"--json", "-"});
     if (run.exit_code != 0)
         qWarning() << run.err;
     QJsonParseError error;
@@ -120,7 +100,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath("out.json");
-        const Run run = runProgram({"--d-model", "8", "--heads", "2", "--json", path});
+        const ProgramRun run = runProgram({"--d-model", "8", "--heads", "2", "--json", path});
         QCOMPARE(run.exit_code, 0);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -170,7 +150,7 @@ private slots:
         QStringList withOutput = arguments;
         if (!arguments.contains("--json") && !arguments.contains("--export"))
             withOutput << "--json" << out;
-        const Run run = runProgram(withOutput);
+        const ProgramRun run = runProgram(withOutput);
         QVERIFY2(run.exit_code > 0, qPrintable(QString::number(run.exit_code)));
         const QString err = QString::fromUtf8(run.err);
         QVERIFY2(err.startsWith("error: "), qPrintable(err));
@@ -182,11 +162,11 @@ private slots:
 
     void helpAndVersion()
     {
-        const Run help = runProgram({"--help"});
+        const ProgramRun help = runProgram({"--help"});
         QCOMPARE(help.exit_code, 0);
         QVERIFY(help.out.contains("--sentence"));
         QVERIFY(help.out.contains("--export"));
-        const Run version = runProgram({"--version"});
+        const ProgramRun version = runProgram({"--version"});
         QCOMPARE(version.exit_code, 0);
         QVERIFY(version.out.startsWith("attention-lab "));
     }

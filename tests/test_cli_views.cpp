@@ -1,34 +1,14 @@
-// The command line for the views docked in issue 6, through the real executable with no display:
+// The command line for the views of issues 4 and 5, through the real executable with no display:
 // --export --view shapes (PNG/SVG/PDF, sizes, the shapes written on it, every contract error),
 // --tab, and --screenshot (the whole window as a PNG, atomically).
+#include "ProgramRun.h"
+
 #include <QDir>
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
-
-struct Run {
-    int exit_code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runProgram(const QStringList& arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");  // the program picks offscreen itself
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            process.readAllStandardOutput(), process.readAllStandardError()};
-}
 
 QByteArray readAll(const QString& path)
 {
@@ -56,7 +36,7 @@ class TestCliViews : public QObject {
     // Exactly one `error:` line naming `option`, exit status non-zero, nothing written.
     void verifyRefused(const QStringList& arguments, const QString& path, const char* option)
     {
-        const Run run = runProgram(arguments);
+        const ProgramRun run = runProgram(arguments);
         QVERIFY2(run.exit_code > 0, run.err.constData());
         QVERIFY2(run.err.startsWith("error: "), run.err.constData());
         QVERIFY2(run.err.contains(option), run.err.constData());
@@ -72,7 +52,7 @@ private slots:
         const QStringList model = {"--view", "shapes", "--batch", "32", "--sentence",
                                    "one two three four five six seven eight nine ten"};
         const QString png = m_dir.filePath("shapes.png");
-        Run run = runProgram(QStringList{"--export", png, "--size", "1000x700"} + model);
+        ProgramRun run = runProgram(QStringList{"--export", png, "--size", "1000x700"} + model);
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QVERIFY(run.err.isEmpty());
         const QImage image(png);
@@ -137,7 +117,7 @@ private slots:
     {
         QFETCH(QString, tab);
         const QString path = m_dir.filePath(QStringLiteral("window-%1.png").arg(tab));
-        const Run run = runProgram({"--screenshot", path, "--tab", tab, "--size", "1000x700", "--sentence",
+        const ProgramRun run = runProgram({"--screenshot", path, "--tab", tab, "--size", "1000x700", "--sentence",
                                     "the cat sat on the mat"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QVERIFY2(run.err.isEmpty(), run.err.constData());
@@ -173,7 +153,7 @@ private slots:
     void screenshotOfTheToyExample()
     {
         const QString path = m_dir.filePath("toy.png");
-        const Run run = runProgram({"--screenshot", path, "--tab", "walkthrough", "--example", "toy"});
+        const ProgramRun run = runProgram({"--screenshot", path, "--tab", "walkthrough", "--example", "toy"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QCOMPARE(QImage(path).size(), QSize(1400, 900));  // the default window size
     }

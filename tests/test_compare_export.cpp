@@ -7,11 +7,11 @@
 #include "CompareView.h"
 #include "LinesView.h"
 #include "ModelConfig.h"
+#include "ProgramRun.h"
 
 #include <QDir>
 #include <QFile>
 #include <QImage>
-#include <QProcess>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
@@ -238,28 +238,18 @@ private slots:
         QFETCH(QStringList, arguments);
         QFETCH(QString, name);
         QFETCH(QSize, size);
-        QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove("DISPLAY");
-        env.remove("WAYLAND_DISPLAY");
-        env.remove("QT_QPA_PLATFORM");
-        process.setProcessEnvironment(env);
-        process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments << "--export" << path(name));
-        QVERIFY(process.waitForFinished(120000));
-        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const ProgramRun run = runProgram(arguments << "--export" << path(name));
+        QVERIFY2(run.exit_code == 0, run.err.constData());
         verifyPicture(path(name), size);
     }
 
     void commandLineBadHeads()
     {
         for (const QString& pair : {QStringLiteral("0,8"), QStringLiteral("9,1")}) {
-            QProcess process;
-            process.start(QStringLiteral(ATTENTION_LAB_EXE),
-                          {"--view", "compare", "--compare", pair, "--export", path("cli-bad.png")});
-            QVERIFY(process.waitForFinished(120000));
-            QCOMPARE(process.exitCode(), 1);
-            // The last line is the error (Qt may warn about the environment before it).
-            const QString err = QString::fromUtf8(process.readAllStandardError()).trimmed().split('\n').last();
+            const ProgramRun run = runProgram({"--view", "compare", "--compare", pair, "--export", path("cli-bad.png")});
+            QCOMPARE(run.exit_code, 1);
+            const QString err = QString::fromUtf8(run.err);
+            QCOMPARE(err.count('\n'), 1);  // the contract's one error line
             QVERIFY2(err.startsWith("error: --compare " + pair + ": head") && err.contains("out of range"), qPrintable(err));
             QVERIFY(!QFileInfo::exists(path("cli-bad.png")));
         }

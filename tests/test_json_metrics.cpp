@@ -5,11 +5,11 @@
 #include "HeadMetrics.h"
 #include "JsonReport.h"
 #include "ModelConfig.h"
+#include "ProgramRun.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
 #include <cmath>
@@ -77,13 +77,9 @@ private slots:
     // beside them (floats as printed, so to 1e-6), for a causal model with 4 heads.
     void metricsThroughTheExecutable()
     {
-        QProcess process;
-        process.start(QStringLiteral(ATTENTION_LAB_EXE),
-                      {"--sentence", "a b c a b c", "--d-model", "32", "--heads", "4", "--causal", "--json", "-"});
-        QVERIFY(process.waitForFinished(120000));
-        const QByteArray err = process.readAllStandardError();
-        QVERIFY2(process.exitCode() == 0, err.constData());
-        const QJsonObject json = parse(process.readAllStandardOutput());
+        const ProgramRun run = runProgram({"--sentence", "a b c a b c", "--d-model", "32", "--heads", "4", "--causal", "--json", "-"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject json = parse(run.out);
         const QJsonArray metrics = json["head_metrics"].toArray();
         QCOMPARE(metrics.size(), 4);
         const QJsonArray similarity = json["head_similarity"].toArray();
