@@ -256,7 +256,9 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     }
     std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.weight < b.weight; });
     const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
-    const QColor single_color(0x1f4e9c);
+    // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
+    // faint lines still read on white.
+    const QColor single_color = m_head == kAllHeads ? QColor() : headColor(m_head).darker(130);
     // Overlaid heads fan out a little within each row, so lines of different heads between the
     // same two tokens stay apart instead of hiding each other.
     const int overlaid = m_head == kAllHeads ? int(heads.size()) : 1;
