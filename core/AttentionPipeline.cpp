@@ -14,8 +14,13 @@ namespace attn {
 
 AttentionInput AttentionPipeline::inputFromSentence(const QString& sentence, const ModelConfig& config)
 {
+    return inputFromTokens(Tokenizer::tokenize(sentence), config);
+}
+
+AttentionInput AttentionPipeline::inputFromTokens(TokenList tokens, const ModelConfig& config)
+{
     AttentionInput input;
-    input.tokens = Tokenizer::tokenize(sentence);
+    input.tokens = std::move(tokens);
     const int dim = config.effectiveInputDim();
     input.x = TokenEmbedder::embed(input.tokens, config.seed, dim);
     if (config.positional_encoding) {
@@ -109,19 +114,16 @@ Result<AttentionResult> AttentionPipeline::run(const ModelConfig& config, Attent
 
 Result<AttentionResult> AttentionPipeline::run(const ModelConfig& config, const QString& sentence, TraceDetail detail)
 {
-    AttentionInput input = inputFromSentence(sentence, config);
-    if (input.tokens.isEmpty())
+    TokenList tokens = Tokenizer::tokenize(sentence);
+    if (tokens.isEmpty())
         return Error{QStringLiteral("the sentence has no tokens")};
     auto weights = buildWeights(config);
     if (!weights)
         return Error{weights.error()};
-    if (weights->weights.inputDim() != config.effectiveInputDim()) {
-        // Loaded weights fix the input dimension: embed again at the file's size.
-        ModelConfig sized = config;
-        sized.input_dim = weights->weights.inputDim();
-        input = inputFromSentence(sentence, sized);
-    }
-    return run(config, std::move(input), weights.value(), detail);
+    // Loaded weights fix the input dimension: embed at the file's size.
+    ModelConfig sized = config;
+    sized.input_dim = weights->weights.inputDim();
+    return run(config, inputFromTokens(std::move(tokens), sized), weights.value(), detail);
 }
 
 }  // namespace attn

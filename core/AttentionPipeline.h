@@ -27,6 +27,7 @@ public:
     // Tokens -> embeddings (+ sinusoidal positions when config.positional_encoding).
     // Zero tokens is a valid input with zero rows.
     static AttentionInput inputFromSentence(const QString& sentence, const ModelConfig& config);
+    static AttentionInput inputFromTokens(TokenList tokens, const ModelConfig& config);
     // A matrix given directly (--input); labels default to "0", "1", ...
     static Result<AttentionInput> inputFromMatrix(Matrix x, const QStringList& labels);
 

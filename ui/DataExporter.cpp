@@ -1,12 +1,10 @@
 #include "DataExporter.h"
 
 #include "AttentionResult.h"
+#include "JsonWriter.h"
 #include "NpyWriter.h"
 
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSaveFile>
 
 namespace attn {
@@ -43,25 +41,18 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
 
 QByteArray DataExporter::toJson(const AttentionResult& result)
 {
-    QJsonArray tokens;
+    // Streamed: a 2,000-token result holds tens of millions of weights, too many for a JSON tree.
+    QStringList tokens;
     for (const Token& token : result.input.tokens)
         tokens.append(token.text);
-    QJsonArray attention;
-    for (const Matrix& weights : result.trace.weights) {
-        QJsonArray rows;
-        for (int query = 0; query < weights.rows(); ++query) {
-            QJsonArray row;
-            for (int key = 0; key < weights.cols(); ++key)
-                row.append(double(weights(query, key)));
-            rows.append(row);
-        }
-        attention.append(rows);
-    }
-    QJsonObject root{{QStringLiteral("tokens"), tokens},
-                     {QStringLiteral("num_heads"), result.trace.num_heads},
-                     {QStringLiteral("causal"), result.trace.causal},
-                     {QStringLiteral("attention"), attention}};
-    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+    JsonWriter json(false);
+    json.beginObject();
+    json.key("tokens").array(tokens);
+    json.key("num_heads").value(result.trace.num_heads);
+    json.key("causal").value(result.trace.causal);
+    json.key("attention").matrices(result.trace.weights);  // (num_heads, query_len, key_len)
+    json.endObject();
+    return json.take();
 }
 
 QByteArray DataExporter::toNpy(const AttentionResult& result)
