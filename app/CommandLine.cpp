@@ -1,4 +1,4 @@
-#include "CommandLine.h"
+#include "app/CommandLine.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -60,7 +60,7 @@ QString CommandLine::helpText()
         "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
         "  -h, --help             this text\n"
         "  --version              the version\n")
-        .arg(ModelConfig::defaultSentence());
+        .arg(RunSettings::defaultSentence());
 }
 
 Status CommandLine::checkOutputPath(const QString& option, const QString& path, const QStringList& extensions)
@@ -106,7 +106,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     CommandLineOptions options;
     options.show_help = parser.isSet("help") || parser.isSet("h");
     options.show_version = parser.isSet("version");
-    ModelConfig& config = options.config;
+    RunSettings& config = options.config;
 
     if (parser.isSet("sentence")) {
         options.sentence = parser.value("sentence");
@@ -154,9 +154,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("weights") && parser.isSet("identity"))
         return Error{QStringLiteral("--identity: cannot be combined with --weights")};
     if (parser.isSet("identity"))
-        config.weight_source = ModelConfig::WeightSource::Identity;
+        config.weight_source = RunSettings::WeightSource::Identity;
     if (parser.isSet("weights")) {
-        config.weight_source = ModelConfig::WeightSource::File;
+        config.weight_source = RunSettings::WeightSource::File;
         config.weights_file = parser.value("weights");
         config.file_num_heads = options.heads_given ? config.num_heads : 0;
         if (!QFileInfo(config.weights_file).isFile())
@@ -164,7 +164,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     } else if (parser.isSet("layer") && config.layer != 0) {
         return Error{QStringLiteral("--layer: only a weight file has layers")};
     }
-    if (config.weight_source != ModelConfig::WeightSource::File && config.d_model % config.num_heads != 0)
+    if (config.weight_source != RunSettings::WeightSource::File && config.d_model % config.num_heads != 0)
         return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads").arg(config.d_model).arg(config.num_heads)};
 
     if (parser.isSet("view")) {

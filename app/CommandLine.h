@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ModelConfig.h"
-#include "Result.h"
+#include "core/pipeline/RunSettings.h"
+#include "core/base/Result.h"
 
 #include <QSize>
 #include <QString>
@@ -9,10 +9,10 @@
 
 namespace attn {
 
-// Everything the command line can say (../shared/spec/cli-contract.md), parsed and checked.
+// Everything the command line can say (docs/command-line.md), parsed and checked.
 struct CommandLineOptions {
-    ModelConfig config;
-    QString sentence = ModelConfig::defaultSentence();
+    RunSettings config;
+    QString sentence = RunSettings::defaultSentence();
     QString input_path;      // --input FILE.npy, instead of the sentence
     QStringList token_labels;  // --tokens A,B,C
     bool heads_given = false;

@@ -1,11 +1,11 @@
-#include "HeadlessRunner.h"
+#include "app/HeadlessRunner.h"
 
-#include "AttentionPipeline.h"
-#include "CompareExport.h"
-#include "JsonReport.h"
-#include "NpyReader.h"
-#include "ShapeDiagramExport.h"
-#include "ViewExporter.h"
+#include "core/pipeline/AttentionPipeline.h"
+#include "ui/export/CompareExport.h"
+#include "core/report/JsonReport.h"
+#include "core/io/NpyReader.h"
+#include "ui/views/shapes/ShapeDiagramExport.h"
+#include "ui/export/ViewExporter.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -37,7 +37,7 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
     auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), options.token_labels);
     if (!input)
         return Error{QStringLiteral("--input %1: %2").arg(options.input_path, input.error())};
-    ModelConfig config = options.config;
+    RunSettings config = options.config;
     config.positional_encoding = false;
     if (config.input_dim == 0)
         config.input_dim = int(input->x.cols());
@@ -66,7 +66,7 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(num_heads - 1));
 
     if (!options.export_path.isEmpty() && (options.view == u"compare" || options.view == u"lines")) {
-        // Compare heads (issue 5): two heads and their difference, or the lines view of --head.
+        // Compare heads: two heads and their difference, or the lines view of --head.
         if (options.view == u"compare") {
             for (int head : {options.compare_a, options.compare_b})
                 if (head < 0 || head >= num_heads)
@@ -79,7 +79,7 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         if (!s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     } else if (!options.export_path.isEmpty() && options.view == u"shapes") {
-        // The shape diagram (issue 4) of this configuration, batch size B drawn, --head highlighted.
+        // The shape diagram of this configuration, batch size B drawn, --head highlighted.
         if (Status s = ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     } else if (!options.export_path.isEmpty()) {

@@ -1,13 +1,13 @@
-#include "WindowLauncher.h"
+#include "app/WindowLauncher.h"
 
-#include "AppSettings.h"
-#include "AttentionController.h"
-#include "CommandLine.h"
-#include "AttentionResult.h"
-#include "CompareView.h"
-#include "MainWindow.h"
-#include "ShapesPanel.h"
-#include "ViewTabs.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/controller/AttentionController.h"
+#include "app/CommandLine.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/views/shapes/ShapesPanel.h"
+#include "ui/shell/ViewTabs.h"
 
 #include <QCoreApplication>
 #include <QImage>

@@ -1,8 +1,8 @@
-#include "CommandLine.h"
-#include "HeadlessRunner.h"
-#include "AppSettings.h"
-#include "MainWindow.h"
-#include "WindowLauncher.h"
+#include "app/CommandLine.h"
+#include "app/HeadlessRunner.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/shell/MainWindow.h"
+#include "app/WindowLauncher.h"
 
 #include <QApplication>
 #include <QCoreApplication>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """attention-lab's engine against PyTorch's nn.MultiheadAttention, as a Markdown table.
 
-Runs build/tests/attention_bench -csv (Qt Test QBENCHMARK) and scripts/bench_torch.py (with the
+Runs build/tests/bench/attention_bench -csv (Qt Test QBENCHMARK) and scripts/bench_torch.py (with the
 /usr/bin/python3 that has torch) in the same run, on the same rows, with the same number of
 threads, and prints:
 
@@ -59,7 +59,7 @@ def main():
     parser.add_argument("--only", action="append", default=[], help="one row name (repeatable)")
     args = parser.parse_args()
 
-    bench = os.path.join(args.build, "tests", "attention_bench")
+    bench = os.path.join(args.build, "tests", "bench", "attention_bench")
     if not os.access(bench, os.X_OK):
         raise SystemExit(f"error: {bench} not found: build the attention_bench target first")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), QT_QPA_PLATFORM="offscreen")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch's CPU nn.MultiheadAttention on the rows of tests/attention_bench.cpp.
+"""PyTorch's CPU nn.MultiheadAttention on the rows of tests/bench/attention_bench.cpp.
 
 Run with /usr/bin/python3 (the interpreter that has torch). Prints CSV in the layout of Qt Test's
 `-csv` output, one line per row, with the same row names ("T=64 d=512 h=8", "... causal"):

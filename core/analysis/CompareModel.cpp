@@ -1,0 +1,94 @@
+#include "core/analysis/CompareModel.h"
+
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "core/analysis/HeadMetrics.h"
+
+#include <QFileInfo>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+Result<HeadComparison> CompareModel::compare(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return Error{QStringLiteral("cannot compare a %1 x %2 head with a %3 x %4 head: the inputs differ in length")
+                         .arg(a.rows()).arg(a.cols()).arg(b.rows()).arg(b.cols())};
+    HeadComparison comparison;
+    comparison.a = a;
+    comparison.b = b;
+    comparison.difference = a - b;
+    if (a.size() > 0) {
+        comparison.shared_min = std::min({0.0f, a.minCoeff(), b.minCoeff()});
+        comparison.shared_max = std::max(a.maxCoeff(), b.maxCoeff());
+        const float limit = comparison.difference.cwiseAbs().maxCoeff();
+        // Two identical heads: any non-empty range shows the all-zero difference as the centre colour.
+        comparison.difference_limit = limit > 0.0f ? limit : 1.0f;
+    }
+    if (!(comparison.shared_max > comparison.shared_min))
+        comparison.shared_max = comparison.shared_min + 1.0f;
+    comparison.divergence = jensenShannon(a, b);
+    return comparison;
+}
+
+Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head)
+{
+    const int heads = int(result.trace.weights.size());
+    if (head < 0 || head >= heads)
+        return Error{QStringLiteral("head %1 does not exist (the result has %2 head%3, numbered from 0)")
+                         .arg(head).arg(heads).arg(heads == 1 ? "" : "s")};
+    return result.trace.weights[size_t(head)];
+}
+
+Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
+                                                 const QString& sentence)
+{
+    Result<AttentionResult> variant = [&]() -> Result<AttentionResult> {
+        if (!sentence.trimmed().isEmpty())
+            return AttentionPipeline::run(config, sentence, TraceDetail::Weights);
+        auto weights = AttentionPipeline::buildWeights(config);
+        if (!weights)
+            return Error{weights.error()};
+        if (weights->weights.inputDim() != base.input.x.cols())
+            return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
+                             .arg(weights->weights.inputDim()).arg(base.input.x.cols())};
+        return AttentionPipeline::run(config, base.input, weights.value(), TraceDetail::Weights);
+    }();
+    if (!variant)
+        return variant;
+    if (variant->seqLen() != base.seqLen())
+        return Error{QStringLiteral("the other settings give %1 tokens, the compared result has %2")
+                         .arg(variant->seqLen()).arg(base.seqLen())};
+    return variant;
+}
+
+QString CompareModel::describeDifference(const RunSettings& base, const RunSettings& other)
+{
+    QStringList parts;
+    if (other.weight_source != base.weight_source || other.weights_file != base.weights_file) {
+        switch (other.weight_source) {
+        case RunSettings::WeightSource::Random: parts << QStringLiteral("random weights"); break;
+        case RunSettings::WeightSource::Identity: parts << QStringLiteral("identity weights"); break;
+        case RunSettings::WeightSource::File: parts << QFileInfo(other.weights_file).fileName(); break;
+        }
+    }
+    if (other.weight_source == RunSettings::WeightSource::File && other.layer != base.layer)
+        parts << QStringLiteral("layer %1").arg(other.layer);
+    if (other.seed != base.seed)
+        parts << QStringLiteral("seed %1").arg(other.seed);
+    if (other.causal != base.causal)
+        parts << (other.causal ? QStringLiteral("causal") : QStringLiteral("not causal"));
+    if (other.num_heads != base.num_heads || other.file_num_heads != base.file_num_heads)
+        parts << QStringLiteral("%1 heads").arg(other.weight_source == RunSettings::WeightSource::File
+                                                     && other.file_num_heads > 0 ? other.file_num_heads : other.num_heads);
+    if (!(other.scale == base.scale))
+        parts << QStringLiteral("scale %1").arg(other.scale.toString());
+    if (other.d_model != base.d_model && other.weight_source != RunSettings::WeightSource::File)
+        parts << QStringLiteral("d_model %1").arg(other.d_model);
+    return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace attn

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/pipeline/RunSettings.h"
+#include "core/base/Result.h"
+#include "core/base/Tensor.h"
+
+#include <QString>
+
+namespace attn {
+
+struct AttentionResult;
+
+// Two heads' weights on one colour scale, and their difference on a diverging scale centred at 0.
+struct HeadComparison {
+    Matrix a;           // (query_len, key_len)
+    Matrix b;           // (query_len, key_len)
+    Matrix difference;  // (query_len, key_len): a - b, cell by cell
+    float shared_min = 0.0f;        // the one colour range of a and b: [shared_min, shared_max]
+    float shared_max = 1.0f;
+    float difference_limit = 1.0f;  // the diverging range is [-limit, +limit], never empty
+    double divergence = 0.0;        // jensenShannon(a, b): 0 = the same, ln 2 = disjoint
+};
+
+// The pure half of the compare view: which numbers go into its three heatmaps.
+class CompareModel {
+public:
+    // Refuses matrices of different shapes (the heads of two inputs of different lengths).
+    static Result<HeadComparison> compare(const Matrix& a, const Matrix& b);
+
+    // One head of a result, checked: "head 9 does not exist (the result has 8 heads)".
+    static Result<Matrix> headWeights(const AttentionResult& result, int head);
+
+    // Side B under other settings: the same input as `base` through `config` (another causal
+    // setting, seed, layer or weight file). With a sentence the input is embedded again under
+    // `config` (a new seed gives new embeddings, a file fixes the input size), as the window
+    // does; without one (a matrix input) base's rows are reused as they are. The result must have
+    // as many tokens as base.
+    static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
+                                              const QString& sentence);
+
+    // A short text for what differs between two configurations: "causal", "seed 3", "layer 2",
+    // "gpt2.safetensors"; empty when they are the same.
+    static QString describeDifference(const RunSettings& base, const RunSettings& other);
+};
+
+}  // namespace attn

@@ -1,0 +1,178 @@
+#include "core/analysis/WalkthroughModel.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "core/analysis/ShapeModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+namespace {
+
+QString tokenLabel(const AttentionResult& result, int index)
+{
+    const QString& text = result.input.tokens[index].text;
+    const QString number = QString::number(index);
+    return text == number ? number : number + QLatin1Char(' ') + text;
+}
+
+QStringList tokenLabels(const AttentionResult& result, int count)
+{
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 0; i < count; ++i)
+        labels.append(tokenLabel(result, i));
+    return labels;
+}
+
+QStringList indexLabels(int count, const QString& prefix = {})
+{
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 0; i < count; ++i)
+        labels.append(prefix + QString::number(i));
+    return labels;
+}
+
+WalkthroughTable table(QString title, QStringList rows, QStringList columns, Matrix values, int highlighted_row)
+{
+    WalkthroughTable t;
+    t.title = std::move(title);
+    t.row_labels = std::move(rows);
+    t.column_labels = std::move(columns);
+    t.values = std::move(values);
+    t.highlighted_row = highlighted_row;
+    return t;
+}
+
+}  // namespace
+
+WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head, int query)
+{
+    const AttentionTrace& trace = result.trace;
+    // Dimensions, named once.
+    const int num_heads = trace.num_heads;
+    const int head_dim = trace.head_dim;
+    const int query_len = trace.queryLength();
+    const int key_len = trace.keyLength();
+
+    WalkthroughModel walk;
+    if (num_heads <= 0 || query_len <= 0 || key_len <= 0 || result.input.tokens.size() < std::max(query_len, key_len))
+        return walk;
+    head = std::clamp(head, 0, num_heads - 1);
+    query = std::clamp(query, 0, query_len - 1);
+    walk.head = head;
+    walk.query = query;
+
+    const QStringList queries = tokenLabels(result, query_len);
+    const QStringList keys = tokenLabels(result, key_len);
+    const QStringList head_dims = indexLabels(head_dim);
+    const QString h = QString::number(head);
+    const QString scale = QString::number(trace.scale, 'g', 6);
+    walk.steps.resize(kStepCount);
+    for (int i = 0; i < kStepCount; ++i)
+        walk.steps[size_t(i)].number = i + 1;
+    auto step = [&walk](int number) -> WalkthroughStep& { return walk.steps[size_t(number - 1)]; };
+
+    // 1. The input rows, and the positional part of them when positions were added.
+    const bool positional = result.input.positional.size() > 0;
+    step(1).title = QStringLiteral("Input rows X");
+    step(1).formula = positional ? QStringLiteral("x_t = embedding(token_t) + PE(t)")
+                                 : QStringLiteral("x_t = the token's vector (no positional encoding)");
+    step(1).tables.push_back(table(QStringLiteral("X  (T × d_in)"), queries, indexLabels(int(result.input.x.cols())),
+                                   result.input.x, query));
+    if (positional)
+        step(1).tables.push_back(table(QStringLiteral("PE, the positional part of X  (T × d_in)"), queries,
+                                       indexLabels(int(result.input.positional.cols())), result.input.positional, query));
+
+    // 2. This head's columns of Q, K and V.
+    step(2).title = QStringLiteral("Q, K, V of head %1").arg(h);
+    const ShapeConfig shape = ShapeConfig::fromResult(result, 1);  // which biases exist
+    step(2).formula = QStringLiteral("q_t = x_t Wq%1, columns %2 … %3 of Q (likewise k, v)")
+                          .arg(shape.has_input_bias ? QStringLiteral(" + bq") : QString())
+                          .arg(head * head_dim).arg((head + 1) * head_dim - 1);
+    step(2).tables.push_back(table(QStringLiteral("Q_%1  (T × d_k)").arg(h), queries, head_dims, trace.qHead(head), query));
+    step(2).tables.push_back(table(QStringLiteral("K_%1  (T × d_k)").arg(h), keys, head_dims, trace.kHead(head), -1));
+    step(2).tables.push_back(table(QStringLiteral("V_%1  (T × d_k)").arg(h), keys, head_dims, trace.vHead(head), -1));
+
+    // 3-5. Raw, scaled and masked scores (the raw scores need TraceDetail::Full).
+    step(3).title = QStringLiteral("Raw scores");
+    step(3).formula = QStringLiteral("s_j = q · k_j for every key j");
+    step(4).title = QStringLiteral("Scaled scores");
+    const bool square_root = std::abs(trace.scale - std::sqrt(float(head_dim))) <= 1e-6f * trace.scale;
+    step(4).formula = square_root ? QStringLiteral("s_j / √d_k = s_j / √%1 = s_j / %2").arg(head_dim).arg(scale)
+                                  : QStringLiteral("s_j / %1").arg(scale);
+    step(5).title = QStringLiteral("Masked scores");
+    step(5).formula = trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
+                    : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")
+                                                : QStringLiteral("−∞ where key j is padding");
+    if (trace.hasScores()) {
+        const Matrix& raw = trace.scores[size_t(head)];  // (query_len, key_len)
+        Matrix scaled(query_len, key_len);
+        Matrix masked(query_len, key_len);
+        for (int i = 0; i < query_len; ++i)
+            for (int j = 0; j < key_len; ++j) {
+                scaled(i, j) = trace.scaledScore(head, i, j);
+                masked(i, j) = trace.maskedScore(head, i, j);
+            }
+        step(3).tables.push_back(table(QStringLiteral("Q_%1 K_%1ᵀ  (T × T)").arg(h), queries, keys, raw, query));
+        step(4).tables.push_back(table(QStringLiteral("scores / %1  (T × T)").arg(scale), queries, keys,
+                                       std::move(scaled), query));
+        step(5).tables.push_back(table(QStringLiteral("masked  (T × T)"), queries, keys, std::move(masked), query));
+    } else {
+        const QString why = QStringLiteral("the raw scores were not kept by this computation (it ran without the full trace)");
+        for (int n : {3, 4, 5})
+            step(n).unavailable = why;
+    }
+
+    // 6. Softmax weights.
+    const Matrix& weights = trace.weights[size_t(head)];  // (query_len, key_len)
+    step(6).title = QStringLiteral("Softmax weights");
+    step(6).formula = QStringLiteral("w_j = exp(s_j) / Σ_k exp(s_k); masked keys get 0");
+    step(6).tables.push_back(table(QStringLiteral("A_%1  (T × T)").arg(h), queries, keys, weights, query));
+
+    // 7. Every value vector times its weight: the one product this view computes, it is the step.
+    Matrix weighted = trace.vHead(head);  // (key_len, head_dim)
+    QStringList weighted_labels;
+    for (int j = 0; j < key_len; ++j) {
+        weighted.row(j) *= weights(query, j);
+        weighted_labels.append(QStringLiteral("%1  × %2").arg(keys[j], QString::number(weights(query, j), 'f', 4)));
+    }
+    step(7).title = QStringLiteral("Weighted values");
+    step(7).formula = QStringLiteral("w_j v_j for every key j (query %1)").arg(queries[query]);
+    step(7).tables.push_back(table(QStringLiteral("w_j v_j  (T × d_k)"), weighted_labels, head_dims, std::move(weighted), -1));
+
+    // 8. Their sum: the head's output row.
+    step(8).title = QStringLiteral("Head output");
+    step(8).formula = QStringLiteral("o = Σ_j w_j v_j");
+    step(8).tables.push_back(table(QStringLiteral("O_%1  (T × d_k)").arg(h), queries, head_dims, trace.headOutput(head), query));
+
+    // 9. All heads side by side.
+    QStringList concat_columns;
+    for (int hh = 0; hh < num_heads; ++hh)
+        for (int i = 0; i < head_dim; ++i)
+            concat_columns.append(QStringLiteral("h%1:%2").arg(hh).arg(i));
+    step(9).title = QStringLiteral("Concatenation of the heads");
+    step(9).formula = QStringLiteral("concat(o_0, …, o_%1); head %2 is columns %3 … %4")
+                          .arg(num_heads - 1).arg(head).arg(head * head_dim).arg((head + 1) * head_dim - 1);
+    WalkthroughTable concat = table(QStringLiteral("concat  (T × d_model)"), queries, concat_columns, trace.concat, query);
+    concat.highlighted_first_column = head * head_dim;
+    concat.highlighted_column_count = head_dim;
+    step(9).tables.push_back(std::move(concat));
+
+    // 10. The output projection.
+    step(10).title = QStringLiteral("Output row");
+    step(10).formula = !result.has_output_projection ? QStringLiteral("no output projection: y = concat")
+                     : shape.has_output_bias         ? QStringLiteral("y = concat Wo + bo")
+                                                     : QStringLiteral("y = concat Wo");
+    step(10).tables.push_back(table(QStringLiteral("Y  (T × d_out)"), queries, indexLabels(int(trace.output.cols())),
+                                    trace.output, query));
+
+    // Neuron-level breakdown of the raw scores: products(j, i) = q_i k_j,i.
+    Matrix products = trace.kHead(head);  // (key_len, head_dim)
+    products.array().rowwise() *= trace.qHead(head).row(query).array();
+    walk.products = table(QStringLiteral("q_i · k_j,i  (keys × d_k)"), keys, head_dims, std::move(products), -1);
+    return walk;
+}
+
+}  // namespace attn

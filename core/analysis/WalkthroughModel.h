@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/base/Tensor.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace attn {
+
+struct AttentionResult;
+
+// One titled matrix of numbers as the walkthrough shows it. Masked entries hold -infinity.
+struct WalkthroughTable {
+    QString title;            // "Q_h (head 2)"
+    QStringList row_labels;   // one per row of values
+    QStringList column_labels;
+    Matrix values;            // (rows, columns)
+    int highlighted_row = -1; // the selected query's row, or -1
+    int highlighted_first_column = -1;  // a highlighted column range (the head's part of concat), or -1
+    int highlighted_column_count = 0;
+};
+
+// One step of the tutorial order: what it is, the formula, and its tables (empty when the trace
+// does not hold what the step needs; `unavailable` then says why).
+struct WalkthroughStep {
+    int number = 0;           // 1..10
+    QString title;            // "Raw scores"
+    QString formula;          // "s_j = q · k_j"
+    std::vector<WalkthroughTable> tables;
+    QString unavailable;
+};
+
+// The numbers of every step of multi-head attention for one head and one query token, read from
+// an AttentionResult's trace (nothing is recomputed except what a step defines: step 7's w_j v_j
+// and the element-wise products q_i k_j,i of the score breakdown).
+struct WalkthroughModel {
+    static constexpr int kStepCount = 10;
+
+    int head = 0;
+    int query = 0;
+    std::vector<WalkthroughStep> steps;  // kStepCount, in order
+    // Which dimensions make each raw score: products(j, i) = q_i * k_j,i, so row j sums to q · k_j.
+    WalkthroughTable products;           // (key_len, head_dim)
+
+    // Head and query are clamped into range. An empty result (no heads or no tokens) gives no steps.
+    static WalkthroughModel build(const AttentionResult& result, int head, int query);
+
+    const WalkthroughStep& step(int number) const { return steps[size_t(number - 1)]; }
+};
+
+}  // namespace attn

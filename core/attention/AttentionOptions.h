@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/base/Result.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace attn {
+
+// What the scores are divided by.
+struct ScaleSetting {
+    enum class Mode { Sqrt, None, Custom };
+    Mode mode = Mode::Sqrt;
+    double custom = 1.0;
+
+    double divisor(int head_dim) const;
+    QString toString() const;                           // "sqrt", "none" or the number
+    static Result<ScaleSetting> parse(const QString&);  // the inverse; refuses 0, negatives, NaN
+
+    bool operator==(const ScaleSetting&) const = default;
+};
+
+enum class TraceDetail {
+    Weights,  // weights, Q/K/V, head outputs and the output: what a view or a benchmark needs
+    Full,     // also every head's raw scores (seq_len^2 more floats per head), for the walkthrough
+};
+
+struct AttentionOptions {
+    bool causal = false;  // query i sees keys 0..i
+    ScaleSetting scale;
+    // One flag per key, true = padding: that key gets weight 0 from every query (PyTorch's
+    // key_padding_mask). Empty means no padding.
+    std::vector<bool> key_padding;
+    TraceDetail detail = TraceDetail::Full;
+};
+
+}  // namespace attn

@@ -1,0 +1,60 @@
+#include "core/io/TensorSource.h"
+
+#include <QStringList>
+
+#include <limits>
+
+namespace attn {
+
+std::optional<std::int64_t> elementCount(const Shape& shape)
+{
+    std::int64_t count = 1;
+    for (std::int64_t dim : shape) {
+        if (dim < 0)
+            return std::nullopt;
+        if (dim != 0 && count > std::numeric_limits<std::int64_t>::max() / dim)
+            return std::nullopt;
+        count *= dim;
+    }
+    return count;
+}
+
+QString shapeString(const Shape& shape)
+{
+    QStringList parts;
+    for (std::int64_t dim : shape)
+        parts << QString::number(dim);
+    if (shape.size() == 1)
+        return QStringLiteral("(%1,)").arg(parts.front());
+    return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
+}
+
+Result<int> checkNumHeads(std::int64_t value)
+{
+    if (value < 1 || value > 65536)
+        return Error{QStringLiteral("num_heads %1 is not a positive integer of at most 65536").arg(value)};
+    return int(value);
+}
+
+Result<int> parseNumHeads(const QString& text)
+{
+    bool ok = false;
+    const qlonglong value = text.trimmed().toLongLong(&ok);
+    if (!ok)
+        return Error{QStringLiteral("num_heads '%1' is not a positive integer").arg(text)};
+    return checkNumHeads(value);
+}
+
+std::pair<Eigen::Index, Eigen::Index> TensorArray::matrixDims(const Shape& shape)
+{
+    if (shape.empty())
+        return {1, 1};
+    if (shape.size() == 1)
+        return {1, shape[0]};
+    // The product of the trailing dimensions can only overflow when a dimension is 0, and then
+    // there is nothing to store.
+    const auto rest = elementCount(Shape(shape.begin() + 1, shape.end()));
+    return {shape[0], rest ? *rest : 0};
+}
+
+}  // namespace attn

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "core/base/Tensor.h"
+
+namespace attn {
+
+using ConstBlockRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;  // a row-major block
+using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
+
+// out = x w + bias, the columns shared out in chunks among the threads of the enclosing OpenMP
+// parallel region (an orphaned `omp for nowait`: every thread of the region must call it, and
+// out is complete only after the region's closing barrier; outside a parallel region the one
+// thread computes everything).
+//   x (rows, inner), w (inner, cols), bias (cols) or nullptr, out (rows, cols).
+// Each chunk of w and bias is checked to be finite first (which also brings it into the cache for
+// the product); the function returns false, leaving such chunks of out unset, if one is not.
+//
+// Why not simply out = x * w: at short sequence lengths the projections are products of a few rows
+// with a large weight matrix. Eigen copies (packs) the whole weight matrix on every call and will
+// not split such products across threads; for those, a kernel reading the weights in place, with
+// the columns split across both cores, is 2-3 times faster. Inputs of more than 512 rows go
+// through Eigen's cache-blocked product, one column slice per thread.
+bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
+
+// out = x w on the calling thread only, reading w in place: no packing copy of w, no zeroing of
+// out first, and never threads of its own, unlike Eigen's product (which starts an OpenMP team
+// for a product of more than ~100k multiply-adds made outside a parallel region). For few rows of
+// x (up to a few hundred) or narrow w: the projections of short inputs, a head's scores
+// Q_h K_h^T (inner dimension head_dim) and a block of weights times V_h (head_dim columns).
+//   x (rows, inner), w (inner, cols), out (rows, cols).
+void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
+
+}  // namespace attn

@@ -1,0 +1,74 @@
+#include "core/report/JsonReport.h"
+
+#include "core/analysis/HeadMetrics.h"
+#include "core/io/JsonWriter.h"
+
+namespace attn {
+
+QByteArray JsonReport::build(const AttentionResult& result)
+{
+    const AttentionTrace& trace = result.trace;
+    const int seq_len = result.seqLen();
+    const int num_heads = trace.num_heads;
+    const int head_dim = trace.head_dim;
+
+    QStringList tokens;
+    for (const Token& token : result.input.tokens)
+        tokens.append(token.text);
+
+    JsonWriter json;
+    json.beginObject();
+    json.key("tokens").array(tokens);
+
+    json.key("config").beginObject();
+    json.key("d_model").value(trace.dModel());
+    json.key("num_heads").value(num_heads);
+    json.key("head_dim").value(head_dim);
+    json.key("input_dim").value(int(result.input.x.cols()));
+    json.key("causal").value(trace.causal);
+    json.key("scale").value(double(trace.scale));
+    json.key("output_dim").value(result.output_dim);
+    json.key("weights").value(result.weights_description);
+    json.key("positional_encoding").value(result.input.positional.size() > 0);
+    json.endObject();
+
+    json.key("shapes").beginObject();
+    json.key("input").array({seq_len, int(result.input.x.cols())});
+    json.key("q").array({num_heads, seq_len, head_dim});
+    json.key("scores").array({num_heads, seq_len, seq_len});
+    json.key("concat").array({seq_len, num_heads * head_dim});
+    json.key("output").array({seq_len, result.output_dim});
+    json.endObject();
+
+    json.key("attention").matrices(trace.weights);
+    json.key("output").matrix(trace.output);
+
+    // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon
+    // divergence (natural log), both in head order (definitions in core/HeadMetrics.h).
+    json.key("head_metrics").beginArray();
+    for (const HeadMetric& metric : computeHeadMetrics(trace.weights)) {
+        json.beginObject();
+        json.key("entropy").value(metric.entropy);
+        json.key("max").value(metric.max);
+        json.key("diagonal").value(metric.diagonal);
+        json.key("previous").value(metric.previous);
+        json.key("first").value(metric.first);
+        json.endObject();
+    }
+    json.endArray();
+    const MatrixD similarity = similarityMatrix(trace.weights);  // (num_heads, num_heads)
+    json.key("head_similarity").beginArray();
+    for (Eigen::Index x = 0; x < similarity.rows(); ++x) {
+        json.beginArray();
+        for (Eigen::Index y = 0; y < similarity.cols(); ++y)
+            json.value(similarity(x, y));
+        json.endArray();
+    }
+    json.endArray();
+    json.endObject();
+    QByteArray out = json.take();
+    out += '\n';
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,132 @@
+// Keystroke to redrawn grid, in the real window (offscreen): set the sentence, then process
+// events until every head of the grid has replotted. d_model 512, 8 heads.
+// Run: QT_QPA_PLATFORM=offscreen build/tests/bench/window_bench [-iterations N]
+#include "ui/shell/AppSettings.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/shell/MainWindow.h"
+
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace attn;
+
+namespace {
+
+QString sentenceOf(int tokens, const QString& last)
+{
+    QStringList words;
+    for (int i = 0; i < tokens - 1; ++i)
+        words.append(QStringLiteral("w%1").arg(i % 97));
+    words.append(last);
+    return words.join(QLatin1Char(' '));
+}
+
+}  // namespace
+
+class WindowBench : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<AppSettings> m_settings;
+    std::unique_ptr<MainWindow> m_window;
+
+private slots:
+    void initTestCase()
+    {
+        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
+        m_window = std::make_unique<MainWindow>(m_settings.get());
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void keystrokeToRedrawnGrid_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<bool>("causal");  // causal: half of every head masked (hatched)
+        QTest::addRow("T=16") << 16 << false;
+        QTest::addRow("T=512") << 512 << false;
+        QTest::addRow("T=512 causal") << 512 << true;
+    }
+    void keystrokeToRedrawnGrid()
+    {
+        QFETCH(int, tokens);
+        QFETCH(bool, causal);
+        RunSettings config = m_window->controller()->config();
+        config.causal = causal;
+        QVERIFY(m_window->controller()->setConfig(config));
+        const QString a = sentenceOf(tokens, QStringLiteral("cat"));
+        const QString b = sentenceOf(tokens, QStringLiteral("cab"));
+        HeadsGrid* grid = m_window->headsGrid();
+        bool replotted = false;
+        auto connection = connect(grid, &HeadsGrid::replotted, this, [&] { replotted = true; });
+        m_window->sentenceEdit()->setText(a);
+        m_window->controller()->waitForIdle();
+        QCoreApplication::processEvents();
+        int i = 0;
+        QBENCHMARK {
+            replotted = false;
+            m_window->sentenceEdit()->setText(++i % 2 ? b : a);
+            while (!replotted)
+                QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+        }
+        disconnect(connection);
+        QCOMPARE(m_window->controller()->result()->seqLen(), tokens);
+        QCOMPARE(grid->plot(0)->plottedKeySize(), tokens);
+        QCOMPARE(grid->plot(0)->hasMask(), causal);
+        config.causal = false;
+        QVERIFY(m_window->controller()->setConfig(config));
+        m_window->controller()->waitForIdle();
+    }
+
+    // Where the time of one keystroke goes (printed, not asserted).
+    void breakdown()
+    {
+        for (int tokens : {16, 512}) {
+            HeadsGrid* grid = m_window->headsGrid();
+            bool replotted = false;
+            auto connection = connect(grid, &HeadsGrid::replotted, this, [&] { replotted = true; });
+            for (int i = 0; i < 6; ++i) {
+                replotted = false;
+                QElapsedTimer timer;
+                timer.start();
+                m_window->sentenceEdit()->setText(sentenceOf(tokens, i % 2 ? QStringLiteral("cat") : QStringLiteral("cab")));
+                const double set_text = timer.nsecsElapsed() / 1e6;
+                m_window->controller()->waitForIdle();
+                const double computed = timer.nsecsElapsed() / 1e6;
+                while (!replotted)
+                    QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+                const double total = timer.nsecsElapsed() / 1e6;
+                qInfo("T=%d: setText returned %.1f ms, result shown %.1f ms (forward pass %.1f ms), grid replotted %.1f ms",
+                      tokens, set_text, computed, m_window->controller()->result()->compute_ms, total);
+            }
+            disconnect(connection);
+        }
+    }
+
+    // How long the GUI thread is held by a 2,000-token paste, and by a keystroke typed while
+    // that paste is still being computed.
+    void pasteTwoThousandTokens()
+    {
+        const QString paragraph = sentenceOf(2000, QStringLiteral("end"));
+        QLineEdit* edit = m_window->sentenceEdit();
+        QBENCHMARK_ONCE {
+            edit->setText(paragraph);
+        }
+        QVERIFY(m_window->controller()->isBusy());
+        QElapsedTimer timer;
+        timer.start();
+        QTest::keyClick(edit, 's');
+        const double keystroke_ms = timer.nsecsElapsed() / 1e6;
+        qInfo("keystroke while the paste computes: %.2f ms on the GUI thread", keystroke_ms);
+        timer.restart();
+        m_window->controller()->waitForIdle();
+        qInfo("2000-token result on the worker after: %.0f ms", timer.nsecsElapsed() / 1e6);
+    }
+};
+
+QTEST_MAIN(WindowBench)
+#include "window_bench.moc"

@@ -1,0 +1,163 @@
+// The command line for the compare, lines, shapes and walkthrough views, through the real
+// executable with no display: --export --view shapes (PNG/SVG/PDF, sizes, the shapes written on it,
+// every contract error), --tab, and --screenshot (the whole window as a PNG, atomically).
+#include "tests/support/ProgramRun.h"
+
+#include <QDir>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Pixels that are not (near) white: something was drawn.
+int inkedPixels(const QImage& image)
+{
+    int inked = 0;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            inked += qGray(image.pixel(x, y)) < 235;
+    return inked;
+}
+
+}  // namespace
+
+class TestCliViews : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    // Exactly one `error:` line naming `option`, exit status non-zero, nothing written.
+    void verifyRefused(const QStringList& arguments, const QString& path, const char* option)
+    {
+        const ProgramRun run = runProgram(arguments);
+        QVERIFY2(run.exit_code > 0, run.err.constData());
+        QVERIFY2(run.err.startsWith("error: "), run.err.constData());
+        QVERIFY2(run.err.contains(option), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(!QFileInfo::exists(path), qPrintable(path));
+        QCOMPARE(QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files | QDir::Hidden).filter("tmp").size(), 0);
+    }
+
+private slots:
+    void shapesPngSvgPdf()
+    {
+        // The classic example: B = 32, T = 10, d_model 512, 8 heads.
+        const QStringList model = {"--view", "shapes", "--batch", "32", "--sentence",
+                                   "one two three four five six seven eight nine ten"};
+        const QString png = m_dir.filePath("shapes.png");
+        ProgramRun run = runProgram(QStringList{"--export", png, "--size", "1000x700"} + model);
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QVERIFY(run.err.isEmpty());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(1000, 700));
+        QVERIFY(inkedPixels(image) > 2000);
+
+        const QString svg = m_dir.filePath("shapes.svg");
+        run = runProgram(QStringList{"--export", svg} + model);
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QByteArray svg_text = readAll(svg);
+        QVERIFY(svg_text.contains("<svg width=\"1200\" height=\"900\""));
+        QVERIFY(svg_text.contains("(32, 8, 10, 64)"));   // Q split into heads
+        QVERIFY(svg_text.contains("(32, 10, 512)"));     // the input and the output
+        QVERIFY(svg_text.contains("(32, 8, 10, 10)"));   // the scores
+
+        const QString pdf = m_dir.filePath("shapes.pdf");
+        run = runProgram(QStringList{"--export", pdf, "--size", "800x600"} + model);
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QByteArray pdf_bytes = readAll(pdf);
+        QVERIFY(pdf_bytes.startsWith("%PDF-"));
+        QVERIFY(pdf_bytes.contains("/MediaBox [0 0 600.000000 450.000000]"));  // 800 x 600 px at 0.75 pt
+
+        // The batch size changes the shapes drawn, not the numbers.
+        const QString b1 = m_dir.filePath("shapes-b1.svg");
+        run = runProgram({"--export", b1, "--view", "shapes", "--sentence", "one two three"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QVERIFY(readAll(b1).contains("(1, 8, 3, 64)"));
+    }
+
+    void shapesContractErrors()
+    {
+        const QString dir = m_dir.filePath("errors");
+        QVERIFY(QDir().mkpath(dir));
+        const QString blocker = QDir(dir).filePath("a-file");
+        {
+            QFile file(blocker);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("x");
+        }
+        const QString bmp = QDir(dir).filePath("shapes.bmp");
+        verifyRefused({"--export", bmp, "--view", "shapes"}, bmp, "--export");
+        const QString missing = QDir(dir).filePath("no-such-dir/shapes.png");
+        verifyRefused({"--export", missing, "--view", "shapes"}, missing, "--export");
+        const QString through = QDir(blocker).filePath("shapes.svg");
+        verifyRefused({"--export", through, "--view", "shapes"}, through, "--export");
+        const QString head = QDir(dir).filePath("head.pdf");
+        verifyRefused({"--export", head, "--view", "shapes", "--head", "8"}, head, "--head");
+        const QString batch = QDir(dir).filePath("batch.png");
+        verifyRefused({"--export", batch, "--view", "shapes", "--batch", "0"}, batch, "--batch");
+        // Only the file put there by the test.
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden), QStringList{"a-file"});
+    }
+
+    void screenshotOfEachTab_data()
+    {
+        QTest::addColumn<QString>("tab");
+        for (const char* tab : {"grid", "head", "compare", "lines", "shapes", "walkthrough"})
+            QTest::newRow(tab) << QString::fromLatin1(tab);
+    }
+
+    void screenshotOfEachTab()
+    {
+        QFETCH(QString, tab);
+        const QString path = m_dir.filePath(QStringLiteral("window-%1.png").arg(tab));
+        const ProgramRun run = runProgram({"--screenshot", path, "--tab", tab, "--size", "1000x700", "--sentence",
+                                    "the cat sat on the mat"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QVERIFY2(run.err.isEmpty(), run.err.constData());
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(1000, 700));
+        QVERIFY(inkedPixels(image) > 3000);
+    }
+
+    void screenshotErrors()
+    {
+        const QString svg = m_dir.filePath("window.svg");
+        verifyRefused({"--screenshot", svg}, svg, "--screenshot");
+        const QString missing = m_dir.filePath("nope/window.png");
+        verifyRefused({"--screenshot", missing}, missing, "--screenshot");
+        const QString tab = m_dir.filePath("tab.png");
+        verifyRefused({"--screenshot", tab, "--tab", "nothing"}, tab, "--tab");
+        const QString heads = m_dir.filePath("heads.png");
+        verifyRefused({"--screenshot", heads, "--heads", "7"}, heads, "--heads");
+        const QString head = m_dir.filePath("head.png");
+        verifyRefused({"--screenshot", head, "--head", "8"}, head, "--head 8");
+        const QString weights = m_dir.filePath("weights.png");
+        verifyRefused({"--screenshot", weights, "--weights", QStringLiteral(ATTENTION_SOURCE_DIR "/README.md")}, weights,
+                      "--weights");
+        const QString both = m_dir.filePath("both.png");
+        verifyRefused({"--screenshot", both, "--json", m_dir.filePath("x.json")}, both, "--screenshot");
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("x.json")));
+        const QString example = m_dir.filePath("example.png");
+        verifyRefused({"--screenshot", example, "--example", "big"}, example, "--example");
+        const QString json = m_dir.filePath("example.json");
+        verifyRefused({"--json", json, "--example", "toy"}, json, "--example");
+    }
+
+    void screenshotOfTheToyExample()
+    {
+        const QString path = m_dir.filePath("toy.png");
+        const ProgramRun run = runProgram({"--screenshot", path, "--tab", "walkthrough", "--example", "toy"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QCOMPARE(QImage(path).size(), QSize(1400, 900));  // the default window size
+    }
+};
+
+QTEST_MAIN(TestCliViews)
+#include "test_cli_views.moc"

@@ -1,0 +1,114 @@
+// "head_metrics" and "head_similarity" in the --json document: present, one entry per head, the
+// same numbers as core/HeadMetrics, through the library and through the executable.
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "core/analysis/HeadMetrics.h"
+#include "core/report/JsonReport.h"
+#include "core/pipeline/RunSettings.h"
+#include "tests/support/ProgramRun.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <cmath>
+#include <numbers>
+
+using namespace attn;
+
+namespace {
+
+QJsonObject parse(const QByteArray& bytes)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning() << error.errorString();
+    return doc.object();
+}
+
+}  // namespace
+
+class TestJsonMetrics : public QObject {
+    Q_OBJECT
+
+private slots:
+    void metricsMatchTheLibrary()
+    {
+        RunSettings config;
+        config.causal = true;
+        auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+        QVERIFY2(result.ok(), qPrintable(result.error()));
+        const QJsonObject json = parse(JsonReport::build(*result));
+
+        const QJsonArray metrics = json["head_metrics"].toArray();
+        QCOMPARE(metrics.size(), 8);
+        const std::vector<HeadMetric> expected = computeHeadMetrics(result->trace.weights);
+        for (int h = 0; h < 8; ++h) {
+            const QJsonObject m = metrics[h].toObject();
+            QCOMPARE(m.keys(), (QStringList{"diagonal", "entropy", "first", "max", "previous"}));
+            // Doubles go through text: the shortest round-trip form reads back exactly.
+            QCOMPARE(m["entropy"].toDouble(), expected[size_t(h)].entropy);
+            QCOMPARE(m["max"].toDouble(), expected[size_t(h)].max);
+            QCOMPARE(m["diagonal"].toDouble(), expected[size_t(h)].diagonal);
+            QCOMPARE(m["previous"].toDouble(), expected[size_t(h)].previous);
+            QCOMPARE(m["first"].toDouble(), expected[size_t(h)].first);
+            // Causal: row 0 sees only key 0, so "first" is at least 1/T.
+            QVERIFY(m["first"].toDouble() >= 1.0 / result->seqLen() - 1e-9);
+        }
+
+        const QJsonArray similarity = json["head_similarity"].toArray();
+        QCOMPARE(similarity.size(), 8);
+        const MatrixD s = similarityMatrix(result->trace.weights);
+        for (int x = 0; x < 8; ++x) {
+            const QJsonArray row = similarity[x].toArray();
+            QCOMPARE(row.size(), 8);
+            QCOMPARE(row[x].toDouble(), 0.0);
+            for (int y = 0; y < 8; ++y) {
+                QCOMPARE(row[y].toDouble(), s(x, y));
+                QCOMPARE(row[y].toDouble(), similarity[y].toArray()[x].toDouble());
+                QVERIFY(row[y].toDouble() <= std::numbers::ln2);
+            }
+        }
+    }
+
+    // Through the executable, as scripts use it: the numbers agree with the "attention" printed
+    // beside them (floats as printed, so to 1e-6), for a causal model with 4 heads.
+    void metricsThroughTheExecutable()
+    {
+        const ProgramRun run = runProgram({"--sentence", "a b c a b c", "--d-model", "32", "--heads", "4", "--causal", "--json", "-"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject json = parse(run.out);
+        const QJsonArray metrics = json["head_metrics"].toArray();
+        QCOMPARE(metrics.size(), 4);
+        const QJsonArray similarity = json["head_similarity"].toArray();
+        QCOMPARE(similarity.size(), 4);
+        const QJsonArray attention = json["attention"].toArray();
+        std::vector<Matrix> heads;
+        for (int h = 0; h < 4; ++h) {
+            const QJsonArray head = attention[h].toArray();
+            Matrix a(head.size(), head.size());
+            for (int i = 0; i < head.size(); ++i)
+                for (int j = 0; j < head.size(); ++j)
+                    a(i, j) = float(head[i].toArray()[j].toDouble());
+            const HeadMetric expected = computeHeadMetrics(a);
+            const QJsonObject m = metrics[h].toObject();
+            QVERIFY(std::abs(m["entropy"].toDouble() - expected.entropy) < 1e-6);
+            QVERIFY(std::abs(m["diagonal"].toDouble() - expected.diagonal) < 1e-6);
+            QVERIFY(std::abs(m["max"].toDouble() - expected.max) < 1e-6);
+            QVERIFY(std::abs(m["previous"].toDouble() - expected.previous) < 1e-6);
+            QVERIFY(std::abs(m["first"].toDouble() - expected.first) < 1e-6);
+            // Causal: row 0 is one-hot on key 0, so the first row adds 1 to "first" and "diagonal".
+            QVERIFY(m["first"].toDouble() >= 1.0 / 6.0 - 1e-9);
+            heads.push_back(a);
+        }
+        const MatrixD expected = similarityMatrix(heads);
+        for (int x = 0; x < 4; ++x)
+            for (int y = 0; y < 4; ++y)
+                QVERIFY(std::abs(similarity[x].toArray()[y].toDouble() - expected(x, y)) < 1e-6);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonMetrics)
+#include "test_json_metrics.moc"

@@ -1,0 +1,239 @@
+// The engine's fast paths: the direct product kernel, the column-chunked projections
+// with their finiteness check, the vectorised allFinite, and the engine's error order now that
+// the weights' finiteness is checked during the projections.
+
+#include "core/attention/AttentionEngine.h"
+#include "core/attention/AttentionWeights.h"
+#include "core/ops/LinearColumns.h"
+#include "core/base/SplitMix64.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace attn;
+
+namespace {
+
+Matrix randomMatrix(int rows, int cols, std::uint64_t seed)
+{
+    SplitMix64 rng(seed);
+    Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = float(rng.uniform(-1.0, 1.0));
+    return m;
+}
+
+// x w + b in double, the reference for the float kernels.
+MatrixD reference(const Matrix& x, const Matrix& w, const RowVector& b)
+{
+    MatrixD out = x.cast<double>() * w.cast<double>();
+    if (b.size() > 0)
+        out.rowwise() += b.cast<double>();
+    return out;
+}
+
+// Sums of `inner` products of numbers in [-1, 1] in float: a few ulp of sqrt(inner) each.
+double tolerance(int inner)
+{
+    return 1e-6 * (4 + inner);
+}
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+class TestLinearColumns : public QObject {
+    Q_OBJECT
+
+private slots:
+    void directProductMatchesDouble_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("inner");
+        QTest::addColumn<int>("cols");
+        // Columns around the tile widths (16-float packets: 1, 3 and 4 packets and leftovers),
+        // rows around the register tiles (6 and 8 rows), and the engine's own shapes.
+        for (int cols : {1, 7, 15, 16, 17, 33, 47, 48, 49, 64, 65, 96, 100, 130})
+            for (int rows : {1, 5, 6, 7, 8, 9, 17})
+                QTest::addRow("%dx%d * %dx%d", rows, 37, 37, cols) << rows << 37 << cols;
+        QTest::newRow("scores block: 64 queries, head_dim 64, 300 keys") << 64 << 64 << 300;
+        QTest::newRow("weights x V_h: 64 queries, 2048 keys, head_dim 64") << 64 << 2048 << 64;
+        QTest::newRow("projection: 16 tokens, d_model 512") << 16 << 512 << 512;
+        QTest::newRow("inner dimension 1") << 9 << 1 << 50;
+    }
+
+    void directProductMatchesDouble()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, inner);
+        QFETCH(int, cols);
+        const Matrix x = randomMatrix(rows, inner, 1);
+        const Matrix w = randomMatrix(inner, cols, 2);
+        Matrix out = Matrix::Constant(rows, cols, kNaN);  // every entry must be written
+        directProduct(x, w, out);
+        const double error = (out.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
+        QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+    }
+
+    void directProductReadsAndWritesStridedBlocks()
+    {
+        // The engine passes column blocks: a head's queries, K_h^T rows, a head's output columns.
+        const Matrix big_x = randomMatrix(20, 90, 3);
+        const Matrix big_w = randomMatrix(70, 200, 4);
+        Matrix big_out = Matrix::Zero(30, 150);
+        const auto x = big_x.block(2, 10, 13, 64);   // (13, 64), stride 90
+        const auto w = big_w.block(3, 20, 64, 100);  // (64, 100), stride 200
+        directProduct(x, w, big_out.block(5, 30, 13, 100));
+        const MatrixD expected = x.cast<double>() * w.cast<double>();
+        QVERIFY((big_out.block(5, 30, 13, 100).cast<double>() - expected).cwiseAbs().maxCoeff() < tolerance(64));
+        // Nothing outside the destination block was touched.
+        Matrix outside = big_out;
+        outside.block(5, 30, 13, 100).setZero();
+        QCOMPARE(outside.cwiseAbs().maxCoeff(), 0.0f);
+    }
+
+    void linearColumnsSharedByThreadsMatchesDouble_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<bool>("bias");
+        QTest::newRow("16 rows, 512 columns (direct kernel, chunks)") << 16 << 512 << true;
+        QTest::newRow("3 rows, 100 columns, no bias") << 3 << 100 << false;
+        QTest::newRow("600 rows, 200 columns (Eigen's product per thread)") << 600 << 200 << true;
+        QTest::newRow("0 rows") << 0 << 64 << true;
+    }
+
+    void linearColumnsSharedByThreadsMatchesDouble()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(bool, bias);
+        const Matrix x = randomMatrix(rows, 96, 5);
+        const Matrix w = randomMatrix(96, cols, 6);
+        const RowVector b = bias ? RowVector(randomMatrix(1, cols, 7)) : RowVector();
+        Matrix out(rows, cols);
+        bool finite = true;
+#pragma omp parallel num_threads(2) reduction(&& : finite)
+        finite = linearColumns(x, w, bias ? b.data() : nullptr, out);
+        QVERIFY(finite);
+        if (rows > 0)
+            QVERIFY((out.cast<double>() - reference(x, w, b)).cwiseAbs().maxCoeff() < tolerance(96));
+    }
+
+    void linearColumnsFindsANonFiniteWeightInAnyChunk_data()
+    {
+        QTest::addColumn<int>("row");
+        QTest::addColumn<int>("col");
+        QTest::addColumn<float>("value");
+        QTest::addColumn<bool>("inBias");
+        QTest::newRow("NaN, first column") << 0 << 0 << kNaN << false;
+        QTest::newRow("+inf, last column, last row") << 95 << 499 << kInf << false;
+        QTest::newRow("-inf, middle chunk") << 40 << 250 << -kInf << false;
+        QTest::newRow("NaN in the bias, last entry") << 0 << 499 << kNaN << true;
+    }
+
+    void linearColumnsFindsANonFiniteWeightInAnyChunk()
+    {
+        QFETCH(int, row);
+        QFETCH(int, col);
+        QFETCH(float, value);
+        QFETCH(bool, inBias);
+        const Matrix x = randomMatrix(4, 96, 8);
+        Matrix w = randomMatrix(96, 500, 9);
+        RowVector b = randomMatrix(1, 500, 10);
+        if (inBias)
+            b(col) = value;
+        else
+            w(row, col) = value;
+        Matrix out(4, 500);
+        for (int threads : {1, 2}) {
+            bool finite = true;
+#pragma omp parallel num_threads(threads) reduction(&& : finite)
+            finite = linearColumns(x, w, b.data(), out);
+            QVERIFY2(!finite, qPrintable(QStringLiteral("%1 thread(s)").arg(threads)));
+        }
+    }
+
+    void allFiniteAnswersLikeEigen()
+    {
+        Matrix m = randomMatrix(7, 33, 11) * 1e38f;  // large but finite: x * 0 is still 0
+        QVERIFY(allFinite(m));
+        QVERIFY(allFinite(Matrix(0, 5)));
+        m(3, 3) = -0.0f;
+        QVERIFY(allFinite(m));
+        for (float bad : {kNaN, kInf, -kInf}) {
+            Matrix n = m;
+            n(6, 32) = bad;
+            QVERIFY(!allFinite(n));
+            QVERIFY(!allFinite(n.block(5, 30, 2, 3)));  // on blocks too
+            QVERIFY(allFinite(n.block(0, 0, 6, 32)));
+        }
+    }
+
+    void validateShapesSkipsOnlyTheFinitenessScan()
+    {
+        AttentionWeights w = *AttentionWeights::random(16, 16, 2, 1);
+        w.out_proj(3, 4) = kNaN;
+        QVERIFY(w.validateShapes().ok());
+        QCOMPARE(w.validate().error(), QStringLiteral("the weights contain NaN or infinite values"));
+        w.in_bias.resize(5);
+        QVERIFY(!w.validateShapes().ok());
+        QCOMPARE(w.validateShapes().error(), w.validate().error());
+    }
+
+    void engineRefusesNonFiniteWeightsWherever_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("d_model");
+        QTest::addColumn<QString>("where");
+        for (int tokens : {0, 1, 40, 700})  // no rows, serial, direct kernel, Eigen's product
+            for (const char* where : {"in_proj", "in_bias", "out_proj", "out_bias", "out_bias without out_proj"})
+                QTest::addRow("%d tokens, %s", tokens, where) << tokens << 64 << QString::fromLatin1(where);
+        QTest::newRow("d_model 512, Wv") << 16 << 512 << QStringLiteral("in_proj");
+    }
+
+    void engineRefusesNonFiniteWeightsWherever()
+    {
+        QFETCH(int, tokens);
+        QFETCH(int, d_model);
+        QFETCH(QString, where);
+        AttentionWeights w = *AttentionWeights::random(d_model, d_model, 4, 2);
+        if (where == QLatin1String("in_proj"))
+            w.in_proj(d_model - 1, 3 * d_model - 1) = kNaN;  // the last column of Wv
+        else if (where == QLatin1String("in_bias"))
+            w.in_bias(d_model + 5) = kInf;
+        else if (where == QLatin1String("out_proj"))
+            w.out_proj(2, d_model / 2) = -kInf;
+        else if (where == QLatin1String("out_bias"))
+            w.out_bias(0) = kNaN;
+        else {
+            w.out_proj = Matrix();
+            w.out_bias(d_model - 1) = kNaN;
+        }
+        const Matrix x = randomMatrix(tokens, d_model, 3);
+        const Result<AttentionTrace> trace = AttentionEngine::forward(x, w);
+        QVERIFY(!trace.ok());
+        QCOMPARE(trace.error(), QStringLiteral("the weights contain NaN or infinite values"));
+    }
+
+    void engineReportsTheWeightsFaultBeforeTheInputs()
+    {
+        // As before the finiteness check moved into the projections: validate() comes first.
+        AttentionWeights w = *AttentionWeights::random(8, 8, 2, 4);
+        w.in_proj(0, 0) = kNaN;
+        Matrix x = randomMatrix(3, 8, 5);
+        x(1, 1) = kInf;
+        QCOMPARE(AttentionEngine::forward(x, w).error(), QStringLiteral("the weights contain NaN or infinite values"));
+        const Matrix wrong_width = randomMatrix(3, 9, 6);
+        QCOMPARE(AttentionEngine::forward(wrong_width, w).error(), QStringLiteral("the weights contain NaN or infinite values"));
+        // With finite weights the input's own error is reported.
+        w.in_proj(0, 0) = 0.5f;
+        QCOMPARE(AttentionEngine::forward(x, w).error(), QStringLiteral("the query input contains NaN or infinite values"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLinearColumns)
+#include "test_linear_columns.moc"

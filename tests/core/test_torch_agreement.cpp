@@ -1,0 +1,318 @@
+// The engine against PyTorch: every case in tests/fixtures/*.expected.json was produced by
+// tests/fixtures/make_fixtures.py (torch.nn.MultiheadAttention's forward, or the same math written
+// out in torch for the schemes it cannot express, evaluated in float64 from exactly the values the
+// weight file stores). Each case loads its weight file through attn::WeightFile, runs
+// attn::AttentionEngine::forward on the case's input and compares every attention weight and
+// output value. Regenerate the fixtures with /usr/bin/python3 tests/fixtures/make_fixtures.py.
+
+#include "core/attention/AttentionEngine.h"
+#include "core/attention/AttentionOptions.h"
+#include "core/io/NpyReader.h"
+#include "core/base/Tensor.h"
+#include "core/weights/WeightFile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cmath>
+#include <vector>
+
+using namespace attn;
+
+namespace {
+
+// Engine (float32) against the float64 reference. The reference is exact to ~1e-15 for the stored
+// weights; the engine rounds every product and sum to float32 in its own accumulation order (and
+// F64 weights to float32), which for these O(1) values over <= 16 terms stays below ~1e-6
+// (measured worst: 4.3e-7, the output of example_toy-4d, whose values reach 8).
+// 1e-5 leaves room for a different GEMM kernel order while any real bug (a transposed matrix,
+// a wrong head split, a missing bias, the wrong layer) moves values by 1e-2 or more.
+constexpr double kTolerance = 1e-5;
+
+// Row sums of the engine's softmax: float32 rounding of <= 6 terms near 1.
+constexpr double kRowSumTolerance = 1e-5;
+
+// Cases the generator writes; a missing one (or a missing directory) must fail, not pass with
+// zero rows.
+const QStringList kExpectedCases = {
+    QStringLiteral("example_toy-4d"), QStringLiteral("gpt2_f16"), QStringLiteral("gpt2_layer0"),
+    QStringLiteral("gpt2_layer1"), QStringLiteral("gpt2_layer1_heads4"),
+    QStringLiteral("llama_f64_npz"), QStringLiteral("mha_bf16"), QStringLiteral("mha_f32"),
+    QStringLiteral("mha_f32_causal"), QStringLiteral("mha_f32_scale_none"),
+    QStringLiteral("mha_nobias_npz"), QStringLiteral("mha_separate_qkv"),
+    QStringLiteral("qkv_proj_prefix"), QStringLiteral("toy-3x4-concat"), QStringLiteral("toy-4d"),
+};
+
+QString fixturesDir()
+{
+    return QStringLiteral(ATTENTION_FIXTURES_DIR);
+}
+
+struct Fixture {
+    QString weights_path;
+    QString input_path;
+    QString scheme;
+    int num_heads = 0;
+    int heads_option = 0;  // passed to WeightFile::load; 0 = take num_heads from the file
+    int layer = 0;
+    int layer_count = 1;
+    int d_model = 0;
+    bool causal = false;
+    ScaleSetting scale;
+    Matrix input;                     // (seq_len, input_dim): the float32 values of the .npy
+    std::vector<MatrixD> attention;   // num_heads x (seq_len, seq_len)
+    MatrixD output;                   // (seq_len, output_dim)
+};
+
+// A rectangular JSON array of arrays of numbers.
+Result<MatrixD> readMatrix(const QJsonValue& value, const QString& field)
+{
+    const QJsonArray rows = value.toArray();
+    if (!value.isArray() || rows.isEmpty() || !rows.first().isArray())
+        return Error{QStringLiteral("'%1' is not a non-empty array of rows").arg(field)};
+    const qsizetype cols = rows.first().toArray().size();
+    MatrixD m(rows.size(), cols);
+    for (qsizetype r = 0; r < rows.size(); ++r) {
+        const QJsonArray row = rows[r].toArray();
+        if (row.size() != cols)
+            return Error{QStringLiteral("'%1' row %2 has %3 values, expected %4").arg(field).arg(r).arg(row.size()).arg(cols)};
+        for (qsizetype c = 0; c < cols; ++c) {
+            if (!row[c].isDouble())
+                return Error{QStringLiteral("'%1'[%2][%3] is not a number").arg(field).arg(r).arg(c)};
+            m(r, c) = row[c].toDouble();
+        }
+    }
+    return m;
+}
+
+Result<Fixture> readFixture(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error{QStringLiteral("%1: %2").arg(path, file.errorString())};
+    QJsonParseError parseError;
+    const QJsonObject doc = QJsonDocument::fromJson(file.readAll(), &parseError).object();
+    if (parseError.error != QJsonParseError::NoError)
+        return Error{QStringLiteral("%1: %2").arg(path, parseError.errorString())};
+
+    const QDir dir(fixturesDir());
+    Fixture f;
+    f.weights_path = dir.filePath(doc[u"weights_file"].toString());
+    f.input_path = dir.filePath(doc[u"input"].toString());
+    f.scheme = doc[u"scheme"].toString();
+    f.num_heads = doc[u"num_heads"].toInt();
+    f.heads_option = doc[u"heads_option"].toInt();
+    f.layer = doc[u"layer"].toInt();
+    f.layer_count = doc[u"layer_count"].toInt();
+    f.d_model = doc[u"dims"][u"d_model"].toInt();
+    f.causal = doc[u"causal"].toBool();
+    Result<ScaleSetting> scale = ScaleSetting::parse(doc[u"scale"].toString());
+    if (!scale)
+        return Error{QStringLiteral("%1: %2").arg(path, scale.error())};
+    f.scale = *scale;
+
+    Result<MatrixD> input = readMatrix(doc[u"input_values"], QStringLiteral("input_values"));
+    Result<MatrixD> output = readMatrix(doc[u"output"], QStringLiteral("output"));
+    if (!input || !output)
+        return Error{QStringLiteral("%1: %2").arg(path, !input ? input.error() : output.error())};
+    f.input = input->cast<float>();  // exact: the values were float32 to begin with
+    f.output = *output;
+    const QJsonArray heads = doc[u"attention"].toArray();
+    for (qsizetype h = 0; h < heads.size(); ++h) {
+        Result<MatrixD> a = readMatrix(heads[h], QStringLiteral("attention[%1]").arg(h));
+        if (!a)
+            return Error{QStringLiteral("%1: %2").arg(path, a.error())};
+        f.attention.push_back(*a);
+    }
+
+    const Eigen::Index seq_len = f.input.rows();
+    if (int(f.attention.size()) != f.num_heads || f.output.rows() != seq_len)
+        return Error{QStringLiteral("%1: %2 attention heads for num_heads %3, %4 output rows for %5 tokens")
+                         .arg(path).arg(f.attention.size()).arg(f.num_heads).arg(f.output.rows()).arg(seq_len)};
+    for (const MatrixD& a : f.attention)
+        if (a.rows() != seq_len || a.cols() != seq_len)
+            return Error{QStringLiteral("%1: an attention matrix is %2x%3, expected %4x%4")
+                             .arg(path).arg(a.rows()).arg(a.cols()).arg(seq_len)};
+    return f;
+}
+
+Result<LoadedWeights> loadWeights(const Fixture& f)
+{
+    WeightFileOptions options;
+    options.layer = f.layer;
+    options.num_heads = f.heads_option;
+    return WeightFile::load(f.weights_path, options);
+}
+
+struct Deviation {
+    double max_error = 0.0;
+    QString where;  // the worst entry, e.g. "head 1 [3][2]: 0.25 vs 0.2500001"
+};
+
+void accumulate(Deviation& d, const Matrix& actual, const MatrixD& expected, const QString& what)
+{
+    for (Eigen::Index r = 0; r < expected.rows(); ++r)
+        for (Eigen::Index c = 0; c < expected.cols(); ++c) {
+            const double error = std::abs(double(actual(r, c)) - expected(r, c));
+            if (error > d.max_error || std::isnan(error)) {
+                d.max_error = std::isnan(error) ? INFINITY : error;
+                d.where = QStringLiteral("%1[%2][%3]: engine %4, torch %5")
+                              .arg(what).arg(r).arg(c).arg(double(actual(r, c)), 0, 'g', 9).arg(expected(r, c), 0, 'g', 17);
+            }
+        }
+}
+
+void addFixtureRows()
+{
+    QTest::addColumn<QString>("path");
+    const QDir dir(fixturesDir());
+    for (const QString& name : dir.entryList({QStringLiteral("*.expected.json")}, QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(name.chopped(int(qstrlen(".expected.json"))))) << dir.filePath(name);
+}
+
+}  // namespace
+
+class TestTorchAgreement : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyCaseIsPresent();
+    void fixtureIsConsistent_data() { addFixtureRows(); }
+    void fixtureIsConsistent();
+    void inputFileHoldsTheInputValues_data() { addFixtureRows(); }
+    void inputFileHoldsTheInputValues();
+    void matchesPyTorch_data() { addFixtureRows(); }
+    void matchesPyTorch();
+    void rowsSumToOne_data() { addFixtureRows(); }
+    void rowsSumToOne();
+    void causalUpperTriangleIsExactlyZero_data() { addFixtureRows(); }
+    void causalUpperTriangleIsExactlyZero();
+};
+
+void TestTorchAgreement::everyCaseIsPresent()
+{
+    const QDir dir(fixturesDir());
+    QVERIFY2(dir.exists(), qPrintable(dir.path()));
+    for (const QString& name : kExpectedCases)
+        QVERIFY2(dir.exists(name + QStringLiteral(".expected.json")), qPrintable(name));
+}
+
+// The fixture itself is what its header says: files present, shapes agreeing, softmax rows of
+// the reference summing to 1 and its causal upper triangle exactly 0.
+void TestTorchAgreement::fixtureIsConsistent()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    QVERIFY2(QFile::exists(f->weights_path), qPrintable(f->weights_path));
+    QVERIFY2(QFile::exists(f->input_path), qPrintable(f->input_path));
+    QVERIFY(f->num_heads > 0 && f->d_model % f->num_heads == 0);
+    QVERIFY(f->layer >= 0 && f->layer < f->layer_count);
+    const Eigen::Index seq_len = f->input.rows();
+    for (const MatrixD& a : f->attention) {
+        QVERIFY((a.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+        QVERIFY(a.minCoeff() >= 0.0);
+        for (Eigen::Index i = 0; i < seq_len && f->causal; ++i)
+            for (Eigen::Index j = i + 1; j < seq_len; ++j)
+                QVERIFY2(a(i, j) == 0.0, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
+    }
+}
+
+// The committed <case>.input.npy (what --input would read) is bit for bit the input the test uses.
+void TestTorchAgreement::inputFileHoldsTheInputValues()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    const Result<Matrix> input = NpyReader::readMatrixFile(f->input_path);
+    QVERIFY2(input.ok(), qPrintable(input.error()));
+    QCOMPARE(input->rows(), f->input.rows());
+    QCOMPARE(input->cols(), f->input.cols());
+    QVERIFY(*input == f->input);
+}
+
+void TestTorchAgreement::matchesPyTorch()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    const Result<LoadedWeights> loaded = loadWeights(*f);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+
+    const AttentionWeights& w = loaded->weights;
+    QCOMPARE(loaded->scheme, f->scheme);
+    QCOMPARE(loaded->layer_count, f->layer_count);
+    QCOMPARE(w.num_heads, f->num_heads);
+    QCOMPARE(w.inputDim(), int(f->input.cols()));
+    QCOMPARE(w.dModel(), f->d_model);
+    QCOMPARE(w.outputDim(), int(f->output.cols()));
+
+    AttentionOptions options;
+    options.causal = f->causal;
+    options.scale = f->scale;
+    const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, w, options);
+    QVERIFY2(trace.ok(), qPrintable(trace.error()));
+    QCOMPARE(int(trace->weights.size()), f->num_heads);
+    QCOMPARE(trace->output.rows(), f->output.rows());
+    QCOMPARE(trace->output.cols(), f->output.cols());
+
+    Deviation attention;
+    Deviation output;
+    for (int h = 0; h < f->num_heads; ++h)
+        accumulate(attention, trace->weights[size_t(h)], f->attention[size_t(h)], QStringLiteral("head %1").arg(h));
+    accumulate(output, trace->output, f->output, QStringLiteral("output"));
+    qInfo("max |engine - torch|: attention %.3g, output %.3g", attention.max_error, output.max_error);
+    QVERIFY2(attention.max_error <= kTolerance, qPrintable(attention.where));
+    QVERIFY2(output.max_error <= kTolerance, qPrintable(output.where));
+}
+
+// Whatever the weights, with and without the causal mask: every row of every head is a
+// probability distribution.
+void TestTorchAgreement::rowsSumToOne()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    const Result<LoadedWeights> loaded = loadWeights(*f);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    for (bool causal : {false, true}) {
+        AttentionOptions options;
+        options.causal = causal;
+        options.scale = f->scale;
+        const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, loaded->weights, options);
+        QVERIFY2(trace.ok(), qPrintable(trace.error()));
+        for (const Matrix& a : trace->weights) {
+            QVERIFY(a.minCoeff() >= 0.0f);
+            const double worst = (a.cast<double>().rowwise().sum().array() - 1.0).abs().maxCoeff();
+            QVERIFY2(worst <= kRowSumTolerance,
+                     qPrintable(QStringLiteral("causal %1: a row sum is off 1 by %2").arg(causal).arg(worst)));
+        }
+    }
+}
+
+// With the causal mask, query i never sees key j > i: those weights are exactly 0.0f, not tiny
+// (QCOMPARE would accept |x| <= 1e-5 as zero, hence the exact ==).
+void TestTorchAgreement::causalUpperTriangleIsExactlyZero()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    const Result<LoadedWeights> loaded = loadWeights(*f);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    AttentionOptions options;
+    options.causal = true;
+    options.scale = f->scale;
+    const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, loaded->weights, options);
+    QVERIFY2(trace.ok(), qPrintable(trace.error()));
+    for (const Matrix& a : trace->weights)
+        for (Eigen::Index i = 0; i < a.rows(); ++i)
+            for (Eigen::Index j = i + 1; j < a.cols(); ++j)
+                QVERIFY2(a(i, j) == 0.0f, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
+}
+
+QTEST_GUILESS_MAIN(TestTorchAgreement)
+#include "test_torch_agreement.moc"

@@ -1,0 +1,289 @@
+// WeightFile::load as the command line and the window use it: which files it accepts, the JSON
+// weights, the shipped toy example run through the engine, and weights made by PyTorch.
+
+#include "core/attention/AttentionEngine.h"
+#include "core/weights/JsonWeightsReader.h"
+#include "core/io/NpyReader.h"
+#include "core/io/NpzReader.h"
+#include "core/weights/WeightFile.h"
+#include "tests/support/WeightFileWriters.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attn;
+using namespace attn::testing;
+
+namespace {
+
+const QString kExamples = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/");
+const QString kFixtures = QStringLiteral(ATTENTION_FIXTURES_DIR "/weights/");
+
+// {"num_heads": 1, "wq": ..., "wk": ..., "wv": ...} of the 4-d toy, with `extra` keys spliced in.
+QByteArray toyJson(const QByteArray& extra = {}, const QByteArray& heads = "\"num_heads\": 1, ")
+{
+    return "{" + heads + extra + "\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]], \"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]], "
+           "\"wv\": [[0,2,0],[0,3,0],[1,0,3],[1,1,0]]}";
+}
+
+Matrix tensor(NpzReader& npz, const QString& name)
+{
+    auto array = npz.readTensor(name);
+    return array.ok() ? array->values : Matrix();
+}
+
+}  // namespace
+
+class TestWeightFiles : public QObject {
+    Q_OBJECT
+
+private slots:
+    // --- the shipped example, through the engine ---
+    void toyExampleGivesTheHandComputedAttention()
+    {
+        auto loaded = WeightFile::load(kExamples + "toy-4d.json");
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+        QCOMPARE(loaded->scheme, QString("json"));
+        QCOMPARE(loaded->weights.num_heads, 1);
+        QCOMPARE(loaded->weights.inputDim(), 4);
+        QCOMPARE(loaded->weights.dModel(), 3);
+        QVERIFY(!loaded->weights.hasOutputProjection());
+        auto x = NpyReader::readMatrixFile(kExamples + "toy-4d-input.npy");
+        QVERIFY2(x.ok(), qPrintable(x.error()));
+
+        AttentionOptions options;
+        options.scale = ScaleSetting{ScaleSetting::Mode::None};
+        auto trace = AttentionEngine::forward(*x, loaded->weights, options);
+        QVERIFY2(trace.ok(), qPrintable(trace.error()));
+        // Query 0 scores the keys [2, 4, 4]: softmax = [e^2, e^4, e^4] / (e^2 + 2 e^4).
+        // Reference values from numpy in float64 (resources/examples/make_toy_input.py's docstring);
+        // 1e-6 allows float32 rounding of the exponentials.
+        const Matrix& a = trace->weights[0];
+        const float row0[3] = {0.06337894f, 0.46831053f, 0.46831053f};
+        const float row1[3] = {6.03366485e-06f, 9.82007865e-01f, 1.79861014e-02f};
+        const float out0[3] = {1.93662106f, 6.68310531f, 1.59506841f};
+        for (int j = 0; j < 3; ++j) {
+            QVERIFY2(std::abs(a(0, j) - row0[j]) < 1e-6f, qPrintable(QString::number(a(0, j), 'g', 9)));
+            QVERIFY2(std::abs(a(1, j) - row1[j]) < 1e-6f, qPrintable(QString::number(a(1, j), 'g', 9)));
+            QVERIFY2(std::abs(trace->output(0, j) - out0[j]) < 1e-6f, qPrintable(QString::number(trace->output(0, j), 'g', 9)));
+        }
+    }
+
+    // --- weights and references made by PyTorch (tests/fixtures/weights/make_weight_fixtures.py) ---
+    void torchMultiheadAttentionMatchesTorch()
+    {
+        const QString path = kFixtures + "mha_e8_h2.npz";  // numpy.savez: stored, zip64 extras
+        auto loaded = WeightFile::load(path);
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+        QCOMPARE(loaded->scheme, QString("nn.MultiheadAttention"));
+        QCOMPARE(loaded->weights.num_heads, 2);  // from the int64 member num_heads
+        auto npz = NpzReader::open(path);
+        QVERIFY(npz.ok());
+        const Matrix x = tensor(**npz, "x");                        // (5, 8)
+        const Matrix expected = tensor(**npz, "expected_output");   // (5, 8)
+        const Matrix attention = tensor(**npz, "expected_attention");  // (2, 5 * 5)
+        QCOMPARE(x.rows(), 5);
+        auto trace = AttentionEngine::forward(x, loaded->weights);
+        QVERIFY2(trace.ok(), qPrintable(trace.error()));
+        // float32 against torch's float32: 1e-5 covers the different summation orders.
+        QVERIFY2((trace->output - expected).cwiseAbs().maxCoeff() < 1e-5f, "output differs from torch");
+        for (int h = 0; h < 2; ++h)
+            for (int q = 0; q < 5; ++q)
+                for (int k = 0; k < 5; ++k)
+                    QVERIFY(std::abs(trace->weights[size_t(h)](q, k) - attention(h, q * 5 + k)) < 1e-5f);
+    }
+
+    void torchSeparateProjectionsMatchTorch()
+    {
+        const QString path = kFixtures + "proj_e8_h4.npz";  // numpy.savez_compressed, float64
+        auto loaded = WeightFile::load(path);
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+        QCOMPARE(loaded->scheme, QString("q_proj/k_proj/v_proj"));
+        QCOMPARE(loaded->tensor_prefix, QString("model.layers.0.self_attn."));
+        QCOMPARE(loaded->weights.num_heads, 4);  // from a 1-element int32 array
+        QCOMPARE(loaded->weights.inputDim(), 6);
+        QVERIFY(loaded->weights.hasOutputProjection());
+        QCOMPARE(loaded->weights.out_bias.size(), 0);  // o_proj has no bias
+        auto npz = NpzReader::open(path);
+        QVERIFY(npz.ok());
+        AttentionOptions options;
+        options.causal = true;
+        auto trace = AttentionEngine::forward(tensor(**npz, "x"), loaded->weights, options);
+        QVERIFY2(trace.ok(), qPrintable(trace.error()));
+        const Matrix expected = tensor(**npz, "expected_output");      // (4, 8), from float64
+        const Matrix attention = tensor(**npz, "expected_attention");  // (4, 4 * 4)
+        // float32 engine against a float64 reference: 1e-5.
+        QVERIFY2((trace->output - expected).cwiseAbs().maxCoeff() < 1e-5f, "output differs from torch");
+        for (int h = 0; h < 4; ++h)
+            for (int q = 0; q < 4; ++q)
+                for (int k = 0; k < 4; ++k)
+                    QVERIFY(std::abs(trace->weights[size_t(h)](q, k) - attention(h, q * 4 + k)) < 1e-5f);
+    }
+
+    // --- which paths are weight files ---
+    void refusesPaths_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("kind");  // "missing", "directory", "fifo" or file content
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("missing file") << "absent.safetensors" << "missing" << "absent.safetensors: no such file";
+        QTest::newRow("directory") << "dir.npz" << "directory" << "dir.npz: is a directory, not a weight file";
+        QTest::newRow("unsupported extension") << "weights.txt" << "{}" << "weights.txt: unsupported extension '.txt'; weight files are .safetensors, .npz or .json";
+        QTest::newRow("no extension") << "weights" << "{}" << "weights: unsupported extension";
+        QTest::newRow("pytorch pickle") << "model.pt" << "x" << "model.pt: PyTorch pickle files (.pt) are not read";
+        QTest::newRow("empty safetensors") << "e.safetensors" << "" << "e.safetensors: not a safetensors file: 0 bytes";
+        QTest::newRow("empty npz") << "e.npz" << "" << "e.npz: not a zip archive";
+        QTest::newRow("empty json") << "e.json" << "" << "e.json: not valid JSON";
+    }
+    void refusesPaths()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, kind);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        if (kind == "directory")
+            QVERIFY(QDir(dir.path()).mkdir(name));
+        else if (kind != "missing")
+            QVERIFY(writeFile(path, kind.toUtf8()));
+        auto loaded = WeightFile::load(path);
+        QVERIFY(!loaded.ok());
+        QVERIFY2(loaded.error().startsWith(reason), qPrintable(loaded.error()));
+    }
+
+    void refusesDevicesWithoutReadingThem()
+    {
+        // A link to /dev/zero would never end: it is refused before being opened.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("zero.json");
+        QVERIFY(QFile::link("/dev/zero", path));
+        auto loaded = WeightFile::load(path);
+        QVERIFY(!loaded.ok());
+        QCOMPARE(loaded.error(), QString("zero.json: is not a regular file"));
+    }
+
+    void extensionIsCaseInsensitive()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("TOY.JSON");
+        QVERIFY(writeFile(path, toyJson()));
+        auto loaded = WeightFile::load(path);
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    }
+
+    // --- JSON weights ---
+    void jsonWithEveryPart()
+    {
+        const QByteArray json = toyJson("\"bq\": [1, 2, 3], \"bv\": [0.5, 0.25, 0.125], \"wo\": [[1, 0], [0, 1], [1, 1]], "
+                                        "\"bo\": [-1, 1], \"comment\": \"notes are fine\", \"_source\": 1, ");
+        auto w = JsonWeightsReader::parse(json);
+        QVERIFY2(w.ok(), qPrintable(w.error()));
+        QCOMPARE(w->num_heads, 1);
+        QCOMPARE(w->in_proj(3, 1), 1.0f);  // wq[3][1]
+        QCOMPARE(w->in_proj(2, 8), 3.0f);  // wv[2][2]
+        RowVector bias(9);
+        bias << 1, 2, 3, 0, 0, 0, 0.5f, 0.25f, 0.125f;  // bk missing: zero
+        QCOMPARE(w->in_bias, bias);
+        QCOMPARE(w->outputDim(), 2);
+        QCOMPARE(w->out_bias(0), -1.0f);
+        auto overridden = JsonWeightsReader::parse(toyJson({}, "\"num_heads\": 2, "), 3);
+        QVERIFY2(overridden.ok(), qPrintable(overridden.error()));
+        QCOMPARE(overridden->num_heads, 3);
+        auto noKey = JsonWeightsReader::parse(toyJson({}, {}), 1);
+        QVERIFY2(noKey.ok(), qPrintable(noKey.error()));
+    }
+
+    void jsonRejects_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<int>("layer");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("invalid JSON") << QByteArray("{\"wq\": [[1, 2]") << 0 << "not valid JSON";
+        QTest::newRow("NaN literal") << QByteArray("{\"num_heads\": 1, \"wq\": [[NaN]]}") << 0 << "not valid JSON";
+        QTest::newRow("array root") << QByteArray("[[1, 2]]") << 0 << "not an object";
+        QTest::newRow("non-rectangular") << toyJson().replace("[0,1,1]]", "[0,1]]") << 0 << "'wq' is not rectangular: row 3 has 2 numbers, row 0 has 3";
+        QTest::newRow("non-numeric") << toyJson().replace("[1,0,0]", "[1,\"a\",0]") << 0 << "'wq' row 1 column 1 is not a number";
+        QTest::newRow("null entry") << toyJson().replace("[1,0,0]", "[1,null,0]") << 0 << "'wq' row 1 column 1 is not a number";
+        QTest::newRow("row not an array") << toyJson().replace("[1,0,0]", "7") << 0 << "'wq' row 1 is not an array";
+        QTest::newRow("flat matrix") << QByteArray("{\"num_heads\": 1, \"wq\": [1, 2], \"wk\": [1, 2], \"wv\": [1, 2]}") << 0 << "'wq' row 0 is not a non-empty array";
+        QTest::newRow("empty matrix") << toyJson().replace("\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]]", "\"wq\": []") << 0 << "'wq' is not a non-empty array";
+        QTest::newRow("inconsistent dims") << toyJson().replace("\"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]]", "\"wk\": [[0,0,1],[1,1,0],[0,1,0]]") << 0 << "'wk' is 3 x 3 but 'wq' is 4 x 3";
+        QTest::newRow("bias length") << toyJson("\"bq\": [1, 2], ") << 0 << "'bq' has 2 entries, expected d_model = 3";
+        QTest::newRow("bias not numbers") << toyJson("\"bk\": [1, true, 2], ") << 0 << "'bk' entry 1 is not a number";
+        QTest::newRow("wo rows") << toyJson("\"wo\": [[1, 0], [0, 1]], ") << 0 << "'wo' is 2 x 2; it must have d_model = 3 rows";
+        QTest::newRow("bo length") << toyJson("\"wo\": [[1, 0], [0, 1], [1, 1]], \"bo\": [1, 2, 3], ") << 0 << "'bo' has 3 entries, expected the output dimension 2";
+        QTest::newRow("missing wv") << QByteArray("{\"num_heads\": 1, \"wq\": [[1]], \"wk\": [[1]]}") << 0 << "the required key 'wv' is missing";
+        QTest::newRow("no num_heads") << toyJson({}, {}) << 0 << "no \"num_heads\" key";
+        QTest::newRow("num_heads zero") << toyJson({}, "\"num_heads\": 0, ") << 0 << "num_heads 0 is not a positive integer";
+        QTest::newRow("num_heads fraction") << toyJson({}, "\"num_heads\": 1.5, ") << 0 << "\"num_heads\" is not an integer";
+        QTest::newRow("num_heads string") << toyJson({}, "\"num_heads\": \"1\", ") << 0 << "\"num_heads\" is not an integer";
+        QTest::newRow("heads do not divide d_model") << toyJson({}, "\"num_heads\": 2, ") << 0 << "d_model 3 is not divisible by 2 heads";
+        QTest::newRow("beyond float32") << toyJson().replace("[1,0,0]", "[1,1e39,0]") << 0 << "'wq' row 1 column 1 (1e+39) is not a finite float32 value";
+        QTest::newRow("unknown key") << toyJson("\"w_o\": [[1]], ") << 0 << "unknown key 'w_o'";
+        QTest::newRow("layer beyond json") << toyJson() << 1 << "layer 1 is out of range: the file holds 1 attention layer";
+    }
+    void jsonRejects()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(int, layer);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("toy.json");
+        QVERIFY(writeFile(path, json));
+        auto loaded = WeightFile::load(path, {layer, 0});
+        QVERIFY(!loaded.ok());
+        QVERIFY2(loaded.error().startsWith("toy.json: "), qPrintable(loaded.error()));
+        QVERIFY2(loaded.error().contains(reason), qPrintable(loaded.error()));
+    }
+
+    // --- every scheme in npz as well as safetensors ---
+    void npzSchemes_data()
+    {
+        QTest::addColumn<int>("scheme");
+        QTest::newRow("nn.MultiheadAttention") << 0;
+        QTest::newRow("q_proj_weight (kdim)") << 1;
+        QTest::newRow("q_proj/k_proj/v_proj") << 2;
+        QTest::newRow("gpt2") << 3;
+    }
+    void npzSchemes()
+    {
+        QFETCH(int, scheme);
+        const SampleWeights w = SampleWeights::make(4, 4, 6);
+        const std::vector<NamedF32> tensors = scheme == 0 ? mhaTensors(w, "self_attn.")
+                                            : scheme == 1 ? mhaSeparateTensors(w)
+                                            : scheme == 2 ? projTensors(w, "bert.attn.")
+                                                          : gpt2Tensors(w, "transformer.h.0.attn.");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("w.npz");
+        QVERIFY(writeNpz(path, tensors));
+        auto loaded = WeightFile::load(path, {0, 2});
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+        QCOMPARE(Matrix(loaded->weights.wq()), w.wq);
+        QCOMPARE(Matrix(loaded->weights.wk()), w.wk);
+        QCOMPARE(Matrix(loaded->weights.wv()), w.wv);
+        QCOMPARE(loaded->weights.out_proj, w.wo);
+        QCOMPARE(loaded->weights.out_bias, w.bo);
+        QCOMPARE(RowVector(loaded->weights.in_bias.tail(4)), w.bv);
+    }
+
+    void loadingIsFastEnoughToBenchmark()
+    {
+        // GPT-2-small-sized attention layer (768 x 2304 + 768 x 768 floats, ~9 MB) from safetensors.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("gpt2.safetensors");
+        std::vector<StTensor> st;
+        st.push_back({"h.0.attn.c_attn.weight", "F32", {768, 2304}, f32Bytes(std::vector<float>(768 * 2304, 0.01f))});
+        st.push_back({"h.0.attn.c_proj.weight", "F32", {768, 768}, f32Bytes(std::vector<float>(768 * 768, 0.02f))});
+        QVERIFY(writeFile(path, safetensors(st)));
+        QBENCHMARK {
+            auto loaded = WeightFile::load(path, {0, 12});
+            QVERIFY(loaded.ok());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWeightFiles)
+#include "test_weight_files.moc"

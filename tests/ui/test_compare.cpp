@@ -1,0 +1,499 @@
+// The compare view's pieces: the difference cell by cell, side B under other settings, the
+// head metrics model and table, the lines view's hover and toggles, and the signals that pick heads.
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "core/analysis/CompareModel.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/compare/HeadSimilarityView.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/compare/HeadMetricsModel.h"
+#include "ui/views/compare/HeadMetricsTable.h"
+#include "ui/views/lines/LinesCanvas.h"
+#include "ui/views/lines/LinesView.h"
+#include "core/pipeline/RunSettings.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+#include <numbers>
+
+using namespace attn;
+
+namespace {
+
+std::shared_ptr<const AttentionResult> defaultResult(bool causal = false)
+{
+    RunSettings config;
+    config.causal = causal;
+    auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+    if (!result)
+        qFatal("%s", qPrintable(result.error()));
+    return std::make_shared<const AttentionResult>(std::move(result).value());
+}
+
+// Clicks the cell (row, column) of a HeatmapPlot as a user would: on its QCustomPlot child, at a
+// position the plot itself maps to that cell.
+bool clickCell(HeatmapPlot* plot, int row, int column)
+{
+    plot->replotNow();
+    QWidget* canvas = plot->findChild<QWidget*>();
+    if (!canvas)
+        return false;
+    for (int y = 0; y < canvas->height(); y += 2)
+        for (int x = 0; x < canvas->width(); x += 2) {
+            int r = -1, c = -1;
+            if (plot->cellAt(QPoint(x, y), &r, &c) && r == row && c == column) {
+                QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(x, y));
+                return true;
+            }
+        }
+    return false;
+}
+
+}  // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- CompareModel ----------------------------------------------------------------------
+
+    void differenceCellByCell()
+    {
+        Matrix a(2, 3), b(2, 3);
+        a << 0.5f, 0.25f, 0.25f, 0.0f, 1.0f, 0.0f;
+        b << 0.1f, 0.2f, 0.7f, 0.6f, 0.3f, 0.1f;
+        auto comparison = CompareModel::compare(a, b);
+        QVERIFY(comparison.ok());
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 3; ++j) {
+                QCOMPARE(comparison->difference(i, j), a(i, j) - b(i, j));
+                QCOMPARE(comparison->a(i, j), a(i, j));
+                QCOMPARE(comparison->b(i, j), b(i, j));
+            }
+        QCOMPARE(comparison->shared_min, 0.0f);
+        QCOMPARE(comparison->shared_max, 1.0f);
+        QCOMPARE(comparison->difference_limit, 0.7f);  // |1.0 - 0.3|, the largest difference
+    }
+
+    void differenceOfRealHeads()
+    {
+        const auto result = defaultResult();
+        const Matrix& a = result->trace.weights[2];
+        const Matrix& b = result->trace.weights[5];
+        auto comparison = CompareModel::compare(a, b);
+        QVERIFY(comparison.ok());
+        for (int i = 0; i < a.rows(); ++i)
+            for (int j = 0; j < a.cols(); ++j)
+                QCOMPARE(comparison->difference(i, j), a(i, j) - b(i, j));
+        QCOMPARE(comparison->shared_max, std::max(a.maxCoeff(), b.maxCoeff()));
+        QCOMPARE(comparison->difference_limit, (a - b).cwiseAbs().maxCoeff());
+        QVERIFY(comparison->divergence > 0.0 && comparison->divergence <= std::numbers::ln2);
+        // The same head twice: a zero difference on a non-empty range, divergence exactly 0.
+        auto same = CompareModel::compare(a, a);
+        QVERIFY(same.ok());
+        QVERIFY(same->difference.isZero(0.0f));
+        QCOMPARE(same->difference_limit, 1.0f);
+        QCOMPARE(same->divergence, 0.0);
+    }
+
+    void differentShapesAreRefused()
+    {
+        auto comparison = CompareModel::compare(Matrix::Identity(3, 3), Matrix::Identity(4, 4));
+        QVERIFY(!comparison.ok());
+        QVERIFY2(comparison.error().contains("3 x 3") && comparison.error().contains("4 x 4"),
+                 qPrintable(comparison.error()));
+    }
+
+    void headWeightsChecksTheHead()
+    {
+        const auto result = defaultResult();
+        QVERIFY(CompareModel::headWeights(*result, 7).ok());
+        QCOMPARE(CompareModel::headWeights(*result, 7).value(), result->trace.weights[7]);
+        for (int bad : {-1, 8}) {
+            auto weights = CompareModel::headWeights(*result, bad);
+            QVERIFY(!weights.ok());
+            QVERIFY2(weights.error().contains(QString::number(bad)) && weights.error().contains("8 heads"),
+                     qPrintable(weights.error()));
+        }
+    }
+
+    // Side B as the causal twin of side A: the same head, the same tokens, zeros above the
+    // diagonal, and exactly the non-causal result's first... last row (which sees every key).
+    void variantCausal()
+    {
+        const auto base = defaultResult();
+        RunSettings config = base->config;
+        config.causal = true;
+        auto variant = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        QVERIFY2(variant.ok(), qPrintable(variant.error()));
+        QCOMPARE(variant->seqLen(), base->seqLen());
+        const Matrix& causal = variant->trace.weights[3];
+        const Matrix& full = base->trace.weights[3];
+        const int last = base->seqLen() - 1;
+        QCOMPARE(causal(0, 0), 1.0f);
+        QCOMPARE(causal(0, 1), 0.0f);
+        QVERIFY((causal.row(last) - full.row(last)).cwiseAbs().maxCoeff() < 1e-6f);
+        QCOMPARE(CompareModel::describeDifference(base->config, config), QStringLiteral("causal"));
+    }
+
+    void variantSeedAndMatrixInput()
+    {
+        const auto base = defaultResult();
+        RunSettings config = base->config;
+        config.seed = 3;
+        auto variant = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        QVERIFY(variant.ok());
+        QVERIFY(!variant->trace.weights[0].isApprox(base->trace.weights[0]));
+        QCOMPARE(CompareModel::describeDifference(base->config, config), QStringLiteral("seed 3"));
+        // Without a sentence (a matrix input) the rows are reused: with the same config the
+        // result is the same, bit for bit.
+        auto same = CompareModel::runVariant(*base, base->config, QString());
+        QVERIFY(same.ok());
+        QCOMPARE(same->trace.weights[4], base->trace.weights[4]);
+        QCOMPARE(CompareModel::describeDifference(base->config, base->config), QString());
+    }
+
+    void variantErrors()
+    {
+        const auto base = defaultResult();
+        RunSettings config = base->config;
+        config.weight_source = RunSettings::WeightSource::File;
+        config.weights_file = QStringLiteral("/no/such/weights.safetensors");
+        auto missing = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        QVERIFY(!missing.ok());
+        QVERIFY2(!missing.error().isEmpty(), "the error has a message");
+        // Another input size for matrix rows: refused with both sizes named.
+        RunSettings wider = base->config;
+        wider.d_model = 64;
+        wider.num_heads = 4;
+        wider.input_dim = 16;
+        auto mismatch = CompareModel::runVariant(*base, wider, QString());
+        QVERIFY(!mismatch.ok());
+        QVERIFY2(mismatch.error().contains("16") && mismatch.error().contains("512"), qPrintable(mismatch.error()));
+    }
+
+    // ---- HeadMetricsModel and HeadMetricsTable ------------------------------------------------
+
+    void metricsModelPassesTheTester()
+    {
+        HeadMetricsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto result = defaultResult();
+        model.setMetrics(computeHeadMetrics(result->trace.weights));
+        QCOMPARE(model.rowCount(), 8);
+        QCOMPARE(model.columnCount(), int(HeadMetricsModel::ColumnCount));
+        model.setComparedHeads(2, 5);
+        QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("2  (A)"));
+        QCOMPARE(model.index(5, 0).data().toString(), QStringLiteral("5  (B)"));
+        QCOMPARE(model.index(4, 0).data().toString(), QStringLiteral("4"));
+        model.setMetrics({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void metricsModelValues()
+    {
+        HeadMetricsModel model;
+        Matrix previous = Matrix::Zero(3, 3);
+        previous(0, 0) = previous(1, 0) = previous(2, 1) = 1.0f;
+        model.setMetrics(computeHeadMetrics(std::vector<Matrix>{Matrix::Identity(3, 3), previous}));
+        QCOMPARE(model.headerData(HeadMetricsModel::EntropyColumn, Qt::Horizontal).toString(), QStringLiteral("entropy"));
+        QCOMPARE(model.headerData(HeadMetricsModel::PreviousColumn, Qt::Horizontal).toString(), QStringLiteral("previous"));
+        QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data().toString(), QStringLiteral("1.000"));
+        QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
+        QCOMPARE(model.index(1, HeadMetricsModel::PreviousColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
+        QCOMPARE(model.index(1, HeadMetricsModel::FirstColumn).data().toString(), QStringLiteral("0.667"));
+        QCOMPARE(model.index(1, HeadMetricsModel::EntropyColumn).data(HeadMetricsModel::kHeadRole).toInt(), 1);
+    }
+
+    // Sorted by a metric, the rows are in numeric order of it, and a click on a row picks the
+    // head of that row (not the row number).
+    void tableSortsAndPicks()
+    {
+        HeadMetricsTable table;
+        table.resize(500, 300);
+        const auto result = defaultResult(true);
+        const std::vector<HeadMetric> metrics = computeHeadMetrics(result->trace.weights);
+        table.setMetrics(metrics);
+        table.sortByColumn(HeadMetricsModel::EntropyColumn, Qt::DescendingOrder);
+        for (int row = 1; row < 8; ++row)
+            QVERIFY(metrics[size_t(table.headAtRow(row - 1))].entropy >= metrics[size_t(table.headAtRow(row))].entropy);
+        const int head_in_row_0 = table.headAtRow(0);
+        QCOMPARE(head_in_row_0, int(std::max_element(metrics.begin(), metrics.end(), [](auto& x, auto& y) {
+                                        return x.entropy < y.entropy;
+                                    }) - metrics.begin()));
+
+        QSignalSpy picked(&table, &HeadMetricsTable::headPicked);
+        QSignalSpy picked_b(&table, &HeadMetricsTable::headPickedB);
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        const QRect cell = table.visualRect(table.model()->index(3, HeadMetricsModel::MaxColumn));
+        QTest::mouseClick(table.viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked[0][0].toInt(), table.headAtRow(3));
+        QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::ShiftModifier, cell.center());
+        QCOMPARE(picked_b.count(), 1);
+        QCOMPARE(picked_b[0][0].toInt(), table.headAtRow(3));
+    }
+
+    // ---- LinesCanvas and LinesView -----------------------------------------------------------
+
+    void linesFollowTheWeightsAndTheHover()
+    {
+        LinesCanvas canvas;
+        canvas.resize(600, 500);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        const auto result = defaultResult(true);
+        canvas.setResult(result);
+        canvas.setHead(0);
+        const int tokens = result->seqLen();
+        // Causal: query i has i + 1 keys; a line for each weight above the drawing threshold.
+        const Matrix& w = result->trace.weights[0];
+        const float strongest = w.maxCoeff();
+        const float threshold = LinesCanvas::kMinRelativeWeight * strongest;
+        const int expected = int((w.array() >= threshold).count());
+        QCOMPARE(canvas.visibleLineCount(), expected);
+        QVERIFY(expected <= tokens * (tokens + 1) / 2);
+
+        // Hover the query column at row 0: only its one line (to key 0) is left.
+        QSignalSpy focus(&canvas, &LinesCanvas::focusTokenChanged);
+        const QRectF rect(canvas.rect());
+        bool found = false;
+        for (int x = 0; x < 600 && !found; x += 2) {
+            for (int y = 0; y < 500 && !found; y += 2) {
+                const auto [side, index] = canvas.tokenAt(QPointF(x, y), rect);
+                if (side == LinesCanvas::Side::Query && index == 0) {
+                    QTest::mouseMove(&canvas, QPoint(x, y));
+                    found = true;
+                }
+            }
+        }
+        QVERIFY(found);
+        QCOMPARE(canvas.focusSide(), LinesCanvas::Side::Query);
+        QCOMPARE(canvas.focusIndex(), 0);
+        QCOMPARE(focus.count(), 1);
+        QCOMPARE(canvas.visibleLineCount(), 1);
+        // The last key is seen only by the last query in a causal head.
+        canvas.setFocusToken(LinesCanvas::Side::Key, tokens - 1);
+        QCOMPARE(canvas.visibleLineCount(), w(tokens - 1, tokens - 1) >= threshold ? 1 : 0);
+        canvas.setFocusToken(LinesCanvas::Side::None, 5);
+        QCOMPARE(canvas.focusIndex(), -1);
+        QCOMPARE(canvas.visibleLineCount(), expected);
+    }
+
+    void allHeadsWithToggles()
+    {
+        LinesView view;
+        view.resize(700, 500);
+        const auto result = defaultResult();
+        view.setResult(result);
+        QCOMPARE(view.headChooser()->count(), 9);  // all heads + 8
+        QVERIFY(view.headToggle(7) != nullptr);
+        QVERIFY(view.headToggle(8) == nullptr);
+        QSignalSpy head_changed(&view, &LinesView::headChanged);
+        view.setHead(LinesCanvas::kAllHeads);
+        QCOMPARE(head_changed.count(), 1);
+        QCOMPARE(view.canvas()->head(), LinesCanvas::kAllHeads);
+        const int all = view.canvas()->visibleLineCount();
+        view.headToggle(0)->setChecked(false);
+        QVERIFY(!view.canvas()->isHeadVisible(0));
+        const int without_0 = view.canvas()->visibleLineCount();
+        QVERIFY(without_0 < all);
+        for (int h = 1; h < 8; ++h)
+            view.headToggle(h)->setChecked(false);
+        QCOMPARE(view.canvas()->visibleLineCount(), 0);
+        view.setHead(4);
+        QCOMPARE(view.canvas()->head(), 4);
+        QVERIFY(view.canvas()->visibleLineCount() > 0);  // one head ignores the overlay toggles
+        // A result with fewer heads keeps the chooser in range.
+        RunSettings small;
+        small.d_model = 16;
+        small.num_heads = 2;
+        auto two = AttentionPipeline::run(small, QStringLiteral("a b c"), TraceDetail::Weights);
+        QVERIFY(two.ok());
+        view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
+        QCOMPARE(view.headChooser()->count(), 3);
+        QVERIFY(view.canvas()->head() < 2);
+    }
+
+    // ---- HeadSimilarityView, CompareFigure and CompareView ----------------------------------
+
+    void similarityCellClickPicksThatPair()
+    {
+        HeadSimilarityView view;
+        view.resize(500, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto result = defaultResult();
+        view.setHeads(result->trace.weights);
+        const std::vector<int> order = view.order();
+        QCOMPARE(order.size(), size_t(8));
+        // The plot shows the divergence in that order.
+        for (int r = 0; r < 8; ++r)
+            for (int c = 0; c < 8; ++c)
+                QCOMPARE(double(view.plot()->values()(r, c)), double(float(view.divergence()(order[r], order[c]))));
+        QCOMPARE(view.plot()->rowLabel(0), QStringLiteral("h%1").arg(order[0]));
+        QSignalSpy picked(&view, &HeadSimilarityView::headsPicked);
+        QVERIFY(clickCell(view.plot(), 2, 6));
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked[0][0].toInt(), order[2]);
+        QCOMPARE(picked[0][1].toInt(), order[6]);
+    }
+
+    void figureShowsTheDifference()
+    {
+        CompareFigure figure;
+        const auto result = defaultResult();
+        QVERIFY(figure.setComparison({result, 1, {}}, {result, 6, {}}).ok());
+        const Matrix expected = result->trace.weights[1] - result->trace.weights[6];
+        QCOMPARE(figure.plotDifference()->values(), expected);
+        for (int i = 0; i < expected.rows(); ++i)
+            for (int j = 0; j < expected.cols(); ++j)
+                QCOMPARE(figure.plotDifference()->plottedCell(j, i), double(expected(i, j)));
+        // A and B on one scale; the difference centred at 0.
+        QCOMPARE(figure.plotA()->valueLow(), figure.plotB()->valueLow());
+        QCOMPARE(figure.plotA()->valueHigh(), figure.plotB()->valueHigh());
+        QCOMPARE(figure.plotA()->valueHigh(), double(std::max(result->trace.weights[1].maxCoeff(), result->trace.weights[6].maxCoeff())));
+        QCOMPARE(figure.plotDifference()->valueLow(), -figure.plotDifference()->valueHigh());
+        QCOMPARE(figure.plotDifference()->colorMap(), ColorMaps::Map::Diverging);
+        QVERIFY(figure.caption().contains(QString::number(figure.comparison().divergence, 'f', 4)));
+        // A head that does not exist changes nothing.
+        const Status bad = figure.setComparison({result, 1, {}}, {result, 9, {}});
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().startsWith("B: head 9"), qPrintable(bad.error()));
+        QCOMPARE(figure.plotDifference()->values(), expected);
+    }
+
+    void compareViewPicksHeads()
+    {
+        CompareView view;
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto result = defaultResult();
+        view.setResult(result);
+        QCOMPARE(view.headA(), 0);
+        QCOMPARE(view.headB(), 1);
+        QCOMPARE(view.headChooserA()->count(), 8);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[0] - result->trace.weights[1]));
+
+        QSignalSpy changed(&view, &CompareView::headsChanged);
+        view.pickHead(5);  // a grid head or a table row: 5 becomes A, the old A becomes B
+        QCOMPARE(view.headA(), 5);
+        QCOMPARE(view.headB(), 0);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(view.headChooserA()->currentIndex(), 5);
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[5] - result->trace.weights[0]));
+
+        // A click in the similarity map compares that pair.
+        const std::vector<int> order = view.similarityView()->order();
+        QVERIFY(clickCell(view.similarityView()->plot(), 3, 1));
+        QCOMPARE(view.headA(), order[3]);
+        QCOMPARE(view.headB(), order[1]);
+        QCOMPARE(view.figure()->plotDifference()->values(),
+                 Matrix(result->trace.weights[size_t(order[3])] - result->trace.weights[size_t(order[1])]));
+
+        // A click in the metrics table picks the head of that row.
+        HeadMetricsTable* table = view.metricsTable();
+        const int row = table->headAtRow(6) != view.headA() ? 6 : 5;
+        const QRect cell = table->visualRect(table->model()->index(row, HeadMetricsModel::EntropyColumn));
+        const int previous_a = view.headA();
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(view.headA(), table->headAtRow(row));
+        QCOMPARE(view.headB(), previous_a);
+
+        // A result with fewer heads pulls the heads into range.
+        RunSettings small;
+        small.d_model = 16;
+        small.num_heads = 2;
+        auto two = AttentionPipeline::run(small, QStringLiteral("one two three"), TraceDetail::Weights);
+        QVERIFY(two.ok());
+        view.setHeads(7, 6);
+        view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
+        QCOMPARE(view.headA(), 1);
+        QCOMPARE(view.headB(), 1);
+        QCOMPARE(view.headChooserB()->count(), 2);
+    }
+
+    // B under other settings: causal by default (A's setting flipped), the same head on both
+    // sides when a head is picked, errors beside the controls and the last good B kept.
+    void compareViewOtherSettings()
+    {
+        CompareView view;
+        view.resize(1100, 800);
+        const auto result = defaultResult();
+        view.setSentence(RunSettings::defaultSentence());
+        view.setResult(result);  // hidden: kept until shown
+        QCOMPARE(view.resultB(), nullptr);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.resultB(), result);
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
+        view.setOtherSettings(true);
+        QVERIFY(view.usesOtherSettings());
+        QVERIFY(view.causalBox()->isChecked());
+        const auto b = view.resultB();
+        QVERIFY(b && b != result);
+        QVERIFY(b->trace.causal);
+        QCOMPARE(view.variantError(), QString());
+        view.pickHead(4);
+        QCOMPARE(view.headA(), 4);
+        QCOMPARE(view.headB(), 4);
+        const Matrix& causal = view.figure()->plotB()->values();
+        QCOMPARE(causal, b->trace.weights[4]);
+        QCOMPARE(causal(0, 1), 0.0f);
+        QVERIFY(view.figure()->plotB()->isMasked(0, 1));
+        QVERIFY(!view.figure()->plotDifference()->isMasked(0, 1));  // masked on one side only: a real difference
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[4] - b->trace.weights[4]));
+
+        // Another seed: B changes, the error stays clear.
+        view.seedBox()->setValue(7);
+        QCOMPARE(view.resultB()->config.seed, std::uint64_t(7));
+        QVERIFY(!view.resultB()->trace.weights[4].isApprox(b->trace.weights[4]));
+        const auto good = view.resultB();
+
+        // A weight file that cannot be read: the reason shows, the last good B stays.
+        view.weightsFileEdit()->setText(QStringLiteral("/no/such/dir/weights.safetensors"));
+        emit view.weightsFileEdit()->editingFinished();
+        QVERIFY(!view.variantError().isEmpty());
+        QVERIFY2(view.variantError().contains("weights.safetensors"), qPrintable(view.variantError()));
+        QCOMPARE(view.resultB(), good);
+        view.weightsFileEdit()->clear();
+        emit view.weightsFileEdit()->editingFinished();
+        QCOMPARE(view.variantError(), QString());
+
+        // Off again: B is A's result.
+        view.setOtherSettings(false);
+        QCOMPARE(view.resultB(), result);
+    }
+
+    void opacityFollowsTheWeight()
+    {
+        QCOMPARE(LinesCanvas::opacityFor(1.0), 1.0);
+        QCOMPARE(LinesCanvas::opacityFor(0.0), 0.0);
+        QCOMPARE(LinesCanvas::opacityFor(0.25), 0.125);
+        QVERIFY(LinesCanvas::opacityFor(0.5) > LinesCanvas::opacityFor(0.4));
+        QVERIFY(LinesCanvas::opacityFor(LinesCanvas::kMinRelativeWeight) > 0.019);
+        QVERIFY(LinesCanvas::opacityFor(LinesCanvas::kMinRelativeWeight) < 0.021);
+    }
+
+    void headColorsAreDistinct()
+    {
+        for (int x = 0; x < 16; ++x)
+            for (int y = x + 1; y < 16; ++y)
+                QVERIFY(LinesCanvas::headColor(x) != LinesCanvas::headColor(y));
+    }
+};
+
+QTEST_MAIN(TestCompare)
+#include "test_compare.moc"

@@ -1,0 +1,406 @@
+// The step-by-step walkthrough: its numbers are the trace's numbers, the toy example gives the
+// tutorial's values, and the widget keeps its selection in sync with the heatmaps.
+
+#include "core/pipeline/Examples.h"
+#include "tests/support/ToyAttention.h"
+#include "core/analysis/WalkthroughModel.h"
+#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
+#include "ui/views/walkthrough/ScoreBreakdownView.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDir>
+#include <QScrollArea>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace attn;
+
+namespace {
+
+// The tutorial prints four decimals; the engine's float32 numbers agree to rounding.
+constexpr double kPrinted = 0.5e-4;
+
+void compareRow(const Matrix& values, int row, std::initializer_list<double> expected, double tolerance)
+{
+    QCOMPARE(values.cols(), qsizetype(expected.size()));
+    int c = 0;
+    for (double e : expected) {
+        if (std::abs(values(row, c) - e) > tolerance)
+            QFAIL(qPrintable(QStringLiteral("(%1, %2) = %3, expected %4").arg(row).arg(c).arg(values(row, c)).arg(e)));
+        ++c;
+    }
+}
+
+// Set ATTENTION_PICTURES_DIR to keep a picture of the whole walkthrough page for a look.
+void keepPicture(QWidget& view, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("ATTENTION_PICTURES_DIR");
+    if (dir.isEmpty())
+        return;
+    auto* scroll = view.findChild<QScrollArea*>();
+    QWidget* page = scroll ? scroll->widget() : &view;
+    page->resize(view.width(), page->sizeHint().height());
+    page->grab().save(QDir(dir).filePath(name));
+}
+
+}  // namespace
+
+class TestWalkthrough : public QObject {
+    Q_OBJECT
+
+private slots:
+    void toyExample()
+    {
+        const AttentionResult toy = test::toyResult();
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 0);
+        QCOMPARE(int(walk.steps.size()), WalkthroughModel::kStepCount);
+        for (int n = 1; n <= WalkthroughModel::kStepCount; ++n) {
+            QCOMPARE(walk.step(n).number, n);
+            QVERIFY(!walk.step(n).title.isEmpty());
+            QVERIFY(walk.step(n).unavailable.isEmpty());
+            QVERIFY(!walk.step(n).tables.empty());
+        }
+        QCOMPARE(walk.step(1).tables.size(), size_t(1));  // no positional part for a given matrix
+        compareRow(walk.step(1).tables[0].values, 0, {1, 0, 1, 0}, 0);
+        compareRow(walk.step(2).tables[0].values, 0, {1, 0, 2}, 0);  // q
+        compareRow(walk.step(2).tables[1].values, 1, {4, 4, 0}, 0);  // k_1
+        compareRow(walk.step(2).tables[2].values, 2, {2, 6, 3}, 0);  // v_2
+        // Integer inputs: the scores are exact.
+        compareRow(walk.step(3).tables[0].values, 0, {2, 4, 4}, 0);
+        compareRow(walk.step(4).tables[0].values, 0, {2, 4, 4}, 0);  // scale 1
+        compareRow(walk.step(5).tables[0].values, 0, {2, 4, 4}, 0);  // no mask
+        compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
+        const Matrix& weighted = walk.step(7).tables[0].values;
+        compareRow(weighted, 0, {0.0634, 0.1268, 0.1901}, kPrinted);  // 0.063379 x (1, 2, 3)
+        compareRow(weighted, 1, {0.9366, 3.7465, 0}, kPrinted);        // 0.4683 x (2, 8, 0)
+        compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(9).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        // Step 8 is the sum of step 7's rows (float32 sums in another order: 1 ulp of ~7).
+        const RowVector sum = weighted.colwise().sum();
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(std::abs(sum[i] - walk.step(8).tables[0].values(0, i)) < 1e-5f);
+        // Breakdown of score (0, 0) = q0 . k0 = (1, 0, 2) . (0, 1, 1) = 0 + 0 + 2.
+        compareRow(walk.products.values, 0, {0, 0, 2}, 0);
+        compareRow(walk.products.values, 1, {4, 0, 0}, 0);
+        compareRow(walk.products.values, 2, {2, 0, 2}, 0);
+        QCOMPARE(walk.step(6).tables[0].highlighted_row, 0);
+        QCOMPARE(walk.step(2).formula, QStringLiteral("q_t = x_t Wq, columns 0 … 2 of Q (likewise k, v)"));
+        QCOMPARE(walk.step(10).formula, QStringLiteral("no output projection: y = concat"));
+        QCOMPARE(walk.step(4).formula, QStringLiteral("s_j / 1"));
+    }
+
+    // The same toy from the shipped files, as the Examples menu loads it.
+    void toyExampleFromFiles()
+    {
+        auto example = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples"));
+        QVERIFY2(example.ok(), qPrintable(example.error()));
+        QCOMPARE(example->title, QStringLiteral("Toy 4-dimensional attention"));
+        QCOMPARE(example->config.scale.mode, ScaleSetting::Mode::None);
+        QVERIFY(!example->config.positional_encoding);
+        QCOMPARE(example->input.x, test::matrix({{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}}));
+        auto result = Examples::run(example.value());
+        QVERIFY2(result.ok(), qPrintable(result.error()));
+        QVERIFY(result->weights_description.contains(QStringLiteral("toy-4d.json")));
+        QVERIFY(!result->has_output_projection);
+
+        const WalkthroughModel walk = WalkthroughModel::build(result.value(), 0, 0);
+        compareRow(walk.step(3).tables[0].values, 0, {2, 4, 4}, 0);
+        compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
+        compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
+        // Exactly the numbers of the toy built in code: same weights, same input, same engine.
+        const AttentionResult built = test::toyResult();
+        QCOMPARE(result->trace.weights[0], built.trace.weights[0]);
+        QCOMPARE(result->trace.output, built.trace.output);
+
+        const auto missing = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/no-such-directory"));
+        QVERIFY(!missing.ok());
+        QVERIFY2(missing.error().contains(QStringLiteral("toy-4d.json")), qPrintable(missing.error()));
+    }
+
+    void toyCausal()
+    {
+        const AttentionResult toy = test::toyResult(true);
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 1);
+        const Matrix& masked = walk.step(5).tables[0].values;
+        QCOMPARE(masked(1, 0), 4.0f);  // q1 . k0 = (2, 2, 2) . (0, 1, 1), visible: unchanged
+        QCOMPARE(masked(1, 0), walk.step(4).tables[0].values(1, 0));
+        QCOMPARE(masked(1, 2), -std::numeric_limits<float>::infinity());
+        QCOMPARE(masked(0, 1), -std::numeric_limits<float>::infinity());
+        QVERIFY(std::isfinite(masked(2, 2)));
+        QCOMPARE(walk.step(6).tables[0].values(1, 2), 0.0f);
+        QVERIFY(walk.step(5).formula.contains(QStringLiteral("causal")));
+        QCOMPARE(walk.step(7).tables[0].values.row(2), RowVector::Zero(3));  // weight 0 x v_2
+    }
+
+    // Every table holds exactly the trace's numbers, for a head and query that are not the first.
+    void equalsTrace()
+    {
+        const AttentionResult result = test::sentenceResult(24, 3, 20, true);
+        const AttentionTrace& trace = result.trace;
+        const int head = 2, query = 5;
+        const WalkthroughModel walk = WalkthroughModel::build(result, head, query);
+        QCOMPARE(walk.head, head);
+        QCOMPARE(walk.query, query);
+        const int seq_len = result.seqLen();
+
+        QCOMPARE(walk.step(1).tables.size(), size_t(2));
+        QCOMPARE(walk.step(1).tables[0].values, result.input.x);
+        QCOMPARE(walk.step(1).tables[1].values, result.input.positional);
+        QCOMPARE(walk.step(1).tables[0].row_labels.size(), seq_len);
+        QCOMPARE(walk.step(1).tables[0].row_labels[1], QStringLiteral("1 cat"));
+        QCOMPARE(walk.step(2).tables[0].values, Matrix(trace.qHead(head)));
+        QCOMPARE(walk.step(2).tables[1].values, Matrix(trace.kHead(head)));
+        QCOMPARE(walk.step(2).tables[2].values, Matrix(trace.vHead(head)));
+        QCOMPARE(walk.step(3).tables[0].values, trace.scores[head]);
+        for (int i = 0; i < seq_len; ++i)
+            for (int j = 0; j < seq_len; ++j) {
+                QCOMPARE(walk.step(4).tables[0].values(i, j), trace.scaledScore(head, i, j));
+                QCOMPARE(walk.step(5).tables[0].values(i, j), trace.maskedScore(head, i, j));
+            }
+        QCOMPARE(walk.step(6).tables[0].values, trace.weights[head]);
+        for (int j = 0; j < seq_len; ++j)
+            QCOMPARE(Matrix(walk.step(7).tables[0].values.row(j)),
+                     Matrix(trace.weights[head](query, j) * trace.vHead(head).row(j)));
+        QCOMPARE(walk.step(8).tables[0].values, Matrix(trace.headOutput(head)));
+        QCOMPARE(walk.step(9).tables[0].values, trace.concat);
+        QCOMPARE(walk.step(9).tables[0].highlighted_first_column, head * trace.head_dim);
+        QCOMPARE(walk.step(9).tables[0].highlighted_column_count, trace.head_dim);
+        QCOMPARE(walk.step(9).tables[0].column_labels[head * trace.head_dim], QStringLiteral("h2:0"));
+        QCOMPARE(walk.step(10).tables[0].values, trace.output);
+        QVERIFY(walk.step(2).formula.startsWith(QStringLiteral("q_t = x_t Wq + bq, columns 16 … 23")));
+        QCOMPARE(walk.step(10).formula, QStringLiteral("y = concat Wo + bo"));
+        QCOMPARE(walk.step(4).formula, QStringLiteral("s_j / √d_k = s_j / √8 = s_j / 2.82843"));
+        for (int n : {1, 3, 4, 5, 6, 8, 9, 10})
+            QCOMPARE(walk.step(n).tables[0].highlighted_row, query);
+
+        // The breakdown's rows sum to the raw scores (float sums in another order).
+        QCOMPARE(walk.products.values.rows(), qsizetype(seq_len));
+        QCOMPARE(walk.products.values.cols(), qsizetype(trace.head_dim));
+        for (int j = 0; j < seq_len; ++j) {
+            const float sum = walk.products.values.row(j).sum();
+            QVERIFY2(std::abs(sum - trace.scores[head](query, j)) <= 1e-5f * (1 + std::abs(sum)),
+                     qPrintable(QStringLiteral("key %1: %2 vs %3").arg(j).arg(sum).arg(trace.scores[head](query, j))));
+        }
+    }
+
+    void clampsAndDegrades()
+    {
+        const AttentionResult toy = test::toyResult();
+        const WalkthroughModel walk = WalkthroughModel::build(toy, 7, 99);
+        QCOMPARE(walk.head, 0);
+        QCOMPARE(walk.query, 2);
+        QCOMPARE(WalkthroughModel::build(toy, -1, -1).query, 0);
+        QVERIFY(WalkthroughModel::build(AttentionResult{}, 0, 0).steps.empty());
+
+        // Without the full trace, the raw-score steps say why they are empty; the rest is there.
+        RunSettings config;
+        config.d_model = 8;
+        config.num_heads = 2;
+        auto light = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Weights);
+        QVERIFY(light.ok());
+        const WalkthroughModel partial = WalkthroughModel::build(light.value(), 1, 1);
+        for (int n : {3, 4, 5}) {
+            QVERIFY(partial.step(n).tables.empty());
+            QVERIFY(!partial.step(n).unavailable.isEmpty());
+        }
+        QCOMPARE(partial.step(6).tables[0].values, light->trace.weights[1]);
+    }
+
+    void tableModel()
+    {
+        WalkthroughTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        const WalkthroughModel walk = WalkthroughModel::build(test::toyResult(true), 0, 1);
+        model.setTable(walk.step(5).tables[0]);  // masked scores (3 x 3)
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("4.0000"));
+        QCOMPARE(model.index(1, 2).data().toString(), QStringLiteral("−∞"));
+        QVERIFY(std::isinf(model.index(1, 2).data(WalkthroughTableModel::ValueRole).toDouble()));
+        QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("2"));
+        QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());   // the query's row
+        QVERIFY(!model.index(0, 0).data(Qt::BackgroundRole).isValid());
+        QVERIFY(model.index(1, 1).data(Qt::FontRole).value<QFont>().bold());
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setPrecision(1);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("4.0"));
+        model.setTable(walk.step(6).tables[0]);  // same size: in place
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("1.0"));
+        model.setTable(walk.step(9).tables[0]);  // concat has head columns highlighted
+        model.setTable(walk.step(2).tables[0]);
+        model.setTable(WalkthroughModel::build(test::sentenceResult(16, 4), 1, 2).step(9).tables[0]);
+        QCOMPARE(reset.count(), 1);
+        QVERIFY(model.index(0, 4).data(Qt::BackgroundRole).isValid());   // head 1: columns 4..7
+        QVERIFY(!model.index(0, 8).data(Qt::BackgroundRole).isValid());
+        QVERIFY(model.index(2, 8).data(Qt::BackgroundRole).isValid());   // row 2 is the query
+        model.setTable({});
+        QCOMPARE(model.rowCount(), 0);
+
+        QCOMPARE(WalkthroughTableModel::formatValue(1.93664f, 4), QStringLiteral("1.9366"));
+        QCOMPARE(WalkthroughTableModel::formatValue(-2.0f, 0), QStringLiteral("-2"));
+        QCOMPARE(WalkthroughTableModel::formatValue(-std::numeric_limits<float>::infinity(), 3), QStringLiteral("−∞"));
+        QCOMPARE(WalkthroughTableModel::formatValue(std::numeric_limits<float>::quiet_NaN(), 3), QStringLiteral("NaN"));
+    }
+
+    // The widget shows the toy example's numbers as the tutorial prints them.
+    void widgetToyNumbers()
+    {
+        WalkthroughView view;
+        view.resize(1200, 900);
+        QVERIFY(!view.tableModel(3, 0));
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));
+        auto row = [&](int step, int table, int r) {
+            QStringList cells;
+            const WalkthroughTableModel* model = view.tableModel(step, table);
+            for (int c = 0; c < model->columnCount(); ++c)
+                cells.append(model->index(r, c).data().toString());
+            return cells;
+        };
+        QCOMPARE(row(3, 0, 0), (QStringList{"2.0000", "4.0000", "4.0000"}));
+        QCOMPARE(row(6, 0, 0), (QStringList{"0.0634", "0.4683", "0.4683"}));
+        QCOMPARE(row(8, 0, 0), (QStringList{"1.9366", "6.6831", "1.5951"}));
+        QCOMPARE(row(10, 0, 0), (QStringList{"1.9366", "6.6831", "1.5951"}));
+        QVERIFY(!view.tableModel(1, 1));  // no positional part
+        QVERIFY(view.tableModel(2, 2));   // V
+        QVERIFY(!view.tableModel(2, 3));
+        view.precisionSpinBox()->setValue(2);
+        QCOMPARE(view.precision(), 2);
+        QCOMPARE(row(6, 0, 0), (QStringList{"0.06", "0.47", "0.47"}));
+        QCOMPARE(view.breakdown()->products().values, view.walkthrough().products.values);
+        QCOMPARE(view.queryComboBox()->count(), 3);
+        QCOMPARE(view.headSpinBox()->maximum(), 0);
+
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult(true)));
+        view.select(0, 1);
+        QCOMPARE(row(5, 0, 1), (QStringList{"4.00", "16.00", "−∞"}));  // q1 = (2, 2, 2), k1 = (4, 4, 0)
+
+        keepPicture(view, QStringLiteral("walkthrough-toy.png"));
+    }
+
+    // The default sentence at the default sizes: positions shown, the breakdown is T x 64.
+    void widgetDefaultSentence()
+    {
+        WalkthroughView view;
+        view.resize(1200, 900);
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(512, 8));
+        view.setResult(result);
+        view.select(2, 1);
+        QVERIFY(view.tableModel(1, 1));  // PE
+        QCOMPARE(view.tableModel(1, 1)->table().values, result->input.positional);
+        QCOMPARE(view.breakdown()->products().values.rows(), qsizetype(result->seqLen()));
+        QCOMPARE(view.breakdown()->products().values.cols(), 64);
+        QCOMPARE(view.tableModel(9, 0)->columnCount(), 512);
+        QCOMPARE(view.tableModel(9, 0)->headerData(128, Qt::Horizontal).toString(), QStringLiteral("h2:0"));
+        keepPicture(view, QStringLiteral("walkthrough-default.png"));
+    }
+
+    // User choices emit selectionChanged once; select() from outside does not emit.
+    void selectionSignals()
+    {
+        WalkthroughView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(32, 4));
+        view.setResult(result);
+        QSignalSpy spy(&view, &WalkthroughView::selectionChanged);
+
+        view.headSpinBox()->setValue(2);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{2, 0}));
+        view.queryComboBox()->setCurrentIndex(4);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{2, 4}));
+        QCOMPARE(view.tableModel(6, 0)->table().highlighted_row, 4);
+        QCOMPARE(view.tableModel(6, 0)->table().values, result->trace.weights[2]);
+
+        // From the heatmaps: no signal back, the selectors and highlights follow.
+        view.select(3, 7);
+        QCOMPARE(spy.count(), 0);
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 7);
+        QCOMPARE(view.headSpinBox()->value(), 3);
+        QCOMPARE(view.queryComboBox()->currentIndex(), 7);
+        for (int step : {1, 3, 6, 8, 9, 10})
+            QCOMPARE(view.tableModel(step, 0)->table().highlighted_row, 7);
+        QCOMPARE(view.tableModel(9, 0)->table().highlighted_first_column, 3 * 8);
+        view.select(99, -5);  // clamped
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 0);
+        QCOMPARE(spy.count(), 0);
+
+        // A click on a row of a table whose rows are queries follows that query.
+        QTableView* weights = view.tableView(6, 0);
+        QVERIFY(weights && weights->isVisible());
+        weights->scrollToTop();
+        const QModelIndex cell = weights->model()->index(2, 1);
+        QTest::mouseClick(weights->viewport(), Qt::LeftButton, {}, weights->visualRect(cell).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst(), (QList<QVariant>{3, 2}));
+        // Rows of K are keys, not queries: a click there changes nothing.
+        QTableView* keys = view.tableView(2, 1);
+        QTest::mouseClick(keys->viewport(), Qt::LeftButton, {}, keys->visualRect(keys->model()->index(5, 0)).center());
+        QCOMPARE(spy.count(), 0);
+
+        // A shorter sentence keeps the head and clamps the query.
+        view.setResult(std::make_shared<const AttentionResult>(test::sentenceResult(32, 4, 0, false, QStringLiteral("a b"))));
+        QCOMPARE(view.head(), 3);
+        QCOMPARE(view.query(), 1 < 2 ? 2 - 1 : 0);
+        QCOMPARE(view.queryComboBox()->count(), 2);
+        QCOMPARE(spy.count(), 0);
+        keepPicture(view, QStringLiteral("walkthrough-sentence.png"));
+    }
+
+    // Two views wired both ways, as the walkthrough and the heatmaps are: a choice in one moves
+    // the other, each emits once, nothing loops.
+    void syncBothWays()
+    {
+        auto result = std::make_shared<const AttentionResult>(test::sentenceResult(32, 4));
+        WalkthroughView a, b;
+        a.setResult(result);
+        b.setResult(result);
+        connect(&a, &WalkthroughView::selectionChanged, &b, &WalkthroughView::select);
+        connect(&b, &WalkthroughView::selectionChanged, &a, &WalkthroughView::select);
+        QSignalSpy spy_a(&a, &WalkthroughView::selectionChanged);
+        QSignalSpy spy_b(&b, &WalkthroughView::selectionChanged);
+        a.headSpinBox()->setValue(1);
+        QCOMPARE(b.head(), 1);
+        b.queryComboBox()->setCurrentIndex(6);
+        QCOMPARE(a.query(), 6);
+        QCOMPARE(spy_a.count(), 1);
+        QCOMPARE(spy_b.count(), 1);
+        QCOMPARE(a.tableModel(3, 0)->table().highlighted_row, 6);
+    }
+
+    // Building the ten steps for one head at T = 512, d_model = 512, 8 heads (four T x T tables).
+    void benchmarkBuild()
+    {
+        QStringList words;
+        for (int i = 0; i < 512; ++i)
+            words.append(QStringLiteral("w%1").arg(i));
+        const AttentionResult result = test::sentenceResult(512, 8, 0, true, words.join(u' '));
+        QCOMPARE(result.seqLen(), 512);
+        int query = 0;
+        QBENCHMARK {
+            const WalkthroughModel walk = WalkthroughModel::build(result, 3, query++ % 512);
+            QCOMPARE(walk.step(5).tables[0].values.rows(), 512);
+        }
+    }
+};
+
+QTEST_MAIN(TestWalkthrough)
+#include "test_walkthrough.moc"

@@ -1,0 +1,83 @@
+#include "ui/export/CompareExport.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/lines/LinesCanvas.h"
+#include "ui/export/ViewExporter.h"
+
+#include <QPainter>
+#include <QStringList>
+
+#include <memory>
+
+namespace attn {
+namespace {
+
+// The views paint from shared results; an export borrows the caller's without owning it.
+std::shared_ptr<const AttentionResult> borrow(const AttentionResult& result)
+{
+    return std::shared_ptr<const AttentionResult>(std::shared_ptr<void>(), &result);
+}
+
+}  // namespace
+
+Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b,
+                                    const QString& path, const QSize& size)
+{
+    return exportCompare(result, head_a, result, head_b, QString(), path, size);
+}
+
+Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
+                                    int head_b, const QString& label_b, const QString& path, const QSize& size)
+{
+    if (Status ok = ViewExporter::checkPath(path); !ok)
+        return ok;
+    for (auto [head, result] : {std::pair{head_a, &result_a}, std::pair{head_b, &result_b}})
+        if (head < 0 || head >= result->numHeads())
+            return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
+                             .arg(head).arg(result->numHeads()).arg(result->numHeads() - 1)};
+    CompareFigure figure;
+    figure.setAttribute(Qt::WA_DontShowOnScreen);
+    figure.resize(size);
+    if (Status shown = figure.setComparison({borrow(result_a), head_a, QString()}, {borrow(result_b), head_b, label_b});
+        !shown)
+        return Error{QStringLiteral("--compare: %1").arg(shown.error())};
+    return ViewExporter::exportPicture(path, size, 1.0,
+                                       [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
+}
+
+Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size)
+{
+    if (Status ok = ViewExporter::checkPath(path); !ok)
+        return ok;
+    if (head >= result.numHeads() || head < -1)
+        return Error{QStringLiteral("--head: head %1 does not exist (the model has %2 heads: 0..%3)")
+                         .arg(head).arg(result.numHeads()).arg(result.numHeads() - 1)};
+    LinesCanvas canvas;
+    canvas.setAttribute(Qt::WA_DontShowOnScreen);
+    canvas.resize(size);
+    canvas.setResult(borrow(result));
+    canvas.setHead(head);
+    return ViewExporter::exportPicture(path, size, 1.0,
+                                       [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
+}
+
+Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, int num_heads)
+{
+    const QStringList parts = text.split(QLatin1Char(','));
+    if (parts.size() != 2)
+        return Error{QStringLiteral("--compare: expected two heads as A,B, got \"%1\"").arg(text)};
+    int heads[2];
+    for (int i = 0; i < 2; ++i) {
+        bool ok = false;
+        heads[i] = parts[i].trimmed().toInt(&ok);
+        if (!ok || heads[i] < 0)
+            return Error{QStringLiteral("--compare: \"%1\" is not a head number (0-based)").arg(parts[i])};
+        if (heads[i] >= num_heads)
+            return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
+                             .arg(heads[i]).arg(num_heads).arg(num_heads - 1)};
+    }
+    return std::pair{heads[0], heads[1]};
+}
+
+}  // namespace attn

@@ -1,0 +1,95 @@
+#include "ui/export/DataExporter.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "core/io/JsonWriter.h"
+#include "core/io/NpyWriter.h"
+
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace attn {
+namespace {
+
+// RFC 4180: quote fields containing a comma, quote or line break; double inner quotes.
+QString csvField(const QString& text)
+{
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n'))
+        && !text.contains(QLatin1Char('\r')))
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+}  // namespace
+
+QByteArray DataExporter::toCsv(const AttentionResult& result)
+{
+    QString text = QStringLiteral("head,query,query_token,key,key_token,weight\n");
+    const AttentionTrace& trace = result.trace;
+    const TokenList& tokens = result.input.tokens;
+    for (int head = 0; head < trace.num_heads; ++head) {
+        const Matrix& weights = trace.weights[head];  // (query_len, key_len)
+        for (int query = 0; query < weights.rows(); ++query)
+            for (int key = 0; key < weights.cols(); ++key)
+                text += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                            .arg(head).arg(query).arg(csvField(tokens[query].text)).arg(key)
+                            .arg(csvField(tokens[key].text)).arg(double(weights(query, key)), 0, 'g', 9);
+    }
+    return text.toUtf8();
+}
+
+QByteArray DataExporter::toJson(const AttentionResult& result)
+{
+    // Streamed: a 2,000-token result holds tens of millions of weights, too many for a JSON tree.
+    QStringList tokens;
+    for (const Token& token : result.input.tokens)
+        tokens.append(token.text);
+    JsonWriter json(false);
+    json.beginObject();
+    json.key("tokens").array(tokens);
+    json.key("num_heads").value(result.trace.num_heads);
+    json.key("causal").value(result.trace.causal);
+    json.key("attention").matrices(result.trace.weights);  // (num_heads, query_len, key_len)
+    json.endObject();
+    return json.take();
+}
+
+QByteArray DataExporter::toNpy(const AttentionResult& result)
+{
+    auto bytes = NpyWriter::encode(result.trace.weights);  // (num_heads, query_len, key_len)
+    return bytes ? bytes.value() : QByteArray();
+}
+
+Status DataExporter::exportWeights(const AttentionResult& result, const QString& path)
+{
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().toLower();
+    QByteArray bytes;
+    if (suffix == u"csv")
+        bytes = toCsv(result);
+    else if (suffix == u"json")
+        bytes = toJson(result);
+    else if (suffix == u"npy")
+        bytes = toNpy(result);
+    else
+        return Error{QStringLiteral("%1: unknown extension (use .csv, .json or .npy)").arg(path)};
+    if (bytes.isEmpty())
+        return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
+    const QFileInfo directory(info.absolutePath());
+    if (!directory.isDir())
+        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
+    if (file.write(bytes) != bytes.size()) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return Error{QStringLiteral("%1: cannot write: %2").arg(path, reason)};
+    }
+    if (!file.commit())
+        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
+    return {};
+}
+
+}  // namespace attn

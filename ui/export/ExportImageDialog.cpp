@@ -1,0 +1,61 @@
+#include "ui/export/ExportImageDialog.h"
+
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace attn {
+
+ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWidget* parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Export image"));
+    auto* form = new QFormLayout(this);
+    m_path = new QLineEdit(path, this);
+    m_path->setToolTip(tr("The file to write; its extension (.png, .svg or .pdf) chooses the format"));
+    auto* browse = new QPushButton(tr("&Browse…"), this);
+    browse->setToolTip(tr("Choose the file"));
+    auto* path_row = new QHBoxLayout;
+    path_row->addWidget(m_path, 1);
+    path_row->addWidget(browse);
+    form->addRow(tr("&File"), path_row);
+    m_width = new QSpinBox(this);
+    m_height = new QSpinBox(this);
+    for (QSpinBox* box : {m_width, m_height}) {
+        box->setRange(16, 16384);
+        box->setSuffix(tr(" px"));
+    }
+    m_width->setValue(size.width());
+    m_height->setValue(size.height());
+    m_width->setToolTip(tr("Width of the picture (pixels for PNG, points for SVG and PDF)"));
+    m_height->setToolTip(tr("Height of the picture"));
+    form->addRow(tr("&Width"), m_width);
+    form->addRow(tr("&Height"), m_height);
+    m_scale = new QDoubleSpinBox(this);
+    m_scale->setRange(0.5, 4.0);
+    m_scale->setSingleStep(0.5);
+    m_scale->setValue(2.0);
+    m_scale->setSuffix(QStringLiteral("×"));
+    m_scale->setToolTip(tr("PNG only: pixels per point, 2× for sharp slides"));
+    form->addRow(tr("&Scale"), m_scale);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export image"), m_path->text(),
+                                                            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        if (!chosen.isEmpty())
+            m_path->setText(chosen);
+    });
+}
+
+QString ExportImageDialog::path() const { return m_path->text(); }
+QSize ExportImageDialog::imageSize() const { return {m_width->value(), m_height->value()}; }
+double ExportImageDialog::scale() const { return m_scale->value(); }
+
+}  // namespace attn

@@ -1,0 +1,87 @@
+#include "ui/heatmap/ColorBar.h"
+
+#include "ui/heatmap/Hatch.h"
+
+#include <QLinearGradient>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace attn {
+
+ColorBar::ColorBar(QWidget* parent) : QWidget(parent)
+{
+    setMinimumWidth(70);
+    setToolTip(tr("Colour scale shared by every head"));
+}
+
+void ColorBar::setColorMap(ColorMaps::Map map) { m_map = map; update(); }
+void ColorBar::setRange(double low, double high) { m_low = low; m_high = high; update(); }
+void ColorBar::setLabel(const QString& label) { m_label = label; update(); }
+void ColorBar::setMaskLegendVisible(bool visible) { m_mask_legend = visible; update(); }
+
+void ColorBar::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    paintTo(&painter, rect());
+}
+
+// "Nice" tick step: 1, 2 or 5 times a power of ten, about five ticks over the range.
+static double niceStep(double range)
+{
+    const double raw = range / 5.0;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double factor : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= factor * magnitude)
+            return factor * magnitude;
+    return 10.0 * magnitude;
+}
+
+void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
+{
+    painter->save();
+    QFont font = painter->font();
+    font.setPixelSize(11);
+    painter->setFont(font);
+    const QFontMetricsF metrics(font);
+    const double legend_height = m_mask_legend ? 40.0 : 0.0;
+    const double label_height = m_label.isEmpty() ? 0.0 : metrics.height() + 6;
+    const QRectF bar(target.left() + 6, target.top() + 10 + label_height, 14,
+                     std::max(20.0, target.height() - 20 - legend_height - label_height));
+    if (!m_label.isEmpty()) {
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        painter->drawText(QRectF(target.left(), target.top() + 4, target.width(), metrics.height()),
+                          Qt::AlignLeft | Qt::AlignVCenter, m_label);
+    }
+    QLinearGradient gradient(bar.bottomLeft(), bar.topLeft());  // low at the bottom
+    for (const auto& [position, color] : ColorMaps::stops(m_map))
+        gradient.setColorAt(position, color);
+    painter->setPen(QPen(QColor(0x9e, 0x9e, 0x9e), 1));
+    painter->setBrush(gradient);
+    painter->drawRect(bar);
+
+    const double range = m_high - m_low;
+    if (range > 0 && std::isfinite(range)) {
+        const double step = niceStep(range);
+        const int decimals = std::max(0, int(-std::floor(std::log10(step))));
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        for (double tick = std::ceil(m_low / step) * step; tick <= m_high + step * 1e-6; tick += step) {
+            const double y = bar.bottom() - (tick - m_low) / range * bar.height();
+            painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+            painter->drawText(QRectF(bar.right() + 7, y - 8, target.right() - bar.right() - 7, 16),
+                              Qt::AlignLeft | Qt::AlignVCenter, QString::number(tick, 'f', decimals));
+        }
+    }
+    if (m_mask_legend) {
+        const QRectF swatch(bar.left(), bar.bottom() + 14, 14, 14);
+        Hatch::draw(painter, {swatch}, 4.0);
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        painter->drawText(QRectF(swatch.right() + 5, swatch.top() - 2, target.right() - swatch.right() - 5, 18),
+                          Qt::AlignLeft | Qt::AlignVCenter, tr("masked"));
+    }
+    painter->restore();
+}
+
+}  // namespace attn

@@ -1,0 +1,475 @@
+#include "ui/heatmap/HeatmapPlot.h"
+
+#include "ui/heatmap/HeatmapCells.h"
+
+#include <qcustomplot.h>
+
+#include <QMouseEvent>
+#include <QPicture>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace attn {
+
+constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
+
+struct HeatmapPlot::Private {
+    QCustomPlot* plot = nullptr;
+    QCPAxisRect* rect = nullptr;
+    QCPColorMap* map = nullptr;
+    QCPColorScale* scale = nullptr;
+    QCPTextElement* title = nullptr;
+    QCPMarginGroup* margins = nullptr;
+    CellOverlayState overlay;
+    QCPColorMapData* made_data = nullptr;  // the map's data while it is makeColorMapData's
+    QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
+    QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
+    QMargins base_margins{6, 6, 6, 6};
+    QMargins square_margins;  // added around the layout so that cells come out square
+    bool squaring = false;
+};
+
+HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    d->plot = new QCustomPlot(this);
+    layout->addWidget(d->plot);
+    d->plot->setNoAntialiasingOnDrag(true);
+    d->plot->setPlottingHint(QCP::phCacheLabels, true);
+    d->plot->setMouseTracking(true);
+    d->plot->installEventFilter(this);
+
+    d->rect = d->plot->axisRect();
+    d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), 11, QFont::DemiBold));
+    d->plot->plotLayout()->insertRow(0);
+    d->plot->plotLayout()->addElement(0, 0, d->title);
+    d->title->setVisible(false);
+
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
+    x->setTicker(d->x_ticker);
+    y->setTicker(d->y_ticker);
+    y->setRangeReversed(true);  // row 0 (the first query) on top
+    for (QCPAxis* axis : {x, y}) {
+        axis->grid()->setVisible(false);
+        axis->setSubTicks(false);
+        axis->setTickLength(0, 3);
+        axis->setBasePen(QPen(QColor(0x9e, 0x9e, 0x9e)));
+        axis->setTickPen(QPen(QColor(0x9e, 0x9e, 0x9e)));
+        axis->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+    }
+
+    d->map = new QCPColorMap(x, y);
+    d->map->setInterpolate(false);
+    d->map->setTightBoundary(false);
+    applyColorMap(d->map, m_map);
+
+    d->scale = new QCPColorScale(d->plot);
+    d->scale->setType(QCPAxis::atRight);
+    d->scale->setBarWidth(14);
+    d->scale->axis()->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+    d->map->setColorScale(d->scale);     // the map takes the scale's gradient and range from now on
+    applyColorMap(d->map, m_map);
+    d->margins = new QCPMarginGroup(d->plot);
+    d->rect->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
+    d->scale->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
+    d->scale->setVisible(false);
+
+    createCellOverlay(d->plot, this, d->rect, &d->overlay);
+    connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
+    connect(d->plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::makeCellsSquare);
+    setMinimumSize(60, 60);
+}
+
+HeatmapPlot::~HeatmapPlot() = default;
+
+void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
+                            const QStringList& column_labels, const MaskMatrix& mask)
+{
+    // A keystroke calls this for every head with a new matrix of mostly the same shape and
+    // labels: reuse the colour-map data when the size is unchanged and keep tick labels unless
+    // the tokens changed. An all-false mask is dropped so nothing loops over its cells.
+    const bool reshaped = values.rows() != m_values.rows() || values.cols() != m_values.cols();
+    m_values = values;
+    const bool mask_fits = mask.rows() == values.rows() && mask.cols() == values.cols();
+    const bool any_masked = mask_fits && mask.size() > 0
+        && std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
+    static_assert(sizeof(bool) == 1);
+    m_mask = any_masked ? mask : MaskMatrix();
+    if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
+        m_row_labels = row_labels;
+        m_column_labels = column_labels;
+        m_longest_label = -1;
+        m_ticks = {};
+    }
+    if (values.size() > 0) {
+        const bool reused = d->map->data() == d->made_data && refillColorMapData(d->map->data(), m_values, m_mask);
+        if (!reused) {
+            d->made_data = makeColorMapData(m_values, m_mask);
+            d->map->setData(d->made_data);  // takes ownership
+        }
+    } else {
+        d->map->data()->clear();
+    }
+    d->map->setVisible(values.size() > 0);
+    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, values.cols()) - 0.5);
+    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, values.rows()) - 0.5);
+    updateRange();
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorMap(ColorMaps::Map map)
+{
+    m_map = map;
+    applyColorMap(d->map, map);
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setValueRange(double low, double high)
+{
+    m_auto_range = false;
+    m_low = low;
+    m_high = high > low ? high : low + 1e-9;
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setAutoValueRange()
+{
+    m_auto_range = true;
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorBarVisible(bool visible)
+{
+    if (visible == d->scale->visible())
+        return;
+    d->scale->setVisible(visible);
+    if (visible)
+        d->plot->plotLayout()->addElement(1, 1, d->scale);
+    else
+        d->plot->plotLayout()->take(d->scale);
+    d->plot->plotLayout()->simplify();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorBarLabel(const QString& label)
+{
+    d->scale->axis()->setLabel(label);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setTitle(const QString& title)
+{
+    d->title->setText(title);
+    d->title->setVisible(!title.isEmpty());
+    scheduleReplot();
+}
+
+void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
+{
+    d->rect->axis(QCPAxis::atBottom)->setLabel(x_title);
+    d->rect->axis(QCPAxis::atLeft)->setLabel(y_title);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setCellText(CellText mode)
+{
+    m_cell_text = mode;
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setCompact(bool compact)
+{
+    m_compact = compact;
+    d->overlay.compact = compact;
+    QFont tick_font = font();
+    tick_font.setPointSizeF(compact ? 7.5 : 9.5);
+    QFont title_font = font();
+    title_font.setPointSizeF(compact ? 9.5 : 12);
+    title_font.setWeight(QFont::DemiBold);
+    d->title->setFont(title_font);
+    m_longest_label = -1;
+    m_label_widths.clear();
+    m_ticks = {};
+    for (QCPAxis* axis : {d->rect->axis(QCPAxis::atBottom), d->rect->axis(QCPAxis::atLeft)}) {
+        axis->setTickLabelFont(tick_font);
+        axis->setLabelFont(tick_font);
+        axis->setTickLabelPadding(compact ? 2 : 4);
+    }
+    d->rect->setAutoMargins(QCP::msAll);
+    d->base_margins = compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6);
+    d->plot->plotLayout()->setMargins(d->base_margins + d->square_margins);
+    updateLabels();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setHighlighted(bool highlighted)
+{
+    d->overlay.highlighted = highlighted;
+    scheduleReplot();
+}
+
+void HeatmapPlot::setSelection(int row, int column)
+{
+    if (row < 0)
+        column = -1;
+    if (row == d->overlay.selected_row && column == d->overlay.selected_column)
+        return;
+    d->overlay.selected_row = std::max(-1, row);
+    d->overlay.selected_column = std::max(-1, column);
+    scheduleReplot();
+}
+
+int HeatmapPlot::selectedRow() const { return d->overlay.selected_row; }
+int HeatmapPlot::selectedColumn() const { return d->overlay.selected_column; }
+
+bool HeatmapPlot::isMasked(int row, int column) const
+{
+    return m_mask.size() > 0 && m_mask(row, column);
+}
+
+QString HeatmapPlot::rowLabel(int row) const
+{
+    return row < m_row_labels.size() ? m_row_labels[row] : QString::number(row);
+}
+
+QString HeatmapPlot::columnLabel(int column) const
+{
+    return column < m_column_labels.size() ? m_column_labels[column] : QString::number(column);
+}
+
+double HeatmapPlot::valueLow() const { return m_low; }
+double HeatmapPlot::valueHigh() const { return m_high; }
+
+double HeatmapPlot::plottedCell(int key_index, int value_index) const
+{
+    return d->map->data()->cell(key_index, value_index);
+}
+
+int HeatmapPlot::plottedKeySize() const { return d->map->data()->keySize(); }
+int HeatmapPlot::plottedValueSize() const { return d->map->data()->valueSize(); }
+bool HeatmapPlot::cellTextVisible() const { return d->overlay.show_text; }
+
+bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
+{
+    if (m_values.size() == 0 || !d->rect->rect().contains(position))
+        return false;
+    const int c = int(std::lround(d->rect->axis(QCPAxis::atBottom)->pixelToCoord(position.x())));
+    const int r = int(std::lround(d->rect->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
+    if (r < 0 || c < 0 || r >= m_values.rows() || c >= m_values.cols())
+        return false;
+    *row = r;
+    *column = c;
+    return true;
+}
+
+void HeatmapPlot::render(QPainter* painter, const QRectF& target)
+{
+    const QSize size = target.size().toSize();
+    if (size.isEmpty())
+        return;
+    const QSize on_screen = d->plot->size();
+    d->plot->resize(size);  // label density and cell text follow the target size
+    m_render_size = size;
+    updateLabels();
+    QPicture picture;
+    {
+        QCPPainter recorder(&picture);
+        d->plot->toPainter(&recorder, size.width(), size.height());
+    }
+    painter->drawPicture(target.topLeft(), picture);
+    d->plot->resize(on_screen);
+    m_render_size = QSize();
+    updateLabels();
+    scheduleReplot();
+}
+
+QImage HeatmapPlot::toImage(const QSize& size, double scale)
+{
+    QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(scale);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    return image;
+}
+
+void HeatmapPlot::replotNow()
+{
+    d->plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == d->plot) {
+        switch (event->type()) {
+        case QEvent::MouseMove: {
+            const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
+            int row = 0, column = 0;
+            if (cellAt(position, &row, &column))
+                emit cellHovered(row, column, isMasked(row, column) ? std::numeric_limits<double>::quiet_NaN() : double(m_values(row, column)));
+            else
+                emit hoverLeft();
+            break;
+        }
+        case QEvent::Leave:
+            emit hoverLeft();
+            break;
+        case QEvent::MouseButtonRelease: {
+            auto* mouse = static_cast<QMouseEvent*>(event);
+            int row = 0, column = 0;
+            if (mouse->button() == Qt::LeftButton && cellAt(mouse->position().toPoint(), &row, &column))
+                emit cellClicked(row, column);
+            break;
+        }
+        case QEvent::Resize:
+            updateLabels();
+            break;
+        default:
+            break;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapPlot::updateRange()
+{
+    if (m_auto_range && m_values.size() > 0) {
+        double low = std::numeric_limits<double>::infinity();
+        double high = -low;
+        if (!hasMask() && m_values.allFinite()) {
+            low = m_values.minCoeff();
+            high = m_values.maxCoeff();
+        } else {
+            for (int row = 0; row < m_values.rows(); ++row)
+                for (int column = 0; column < m_values.cols(); ++column)
+                    if (!m_mask(row, column)) {
+                        low = std::min(low, double(m_values(row, column)));
+                        high = std::max(high, double(m_values(row, column)));
+                    }
+        }
+        if (!std::isfinite(low) || !std::isfinite(high)) {
+            low = 0;
+            high = 1;
+        }
+        if (m_map == ColorMaps::Map::Diverging) {
+            const double extent = std::max(std::abs(low), std::abs(high));
+            low = -extent;
+            high = extent;
+        }
+        m_low = low;
+        m_high = high > low ? high : low + 1e-9;
+    }
+    d->map->setDataRange(QCPRange(m_low, m_high));
+}
+
+// Token labels where they fit: every n-th label so that labels never overlap, and numbers in
+// the cells when a cell is large enough to hold "0.00" legibly.
+void HeatmapPlot::updateLabels()
+{
+    const int rows = int(m_values.rows());
+    const int columns = int(m_values.cols());
+    const QSize size = m_render_size.isValid() ? m_render_size : this->size();
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    const QFontMetrics metrics(x->tickLabelFont());
+    if (m_longest_label < 0) {  // once per set of labels, each distinct label measured once per font
+        if (m_label_widths.size() > 4 * columns + 256)
+            m_label_widths.clear();
+        m_longest_label = 0;
+        for (int column = 0; column < columns; ++column) {
+            const QString label = columnLabel(column);
+            auto width = m_label_widths.constFind(label);
+            if (width == m_label_widths.constEnd())
+                width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
+            m_longest_label = std::max(m_longest_label, *width);
+        }
+    }
+    const int longest = m_longest_label;
+    // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
+    const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
+    const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
+    const double cell_width = double(std::max(10, size.width() - reserve_x)) / std::max(1, columns);
+    const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
+
+    const bool rotate = longest + 4 > cell_width;
+    x->setTickLabelRotation(rotate ? -90 : 0);
+    const double x_need = rotate ? metrics.height() : longest + 6;
+    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
+    int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
+    if (m_compact && !m_render_size.isValid()) {
+        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
+        // tick labels per axis, and with more every replot renders and shapes all of them again
+        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
+        // that fits: they are drawn once.
+        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
+        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
+    }
+
+    const TickKey ticks{x_step, y_step, rows, columns};
+    if (ticks != m_ticks) {
+        m_ticks = ticks;
+        auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
+        d->x_ticker->clear();
+        for (int column = 0; column < columns; column += x_step)
+            d->x_ticker->addTick(column, elided(columnLabel(column)));
+        d->y_ticker->clear();
+        for (int row = 0; row < rows; row += y_step)
+            d->y_ticker->addTick(row, elided(rowLabel(row)));
+    }
+
+    const bool big_enough = cell_width >= 30 && cell_height >= 18;
+    d->overlay.show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
+    d->overlay.show_legend = !m_compact;
+}
+
+void HeatmapPlot::setSquareCells(bool square)
+{
+    m_square_cells = square;
+    scheduleReplot();
+}
+
+// After QCustomPlot has laid out the plot: if the cells are not square, pad the layout so they
+// are and lay it out again (once; the padding is computed from the unpadded rectangle).
+void HeatmapPlot::makeCellsSquare()
+{
+    if (d->squaring)
+        return;
+    QMargins wanted;
+    if (m_square_cells && m_values.size() > 0) {
+        const QRect padded = d->rect->rect();
+        const QMargins& old = d->square_margins;
+        const double width = padded.width() + old.left() + old.right();
+        const double height = padded.height() + old.top() + old.bottom();
+        const double cell = std::min(width / m_values.cols(), height / m_values.rows());
+        const int extra_x = std::max(0, int(width - cell * m_values.cols()));
+        const int extra_y = std::max(0, int(height - cell * m_values.rows()));
+        wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
+    }
+    if (wanted == d->square_margins)
+        return;
+    d->square_margins = wanted;
+    d->squaring = true;
+    d->plot->plotLayout()->setMargins(d->base_margins + wanted);
+    d->plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    d->plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    d->plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    d->squaring = false;
+}
+
+void HeatmapPlot::scheduleReplot()
+{
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace attn

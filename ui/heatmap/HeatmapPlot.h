@@ -1,0 +1,118 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "core/base/MaskMatrix.h"
+#include "core/base/Tensor.h"
+
+#include <QHash>
+#include <QImage>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+class QPainter;
+
+namespace attn {
+
+// THE one QCustomPlot wrapper of attention-lab: any matrix as a heatmap.
+// - rows run down the y axis (row 0 on TOP), columns along x; for attention rows are queries and
+//   columns are keys; every cell is centred on integer coordinates and drawn without interpolation;
+// - colours come from ColorMaps, over a fixed range (shared between plots) or the data's range
+//   (symmetric around 0 for a diverging map);
+// - masked cells are drawn hatched on a neutral grey, never in the colour of 0;
+// - cell values are written inside the cells when they are large enough to read them;
+// - hovering and clicking report (row, column).
+// Renders to the screen, to any QPainter (vector for SVG/PDF) and to a QImage.
+class HeatmapPlot : public QWidget {
+    Q_OBJECT
+public:
+    enum class CellText { Auto, Never, Always };
+
+    explicit HeatmapPlot(QWidget* parent = nullptr);
+    ~HeatmapPlot() override;
+
+    // values (rows, columns); labels may be empty (then indices are shown) or one per row/column.
+    void setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
+                   const MaskMatrix& mask = {});
+    void setColorMap(ColorMaps::Map map);
+    void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
+    void setAutoValueRange();                     // the data's range (symmetric for Diverging)
+    void setColorBarVisible(bool visible);
+    void setColorBarLabel(const QString& label);
+    void setTitle(const QString& title);
+    void setAxisTitles(const QString& x_title, const QString& y_title);
+    void setCellText(CellText mode);
+    void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
+    void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
+    void setSquareCells(bool square);       // pad the plot so that every cell is square
+    // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
+    // clears. Drawn in every rendering; out-of-range values draw nothing.
+    void setSelection(int row, int column = -1);
+    int selectedRow() const;
+    int selectedColumn() const;
+
+    int rowCount() const { return int(m_values.rows()); }
+    int columnCount() const { return int(m_values.cols()); }
+    const Matrix& values() const { return m_values; }
+    bool isMasked(int row, int column) const;
+    bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
+    const MaskMatrix& mask() const { return m_mask; }    // (rows, columns), or empty
+    QString rowLabel(int row) const;
+    QString columnLabel(int column) const;
+    double valueLow() const;
+    double valueHigh() const;
+    ColorMaps::Map colorMap() const { return m_map; }
+
+    // What QCustomPlot holds for cell (key = column, value = row): the plotted number, NaN when
+    // masked. Tests read the plot through this, not the matrix it was given.
+    double plottedCell(int key_index, int value_index) const;
+    int plottedKeySize() const;
+    int plottedValueSize() const;
+    bool cellTextVisible() const;  // whether numbers are currently written in the cells
+
+    // The cell under a widget position, or false outside the matrix.
+    bool cellAt(const QPoint& position, int* row, int* column) const;
+
+    void render(QPainter* painter, const QRectF& target);  // vectors where the device allows
+    QImage toImage(const QSize& size, double scale = 1.0);
+    void replotNow();  // immediate replot (normally replots are queued and coalesced)
+
+signals:
+    void cellHovered(int row, int column, double value);
+    void hoverLeft();
+    void cellClicked(int row, int column);
+    void replotted();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+    Matrix m_values;  // (rows, columns)
+    MaskMatrix m_mask;
+    QStringList m_row_labels;
+    QStringList m_column_labels;
+    ColorMaps::Map m_map = ColorMaps::Map::Viridis;
+    bool m_auto_range = true;
+    double m_low = 0.0;
+    double m_high = 1.0;
+    CellText m_cell_text = CellText::Auto;
+    bool m_compact = false;
+    QSize m_render_size;  // valid while rendering to a target of another size
+    int m_longest_label = -1;  // widest column label in the tick font, -1 = to be measured
+    QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
+    struct TickKey {
+        int x_step = -1, y_step = -1, rows = -1, columns = -1;
+        bool operator==(const TickKey&) const = default;
+    } m_ticks;  // what the tickers hold; rebuilt when this or the labels change
+
+    void updateRange();
+    void updateLabels();
+    void scheduleReplot();
+    void makeCellsSquare();
+    bool m_square_cells = false;
+};
+
+}  // namespace attn

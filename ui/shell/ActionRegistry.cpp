@@ -1,0 +1,75 @@
+#include "ui/shell/ActionRegistry.h"
+
+#include <QAction>
+#include <QKeySequence>
+#include <QWidget>
+
+namespace attn {
+namespace {
+
+struct ActionSpec {
+    ActionId id;
+    const char* text;
+    QList<QKeySequence> shortcuts;
+    const char* tip;
+    bool checkable = false;
+};
+
+// The platform's standard shortcut, or a common one where the platform defines none
+// (e.g. Quit on some Linux themes).
+QList<QKeySequence> standard(QKeySequence::StandardKey key, const QKeySequence& fallback)
+{
+    const QList<QKeySequence> bindings = QKeySequence::keyBindings(key);
+    return bindings.isEmpty() ? QList<QKeySequence>{fallback} : bindings;
+}
+
+}  // namespace
+
+ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
+{
+    const QList<ActionSpec> table = {
+        {ActionId::OpenWeights, QT_TR_NOOP("&Open weights…"), standard(QKeySequence::Open, QKeySequence(Qt::CTRL | Qt::Key_O)),
+         QT_TR_NOOP("Load attention weights from a .safetensors, .npz or .json file")},
+        {ActionId::ExportImage, QT_TR_NOOP("&Export image…"), {QKeySequence(Qt::CTRL | Qt::Key_E)},
+         QT_TR_NOOP("Save the current view as PNG, SVG or PDF")},
+        {ActionId::CopyImage, QT_TR_NOOP("&Copy image"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C)},
+         QT_TR_NOOP("Copy the current view to the clipboard as an image")},
+        {ActionId::ExportData, QT_TR_NOOP("Export &attention weights…"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)},
+         QT_TR_NOOP("Save the attention weights of every head as CSV, NPY or JSON")},
+        {ActionId::Quit, QT_TR_NOOP("&Quit"), standard(QKeySequence::Quit, QKeySequence(Qt::CTRL | Qt::Key_Q)), QT_TR_NOOP("Quit attention-lab")},
+        {ActionId::ViewGrid, QT_TR_NOOP("All &heads"), {QKeySequence(Qt::CTRL | Qt::Key_1)},
+         QT_TR_NOOP("Show every head as a small heatmap")},
+        {ActionId::ViewHead, QT_TR_NOOP("&One head"), {QKeySequence(Qt::CTRL | Qt::Key_2)},
+         QT_TR_NOOP("Show one head large")},
+        {ActionId::ViewCompare, QT_TR_NOOP("&Compare heads"), {QKeySequence(Qt::CTRL | Qt::Key_3)},
+         QT_TR_NOOP("Show two heads side by side with their difference, the head metrics and their similarity")},
+        {ActionId::ViewLines, QT_TR_NOOP("&Lines"), {QKeySequence(Qt::CTRL | Qt::Key_4)},
+         QT_TR_NOOP("Show each query joined to the keys it attends to")},
+        {ActionId::ViewShapes, QT_TR_NOOP("&Shapes"), {QKeySequence(Qt::CTRL | Qt::Key_5)},
+         QT_TR_NOOP("Show the tensor shapes of every step")},
+        {ActionId::ViewWalkthrough, QT_TR_NOOP("&Walkthrough"), {QKeySequence(Qt::CTRL | Qt::Key_6)},
+         QT_TR_NOOP("Show the numbers of every step for one head and one query token")},
+        {ActionId::NextHead, QT_TR_NOOP("&Next head"), {QKeySequence(Qt::Key_PageDown)}, QT_TR_NOOP("Show the next head")},
+        {ActionId::PreviousHead, QT_TR_NOOP("&Previous head"), {QKeySequence(Qt::Key_PageUp)},
+         QT_TR_NOOP("Show the previous head")},
+        {ActionId::FocusSentence, QT_TR_NOOP("Edit &sentence"), {QKeySequence(Qt::CTRL | Qt::Key_L)},
+         QT_TR_NOOP("Move the keyboard focus to the sentence")},
+        {ActionId::Causal, QT_TR_NOOP("&Causal mask"), {QKeySequence(Qt::CTRL | Qt::Key_M)},
+         QT_TR_NOOP("Decoder mask: query i sees keys 0..i only"), true},
+        {ActionId::About, QT_TR_NOOP("&About attention-lab"), standard(QKeySequence::HelpContents, QKeySequence(Qt::Key_F1)),
+         QT_TR_NOOP("What this program is")},
+    };
+    for (const ActionSpec& spec : table) {
+        auto* action = new QAction(tr(spec.text), owner);
+        action->setShortcuts(spec.shortcuts);
+        action->setCheckable(spec.checkable);
+        const QString shortcut = spec.shortcuts.isEmpty() ? QString()
+                                 : QStringLiteral(" (%1)").arg(spec.shortcuts.first().toString(QKeySequence::NativeText));
+        action->setToolTip(tr(spec.tip) + shortcut);
+        action->setStatusTip(tr(spec.tip));
+        owner->addAction(action);
+        m_actions.insert(spec.id, action);
+    }
+}
+
+}  // namespace attn

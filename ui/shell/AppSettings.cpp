@@ -1,0 +1,115 @@
+#include "ui/shell/AppSettings.h"
+
+#include <QDir>
+
+namespace attn {
+namespace {
+
+// The table of every key and default.
+const Setting<QString> kSentence{"input/sentence", RunSettings::defaultSentence()};
+const Setting<int> kDModel{"model/d_model", RunSettings::kDefaultDModel};
+const Setting<int> kHeads{"model/heads", RunSettings::kDefaultHeads};
+const Setting<int> kInputDim{"model/input_dim", 0};
+const Setting<qulonglong> kSeed{"model/seed", 0};
+const Setting<QString> kWeightSource{"model/weights", QStringLiteral("random")};
+const Setting<QString> kWeightsFile{"model/weights_file", QString()};
+const Setting<int> kLayer{"model/layer", 0};
+const Setting<int> kFileHeads{"model/file_heads", 0};
+const Setting<bool> kCausal{"model/causal", false};
+const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
+const Setting<bool> kPositional{"model/positional_encoding", true};
+const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
+const Setting<int> kView{"view/current", 0};
+const Setting<int> kHead{"view/head", 0};
+const Setting<QStringList> kRecent{"files/recent", QStringList()};
+const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
+const Setting<QByteArray> kState{"window/state", QByteArray()};
+
+QString sourceName(RunSettings::WeightSource source)
+{
+    switch (source) {
+    case RunSettings::WeightSource::Identity: return QStringLiteral("identity");
+    case RunSettings::WeightSource::File: return QStringLiteral("file");
+    case RunSettings::WeightSource::Random: break;
+    }
+    return QStringLiteral("random");
+}
+
+}  // namespace
+
+AppSettings::AppSettings() : m_settings(std::make_unique<QSettings>()) {}
+
+AppSettings::AppSettings(const QString& ini_path)
+    : m_settings(std::make_unique<QSettings>(ini_path, QSettings::IniFormat)) {}
+
+RunSettings AppSettings::runSettings() const
+{
+    RunSettings config;
+    config.d_model = get(kDModel);
+    config.num_heads = get(kHeads);
+    config.input_dim = get(kInputDim);
+    config.seed = get(kSeed);
+    const QString source = get(kWeightSource);
+    config.weights_file = get(kWeightsFile);
+    config.weight_source = source == QLatin1String("identity") ? RunSettings::WeightSource::Identity
+        : (source == QLatin1String("file") && !config.weights_file.isEmpty()) ? RunSettings::WeightSource::File
+        : RunSettings::WeightSource::Random;
+    config.layer = get(kLayer);
+    config.file_num_heads = get(kFileHeads);
+    config.causal = get(kCausal);
+    if (auto scale = ScaleSetting::parse(get(kScale)))
+        config.scale = scale.value();
+    config.positional_encoding = get(kPositional);
+    return config;
+}
+
+void AppSettings::setRunSettings(const RunSettings& config)
+{
+    set(kDModel, config.d_model);
+    set(kHeads, config.num_heads);
+    set(kInputDim, config.input_dim);
+    set(kSeed, qulonglong(config.seed));
+    set(kWeightSource, sourceName(config.weight_source));
+    set(kWeightsFile, config.weights_file);
+    set(kLayer, config.layer);
+    set(kFileHeads, config.file_num_heads);
+    set(kCausal, config.causal);
+    set(kScale, config.scale.toString());
+    set(kPositional, config.positional_encoding);
+}
+
+QString AppSettings::sentence() const { return get(kSentence); }
+void AppSettings::setSentence(const QString& sentence) { set(kSentence, sentence); }
+ColorMaps::Map AppSettings::colorMap() const { return ColorMaps::fromName(get(kColorMap)); }
+void AppSettings::setColorMap(ColorMaps::Map map) { set(kColorMap, ColorMaps::name(map)); }
+QStringList AppSettings::recentFiles() const { return get(kRecent); }
+
+void AppSettings::addRecentFile(const QString& path)
+{
+    QStringList files = recentFiles();
+    const QString clean = QDir::cleanPath(path);
+    files.removeAll(clean);
+    files.prepend(clean);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    set(kRecent, files);
+}
+
+void AppSettings::removeRecentFile(const QString& path)
+{
+    QStringList files = recentFiles();
+    files.removeAll(QDir::cleanPath(path));
+    set(kRecent, files);
+}
+
+QByteArray AppSettings::windowGeometry() const { return get(kGeometry); }
+void AppSettings::setWindowGeometry(const QByteArray& geometry) { set(kGeometry, geometry); }
+QByteArray AppSettings::windowState() const { return get(kState); }
+void AppSettings::setWindowState(const QByteArray& state) { set(kState, state); }
+int AppSettings::currentView() const { return get(kView); }
+void AppSettings::setCurrentView(int view) { set(kView, view); }
+int AppSettings::currentHead() const { return get(kHead); }
+void AppSettings::setCurrentHead(int head) { set(kHead, head); }
+void AppSettings::sync() { m_settings->sync(); }
+
+}  // namespace attn

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "core/pipeline/RunSettings.h"
+
+#include <QByteArray>
+#include <QSettings>
+#include <QStringList>
+#include <QVariant>
+
+#include <memory>
+
+namespace attn {
+
+// One setting: its key and default in one place, typed.
+template <typename T>
+struct Setting {
+    const char* key;
+    T default_value;
+};
+
+// Everything the window remembers between runs. Keys and defaults are listed once, below;
+// the rest of the program only sees typed getters and setters. Tests pass a temporary file.
+class AppSettings {
+public:
+    AppSettings();                                    // the user's settings (organisation/app names)
+    explicit AppSettings(const QString& ini_path);   // a given INI file, e.g. a test's temporary one
+
+    RunSettings runSettings() const;
+    void setRunSettings(const RunSettings& config);
+    QString sentence() const;
+    void setSentence(const QString& sentence);
+    ColorMaps::Map colorMap() const;
+    void setColorMap(ColorMaps::Map map);
+    QStringList recentFiles() const;
+    void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
+    void removeRecentFile(const QString& path);
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray& geometry);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray& state);
+    int currentView() const;
+    void setCurrentView(int view);
+    int currentHead() const;
+    void setCurrentHead(int head);
+
+    void sync();
+    QString fileName() const { return m_settings->fileName(); }
+
+    static constexpr int kMaxRecentFiles = 8;
+
+private:
+    template <typename T>
+    T get(const Setting<T>& setting) const
+    {
+        return m_settings->value(QLatin1String(setting.key), QVariant::fromValue(setting.default_value)).template value<T>();
+    }
+    template <typename T>
+    void set(const Setting<T>& setting, const T& value)
+    {
+        m_settings->setValue(QLatin1String(setting.key), QVariant::fromValue(value));
+    }
+
+    std::unique_ptr<QSettings> m_settings;
+};
+
+}  // namespace attn

@@ -1,0 +1,337 @@
+#include "ui/shell/MainWindow.h"
+
+#include "ui/shell/ActionRegistry.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/controller/AttentionController.h"
+#include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/Examples.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/shell/MessageBar.h"
+#include "ui/shell/ResultStatus.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/shell/TokenStrip.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attn {
+
+MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings)
+{
+    setWindowTitle(tr("attention-lab"));
+    setAcceptDrops(true);
+    m_controller = new AttentionController(this);
+    m_actions = new ActionRegistry(this);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(10, 8, 10, 4);
+    layout->setSpacing(6);
+    m_sentence = new QLineEdit(central);
+    m_sentence->setPlaceholderText(tr("Type a sentence…"));
+    m_sentence->setClearButtonEnabled(true);
+    m_sentence->setToolTip(tr("The sentence: every keystroke recomputes every head (Ctrl+L)"));
+    QFont big = m_sentence->font();
+    big.setPointSizeF(big.pointSizeF() * 1.35);
+    m_sentence->setFont(big);
+    m_sentence->setMinimumHeight(36);
+    m_tokens = new TokenStrip(central);
+    m_message = new MessageBar(central);
+    m_tabs = new ViewTabs(central);
+    m_grid = m_tabs->grid();
+    m_head_view = m_tabs->headView();
+    layout->addWidget(m_sentence);
+    layout->addWidget(m_tokens);
+    layout->addWidget(m_message);
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    m_panel = new SettingsPanel;
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* dock = new QDockWidget(tr("Settings"), this);
+    dock->setObjectName(QStringLiteral("SettingsDock"));
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+    dock->setMinimumWidth(260);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    buildMenus();
+    m_status = new ResultStatus(statusBar());
+
+    connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
+    connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
+    connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
+    connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
+    connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
+    connect(m_panel, &SettingsPanel::configEdited, this, [this](const RunSettings& edited) {
+        const RunSettings& current = m_controller->config();
+        const bool leaves_example = m_controller->showsExample()
+            && (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
+        if (!leaves_example) {
+            m_controller->setConfig(edited);
+        } else {
+            // Other weights than the example's: the settings from before it, with those weights.
+            RunSettings config = m_config_before_example;
+            config.weight_source = edited.weight_source;
+            if (edited.weight_source == RunSettings::WeightSource::File) {
+                config.weights_file = edited.weights_file;
+                config.layer = edited.layer;
+                config.file_num_heads = edited.file_num_heads;
+            }
+            m_controller->setConfig(config);
+            m_panel->setConfig(m_controller->config());
+        }
+        m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    });
+    connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
+    connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
+    connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
+    connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
+        m_tokens->setHighlight(query, key);
+        if (head < 0 || !m_result) {
+            statusBar()->clearMessage();
+            return;
+        }
+        const QString& query_text = m_result->input.tokens[query].text;
+        const QString& key_text = m_result->input.tokens[key].text;
+        statusBar()->showMessage(tr("head %1: %2").arg(head).arg(HeadView::describeCell(query_text, key_text, value)));
+    });
+
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    auto* a = m_actions;
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(a->get(ActionId::OpenWeights));
+    m_recent_menu = file->addMenu(tr("Open &recent"));
+    m_recent_menu->setToolTipsVisible(true);
+    file->addSeparator();
+    file->addAction(a->get(ActionId::ExportImage));
+    file->addAction(a->get(ActionId::CopyImage));
+    file->addAction(a->get(ActionId::ExportData));
+    file->addSeparator();
+    file->addAction(a->get(ActionId::Quit));
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid, ActionId::ViewHead, ActionId::ViewCompare,
+                                             ActionId::ViewLines, ActionId::ViewShapes, ActionId::ViewWalkthrough};
+    for (int tab = 0; tab < ViewCount; ++tab) {
+        view->addAction(a->get(tab_actions[tab]));
+        connect(a->get(tab_actions[tab]), &QAction::triggered, this, [this, tab] { setCurrentView(View(tab)); });
+    }
+    view->addSeparator();
+    view->addAction(a->get(ActionId::PreviousHead));
+    view->addAction(a->get(ActionId::NextHead));
+    view->addSeparator();
+    view->addAction(a->get(ActionId::FocusSentence));
+    QMenu* model = menuBar()->addMenu(tr("&Model"));
+    model->addAction(a->get(ActionId::Causal));
+    m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
+    QAction* toy = m_examples_menu->addAction(Examples::toyTitle());
+    toy->setToolTip(tr("Three 4-dimensional rows and one hand-written head, scores not scaled: "
+                       "small enough to check every number of the walkthrough by hand"));
+    connect(toy, &QAction::triggered, this, [this] {
+        if (Status shown = showToyExample(); !shown)
+            m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
+    });
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(a->get(ActionId::About));
+    for (QMenu* menu : {file, view, model, m_examples_menu, help})
+        menu->setToolTipsVisible(true);
+
+    connect(a->get(ActionId::OpenWeights), &QAction::triggered, this, &MainWindow::openWeightsInteractively);
+    connect(a->get(ActionId::ExportImage), &QAction::triggered, this, &MainWindow::exportImageInteractively);
+    connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);
+    connect(a->get(ActionId::ExportData), &QAction::triggered, this, &MainWindow::exportDataInteractively);
+    connect(a->get(ActionId::Quit), &QAction::triggered, this, &QWidget::close);
+    connect(a->get(ActionId::NextHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() + 1); });
+    connect(a->get(ActionId::PreviousHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() - 1); });
+    connect(a->get(ActionId::FocusSentence), &QAction::triggered, this, [this] {
+        m_sentence->setFocus(Qt::ShortcutFocusReason);
+        m_sentence->selectAll();
+    });
+    // The causal action and the settings panel's checkbox are one option, bound both ways.
+    connect(a->get(ActionId::Causal), &QAction::toggled, this, [this](bool causal) {
+        if (m_panel->config().causal != causal) {
+            RunSettings config = m_panel->config();
+            config.causal = causal;
+            m_panel->setConfig(config);
+            m_controller->setConfig(config);
+        }
+    });
+    connect(a->get(ActionId::About), &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About attention-lab"),
+                           tr("<b>attention-lab</b> %1<br>What multi-head attention does to a sentence, head by head.")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+QString MainWindow::statusText() const { return m_status->text(); }
+
+void MainWindow::restoreSettings()
+{
+    const QByteArray geometry = m_settings->windowGeometry();
+    if (geometry.isEmpty() || !restoreGeometry(geometry))
+        resize(1400, 900);
+    restoreState(m_settings->windowState());
+    m_panel->setColorMap(m_settings->colorMap());
+    m_tabs->setColorMap(m_settings->colorMap());
+    updateRecentMenu();
+
+    RunSettings config = m_settings->runSettings();
+    {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->setText(m_settings->sentence());
+    }
+    m_controller->blockSignals(true);  // the sentence alone is not worth a result
+    m_controller->setSentence(m_sentence->text());
+    m_controller->blockSignals(false);
+    m_tabs->setSentence(m_sentence->text());
+    if (!m_controller->setConfig(config)) {
+        const QString reason = config.weight_source == RunSettings::WeightSource::File
+            ? tr("The saved weights could not be loaded; using random weights.") : tr("The saved settings were invalid; using the defaults.");
+        config = RunSettings{};
+        m_controller->setConfig(config);
+        m_message->showError(reason + QLatin1Char(' ') + m_message->text());
+    }
+    m_panel->setConfig(m_controller->config());
+    if (m_result)
+        m_panel->showResult(*m_result);
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_head_view->setHead(m_settings->currentHead());
+    setCurrentView(View(std::clamp(m_settings->currentView(), 0, int(ViewCount) - 1)));
+}
+
+void MainWindow::saveSettings()
+{
+    // An example is not a setting: what it replaced is remembered instead.
+    const bool example = m_controller->showsExample();
+    m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
+    m_settings->setColorMap(m_panel->colorMap());
+    m_settings->setCurrentView(currentView());
+    m_settings->setCurrentHead(m_head_view->head());
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(saveState());
+    m_settings->sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    QStringList labels;
+    for (const Token& token : m_result->input.tokens)
+        labels.append(token.text);
+    m_tokens->setTokens(labels);
+    m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
+    m_panel->showResult(*m_result);
+    m_status->showResult(*m_result);
+}
+
+void MainWindow::showError(const QString& field, const QString& message)
+{
+    m_panel->setFieldError(field, message);
+    if (field == QLatin1String("weights") || field == QLatin1String("layer")) {
+        if (!message.isEmpty())
+            m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
+    }
+    if (field == QLatin1String("sentence"))
+        m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)") : message);
+}
+
+void MainWindow::applyOptions(const RunSettings& config, const QString& sentence, View view, int head)
+{
+    if (m_controller->setConfig(config))
+        m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_sentence->setText(sentence);
+    m_head_view->setHead(head);
+    setCurrentView(view);
+}
+
+void MainWindow::setCurrentView(View view) { m_tabs->setCurrentIndex(int(view)); }
+MainWindow::View MainWindow::currentView() const { return View(m_tabs->currentIndex()); }
+WalkthroughView* MainWindow::walkthrough() const { return m_tabs->walkthrough(); }
+
+void MainWindow::editSentence(const QString& text)
+{
+    m_tabs->setSentence(text);
+    if (!m_controller->showsExample()) {
+        m_controller->setSentence(text);
+        return;
+    }
+    // Typing leaves the example: the sentence with the settings in use before it.
+    m_controller->blockSignals(true);  // the sentence under the example's weights is not shown
+    m_controller->setSentence(text);
+    m_controller->blockSignals(false);
+    exampleActiveChanged(false);
+    if (!m_controller->setConfig(m_config_before_example))
+        m_controller->setConfig(RunSettings{});
+    m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+}
+
+Status MainWindow::showToyExample()
+{
+    auto example = Examples::toyFourDim(QStringLiteral(":/examples"));
+    if (!example)
+        return Error{example.error()};
+    if (!m_controller->showsExample()) {
+        m_config_before_example = m_controller->config();
+        m_sentence_before_example = m_sentence->text();
+    }
+    m_controller->setExample(*example);
+    m_tabs->selectHead(0);  // an example starts at its first head and row
+    m_tabs->selectInWalkthrough(0, 0);
+    m_panel->setConfig(m_controller->config());
+    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->clear();
+    }
+    m_sentence->setPlaceholderText(tr("Showing “%1”: type a sentence to return to your settings").arg(example->title));
+    m_message->showInfo(tr("Example: %1. Its rows and weights replace the sentence and the settings; the walkthrough "
+                           "shows every number.").arg(example->title));
+    return {};
+}
+
+void MainWindow::exampleActiveChanged(bool active)
+{
+    if (active)
+        return;
+    // Back to sentences (typed, or other weights chosen in the panel).
+    m_sentence->setPlaceholderText(tr("Type a sentence…"));
+    m_message->hide();
+    if (m_sentence->text().isEmpty() && !m_sentence_before_example.isEmpty()) {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->setText(m_sentence_before_example);
+    }
+}
+
+
+}  // namespace attn

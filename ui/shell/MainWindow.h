@@ -1,0 +1,106 @@
+#pragma once
+
+#include "core/pipeline/RunSettings.h"
+#include "core/base/Result.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLineEdit;
+class QMenu;
+
+namespace attn {
+
+struct AttentionResult;
+class ActionRegistry;
+class AppSettings;
+class AttentionController;
+class HeadView;
+class HeadsGrid;
+class MessageBar;
+class ResultStatus;
+class SettingsPanel;
+class TokenStrip;
+class ViewTabs;
+class WalkthroughView;
+
+// Wires the widgets together: sentence field and token strip on top, settings on the left, the
+// views in tabs (ViewTabs, which also wires the views to each other), menus from the
+// ActionRegistry, status bar. Computation lives in the AttentionController, drawing in the views,
+// files in the exporters (MainWindowFiles.cpp).
+//
+// Examples menu: an example replaces the sentence by its rows and the settings by its own (the
+// panel shows them, so causal or scale can still be tried on it). Typing a sentence, or choosing
+// other weights, returns to the settings and sentence in use before the example.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // The tabs, in ViewTabs::Tab order.
+    enum View { GridView = 0, HeadViewTab, CompareTab, LinesTab, ShapesTab, WalkthroughTab, ViewCount };
+
+    explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    AttentionController* controller() const { return m_controller; }
+    QLineEdit* sentenceEdit() const { return m_sentence; }
+    TokenStrip* tokenStrip() const { return m_tokens; }
+    HeadsGrid* headsGrid() const { return m_grid; }
+    HeadView* headView() const { return m_head_view; }
+    ViewTabs* viewTabs() const { return m_tabs; }
+    WalkthroughView* walkthrough() const;
+    QMenu* examplesMenu() const { return m_examples_menu; }
+    SettingsPanel* settingsPanel() const { return m_panel; }
+    MessageBar* messageBar() const { return m_message; }
+    ActionRegistry* actions() const { return m_actions; }
+    QString statusText() const;
+
+    // Shows a configuration and sentence given from outside (the command line).
+    void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
+    void setCurrentView(View view);
+    View currentView() const;
+    // The seams behind the dialogs: what a dialog would do with its answer.
+    bool openWeightsFile(const QString& path);
+    Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
+    Status exportData(const QString& path);
+    void copyImage();
+    void saveSettings();
+    // The Examples menu's toy example, from the resources built into the program.
+    Status showToyExample();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void restoreSettings();
+    void showResult(std::shared_ptr<const AttentionResult> result);
+    void showError(const QString& field, const QString& message);
+    void updateRecentMenu();
+    void editSentence(const QString& text);
+    void exampleActiveChanged(bool active);
+    void exportImageInteractively();
+    void exportDataInteractively();
+    void openWeightsInteractively();
+
+    AppSettings* m_settings;
+    AttentionController* m_controller = nullptr;
+    ActionRegistry* m_actions = nullptr;
+    QLineEdit* m_sentence = nullptr;
+    TokenStrip* m_tokens = nullptr;
+    MessageBar* m_message = nullptr;
+    ViewTabs* m_tabs = nullptr;
+    HeadsGrid* m_grid = nullptr;
+    HeadView* m_head_view = nullptr;
+    SettingsPanel* m_panel = nullptr;
+    QMenu* m_recent_menu = nullptr;
+    QMenu* m_examples_menu = nullptr;
+    ResultStatus* m_status = nullptr;
+    std::shared_ptr<const AttentionResult> m_result;
+    RunSettings m_config_before_example;  // what an example replaced, restored when it is left
+    QString m_sentence_before_example;
+};
+
+}  // namespace attn

@@ -1,0 +1,147 @@
+// MainWindow, continued: weight files (open, recent, drag and drop) and exports of the current
+// view. Split from MainWindow.cpp to keep each file small.
+#include "ui/shell/MainWindow.h"
+
+#include "ui/shell/AppSettings.h"
+#include "ui/controller/AttentionController.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/export/DataExporter.h"
+#include "ui/export/ExportImageDialog.h"
+#include "ui/shell/MessageBar.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/shell/ViewTabs.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMimeData>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace attn {
+
+bool MainWindow::openWeightsFile(const QString& path)
+{
+    // A file opened while an example is shown replaces it: the settings from before the example.
+    RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
+    config.weight_source = RunSettings::WeightSource::File;
+    config.weights_file = QFileInfo(path).absoluteFilePath();
+    config.layer = 0;
+    config.file_num_heads = 0;
+    const bool ok = m_controller->setConfig(config);
+    m_panel->setConfig(m_controller->config());  // on failure: back to the weights in use
+    if (m_result)
+        m_panel->showResult(*m_result);  // a file's dimensions
+    if (ok) {
+        m_settings->addRecentFile(config.weights_file);
+        m_message->hide();
+        m_panel->setFieldError(QStringLiteral("weights"), QString());
+    }
+    updateRecentMenu();
+    return ok;
+}
+
+void MainWindow::openWeightsInteractively()
+{
+    const QStringList recent = m_settings->recentFiles();
+    const QString start = recent.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
+                                           : QFileInfo(recent.first()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open weights"), start,
+                                                      tr("Attention weights (*.safetensors *.npz *.json);;All files (*)"));
+    if (!path.isEmpty())
+        openWeightsFile(path);
+    else
+        m_panel->setConfig(m_controller->config());
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recent_menu->clear();
+    const QStringList files = m_settings->recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        QAction* action = m_recent_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
+        action->setToolTip(files[i]);
+        connect(action, &QAction::triggered, this, [this, path = files[i]] { openWeightsFile(path); });
+    }
+    m_recent_menu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openWeightsFile(urls.first().toLocalFile());
+}
+
+Status MainWindow::exportImage(const QString& path, const QSize& size, double scale)
+{
+    if (!m_result)
+        return Error{tr("nothing to export yet")};
+    Status status = ViewExporter::exportPicture(path, size, scale, [this](QPainter* painter, const QRectF& target) {
+        m_tabs->renderCurrent(painter, target);
+    });
+    if (status)
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        m_message->showError(tr("Export failed: %1").arg(status.error()));
+    return status;
+}
+
+void MainWindow::exportImageInteractively()
+{
+    const QString directory = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    const QString name = m_tabs->currentExportName();
+    ExportImageDialog dialog(QDir(directory).filePath(name), m_tabs->currentViewSize(), this);
+    if (dialog.exec() == QDialog::Accepted)
+        exportImage(dialog.path(), dialog.imageSize(), dialog.scale());
+}
+
+Status MainWindow::exportData(const QString& path)
+{
+    if (!m_result)
+        return Error{tr("nothing to export yet")};
+    Status status = DataExporter::exportWeights(*m_result, path);
+    if (status)
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        m_message->showError(tr("Export failed: %1").arg(status.error()));
+    return status;
+}
+
+void MainWindow::exportDataInteractively()
+{
+    const QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights"),
+                                                      QDir(directory).filePath(QStringLiteral("attention.csv")),
+                                                      tr("CSV (*.csv);;NumPy array (*.npy);;JSON (*.json)"));
+    if (!path.isEmpty())
+        exportData(path);
+}
+
+void MainWindow::copyImage()
+{
+    if (!m_result)
+        return;
+    const QImage image = ViewExporter::toImage(m_tabs->currentViewSize(), devicePixelRatioF(),
+                                               [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
+    QApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Copied the view to the clipboard"), 3000);
+}
+
+}  // namespace attn

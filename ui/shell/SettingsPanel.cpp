@@ -1,0 +1,242 @@
+#include "ui/shell/SettingsPanel.h"
+
+#include "core/pipeline/AttentionResult.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStyle>
+
+namespace attn {
+
+namespace {
+enum WeightsItem { kRandom = 0, kIdentity = 1, kFile = 2 };
+enum ScaleItem { kSqrt = 0, kNone = 1, kCustom = 2 };
+}  // namespace
+
+SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    form->setVerticalSpacing(4);
+
+    auto spin = [this](int low, int high, const QString& tip) {
+        auto* box = new QSpinBox(this);
+        box->setRange(low, high);
+        box->setKeyboardTracking(false);  // typing "512" is one change, not three
+        box->setAccelerated(true);
+        box->setToolTip(tip);
+        return box;
+    };
+    m_d_model = spin(1, 16384, tr("Model width d_model: the size of Q, K and V over all heads"));
+    m_heads = spin(1, 1024, tr("Number of heads; d_model must be divisible by it"));
+    m_input_dim = spin(0, 16384, tr("Size of each token vector going in; 0 = the same as d_model"));
+    m_input_dim->setSpecialValueText(tr("= d_model"));
+    m_seed = spin(0, std::numeric_limits<int>::max(), tr("Seed of the random weights and token embeddings"));
+
+    m_weights = new QComboBox(this);
+    m_weights->addItems({tr("Random"), tr("Identity"), tr("File…")});
+    m_weights->setToolTip(tr("Where the weights come from: random (PyTorch's default initialisation), "
+                             "identity (raw dot products), or a .safetensors / .npz / .json file"));
+    m_layer = spin(0, 0, tr("Which layer of a multi-layer weight file (GPT-2 style h.N.attn)"));
+
+    m_causal = new QCheckBox(tr("&Causal mask"), this);
+    m_causal->setToolTip(tr("Decoder mask: query i sees keys 0..i only (Ctrl+M)"));
+    m_scale = new QComboBox(this);
+    m_scale->addItems({tr("√d_k"), tr("none"), tr("custom")});
+    m_scale->setToolTip(tr("What the scores are divided by before the softmax"));
+    m_custom_scale = new QDoubleSpinBox(this);
+    m_custom_scale->setRange(0.001, 1e6);
+    m_custom_scale->setDecimals(3);
+    m_custom_scale->setValue(1.0);
+    m_custom_scale->setKeyboardTracking(false);
+    m_custom_scale->setToolTip(tr("Custom divisor of the scores"));
+    m_positional = new QCheckBox(tr("&Positional encoding"), this);
+    m_positional->setToolTip(tr("Add sinusoidal position vectors to the token embeddings"));
+    m_color_map = new QComboBox(this);
+    for (ColorMaps::Map map : ColorMaps::sequential())
+        m_color_map->addItem(ColorMaps::name(map), int(map));
+    m_color_map->setToolTip(tr("Perceptual colour map of the heatmaps"));
+
+    auto* section = [](const QString& text) {
+        auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text));
+        label->setContentsMargins(0, 8, 0, 2);
+        return label;
+    }(tr("Model"));
+    form->addRow(section);
+    form->addRow(tr("&d_model"), m_d_model);
+    m_errors.insert(QStringLiteral("d_model"), addErrorRow(form, QStringLiteral("d_model"), m_d_model));
+    form->addRow(tr("&Heads"), m_heads);
+    m_errors.insert(QStringLiteral("heads"), addErrorRow(form, QStringLiteral("heads"), m_heads));
+    form->addRow(tr("&Input dim"), m_input_dim);
+    m_errors.insert(QStringLiteral("input_dim"), addErrorRow(form, QStringLiteral("input_dim"), m_input_dim));
+    form->addRow(tr("See&d"), m_seed);
+    form->addRow(tr("&Weights"), m_weights);
+    m_errors.insert(QStringLiteral("weights"), addErrorRow(form, QStringLiteral("weights"), m_weights));
+    form->addRow(tr("&Layer"), m_layer);
+    m_errors.insert(QStringLiteral("layer"), addErrorRow(form, QStringLiteral("layer"), m_layer));
+    auto* attention = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("Attention")));
+    attention->setContentsMargins(0, 8, 0, 2);
+    form->addRow(attention);
+    form->addRow(m_causal);
+    form->addRow(tr("&Scale"), m_scale);
+    form->addRow(tr("Divisor"), m_custom_scale);
+    m_errors.insert(QStringLiteral("scale"), addErrorRow(form, QStringLiteral("scale"), m_custom_scale));
+    form->addRow(m_positional);
+    auto* view = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("View")));
+    view->setContentsMargins(0, 8, 0, 2);
+    form->addRow(view);
+    form->addRow(tr("Colour &map"), m_color_map);
+
+    for (QSpinBox* box : {m_d_model, m_heads, m_input_dim, m_seed, m_layer})
+        connect(box, &QSpinBox::valueChanged, this, &SettingsPanel::emitConfig);
+    connect(m_custom_scale, &QDoubleSpinBox::valueChanged, this, &SettingsPanel::emitConfig);
+    connect(m_causal, &QCheckBox::toggled, this, &SettingsPanel::emitConfig);
+    connect(m_positional, &QCheckBox::toggled, this, &SettingsPanel::emitConfig);
+    connect(m_scale, &QComboBox::currentIndexChanged, this, &SettingsPanel::emitConfig);
+    connect(m_weights, &QComboBox::activated, this, [this](int index) {
+        if (index == kFile && m_weights_file.isEmpty()) {
+            emit openWeightsRequested();
+            return;
+        }
+        emitConfig();
+    });
+    connect(m_color_map, &QComboBox::currentIndexChanged, this,
+            [this] { emit colorMapChanged(colorMap()); });
+    setConfig(RunSettings{});
+}
+
+QLabel* SettingsPanel::addErrorRow(QFormLayout* form, const QString& field, QWidget* widget)
+{
+    auto* label = new QLabel(this);
+    label->setWordWrap(true);
+    label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+    label->setVisible(false);
+    form->addRow(QString(), label);
+    m_fields.insert(field, widget);
+    return label;
+}
+
+void SettingsPanel::setConfig(const RunSettings& config)
+{
+    m_updating = true;
+    m_d_model->setValue(config.d_model);
+    m_input_dim->setValue(config.input_dim);
+    m_seed->setValue(int(std::min<std::uint64_t>(config.seed, std::numeric_limits<int>::max())));
+    m_weights_file = config.weights_file;
+    m_weights->setItemText(kFile, m_weights_file.isEmpty() ? tr("File…") : QFileInfo(m_weights_file).fileName());
+    m_weights->setItemData(kFile, m_weights_file, Qt::ToolTipRole);
+    m_weights->setCurrentIndex(config.weight_source == RunSettings::WeightSource::File ? kFile
+                               : config.weight_source == RunSettings::WeightSource::Identity ? kIdentity : kRandom);
+    m_heads_value = config.num_heads;
+    m_file_heads_value = config.file_num_heads;
+    m_layer->setMaximum(std::max(m_layer->maximum(), config.layer));
+    m_layer->setValue(config.layer);
+    m_causal->setChecked(config.causal);
+    m_scale->setCurrentIndex(config.scale.mode == ScaleSetting::Mode::Sqrt ? kSqrt
+                             : config.scale.mode == ScaleSetting::Mode::None ? kNone : kCustom);
+    if (config.scale.mode == ScaleSetting::Mode::Custom)
+        m_custom_scale->setValue(config.scale.custom);
+    m_positional->setChecked(config.positional_encoding);
+    updateEnabled();
+    m_updating = false;
+}
+
+RunSettings SettingsPanel::config() const
+{
+    RunSettings config;
+    config.d_model = m_d_model->value();
+    config.input_dim = m_input_dim->value();
+    config.seed = std::uint64_t(m_seed->value());
+    const int source = m_weights->currentIndex();
+    config.weight_source = source == kFile && !m_weights_file.isEmpty() ? RunSettings::WeightSource::File
+        : source == kIdentity ? RunSettings::WeightSource::Identity : RunSettings::WeightSource::Random;
+    config.weights_file = m_weights_file;
+    const bool file = config.weight_source == RunSettings::WeightSource::File;
+    config.num_heads = file ? m_heads_value : m_heads->value();
+    config.file_num_heads = file ? m_heads->value() : m_file_heads_value;
+    config.layer = m_layer->value();
+    config.causal = m_causal->isChecked();
+    config.scale.mode = m_scale->currentIndex() == kSqrt ? ScaleSetting::Mode::Sqrt
+        : m_scale->currentIndex() == kNone ? ScaleSetting::Mode::None : ScaleSetting::Mode::Custom;
+    config.scale.custom = m_custom_scale->value();
+    config.positional_encoding = m_positional->isChecked();
+    return config;
+}
+
+void SettingsPanel::setColorMap(ColorMaps::Map map)
+{
+    const int index = m_color_map->findData(int(map));
+    if (index >= 0)
+        m_color_map->setCurrentIndex(index);
+}
+
+ColorMaps::Map SettingsPanel::colorMap() const
+{
+    return ColorMaps::Map(m_color_map->currentData().toInt());
+}
+
+void SettingsPanel::setFieldError(const QString& field, const QString& message)
+{
+    QLabel* label = m_errors.value(field);
+    QWidget* widget = m_fields.value(field);
+    if (!label || !widget)
+        return;
+    label->setText(message);
+    label->setVisible(!message.isEmpty());
+    widget->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
+    widget->setProperty("error", message);
+}
+
+QString SettingsPanel::fieldError(const QString& field) const
+{
+    const QLabel* label = m_errors.value(field);
+    return label ? label->text() : QString();
+}
+
+void SettingsPanel::showResult(const AttentionResult& result)
+{
+    if (m_weights->currentIndex() != kFile)
+        return;
+    m_updating = true;
+    m_d_model->setValue(result.config.d_model);
+    m_input_dim->setValue(result.config.input_dim);
+    m_heads_value = result.config.num_heads;
+    m_layer->setMaximum(std::max(0, result.layer_count - 1));
+    m_layer->setEnabled(result.layer_count > 1);
+    m_updating = false;
+}
+
+void SettingsPanel::emitConfig()
+{
+    if (m_updating)
+        return;
+    (m_heads_is_file ? m_file_heads_value : m_heads_value) = m_heads->value();
+    updateEnabled();
+    emit configEdited(config());
+}
+
+void SettingsPanel::updateEnabled()
+{
+    const bool file = m_weights->currentIndex() == kFile && !m_weights_file.isEmpty();
+    const bool was_updating = m_updating;
+    m_updating = true;
+    // With a file the heads box chooses how to split the file's d_model (0 = what the file says).
+    m_heads->setMinimum(file ? 0 : 1);
+    m_heads->setSpecialValueText(file ? tr("from file") : QString());
+    m_heads->setValue(file ? m_file_heads_value : m_heads_value);
+    m_heads_is_file = file;
+    m_updating = was_updating;
+    m_d_model->setEnabled(!file);
+    m_input_dim->setEnabled(!file);
+    m_seed->setEnabled(m_weights->currentIndex() == kRandom);
+    m_layer->setEnabled(file && m_layer->maximum() > 0);
+    m_custom_scale->setEnabled(m_scale->currentIndex() == kCustom);
+}
+
+}  // namespace attn

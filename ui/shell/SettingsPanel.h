@@ -1,0 +1,74 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "core/pipeline/RunSettings.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+namespace attn {
+
+struct AttentionResult;
+
+// The model settings: d_model, heads, input dim, seed, weights, layer, causal mask, scale,
+// positional encoding and colour map. Every change is sent as a whole RunSettings; a value the
+// controller refuses is flagged at its field (red frame and the reason underneath).
+class SettingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SettingsPanel(QWidget* parent = nullptr);
+
+    void setConfig(const RunSettings& config);  // shows it without emitting configEdited
+    RunSettings config() const;
+    void setColorMap(ColorMaps::Map map);
+    ColorMaps::Map colorMap() const;
+    // Fields named as in AttentionController::errorChanged; an empty message clears.
+    void setFieldError(const QString& field, const QString& message);
+    QString fieldError(const QString& field) const;
+    // With file weights the dimensions come from the file: show them and the layers it has.
+    void showResult(const AttentionResult& result);
+
+    QSpinBox* dModelBox() const { return m_d_model; }
+    QSpinBox* headsBox() const { return m_heads; }
+    QCheckBox* causalBox() const { return m_causal; }
+    QComboBox* weightsBox() const { return m_weights; }
+    QSpinBox* layerBox() const { return m_layer; }
+
+signals:
+    void configEdited(const attn::RunSettings& config);
+    void colorMapChanged(attn::ColorMaps::Map map);
+    void openWeightsRequested();
+
+private:
+    void emitConfig();
+    void updateEnabled();
+    QLabel* addErrorRow(QFormLayout* form, const QString& field, QWidget* widget);
+
+    QSpinBox* m_d_model = nullptr;
+    QSpinBox* m_heads = nullptr;
+    QSpinBox* m_input_dim = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QComboBox* m_weights = nullptr;
+    QSpinBox* m_layer = nullptr;
+    QCheckBox* m_causal = nullptr;
+    QComboBox* m_scale = nullptr;
+    QDoubleSpinBox* m_custom_scale = nullptr;
+    QCheckBox* m_positional = nullptr;
+    QComboBox* m_color_map = nullptr;
+    QHash<QString, QLabel*> m_errors;
+    QHash<QString, QWidget*> m_fields;
+    QString m_weights_file;
+    int m_file_heads_value = 0;
+    int m_heads_value = RunSettings::kDefaultHeads;
+    bool m_heads_is_file = false;  // what the heads box currently edits
+    bool m_updating = false;
+};
+
+}  // namespace attn

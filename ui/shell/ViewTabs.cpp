@@ -1,0 +1,212 @@
+#include "ui/shell/ViewTabs.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lines/LinesCanvas.h"
+#include "ui/views/lines/LinesView.h"
+#include "ui/views/shapes/ShapeDiagramView.h"
+#include "ui/views/shapes/ShapesPanel.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
+
+#include <QPainter>
+
+namespace attn {
+
+ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
+{
+    setDocumentMode(true);
+    m_grid = new HeadsGrid(this);
+    m_head_view = new HeadView(this);
+    m_compare = new CompareView(this);
+    m_lines = new LinesView(this);
+    m_shapes = new ShapesPanel(this);
+    m_walkthrough = new WalkthroughView(this);
+    struct TabSpec {
+        QWidget* widget;
+        QString title;
+        QString tip;
+    };
+    const TabSpec specs[TabCount] = {
+        {m_grid, tr("All heads"), tr("Every head as a small heatmap; click one to open it (Ctrl+1)")},
+        {m_head_view, tr("One head"), tr("One head large; click a cell to follow that query in the walkthrough (Ctrl+2)")},
+        {m_compare, tr("Compare"), tr("Two heads side by side with their difference, head metrics and similarity (Ctrl+3)")},
+        {m_lines, tr("Lines"), tr("Each query joined to the keys it attends to (Ctrl+4)")},
+        {m_shapes, tr("Shapes"), tr("The tensor shapes of every step, with batch size (Ctrl+5)")},
+        {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
+    };
+    for (int tab = 0; tab < TabCount; ++tab) {
+        addTab(specs[tab].widget, specs[tab].title);
+        setTabToolTip(tab, specs[tab].tip);
+    }
+    m_stale.fill(true);
+
+    connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
+    connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
+    // The cell clicked on a grid head is selected as if clicked in the head view.
+    connect(m_grid, &HeadsGrid::cellActivated, this, [this](int head, int query, int key) {
+        m_head_view->highlightCell(query, key);
+        selectInWalkthrough(head, query);
+    });
+    // One selected head: the grid frames it, the diagram highlights it, the walkthrough follows it.
+    connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
+    // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).
+    connect(m_head_view, &HeadView::cellSelected, this, [this](int head, int query, int) {
+        selectInWalkthrough(head, query);
+    });
+    // Walkthrough -> heatmap: that head, that query's row outlined (the key cell kept when the
+    // query is the one already selected there).
+    connect(m_walkthrough, &WalkthroughView::selectionChanged, this, [this](int head, int query) {
+        m_walk_head = head;
+        m_walk_query = query;
+        const int key = query == m_head_view->selectedQuery() ? m_head_view->selectedKey() : -1;
+        selectHead(head);
+        m_head_view->highlightCell(query, key);
+    });
+}
+
+QString ViewTabs::tabKey(Tab tab)
+{
+    return tabKeys().value(int(tab));
+}
+
+QStringList ViewTabs::tabKeys()
+{
+    return {QStringLiteral("grid"), QStringLiteral("head"), QStringLiteral("compare"),
+            QStringLiteral("lines"), QStringLiteral("shapes"), QStringLiteral("walkthrough")};
+}
+
+int ViewTabs::tabFromKey(const QString& key)
+{
+    return int(tabKeys().indexOf(key.trimmed().toLower()));
+}
+
+void ViewTabs::setResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    m_stale.fill(true);
+    bringUpToDate(currentIndex());
+}
+
+void ViewTabs::bringUpToDate(int tab)
+{
+    if (tab < 0 || tab >= TabCount || !m_stale[size_t(tab)] || !m_result)
+        return;
+    m_stale[size_t(tab)] = false;
+    switch (Tab(tab)) {
+    case Grid: m_grid->setResult(m_result); break;
+    case Head: m_head_view->setResult(m_result); break;
+    case Compare: m_compare->setResult(m_result); break;  // it also defers while hidden
+    case Lines:
+        m_lines->setResult(m_result);
+        if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+            m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
+        break;
+    case Shapes: m_shapes->setResult(m_result); break;
+    case Walkthrough:
+        m_walkthrough->setResult(m_result);
+        m_walkthrough->select(m_walk_head, m_walk_query);
+        break;
+    case TabCount: break;
+    }
+}
+
+void ViewTabs::setColorMap(ColorMaps::Map map)
+{
+    m_grid->setColorMap(map);
+    m_head_view->setColorMap(map);
+    m_compare->setColorMap(map);
+}
+
+void ViewTabs::setSentence(const QString& sentence)
+{
+    m_compare->setSentence(sentence);
+}
+
+void ViewTabs::openHead(int head)
+{
+    m_compare->pickHead(head);
+    setCurrentTab(Head);  // brings the head view up to date first
+    selectHead(head);
+}
+
+void ViewTabs::selectHead(int head)
+{
+    m_head = std::max(0, head);
+    m_head_view->setHead(m_head);  // emits headChanged (back here) only when it changes
+    if (m_result)
+        m_head = std::min(m_head, std::max(0, m_result->numHeads() - 1));
+    m_grid->setCurrentHead(m_head);
+    m_shapes->setHead(m_head);
+    selectInWalkthrough(m_head, m_walk_query);
+    if (!m_stale[Lines] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+        m_lines->setHead(m_head);
+}
+
+void ViewTabs::selectInWalkthrough(int head, int query)
+{
+    m_walk_head = std::max(0, head);
+    m_walk_query = std::max(0, query);
+    if (m_result) {
+        m_walk_head = std::min(m_walk_head, std::max(0, m_result->numHeads() - 1));
+        m_walk_query = std::min(m_walk_query, std::max(0, m_result->seqLen() - 1));
+    }
+    // The walkthrough rebuilds all its tables on a new selection: a hidden one waits.
+    if (currentTab() == Walkthrough && !m_stale[Walkthrough])
+        m_walkthrough->select(m_walk_head, m_walk_query);
+    else
+        m_stale[Walkthrough] = true;
+}
+
+void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
+{
+    switch (currentTab()) {
+    case Grid: m_grid->render(painter, target); break;
+    case Head: m_head_view->render(painter, target); break;
+    case Compare: m_compare->renderFigure(painter, target); break;
+    case Lines: m_lines->canvas()->paint(*painter, target); break;
+    case Shapes:
+        if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram())
+            diagram->paint(*painter, target);
+        break;
+    case Walkthrough: {
+        // The page as on screen, scaled to the target.
+        const QSize size = m_walkthrough->size();
+        painter->save();
+        painter->translate(target.topLeft());
+        painter->scale(target.width() / std::max(1, size.width()), target.height() / std::max(1, size.height()));
+        m_walkthrough->render(painter, QPoint());
+        painter->restore();
+        break;
+    }
+    case TabCount: break;
+    }
+}
+
+QSize ViewTabs::currentViewSize() const
+{
+    switch (currentTab()) {
+    case Head: return m_head_view->plot()->size();
+    case Compare: return m_compare->figure()->size();
+    case Lines: return m_lines->canvas()->size();
+    case Shapes: return m_shapes->view()->size();
+    case Walkthrough: return m_walkthrough->size();
+    default: return m_grid->size();
+    }
+}
+
+QString ViewTabs::currentExportName() const
+{
+    switch (currentTab()) {
+    case Head: return QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
+    case Compare: return QStringLiteral("attention-compare.png");
+    case Lines: return QStringLiteral("attention-lines.png");
+    case Shapes: return QStringLiteral("attention-shapes.png");
+    case Walkthrough: return QStringLiteral("attention-walkthrough.png");
+    default: return QStringLiteral("attention-heads.png");
+    }
+}
+
+}  // namespace attn

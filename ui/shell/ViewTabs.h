@@ -1,0 +1,86 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+
+#include <QSize>
+#include <QString>
+#include <QTabWidget>
+
+#include <array>
+#include <memory>
+
+class QPainter;
+
+namespace attn {
+
+struct AttentionResult;
+class CompareView;
+class HeadView;
+class HeadsGrid;
+class LinesView;
+class ShapesPanel;
+class WalkthroughView;
+
+// The views of the window as tabs, and the wiring between them:
+// - every result goes to the visible view at once; a hidden view is marked stale and catches
+//   up when its tab is shown, so a keystroke costs one view's work, not six;
+// - a click on a head of the grid opens it in the head view and picks it for comparison;
+// - a cell clicked in the head view (or on a grid head) selects that head and query in the
+//   walkthrough and is outlined in the head view; a head or query chosen in the walkthrough is
+//   outlined in the head view (both ways, no loops: WalkthroughView::select never emits);
+// - the selected head is also the one the shape diagram highlights.
+class ViewTabs : public QTabWidget {
+    Q_OBJECT
+public:
+    enum Tab { Grid = 0, Head, Compare, Lines, Shapes, Walkthrough, TabCount };
+
+    explicit ViewTabs(QWidget* parent = nullptr);
+
+    HeadsGrid* grid() const { return m_grid; }
+    HeadView* headView() const { return m_head_view; }
+    CompareView* compareView() const { return m_compare; }
+    LinesView* linesView() const { return m_lines; }
+    ShapesPanel* shapesPanel() const { return m_shapes; }
+    WalkthroughView* walkthrough() const { return m_walkthrough; }
+
+    Tab currentTab() const { return Tab(currentIndex()); }
+    void setCurrentTab(Tab tab) { setCurrentIndex(int(tab)); }
+    // "grid", "head", "compare", "lines", "shapes", "walkthrough" (the command line's --tab).
+    static QString tabKey(Tab tab);
+    static int tabFromKey(const QString& key);  // -1 when unknown
+    static QStringList tabKeys();
+
+    // The current view for Export image / Copy image: what it draws, its size on screen, and a
+    // file name suggestion such as "attention-head-2.png".
+    void renderCurrent(QPainter* painter, const QRectF& target);
+    QSize currentViewSize() const;
+    QString currentExportName() const;
+
+public slots:
+    void setResult(std::shared_ptr<const attn::AttentionResult> result);
+    void setColorMap(attn::ColorMaps::Map map);
+    void setSentence(const QString& sentence);
+    void openHead(int head);  // what a click on a grid head does
+    // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the
+    // lines view when it shows one head. Also before the first result (the command line's --head).
+    void selectHead(int head);
+    // The walkthrough's head and query: applied at once when it is shown, else when it is next.
+    void selectInWalkthrough(int head, int query);
+
+private:
+    void bringUpToDate(int tab);
+
+    HeadsGrid* m_grid = nullptr;
+    HeadView* m_head_view = nullptr;
+    CompareView* m_compare = nullptr;
+    LinesView* m_lines = nullptr;
+    ShapesPanel* m_shapes = nullptr;
+    WalkthroughView* m_walkthrough = nullptr;
+    std::shared_ptr<const AttentionResult> m_result;
+    std::array<bool, TabCount> m_stale{};
+    int m_head = 0;
+    int m_walk_head = 0;
+    int m_walk_query = 0;
+};
+
+}  // namespace attn

@@ -1,0 +1,199 @@
+#include "ui/views/compare/CompareFigure.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "core/analysis/HeadMetrics.h"
+#include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/HeatmapPlot.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPicture>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <numbers>
+
+namespace attn {
+
+CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
+{
+    m_plot_a = new HeatmapPlot(this);
+    m_plot_b = new HeatmapPlot(this);
+    m_plot_difference = new HeatmapPlot(this);
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b}) {
+        plot->setColorMap(ColorMaps::Map::Viridis);
+        plot->setColorBarVisible(true);
+        plot->setColorBarLabel(tr("weight (shared scale)"));
+        plot->setAxisTitles(tr("key"), tr("query"));
+    }
+    m_plot_difference->setColorMap(ColorMaps::Map::Diverging);
+    m_plot_difference->setColorBarVisible(true);
+    m_plot_difference->setColorBarLabel(tr("A \u2212 B"));
+    m_plot_difference->setAxisTitles(tr("key"), tr("query"));
+
+    m_caption = new QLabel(this);
+    m_caption->setWordWrap(true);
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* plots = new QHBoxLayout;
+    plots->setSpacing(4);
+    plots->addWidget(m_plot_a, 1);
+    plots->addWidget(m_plot_b, 1);
+    plots->addWidget(m_plot_difference, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(plots, 1);
+    layout->addWidget(m_caption);
+
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
+        connect(plot, &HeatmapPlot::cellHovered, this, [this](int query, int key, double) {
+            if (query < m_comparison.a.rows() && key < m_comparison.a.cols())
+                emit cellHovered(query, key, m_comparison.a(query, key), m_comparison.b(query, key));
+        });
+}
+
+QString CompareFigure::sideTitle(const QString& letter, const CompareSide& side)
+{
+    QString title = tr("%1: head %2").arg(letter).arg(side.head);
+    if (!side.settings.isEmpty())
+        title += QStringLiteral(" (%1)").arg(side.settings);
+    return title;
+}
+
+Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
+{
+    if (!a.result || !b.result)
+        return Error{tr("nothing to compare yet")};
+    auto weights_a = CompareModel::headWeights(*a.result, a.head);
+    if (!weights_a)
+        return Error{QStringLiteral("A: %1").arg(weights_a.error())};
+    auto weights_b = CompareModel::headWeights(*b.result, b.head);
+    if (!weights_b)
+        return Error{QStringLiteral("B: %1").arg(weights_b.error())};
+    auto comparison = CompareModel::compare(weights_a.value(), weights_b.value());
+    if (!comparison)
+        return Error{comparison.error()};
+    m_comparison = std::move(comparison).value();
+    m_a = a;
+    m_b = b;
+
+    const HeatmapData data_a = HeatmapData::fromResult(*a.result);
+    const HeatmapData data_b = HeatmapData::fromResult(*b.result);
+    // The difference hides only cells that neither side may see (a masked cell against a
+    // visible one is a real difference: weight against 0).
+    const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
+        ? MaskMatrix(data_a.mask.array() && data_b.mask.array()) : MaskMatrix();
+    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.labels, data_a.mask);
+    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.labels, data_b.mask);
+    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.labels, both_masked);
+    m_plot_a->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
+    m_plot_b->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
+    m_plot_difference->setValueRange(-m_comparison.difference_limit, m_comparison.difference_limit);
+    m_plot_a->setTitle(sideTitle(tr("A"), a));
+    m_plot_b->setTitle(sideTitle(tr("B"), b));
+    m_plot_difference->setTitle(tr("A \u2212 B"));
+    m_caption->setText(caption());
+    return {};
+}
+
+void CompareFigure::setColorMap(ColorMaps::Map map)
+{
+    m_plot_a->setColorMap(map);
+    m_plot_b->setColorMap(map);
+}
+
+QString CompareFigure::header() const
+{
+    if (!m_a.result)
+        return {};
+    const AttentionResult& r = *m_a.result;
+    QStringList words;
+    for (const Token& token : r.input.tokens)
+        words << token.text;
+    return tr("Compare heads — %1 weights, d_model %2, %3 heads%4 — %5 tokens: %6")
+        .arg(r.weights_description).arg(r.trace.dModel()).arg(r.numHeads())
+        .arg(r.trace.causal ? tr(", causal") : QString()).arg(r.seqLen()).arg(words.join(QLatin1Char(' ')));
+}
+
+QString CompareFigure::caption() const
+{
+    if (!m_a.result)
+        return {};
+    const HeadMetric a = computeHeadMetrics(m_comparison.a);
+    const HeadMetric b = computeHeadMetrics(m_comparison.b);
+    auto metrics = [](const HeadMetric& m) {
+        return tr("entropy %1, max %2, diagonal %3, previous %4, first %5")
+            .arg(m.entropy, 0, 'f', 3).arg(m.max, 0, 'f', 3).arg(m.diagonal, 0, 'f', 3)
+            .arg(m.previous, 0, 'f', 3).arg(m.first, 0, 'f', 3);
+    };
+    return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, ln 2 = %2 = disjoint); "
+              "largest |A \u2212 B| = %3\nA: %4\nB: %5")
+        .arg(m_comparison.divergence, 0, 'f', 4).arg(std::numbers::ln2, 0, 'f', 3)
+        .arg(m_comparison.difference.size() > 0 ? double(m_comparison.difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f', 3)
+        .arg(metrics(a), metrics(b));
+}
+
+void CompareFigure::renderPlot(QPainter* painter, HeatmapPlot* plot, const QRectF& target)
+{
+    // HeatmapPlot::render records a QPicture at the screen's 96 dpi, and QPicture playback scales
+    // it by device dpi / 96: on a 72-dpi PDF page the plot would come out at 3/4 of its panel.
+    // Undo that scale so the plot fills its panel on every device.
+    const double device_dpi = painter->device() ? painter->device()->logicalDpiX() : 96.0;
+    const double recorded_dpi = QPicture().logicalDpiX();
+    const double k = device_dpi / recorded_dpi;
+    if (std::abs(k - 1.0) < 1e-9) {
+        plot->render(painter, target);
+        return;
+    }
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->scale(1.0 / k, 1.0 / k);
+    plot->render(painter, QRectF(QPointF(0, 0), target.size()));
+    painter->restore();
+}
+
+void CompareFigure::paint(QPainter* painter, const QRectF& target)
+{
+    painter->save();
+    painter->fillRect(target, Qt::white);
+    // Caption lines at the bottom, the three heatmaps in equal thirds above.
+    QFont font = this->font();
+    font.setPixelSize(std::clamp(int(target.width() / 90), 10, 14));
+    painter->setFont(font);
+    const QFontMetricsF metrics(font);
+    const QStringList lines = caption().split(QLatin1Char('\n'));
+    const double caption_height = lines.size() * metrics.lineSpacing() + 12.0;
+    // A header line, three equal panels with a gap between them (no taller than about square:
+    // the heatmaps are T x T), the caption; the block is centred vertically.
+    const QString header = this->header();
+    const double header_height = metrics.lineSpacing() + 10.0;
+    const double gap = 16.0;
+    const double panel_width = (target.width() - 2 * gap) / 3.0;
+    const double room = std::max(10.0, target.height() - caption_height - header_height);
+    const double panel_height = std::min(room, panel_width * 1.1);
+    const double block_top = target.top() + (room - panel_height) / 2.0;
+    QFont header_font = font;
+    header_font.setBold(true);
+    painter->setFont(header_font);
+    painter->setPen(Qt::black);
+    painter->drawText(QRectF(target.left() + 12, block_top, target.width() - 24, header_height),
+                      Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetricsF(header_font).elidedText(header, Qt::ElideRight, target.width() - 24));
+    painter->setFont(font);
+    const double top = block_top + header_height;
+    HeatmapPlot* plots[] = {m_plot_a, m_plot_b, m_plot_difference};
+    for (int i = 0; i < 3; ++i)
+        renderPlot(painter, plots[i], QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
+    painter->setPen(Qt::black);
+    double y = top + panel_height + 6.0;
+    for (const QString& line : lines) {
+        painter->drawText(QRectF(target.left() + 12, y, target.width() - 24, metrics.lineSpacing()),
+                          Qt::AlignLeft | Qt::AlignVCenter,
+                          metrics.elidedText(line, Qt::ElideRight, target.width() - 24));
+        y += metrics.lineSpacing();
+    }
+    painter->restore();
+}
+
+}  // namespace attn

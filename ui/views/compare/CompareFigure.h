@@ -1,0 +1,65 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "core/analysis/CompareModel.h"
+#include "core/base/Result.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QPainter;
+
+namespace attn {
+
+class HeatmapPlot;
+struct AttentionResult;
+
+// One side of a comparison: a head of a result, and what to call it.
+struct CompareSide {
+    std::shared_ptr<const AttentionResult> result;
+    int head = 0;
+    QString settings;  // "" for the window's settings, else what differs ("causal", "seed 3")
+};
+
+// The picture of the compare view: head A and head B side by side on one colour scale, and
+// A - B on the diverging map centred at 0, with a caption of their divergence and metrics.
+// The three heatmaps are HeatmapPlots; paint() lays the same picture out on any QPainter.
+class CompareFigure : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareFigure(QWidget* parent = nullptr);
+
+    // Shows a against b; on an error (a head out of range, inputs of different lengths) nothing
+    // changes and the reason is returned.
+    Status setComparison(const CompareSide& a, const CompareSide& b);
+    void setColorMap(ColorMaps::Map map);  // of A and B; the difference is always diverging
+
+    const HeadComparison& comparison() const { return m_comparison; }
+    HeatmapPlot* plotA() const { return m_plot_a; }
+    HeatmapPlot* plotB() const { return m_plot_b; }
+    HeatmapPlot* plotDifference() const { return m_plot_difference; }
+    QString caption() const;  // divergence and metrics of A and B, one line each
+    QString header() const;   // the settings of A and the tokens
+
+    void paint(QPainter* painter, const QRectF& target);
+
+signals:
+    // A cell of any of the three heatmaps was hovered: query, key, and the three numbers.
+    void cellHovered(int query, int key, double a, double b);
+
+private:
+    static QString sideTitle(const QString& letter, const CompareSide& side);
+    static void renderPlot(QPainter* painter, HeatmapPlot* plot, const QRectF& target);
+
+    HeatmapPlot* m_plot_a = nullptr;
+    HeatmapPlot* m_plot_b = nullptr;
+    HeatmapPlot* m_plot_difference = nullptr;
+    QLabel* m_caption = nullptr;
+    HeadComparison m_comparison;
+    CompareSide m_a;
+    CompareSide m_b;
+};
+
+}  // namespace attn

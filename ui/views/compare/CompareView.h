@@ -1,0 +1,106 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "core/pipeline/RunSettings.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QToolButton;
+
+namespace attn {
+
+class CompareFigure;
+class HeadMetricsTable;
+class HeadSimilarityView;
+struct AttentionResult;
+
+// Compare heads: head A and head B side by side on one colour scale with A - B on a diverging
+// map, the sortable head metrics table and the head x head similarity map (both of the current
+// result). Side B can be the current result or the same input under other settings (causal,
+// seed, layer, weight file), computed here through CompareModel::runVariant; a setting that
+// fails shows its reason beside the controls and the last good B stays.
+//
+// Picking heads: the A and B choosers; a click in the metrics table or on a grid head
+// (pickHead: the clicked head becomes A and the previous A becomes B; with other settings both
+// sides take the clicked head); Shift+click in the table picks B; a click in the similarity
+// map picks that pair.
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    int headA() const { return m_head_a; }
+    int headB() const { return m_head_b; }
+    bool usesOtherSettings() const;
+    std::shared_ptr<const AttentionResult> resultB() const;  // what side B shows
+    QString variantError() const;
+
+    CompareFigure* figure() const { return m_figure; }
+    HeadMetricsTable* metricsTable() const { return m_table; }
+    HeadSimilarityView* similarityView() const { return m_similarity; }
+    QComboBox* headChooserA() const { return m_choose_a; }
+    QComboBox* headChooserB() const { return m_choose_b; }
+    QCheckBox* otherSettingsBox() const { return m_other; }
+    QCheckBox* causalBox() const { return m_b_causal; }
+    QSpinBox* seedBox() const { return m_b_seed; }
+    QSpinBox* layerBox() const { return m_b_layer; }
+    QLineEdit* weightsFileEdit() const { return m_b_file; }
+
+    // The comparison as shown, for export (same as CompareExport's picture).
+    void renderFigure(QPainter* painter, const QRectF& target);
+
+public slots:
+    // While the view is hidden the result is only kept, and shown when the view is.
+    void setResult(std::shared_ptr<const attn::AttentionResult> result);
+    void setSentence(const QString& sentence);  // side B under a new seed is embedded from it
+    void setColorMap(attn::ColorMaps::Map map);
+    void setHeads(int head_a, int head_b);
+    void pickHead(int head);
+    void setOtherSettings(bool enabled);
+
+signals:
+    void headsChanged(int head_a, int head_b);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void buildControls();
+    void syncVariantControls();  // from the current result's config
+    RunSettings variantConfig() const;
+    void recomputeVariant();
+    void refresh();
+    void refillChoosers();
+
+    CompareFigure* m_figure = nullptr;
+    HeadMetricsTable* m_table = nullptr;
+    HeadSimilarityView* m_similarity = nullptr;
+    QComboBox* m_choose_a = nullptr;
+    QComboBox* m_choose_b = nullptr;
+    QToolButton* m_swap = nullptr;
+    QCheckBox* m_other = nullptr;
+    QCheckBox* m_b_causal = nullptr;
+    QSpinBox* m_b_seed = nullptr;
+    QSpinBox* m_b_layer = nullptr;
+    QLineEdit* m_b_file = nullptr;
+    QToolButton* m_b_browse = nullptr;
+    QLabel* m_b_error = nullptr;
+    QLabel* m_status = nullptr;
+
+    std::shared_ptr<const AttentionResult> m_result;
+    std::shared_ptr<const AttentionResult> m_pending;  // arrived while hidden
+    std::shared_ptr<const AttentionResult> m_variant;  // the last good result under other settings
+    QString m_sentence;
+    int m_head_a = 0;
+    int m_head_b = 1;
+};
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "ui/views/compare/HeadMetricsModel.h"
+
+#include <QTableView>
+
+class QSortFilterProxyModel;
+
+namespace attn {
+
+// The sortable table of head metrics. Clicking a row picks its head; with Shift it picks side B.
+class HeadMetricsTable : public QTableView {
+    Q_OBJECT
+public:
+    explicit HeadMetricsTable(QWidget* parent = nullptr);
+
+    HeadMetricsModel* metricsModel() const { return m_model; }
+    QSortFilterProxyModel* proxyModel() const { return m_proxy; }
+    int headAtRow(int view_row) const;  // the head shown in a row of the (sorted) view
+
+public slots:
+    void setMetrics(std::vector<attn::HeadMetric> metrics);
+    void setComparedHeads(int head_a, int head_b);
+
+signals:
+    void headPicked(int head);   // a plain click
+    void headPickedB(int head);  // Shift+click
+
+private:
+    HeadMetricsModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+};
+
+}  // namespace attn

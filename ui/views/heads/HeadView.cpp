@@ -1,0 +1,130 @@
+#include "ui/views/heads/HeadView.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "ui/heatmap/HeatmapData.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn {
+
+HeadView::HeadView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* bar = new QHBoxLayout;
+    auto* head_label = new QLabel(tr("&Head"), this);
+    m_head_box = new QSpinBox(this);
+    m_head_box->setRange(0, 0);
+    m_head_box->setToolTip(tr("Which head to show (PgUp / PgDn)"));
+    head_label->setBuddy(m_head_box);
+    m_of_label = new QLabel(this);
+    m_hover = new QLabel(this);
+    m_hover->setToolTip(tr("The attention weight under the mouse"));
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont mono = m_hover->font();
+    mono.setPointSizeF(mono.pointSizeF() + 1);
+    m_hover->setFont(mono);
+    bar->addWidget(head_label);
+    bar->addWidget(m_head_box);
+    bar->addWidget(m_of_label);
+    bar->addSpacing(24);
+    bar->addWidget(m_hover, 1);
+    layout->addLayout(bar);
+
+    m_plot = new HeatmapPlot(this);
+    m_plot->setColorBarVisible(true);
+    m_plot->setSquareCells(true);
+    m_plot->setColorBarLabel(tr("attention weight"));
+    m_plot->setAxisTitles(tr("key (attended to)"), tr("query (attending)"));
+    m_plot->setToolTip(QString());
+    layout->addWidget(m_plot, 1);
+
+    connect(m_head_box, &QSpinBox::valueChanged, this, &HeadView::setHead);
+    connect(m_plot, &HeatmapPlot::cellHovered, this, [this](int query, int key, double value) {
+        m_hover->setText(describeCell(m_plot->rowLabel(query), m_plot->columnLabel(key), value));
+        emit cellHovered(query, key);
+    });
+    connect(m_plot, &HeatmapPlot::cellClicked, this, [this](int query, int key) {
+        highlightCell(query, key);
+        emit cellSelected(m_head, query, key);
+    });
+    connect(m_plot, &HeatmapPlot::hoverLeft, this, [this] {
+        m_hover->clear();
+        emit cellHovered(-1, -1);
+    });
+}
+
+QString HeadView::describeCell(const QString& query, const QString& key, double value)
+{
+    const QString number = std::isnan(value) ? tr("masked") : QString::number(value, 'f', 3);
+    return tr("query '%1' → key '%2': %3").arg(query, key, number);
+}
+
+QString HeadView::hoverText() const { return m_hover->text(); }
+
+void HeadView::setResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    const int heads = m_result ? m_result->numHeads() : 1;
+    m_head_box->blockSignals(true);
+    m_head_box->setRange(0, std::max(0, heads - 1));
+    m_head_box->blockSignals(false);
+    m_of_label->setText(tr("of %1").arg(heads));
+    m_head = std::clamp(m_head, 0, std::max(0, heads - 1));
+    refresh();
+}
+
+void HeadView::highlightCell(int query, int key)
+{
+    m_selected_query = std::max(-1, query);
+    m_selected_key = m_selected_query < 0 ? -1 : std::max(-1, key);
+    m_plot->setSelection(m_selected_query, m_selected_key);
+}
+
+void HeadView::setColorMap(ColorMaps::Map map) { m_plot->setColorMap(map); }
+
+void HeadView::setHead(int head)
+{
+    if (!m_result) {  // remembered until there is a result to clamp it to
+        m_head = std::max(0, head);
+        return;
+    }
+    const int heads = m_result ? m_result->numHeads() : 1;
+    head = std::clamp(head, 0, std::max(0, heads - 1));
+    if (head == m_head && m_head_box->value() == head)
+        return;
+    m_head = head;
+    m_head_box->blockSignals(true);
+    m_head_box->setValue(head);
+    m_head_box->blockSignals(false);
+    refresh();
+    emit headChanged(head);
+}
+
+void HeadView::refresh()
+{
+    if (!m_result)
+        return;
+    m_head_box->blockSignals(true);
+    m_head_box->setValue(m_head);
+    m_head_box->blockSignals(false);
+    const HeatmapData data = HeatmapData::fromResult(*m_result);
+    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.labels, data.mask);
+    m_plot->setValueRange(0.0, data.high);
+    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->seqLen())
+        highlightCell(-1);  // the selected token is gone (a shorter sentence)
+    m_plot->setTitle(tr("Head %1 of %2%3").arg(m_head).arg(m_result->numHeads())
+                         .arg(m_result->config.causal ? tr(" · causal") : QString()));
+}
+
+void HeadView::render(QPainter* painter, const QRectF& target)
+{
+    m_plot->render(painter, target);
+}
+
+}  // namespace attn

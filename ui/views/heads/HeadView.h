@@ -1,0 +1,64 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/HeatmapPlot.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QSpinBox;
+
+namespace attn {
+
+struct AttentionResult;
+
+// One head large: token labels on both axes, a colour bar, the numbers in the cells when they
+// are readable, masked cells hatched, and the value under the mouse in words
+// ("query 'it' → key 'cat': 0.412").
+class HeadView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadView(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void setColorMap(ColorMaps::Map map);
+    void setHead(int head);
+    int head() const { return m_head; }
+    HeatmapPlot* plot() const { return m_plot; }
+    QString hoverText() const;
+
+    // The plot as it looks at `target`'s size, for export.
+    void render(QPainter* painter, const QRectF& target);
+
+    static QString describeCell(const QString& query, const QString& key, double value);
+
+    // The outlined selection (query row, key cell or -1), kept across results while it exists.
+    int selectedQuery() const { return m_selected_query; }
+    int selectedKey() const { return m_selected_key; }
+
+public slots:
+    // Outlines the query's row (key -1) or one cell; query -1 clears. Never emits cellSelected.
+    void highlightCell(int query, int key = -1);
+
+signals:
+    void headChanged(int head);
+    void cellHovered(int query, int key);  // -1, -1 when the mouse leaves
+    // The user clicked a cell: this head, that query row and key column (also outlined here).
+    void cellSelected(int head, int query, int key);
+
+private:
+    void refresh();
+
+    std::shared_ptr<const AttentionResult> m_result;
+    HeatmapPlot* m_plot = nullptr;
+    QSpinBox* m_head_box = nullptr;
+    QLabel* m_of_label = nullptr;
+    QLabel* m_hover = nullptr;
+    int m_head = 0;
+    int m_selected_query = -1;
+    int m_selected_key = -1;
+};
+
+}  // namespace attn

@@ -1,0 +1,186 @@
+#include "ui/views/heads/HeadsGrid.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "ui/heatmap/ColorBar.h"
+#include "ui/heatmap/HeatmapData.h"
+
+#include <QPainter>
+#include <QResizeEvent>
+
+#include <cmath>
+
+namespace attn {
+
+HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent)
+{
+    m_color_bar = new ColorBar(this);
+    m_color_bar->setLabel(tr("weight"));
+    setMinimumSize(320, 240);
+    setAutoFillBackground(true);  // one white canvas, as in the exported picture
+    QPalette canvas = palette();
+    canvas.setColor(QPalette::Window, Qt::white);
+    setPalette(canvas);
+}
+
+void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    const int heads = m_result ? m_result->numHeads() : 0;
+    while (m_plots.size() > heads)
+        delete m_plots.takeLast();
+    while (m_plots.size() < heads) {
+        auto* plot = new HeatmapPlot(this);
+        const int head = int(m_plots.size());
+        plot->setCompact(true);
+        plot->setSquareCells(true);
+        plot->setColorMap(m_map);
+        plot->setToolTip(tr("Head %1: click to open it large").arg(head));
+        plot->setCursor(Qt::PointingHandCursor);
+        connect(plot, &HeatmapPlot::cellClicked, this, [this, head](int query, int key) {
+            emit headActivated(head);
+            emit cellActivated(head, query, key);
+        });
+        connect(plot, &HeatmapPlot::cellHovered, this, [this, head](int query, int key, double value) {
+            emit cellHovered(head, query, key, value);
+        });
+        connect(plot, &HeatmapPlot::hoverLeft, this, [this] { emit cellHovered(-1, -1, -1, 0.0); });
+        connect(plot, &HeatmapPlot::replotted, this, [this] {
+            if (m_pending_replots > 0 && --m_pending_replots == 0)
+                emit replotted();
+        });
+        plot->show();
+        m_plots.append(plot);
+    }
+    if (!m_result)
+        return;
+    const HeatmapData data = HeatmapData::fromResult(*m_result);
+    m_pending_replots = heads;
+    for (int head = 0; head < heads; ++head) {
+        HeatmapPlot* plot = m_plots[head];
+        plot->setMatrix(m_result->trace.weights[head], data.labels, data.labels, data.mask);
+        plot->setValueRange(0.0, data.high);
+        plot->setTitle(tr("head %1").arg(head));
+        plot->setHighlighted(head == m_current);
+    }
+    m_color_bar->setRange(0.0, data.high);
+    m_color_bar->setMaskLegendVisible(data.any_masked);
+    relayout();
+    update();
+}
+
+void HeadsGrid::setColorMap(ColorMaps::Map map)
+{
+    m_map = map;
+    for (HeatmapPlot* plot : m_plots)
+        plot->setColorMap(map);
+    m_color_bar->setColorMap(map);
+}
+
+void HeadsGrid::setCurrentHead(int head)
+{
+    m_current = head;
+    for (int i = 0; i < m_plots.size(); ++i)
+        m_plots[i]->setHighlighted(i == head);
+}
+
+QString HeadsGrid::caption() const
+{
+    if (!m_result)
+        return {};
+    const RunSettings& config = m_result->config;
+    const int heads = m_result->numHeads();
+    const int tokens = m_result->seqLen();
+    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
+        .arg(config.d_model).arg(m_result->trace.head_dim)
+        .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
+}
+
+// Square heads in the arrangement that makes them largest, the colour bar on the right.
+HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
+{
+    Geometry geometry;
+    const double caption_height = 24;
+    const double bar_width = 78;
+    const double gap = 6;
+    geometry.caption = QRectF(8, 2, size.width() - 16, caption_height);
+    const QRectF area(4, caption_height + 4, std::max(10.0, size.width() - bar_width - 12),
+                      std::max(10.0, size.height() - caption_height - 8));
+    const int count = int(m_plots.size());
+    if (count == 0)
+        return geometry;
+    int best_columns = 1;
+    double best_side = 0;
+    for (int columns = 1; columns <= count; ++columns) {
+        const int rows = (count + columns - 1) / columns;
+        const double side = std::min((area.width() - gap * (columns - 1)) / columns,
+                                     (area.height() - gap * (rows - 1)) / rows);
+        if (side > best_side) {
+            best_side = side;
+            best_columns = columns;
+        }
+    }
+    const int rows = (count + best_columns - 1) / best_columns;
+    // Square heads (a head is T x T), the block centred in the area.
+    const double side = best_side;
+    const double left = area.left();
+    const double top = area.top() + (area.height() - rows * side - gap * (rows - 1)) / 2;
+    const double cell_height = side;
+    for (int i = 0; i < count; ++i) {
+        const int row = i / best_columns;
+        const int column = i % best_columns;
+        geometry.heads.append(QRectF(left + column * (side + gap), top + row * (side + gap), side, side));
+    }
+    const double bar_height = std::min(area.height(), std::max(160.0, rows * cell_height * 0.8));
+    // Beside the block of heads, the block and the bar centred together.
+    const double block_width = best_columns * side + gap * (best_columns - 1);
+    const double shift = (size.width() - 4 - bar_width - 12 - (left + block_width)) / 2;
+    for (QRectF& head : geometry.heads)
+        head.translate(std::max(0.0, shift), 0);
+    geometry.color_bar = QRectF(left + std::max(0.0, shift) + block_width + 12,
+                                area.top() + (area.height() - bar_height) / 2, bar_width, bar_height);
+    return geometry;
+}
+
+void HeadsGrid::relayout()
+{
+    const Geometry geometry = layoutFor(size());
+    for (int i = 0; i < m_plots.size(); ++i)
+        m_plots[i]->setGeometry(geometry.heads.value(i).toAlignedRect());
+    m_color_bar->setGeometry(geometry.color_bar.toAlignedRect());
+}
+
+void HeadsGrid::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    relayout();
+}
+
+void HeadsGrid::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    QFont font = painter.font();
+    font.setPixelSize(13);
+    painter.setFont(font);
+    painter.setPen(QColor(0x30, 0x30, 0x30));
+    painter.drawText(layoutFor(size()).caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
+}
+
+void HeadsGrid::render(QPainter* painter, const QRectF& target)
+{
+    const Geometry geometry = layoutFor(target.size());
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->fillRect(QRectF(QPointF(0, 0), target.size()), Qt::white);
+    QFont font = painter->font();
+    font.setPixelSize(13);
+    painter->setFont(font);
+    painter->setPen(QColor(0x30, 0x30, 0x30));
+    painter->drawText(geometry.caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
+    for (int i = 0; i < m_plots.size(); ++i)
+        m_plots[i]->render(painter, geometry.heads[i]);
+    m_color_bar->paintTo(painter, geometry.color_bar);
+    painter->restore();
+}
+
+}  // namespace attn

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/HeatmapPlot.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <memory>
+
+namespace attn {
+
+struct AttentionResult;
+class ColorBar;
+
+// Every head of a result as a small heatmap (keys along x, queries along y), one shared colour
+// scale with one colour bar, the head number on each. A click on a head activates it.
+// The same layout code places the widgets on screen and draws an exported picture.
+class HeadsGrid : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadsGrid(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void setColorMap(ColorMaps::Map map);
+    void setCurrentHead(int head);  // drawn with a frame
+
+    int headCount() const { return int(m_plots.size()); }
+    HeatmapPlot* plot(int head) const { return m_plots.value(head); }
+    ColorBar* colorBar() const { return m_color_bar; }
+    std::shared_ptr<const AttentionResult> result() const { return m_result; }
+
+    // Draws the grid as it looks at `target`'s size (used by export and the command line).
+    void render(QPainter* painter, const QRectF& target);
+
+signals:
+    void headActivated(int head);
+    void cellActivated(int head, int query, int key);  // the click that activated the head
+    void cellHovered(int head, int query, int key, double value);  // head -1 when the mouse leaves
+    void replotted();  // every head has been redrawn since the last setResult
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    struct Geometry {
+        QRectF caption;
+        QList<QRectF> heads;
+        QRectF color_bar;
+    };
+    Geometry layoutFor(const QSizeF& size) const;
+    QString caption() const;
+    void relayout();
+
+    std::shared_ptr<const AttentionResult> m_result;
+    QList<HeatmapPlot*> m_plots;
+    ColorBar* m_color_bar = nullptr;
+    ColorMaps::Map m_map = ColorMaps::Map::Viridis;
+    int m_current = -1;
+    int m_pending_replots = 0;
+};
+
+}  // namespace attn

@@ -1,0 +1,356 @@
+#include "ui/views/lines/LinesCanvas.h"
+
+#include "core/pipeline/AttentionResult.h"
+
+#include <QFontMetricsF>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+namespace {
+
+QString elided(const QString& text, const QFontMetricsF& metrics, double width)
+{
+    return metrics.elidedText(text, Qt::ElideRight, width);
+}
+
+}  // namespace
+
+struct LinesCanvas::Layout {
+    QRectF title;
+    QRectF legend;        // all-heads mode only
+    double query_x = 0;   // right edge of the query labels
+    double key_x = 0;     // left edge of the key labels
+    double line_left = 0;
+    double line_right = 0;
+    double top = 0;       // centre of row 0 is top + row_height / 2
+    double row_height = 0;
+    double label_width = 0;
+    QFont font;
+    int label_step = 1;   // every label_step-th token is labelled when rows are too thin
+    double rowCentre(int i) const { return top + (i + 0.5) * row_height; }
+};
+
+LinesCanvas::LinesCanvas(QWidget* parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+LinesCanvas::~LinesCanvas() = default;
+
+void LinesCanvas::setResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    const int heads = m_result ? m_result->numHeads() : 0;
+    m_visible.resize(size_t(heads), true);
+    if (m_head >= heads)
+        m_head = heads > 0 ? 0 : kAllHeads;
+    if (m_focus_index >= (m_result ? m_result->seqLen() : 0))
+        setFocusToken(Side::None, -1);
+    update();
+}
+
+void LinesCanvas::setHead(int head)
+{
+    m_head = head < 0 ? kAllHeads : head;
+    update();
+}
+
+void LinesCanvas::setHeadVisible(int head, bool visible)
+{
+    if (head < 0)
+        return;
+    if (size_t(head) >= m_visible.size())
+        m_visible.resize(size_t(head) + 1, true);
+    m_visible[size_t(head)] = visible;
+    update();
+}
+
+bool LinesCanvas::isHeadVisible(int head) const
+{
+    return head >= 0 && (size_t(head) >= m_visible.size() || m_visible[size_t(head)]);
+}
+
+void LinesCanvas::setFocusToken(Side side, int index)
+{
+    if (side == Side::None)
+        index = -1;
+    if (side == m_focus_side && index == m_focus_index)
+        return;
+    m_focus_side = side;
+    m_focus_index = index;
+    update();
+    emit focusTokenChanged(side, index);
+}
+
+double LinesCanvas::opacityFor(double relative_weight)
+{
+    return std::pow(std::clamp(relative_weight, 0.0, 1.0), 1.5);
+}
+
+QColor LinesCanvas::headColor(int head)
+{
+    // Tableau 10, then golden-angle hues for models with more heads.
+    static const QColor palette[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2),
+                                     QColor(0x59a14f), QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7),
+                                     QColor(0x9c755f), QColor(0xbab0ac)};
+    if (head >= 0 && head < 10)
+        return palette[head];
+    return QColor::fromHsvF(float(std::fmod(head * 0.381966, 1.0)), 0.65f, 0.80f);
+}
+
+std::vector<int> LinesCanvas::shownHeads() const
+{
+    std::vector<int> heads;
+    if (!m_result)
+        return heads;
+    if (m_head != kAllHeads) {
+        if (m_head < m_result->numHeads())
+            heads.push_back(m_head);
+        return heads;
+    }
+    for (int h = 0; h < m_result->numHeads(); ++h)
+        if (isHeadVisible(h))
+            heads.push_back(h);
+    return heads;
+}
+
+float LinesCanvas::strongestWeight(const std::vector<int>& heads) const
+{
+    float strongest = 0.0f;
+    for (int h : heads)
+        strongest = std::max(strongest, m_result->trace.weights[size_t(h)].maxCoeff());
+    return strongest;
+}
+
+bool LinesCanvas::passesFocus(int query, int key) const
+{
+    switch (m_focus_side) {
+    case Side::None: return true;
+    case Side::Query: return query == m_focus_index;
+    case Side::Key: return key == m_focus_index;
+    }
+    return true;
+}
+
+LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
+{
+    Layout layout;
+    const int tokens = m_result ? m_result->seqLen() : 0;
+    const double margin = 12.0;
+    QRectF area = rect.adjusted(margin, margin, -margin, -margin);
+
+    layout.title = QRectF(area.left(), area.top(), area.width(), 22.0);
+    area.setTop(layout.title.bottom() + 22.0);  // room for the column headings
+    if (m_head == kAllHeads) {
+        layout.legend = QRectF(area.left(), area.bottom() - 20.0, area.width(), 20.0);
+        area.setBottom(layout.legend.top() - 8.0);
+    }
+    layout.top = area.top();
+    layout.row_height = tokens > 0 ? area.height() / tokens : area.height();
+
+    // Text as large as a row allows (between 7 and 13 px); thin rows label every n-th token.
+    layout.font = font();
+    const double pixel = std::clamp(layout.row_height * 0.72, 7.0, 13.0);
+    layout.font.setPixelSize(int(pixel));
+    layout.label_step = std::max(1, int(std::ceil(pixel * 1.15 / std::max(layout.row_height, 0.01))));
+
+    const QFontMetricsF metrics(layout.font);
+    double widest = 0.0;
+    for (int i = 0; i < tokens; ++i)
+        widest = std::max(widest, metrics.horizontalAdvance(m_result->input.tokens[i].text));
+    layout.label_width = std::min(widest + 4.0, area.width() * 0.22);
+
+    // The lines get what is left, up to a pleasant width, and the whole figure is centred.
+    const double gap = 8.0;
+    const double span = std::clamp(area.width() - 2 * (layout.label_width + gap), 40.0, 560.0);
+    const double total = 2 * (layout.label_width + gap) + span;
+    const double left = area.left() + std::max(0.0, (area.width() - total) / 2.0);
+    layout.query_x = left + layout.label_width;
+    layout.line_left = layout.query_x + gap;
+    layout.line_right = layout.line_left + span;
+    layout.key_x = layout.line_right + gap;
+    return layout;
+}
+
+std::pair<LinesCanvas::Side, int> LinesCanvas::tokenAt(const QPointF& position, const QRectF& rect) const
+{
+    if (!m_result || m_result->seqLen() == 0)
+        return {Side::None, -1};
+    const Layout layout = layoutFor(rect);
+    const int row = int(std::floor((position.y() - layout.top) / layout.row_height));
+    if (row < 0 || row >= m_result->seqLen())
+        return {Side::None, -1};
+    if (position.x() >= layout.query_x - layout.label_width - 4 && position.x() <= layout.line_left)
+        return {Side::Query, row};
+    if (position.x() >= layout.line_right && position.x() <= layout.key_x + layout.label_width + 4)
+        return {Side::Key, row};
+    return {Side::None, -1};
+}
+
+int LinesCanvas::visibleLineCount() const
+{
+    if (!m_result)
+        return 0;
+    const std::vector<int> heads = shownHeads();
+    const float strongest = strongestWeight(heads);
+    int count = 0;
+    for (int h : heads) {
+        const Matrix& weights = m_result->trace.weights[size_t(h)];  // (query_len, key_len)
+        for (int i = 0; i < weights.rows(); ++i)
+            for (int j = 0; j < weights.cols(); ++j)
+                count += passesFocus(i, j) && strongest > 0.0f && weights(i, j) >= kMinRelativeWeight * strongest;
+    }
+    return count;
+}
+
+void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
+{
+    painter.save();
+    painter.fillRect(rect, palette().color(QPalette::Base));
+    const QColor text_color = palette().color(QPalette::Text);
+    painter.setPen(text_color);
+    if (!m_result || m_result->seqLen() == 0) {
+        painter.drawText(rect, Qt::AlignCenter, tr("No attention to show"));
+        painter.restore();
+        return;
+    }
+    const Layout layout = layoutFor(rect);
+    const std::vector<int> heads = shownHeads();
+    const int tokens = m_result->seqLen();
+    const int num_heads = m_result->numHeads();
+
+    // Title and column headings.
+    QFont title_font = font();
+    title_font.setPixelSize(14);
+    title_font.setBold(true);
+    painter.setFont(title_font);
+    const QString title = m_head == kAllHeads
+        ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
+        : tr("Head %1").arg(m_head);
+    painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
+    QFont heading_font = font();
+    heading_font.setPixelSize(11);
+    heading_font.setItalic(true);
+    painter.setFont(heading_font);
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    const double heading_y = layout.title.bottom() + 2.0;
+    painter.drawText(QRectF(layout.query_x - 200, heading_y, 200, 18), Qt::AlignRight | Qt::AlignVCenter, tr("queries"));
+    painter.drawText(QRectF(layout.key_x, heading_y, 200, 18), Qt::AlignLeft | Qt::AlignVCenter, tr("keys"));
+
+    // Lines: weakest first so the strong ones are drawn on top.
+    struct Line { float weight; int head, query, key; };
+    std::vector<Line> lines;
+    const float strongest = strongestWeight(heads);
+    for (int h : heads) {
+        const Matrix& weights = m_result->trace.weights[size_t(h)];  // (query_len, key_len)
+        for (int i = 0; i < weights.rows(); ++i)
+            for (int j = 0; j < weights.cols(); ++j)
+                if (passesFocus(i, j) && strongest > 0.0f && weights(i, j) >= kMinRelativeWeight * strongest)
+                    lines.push_back({weights(i, j), h, i, j});
+    }
+    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.weight < b.weight; });
+    const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
+    // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
+    // faint lines still read on white.
+    const QColor single_color = m_head == kAllHeads ? QColor() : headColor(m_head).darker(130);
+    // Overlaid heads fan out a little within each row, so lines of different heads between the
+    // same two tokens stay apart instead of hiding each other.
+    const int overlaid = m_head == kAllHeads ? int(heads.size()) : 1;
+    const double fan = overlaid > 1 ? std::min(3.0, layout.row_height * 0.5 / (overlaid - 1)) : 0.0;
+    std::vector<double> offset(size_t(num_heads), 0.0);
+    for (int rank = 0; rank < overlaid && m_head == kAllHeads; ++rank)
+        offset[size_t(heads[size_t(rank)])] = (rank - (overlaid - 1) / 2.0) * fan;
+    for (const Line& line : lines) {
+        const double relative = line.weight / strongest;
+        QColor color = m_head == kAllHeads ? headColor(line.head) : single_color;
+        color.setAlphaF(float(std::clamp(opacityFor(relative) * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
+        painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
+        const double dy = offset[size_t(line.head)];
+        painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),
+                         QPointF(layout.line_right, layout.rowCentre(line.key) + dy));
+    }
+
+    // Token labels; the focused token is bold on a highlight, its partners stay plain.
+    const QFontMetricsF metrics(layout.font);
+    for (int i = 0; i < tokens; ++i) {
+        const bool query_focus = m_focus_side == Side::Query && m_focus_index == i;
+        const bool key_focus = m_focus_side == Side::Key && m_focus_index == i;
+        if (i % layout.label_step != 0 && !query_focus && !key_focus)
+            continue;
+        const QString label = elided(m_result->input.tokens[i].text, metrics, layout.label_width);
+        const double y = layout.rowCentre(i) - layout.row_height / 2;
+        const double h = metrics.height() + 2.0;
+        const QRectF query_box(layout.query_x - layout.label_width, y + (layout.row_height - h) / 2, layout.label_width, h);
+        const QRectF key_box(layout.key_x, y + (layout.row_height - h) / 2, layout.label_width, h);
+        for (auto [box, focused, align] : {std::tuple{query_box, query_focus, Qt::AlignRight},
+                                           std::tuple{key_box, key_focus, Qt::AlignLeft}}) {
+            QFont f = layout.font;
+            f.setBold(focused);
+            painter.setFont(f);
+            if (focused) {
+                const double w = QFontMetricsF(f).horizontalAdvance(label) + 6;
+                const QRectF mark = align == Qt::AlignRight ? QRectF(box.right() - w + 3, box.top(), w, box.height())
+                                                            : QRectF(box.left() - 3, box.top(), w, box.height());
+                painter.fillRect(mark, palette().color(QPalette::Highlight).lighter(170));
+            }
+            painter.setPen(text_color);
+            painter.drawText(box, align | Qt::AlignVCenter, label);
+        }
+    }
+
+    // Legend of the overlaid heads: a swatch per head, faded when switched off.
+    if (m_head == kAllHeads) {
+        QFont legend_font = font();
+        legend_font.setPixelSize(11);
+        painter.setFont(legend_font);
+        const QFontMetricsF legend_metrics(legend_font);
+        double x = layout.legend.left();
+        for (int h = 0; h < num_heads; ++h) {
+            const QString name = tr("head %1").arg(h);
+            const double w = 18 + legend_metrics.horizontalAdvance(name) + 12;
+            if (x + w > layout.legend.right())
+                break;
+            QColor color = headColor(h);
+            if (!isHeadVisible(h))
+                color.setAlphaF(0.2f);
+            const double cy = layout.legend.center().y();
+            painter.setPen(QPen(color, 3.0, Qt::SolidLine, Qt::RoundCap));
+            painter.drawLine(QPointF(x, cy), QPointF(x + 14, cy));
+            QColor label_color = text_color;
+            if (!isHeadVisible(h))
+                label_color.setAlphaF(0.35f);
+            painter.setPen(label_color);
+            painter.drawText(QRectF(x + 18, layout.legend.top(), w - 18, layout.legend.height()),
+                             Qt::AlignLeft | Qt::AlignVCenter, name);
+            x += w;
+        }
+    }
+    painter.restore();
+}
+
+void LinesCanvas::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    paint(painter, QRectF(rect()));
+}
+
+void LinesCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    const auto [side, index] = tokenAt(event->position(), QRectF(rect()));
+    setFocusToken(side, index);
+}
+
+void LinesCanvas::leaveEvent(QEvent*)
+{
+    setFocusToken(Side::None, -1);
+}
+
+}  // namespace attn

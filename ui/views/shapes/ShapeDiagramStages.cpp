@@ -1,0 +1,102 @@
+#include "ui/views/shapes/ShapeDiagramStages.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+namespace {
+using Id = ShapeStep::Id;
+}  // namespace
+
+double logSide(std::int64_t n, double u)
+{
+    return u * (1.0 + std::log2(double(std::max<std::int64_t>(n, 1))));
+}
+
+TensorGlyph glyphForStep(const ShapeStep& step, const ShapeConfig& config, double u, int selected_head)
+{
+    TensorGlyph glyph;
+    const auto& shape = step.shape;
+    if (step.kind == ShapeStep::Kind::Weight) {
+        glyph.style = TensorGlyph::Style::Weight;
+        glyph.face_height = logSide(shape[0].value, u);
+        glyph.face_width = logSide(shape[1].value, u);
+        return glyph;
+    }
+    switch (step.id) {
+    case Id::Scores: glyph.style = TensorGlyph::Style::Scores; break;
+    case Id::Masked:
+        glyph.style = TensorGlyph::Style::Scores;
+        glyph.mask = config.causal ? TensorGlyph::Mask::Causal : TensorGlyph::Mask::Padding;
+        break;
+    case Id::Softmax: glyph.style = TensorGlyph::Style::Weights; break;
+    default: glyph.style = TensorGlyph::Style::Tensor; break;
+    }
+    const double batch_depth = 0.6 * logSide(config.batch, u);
+    glyph.face_width = logSide(shape.back().value, u);
+    glyph.face_height = logSide(shape[shape.size() - 2].value, u);
+    glyph.thickness = batch_depth;
+    if (step.head_axis >= 0) {
+        // Heads are slabs one behind the other; with many heads they close up into a deck.
+        const int heads = int(shape[step.head_axis].value);
+        glyph.slabs = heads;
+        glyph.highlighted_slab = heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
+        if (heads > 1) {
+            glyph.slab_step = std::min(2.0 * u, 5.5 * u / (heads - 1));
+            glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
+        }
+    }
+    return glyph;
+}
+
+QString boxLabel(const ShapeStep& step)
+{
+    return step.name.endsWith(QStringLiteral(" heads")) ? step.name.left(step.name.size() - 6) + QStringLiteral("_h")
+                                                        : step.name;
+}
+
+std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
+{
+    const auto& steps = model.steps();
+    const ShapeConfig& c = model.config();
+    auto index = [&](Id id) {
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (steps[i].id == id)
+                return int(i);
+        return -1;
+    };
+    auto single = [&](Id id, QString title, QString caption = {}) {
+        const int i = index(id);
+        return DiagramStage{std::move(title), {i}, steps[size_t(i)].shapeText(), steps[size_t(i)].shapeNames(),
+                     caption.isEmpty() ? steps[size_t(i)].formula : caption};
+    };
+    auto triple = [&](Id a, Id b, Id d, QString title, QString caption) {
+        const int i = index(a);
+        return DiagramStage{std::move(title), {i, index(b), index(d)}, steps[size_t(i)].shapeText() + QStringLiteral(" each"),
+                     steps[size_t(i)].shapeNames(), std::move(caption)};
+    };
+
+    std::vector<std::vector<DiagramStage>> rows(3);
+    rows[0].push_back(single(Id::Input, QStringLiteral("Input X")));
+    rows[0].push_back(triple(Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
+                             QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
+    rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
+                             steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
+    rows[1].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
+                             c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
+                             QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
+    rows[1].push_back(single(Id::Scores, QStringLiteral("Scores")));
+    if (index(Id::Masked) >= 0)
+        rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
+    rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
+    rows[2].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
+    rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
+    if (index(Id::Wo) >= 0)
+        rows[2].push_back(single(Id::Wo, QStringLiteral("Output weights Wo"),
+                                 QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
+    rows[2].push_back(single(Id::Output, QStringLiteral("Output Y")));
+    return rows;
+}
+
+}  // namespace attn

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/analysis/WalkthroughModel.h"
+
+#include <QAbstractTableModel>
+
+namespace attn {
+
+// One WalkthroughTable as an item model: numbers at an adjustable precision, −∞ for masked
+// entries, the selected query's row (and the selected head's columns) highlighted.
+class WalkthroughTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    static constexpr int ValueRole = Qt::UserRole;  // the float itself, as a double
+
+    explicit WalkthroughTableModel(QObject* parent = nullptr);
+
+    // Same size as before: the cells change in place (views keep their scroll position).
+    void setTable(WalkthroughTable table);
+    const WalkthroughTable& table() const { return m_table; }
+
+    void setPrecision(int digits);
+    int precision() const { return m_precision; }
+
+    static QString formatValue(float value, int precision);  // "1.9366", "−∞"
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+private:
+    bool inHighlightedColumns(int column) const;
+
+    WalkthroughTable m_table;
+    int m_precision = 4;
+};
+
+}  // namespace attn

@@ -1,0 +1,317 @@
+#include "ui/views/walkthrough/WalkthroughView.h"
+
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/walkthrough/ScoreBreakdownView.h"
+#include "ui/views/walkthrough/WalkthroughTableModel.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFontMetrics>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attn {
+namespace {
+
+constexpr int kVisibleRows = 8;  // taller tables scroll inside their frame
+
+QString headerHtml(const WalkthroughStep& step)
+{
+    return QStringLiteral("<span style=\"font-size:large; font-weight:600\">%1.&nbsp;%2</span>"
+                          "&nbsp;&nbsp;&nbsp;<i style=\"color:#4a5663\">%3</i>")
+        .arg(step.number)
+        .arg(step.title.toHtmlEscaped(), step.formula.toHtmlEscaped());
+}
+
+}  // namespace
+
+WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+
+    // Selectors.
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(8, 6, 8, 6);
+    m_head_spin = new QSpinBox(this);
+    m_head_spin->setRange(0, 0);
+    m_head_spin->setToolTip(tr("The head whose numbers are shown"));
+    m_query_combo = new QComboBox(this);
+    m_query_combo->setMinimumContentsLength(12);
+    m_query_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_query_combo->setToolTip(tr("The query token: the row followed through every step"));
+    m_precision_spin = new QSpinBox(this);
+    m_precision_spin->setRange(0, 9);
+    m_precision_spin->setValue(m_precision);
+    m_precision_spin->setSuffix(tr(" decimals"));
+    m_precision_spin->setToolTip(tr("Digits after the decimal point"));
+    bar->addWidget(new QLabel(tr("Head"), this));
+    bar->addWidget(m_head_spin);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel(tr("Query token"), this));
+    bar->addWidget(m_query_combo);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel(tr("Precision"), this));
+    bar->addWidget(m_precision_spin);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* page = new QWidget(scroll);
+    m_page = page;
+    page->installEventFilter(this);
+    auto* steps = new QVBoxLayout(page);
+    steps->setContentsMargins(10, 4, 10, 10);
+    steps->setSpacing(4);
+    m_summary = new QLabel(page);
+    m_summary->setWordWrap(true);
+    steps->addWidget(m_summary);
+
+    const int number_width = QFontMetrics(font()).horizontalAdvance(QStringLiteral("-000.0000")) + 10;
+    for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
+        Section& section = m_sections[size_t(s)];
+        section.header = new QLabel(page);
+        section.header->setTextFormat(Qt::RichText);
+        section.header->setContentsMargins(0, 10, 0, 2);
+        steps->addWidget(section.header);
+        section.unavailable = new QLabel(page);
+        section.unavailable->setStyleSheet(QStringLiteral("color: #8a4b00"));
+        section.unavailable->setWordWrap(true);
+        section.unavailable->hide();
+        steps->addWidget(section.unavailable);
+        for (TableSlot& slot : section.tables) {
+            slot.caption = new QLabel(page);
+            slot.model = new WalkthroughTableModel(this);
+            slot.view = new QTableView(page);
+            slot.view->setModel(slot.model);
+            slot.view->setSelectionMode(QAbstractItemView::NoSelection);
+            slot.view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+            slot.view->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+            slot.view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+            slot.view->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
+            slot.view->horizontalHeader()->setDefaultSectionSize(number_width);
+            slot.view->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+            slot.view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+            slot.view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+            slot.caption->hide();
+            slot.view->hide();
+            steps->addWidget(slot.caption);
+            steps->addWidget(slot.view, 0, Qt::AlignLeft);
+            WalkthroughTableModel* model = slot.model;
+            connect(slot.view, &QTableView::clicked, this, [this, model](const QModelIndex& index) {
+                // Rows of this table are queries: a click follows that query.
+                if (index.isValid() && model->table().highlighted_row >= 0)
+                    userSelect(m_head, index.row());
+            });
+        }
+        if (s == 2) {  // after the raw scores: which dimensions make them
+            m_breakdown_caption = new QLabel(page);
+            m_breakdown_caption->setWordWrap(true);
+            m_breakdown_caption->setContentsMargins(0, 6, 0, 0);
+            steps->addWidget(m_breakdown_caption);
+            m_breakdown = new ScoreBreakdownView(page);
+            steps->addWidget(m_breakdown);
+        }
+    }
+    steps->addStretch(1);
+    scroll->setWidget(page);
+    layout->addWidget(scroll, 1);
+
+    connect(m_head_spin, &QSpinBox::valueChanged, this, [this](int head) { userSelect(head, m_query); });
+    connect(m_query_combo, &QComboBox::currentIndexChanged, this, [this](int query) {
+        if (query >= 0)
+            userSelect(m_head, query);
+    });
+    connect(m_precision_spin, &QSpinBox::valueChanged, this, &WalkthroughView::setPrecision);
+    rebuild();
+}
+
+WalkthroughView::~WalkthroughView() = default;
+
+WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
+{
+    if (step < 1 || step > WalkthroughModel::kStepCount || table < 0 || table >= kMaxTablesPerStep || m_walk.steps.empty()
+        || size_t(table) >= m_walk.step(step).tables.size())
+        return nullptr;
+    return m_sections[size_t(step - 1)].tables[size_t(table)].model;
+}
+
+QTableView* WalkthroughView::tableView(int step, int table) const
+{
+    return tableModel(step, table) ? m_sections[size_t(step - 1)].tables[size_t(table)].view : nullptr;
+}
+
+void WalkthroughView::setResult(std::shared_ptr<const AttentionResult> result)
+{
+    m_result = std::move(result);
+    if (m_result) {
+        m_head = std::clamp(m_head, 0, std::max(0, m_result->numHeads() - 1));
+        m_query = std::clamp(m_query, 0, std::max(0, m_result->seqLen() - 1));
+    }
+    updateSelectors();
+    rebuild();
+}
+
+void WalkthroughView::select(int head, int query)
+{
+    if (m_result) {
+        head = std::clamp(head, 0, std::max(0, m_result->numHeads() - 1));
+        query = std::clamp(query, 0, std::max(0, m_result->seqLen() - 1));
+    }
+    if (head == m_head && query == m_query)
+        return;
+    m_head = head;
+    m_query = query;
+    updateSelectors();
+    rebuild();
+}
+
+void WalkthroughView::userSelect(int head, int query)
+{
+    const int old_head = m_head, old_query = m_query;
+    select(head, query);
+    if (m_head != old_head || m_query != old_query)
+        emit selectionChanged(m_head, m_query);
+}
+
+void WalkthroughView::setPrecision(int digits)
+{
+    digits = std::clamp(digits, 0, 9);
+    m_precision = digits;
+    {
+        const QSignalBlocker blocker(m_precision_spin);
+        m_precision_spin->setValue(digits);
+    }
+    const QFontMetrics fm(font());
+    const int width = fm.horizontalAdvance(QStringLiteral("-000.") + QString(digits, QLatin1Char('0'))) + 10;
+    for (Section& section : m_sections)
+        for (TableSlot& slot : section.tables) {
+            slot.model->setPrecision(digits);
+            slot.view->horizontalHeader()->setDefaultSectionSize(width);
+            if (slot.model->rowCount() > 0)
+                fitTable(slot);
+        }
+    m_breakdown->setPrecision(digits);
+}
+
+void WalkthroughView::updateSelectors()
+{
+    const QSignalBlocker head_blocker(m_head_spin);
+    const QSignalBlocker query_blocker(m_query_combo);
+    m_head_spin->setRange(0, m_result ? std::max(0, m_result->numHeads() - 1) : 0);
+    m_head_spin->setValue(m_head);
+    const int tokens = m_result ? m_result->seqLen() : 0;
+    if (m_query_combo->count() != tokens || (tokens > 0 && m_query_combo->property("result").value<const void*>() != m_result.get())) {
+        m_query_combo->clear();
+        for (int i = 0; i < tokens; ++i) {
+            const QString& text = m_result->input.tokens[i].text;
+            m_query_combo->addItem(text == QString::number(i) ? text : QStringLiteral("%1  %2").arg(i).arg(text));
+        }
+        m_query_combo->setProperty("result", QVariant::fromValue<const void*>(m_result.get()));
+    }
+    m_query_combo->setCurrentIndex(tokens > 0 ? m_query : -1);
+}
+
+void WalkthroughView::fitTable(const TableSlot& slot) const
+{
+    // As wide as the numbers (up to the page), as tall as kVisibleRows rows; scroll bars only
+    // where the table is larger than that.
+    QTableView* view = slot.view;
+    const int rows = slot.model->rowCount();
+    const int columns = slot.model->columnCount();
+    const int frame = 2 * view->frameWidth();
+    const int bar_h = view->horizontalScrollBar()->sizeHint().height();
+    const int bar_w = view->verticalScrollBar()->sizeHint().width();
+    const bool scrolls_down = rows > kVisibleRows;
+    const int content_w = view->verticalHeader()->sizeHint().width() + columns * view->horizontalHeader()->defaultSectionSize()
+        + frame + (scrolls_down ? bar_w : 0);
+    const int page_w = m_page->width() > 0 ? m_page->width() : width();
+    const int available = std::max(200, page_w - 24);
+    const bool scrolls_across = content_w > available;
+    view->setFixedWidth(std::min(content_w, available));
+    view->setFixedHeight(view->horizontalHeader()->sizeHint().height() + std::min(rows, kVisibleRows) * view->verticalHeader()->defaultSectionSize()
+                         + frame + (scrolls_across ? bar_h : 0));
+    const WalkthroughTable& table = slot.model->table();
+    if (table.highlighted_row >= 0) {
+        const int column = std::max(0, table.highlighted_first_column);
+        view->scrollTo(slot.model->index(table.highlighted_row, column), QAbstractItemView::PositionAtCenter);
+    }
+}
+
+bool WalkthroughView::eventFilter(QObject* watched, QEvent* event)
+{
+    // The tables are as wide as the page allows: fit them again when the page changes width.
+    if (watched == m_page && event->type() == QEvent::Resize) {
+        for (const Section& section : m_sections)
+            for (const TableSlot& slot : section.tables)
+                if (slot.model->rowCount() > 0)
+                    fitTable(slot);
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void WalkthroughView::rebuild()
+{
+    m_walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
+    const bool empty = m_walk.steps.empty();
+    if (empty) {
+        m_summary->setText(tr("No computation yet: type a sentence or load an input."));
+    } else {
+        const QString token = m_result->input.tokens[m_query].text;
+        m_summary->setText(tr("Head %1, query token %2 “%3”: the numbers of every step, read from the engine’s trace. "
+                              "Click a row to follow another token.")
+                               .arg(m_head).arg(m_query).arg(token.toHtmlEscaped()));
+    }
+    for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
+        Section& section = m_sections[size_t(s)];
+        section.header->setVisible(!empty);
+        const WalkthroughStep* step = empty ? nullptr : &m_walk.steps[size_t(s)];
+        if (step) {
+            section.header->setText(headerHtml(*step));
+            section.unavailable->setText(step->unavailable);
+        }
+        section.unavailable->setVisible(step && !step->unavailable.isEmpty());
+        for (size_t t = 0; t < section.tables.size(); ++t) {
+            TableSlot& slot = section.tables[t];
+            const bool shown = step && t < step->tables.size();
+            if (shown) {
+                slot.model->setTable(step->tables[t]);
+                slot.caption->setText(step->tables[t].title);
+            } else {
+                slot.model->setTable({});
+            }
+            slot.caption->setVisible(shown && step->tables.size() > 1);
+            slot.view->setVisible(shown);
+            if (shown)
+                fitTable(slot);
+        }
+    }
+
+    const bool have_scores = !empty && !m_walk.step(3).tables.empty();
+    m_breakdown_caption->setVisible(!empty);
+    m_breakdown->setVisible(!empty);
+    if (!empty) {
+        m_breakdown_caption->setText(
+            tr("<b>Which dimensions make each score:</b> q<sub>i</sub> · k<sub>j,i</sub> for query %1, one row per key j, "
+               "one column per dimension i of head %2. Each row adds up to the raw score beside it.")
+                .arg(m_query).arg(m_head));
+        std::optional<RowVector> raw;
+        if (have_scores)
+            raw = RowVector(m_walk.step(3).tables[0].values.row(m_query));
+        m_breakdown->setData(m_walk.products, std::move(raw));
+        m_breakdown->setPrecision(m_precision);
+    }
+}
+
+}  // namespace attn

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "core/analysis/WalkthroughModel.h"
+
+#include <QWidget>
+
+#include <array>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+class QTableView;
+
+namespace attn {
+
+struct AttentionResult;
+class ScoreBreakdownView;
+class WalkthroughTableModel;
+
+// The numbers of every step of attention for one head and one query token, in the order a
+// tutorial explains them (WalkthroughModel), as scrolling tables with the query's row
+// highlighted, plus the per-dimension breakdown of the raw scores.
+//
+// Selection: the user's choice of head or query (selectors, or a click on a row of a table
+// whose rows are queries) emits selectionChanged; select() sets it from outside (the heatmaps)
+// and does not emit, so connecting both ways cannot loop.
+class WalkthroughView : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kMaxTablesPerStep = 3;
+
+    explicit WalkthroughView(QWidget* parent = nullptr);
+    ~WalkthroughView() override;
+
+    int head() const { return m_head; }
+    int query() const { return m_query; }
+    int precision() const { return m_precision; }
+    const std::shared_ptr<const AttentionResult>& result() const { return m_result; }
+    const WalkthroughModel& walkthrough() const { return m_walk; }
+
+    // Step 1..10, table 0..2; nullptr when the step has no such table.
+    WalkthroughTableModel* tableModel(int step, int table) const;
+    QTableView* tableView(int step, int table) const;
+    ScoreBreakdownView* breakdown() const { return m_breakdown; }
+    QSpinBox* headSpinBox() const { return m_head_spin; }
+    QComboBox* queryComboBox() const { return m_query_combo; }
+    QSpinBox* precisionSpinBox() const { return m_precision_spin; }
+
+public slots:
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void select(int head, int query);
+    void setPrecision(int digits);
+
+signals:
+    void selectionChanged(int head, int query);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    struct TableSlot {
+        QLabel* caption = nullptr;
+        QTableView* view = nullptr;
+        WalkthroughTableModel* model = nullptr;
+    };
+    struct Section {
+        QLabel* header = nullptr;
+        QLabel* unavailable = nullptr;
+        std::array<TableSlot, kMaxTablesPerStep> tables;
+    };
+
+    void userSelect(int head, int query);
+    void rebuild();
+    void updateSelectors();
+    void fitTable(const TableSlot& slot) const;
+
+    std::shared_ptr<const AttentionResult> m_result;
+    WalkthroughModel m_walk;
+    int m_head = 0;
+    int m_query = 0;
+    int m_precision = 4;
+
+    QSpinBox* m_head_spin = nullptr;
+    QComboBox* m_query_combo = nullptr;
+    QSpinBox* m_precision_spin = nullptr;
+    QWidget* m_page = nullptr;  // inside the scroll area
+    QLabel* m_summary = nullptr;
+    QLabel* m_breakdown_caption = nullptr;
+    ScoreBreakdownView* m_breakdown = nullptr;
+    std::array<Section, WalkthroughModel::kStepCount> m_sections;
+};
+
+}  // namespace attn
