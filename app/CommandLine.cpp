@@ -17,8 +17,9 @@ Result<int> positiveInt(const QString& option, const QString& text, int minimum 
     bool ok = false;
     const qlonglong value = text.trimmed().toLongLong(&ok);
     if (!ok || value < minimum || value > std::numeric_limits<int>::max())
-        return Error{QStringLiteral("%1: expected %2 integer, got '%3'")
-                         .arg(option, minimum == 0 ? QStringLiteral("a non-negative") : QStringLiteral("a positive"), text)};
+        return Error{
+            QStringLiteral("%1: expected %2 integer, got '%3'")
+                .arg(option, minimum == 0 ? QStringLiteral("a non-negative") : QStringLiteral("a positive"), text)};
     return int(value);
 }
 
@@ -27,39 +28,39 @@ Result<int> positiveInt(const QString& option, const QString& text, int minimum 
 QString CommandLine::helpText()
 {
     return QStringLiteral(
-        "Usage: attention-lab [options]\n"
-        "Shows what multi-head attention does to a sentence. Without --json or --export it opens the window.\n"
-        "\n"
-        "Input\n"
-        "  --sentence TEXT        sentence to tokenize (default: \"%1\")\n"
-        "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
-        "  --tokens A,B,C         labels for the rows of --input\n"
-        "Model\n"
-        "  --d-model N            model width (default 512)\n"
-        "  --heads N              number of heads (default 8; with --weights: the file's)\n"
-        "  --input-dim N          input width (default: d-model)\n"
-        "  --seed N               seed of the random weights and the token embeddings (default 0)\n"
-        "  --weights FILE         .safetensors, .npz or .json weights\n"
-        "  --identity             identity weights (scores = raw dot products of the inputs)\n"
-        "  --layer N              layer of a multi-layer file (default 0)\n"
-        "  --causal               causal (decoder) mask: query i sees keys 0..i\n"
-        "  --scale sqrt|none|X    divisor of the scores (default sqrt(head_dim))\n"
-        "  --no-positional        no sinusoidal positional encoding\n"
-        "Output (headless)\n"
-        "  --json FILE|-          results as JSON\n"
-        "  --export FILE          picture of a view: .png, .svg or .pdf\n"
-        "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
-        "  --head N               head for --view head, lines or shapes (default 0)\n"
-        "  --compare A,B          heads for --view compare (default 0,1)\n"
-        "  --size WxH             PNG size in pixels (default 1200x900)\n"
-        "  --batch N              batch size drawn in the shape diagram (default 1)\n"
-        "Window\n"
-        "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
-        "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
-        "                         (window size: --size, default 1400x900)\n"
-        "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
-        "  -h, --help             this text\n"
-        "  --version              the version\n")
+               "Usage: attention-lab [options]\n"
+               "Shows what multi-head attention does to a sentence. Without --json or --export it opens the window.\n"
+               "\n"
+               "Input\n"
+               "  --sentence TEXT        sentence to tokenize (default: \"%1\")\n"
+               "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
+               "  --tokens A,B,C         labels for the rows of --input\n"
+               "Model\n"
+               "  --d-model N            model width (default 512)\n"
+               "  --heads N              number of heads (default 8; with --weights: the file's)\n"
+               "  --input-dim N          input width (default: d-model)\n"
+               "  --seed N               seed of the random weights and the token embeddings (default 0)\n"
+               "  --weights FILE         .safetensors, .npz or .json weights\n"
+               "  --identity             identity weights (scores = raw dot products of the inputs)\n"
+               "  --layer N              layer of a multi-layer file (default 0)\n"
+               "  --causal               causal (decoder) mask: query i sees keys 0..i\n"
+               "  --scale sqrt|none|X    divisor of the scores (default sqrt(head_dim))\n"
+               "  --no-positional        no sinusoidal positional encoding\n"
+               "Output (headless)\n"
+               "  --json FILE|-          results as JSON\n"
+               "  --export FILE          picture of a view: .png, .svg or .pdf\n"
+               "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
+               "  --head N               head for --view head, lines or shapes (default 0)\n"
+               "  --compare A,B          heads for --view compare (default 0,1)\n"
+               "  --size WxH             PNG size in pixels (default 1200x900)\n"
+               "  --batch N              batch size drawn in the shape diagram (default 1)\n"
+               "Window\n"
+               "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
+               "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
+               "                         (window size: --size, default 1400x900)\n"
+               "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
+               "  -h, --help             this text\n"
+               "  --version              the version\n")
         .arg(RunSettings::defaultSentence());
 }
 
@@ -85,9 +86,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads", "input-dim", "seed",
-                                "weights", "layer", "scale", "json", "export", "view", "head",
-                                "compare", "size", "batch", "tab", "screenshot", "example"};
+    const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads",      "input-dim", "seed",
+                                "weights",  "layer", "scale",  "json",    "export",     "view",      "head",
+                                "compare",  "size",  "batch",  "tab",     "screenshot", "example"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -129,12 +130,18 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         target = *value;
         return {};
     };
-    if (Status s = readInt("d-model", config.d_model); !s) return Error{s.error()};
-    if (Status s = readInt("heads", config.num_heads); !s) return Error{s.error()};
-    if (Status s = readInt("input-dim", config.input_dim); !s) return Error{s.error()};
-    if (Status s = readInt("layer", config.layer, 0); !s) return Error{s.error()};
-    if (Status s = readInt("head", options.head, 0); !s) return Error{s.error()};
-    if (Status s = readInt("batch", options.batch); !s) return Error{s.error()};
+    if (Status s = readInt("d-model", config.d_model); !s)
+        return Error{s.error()};
+    if (Status s = readInt("heads", config.num_heads); !s)
+        return Error{s.error()};
+    if (Status s = readInt("input-dim", config.input_dim); !s)
+        return Error{s.error()};
+    if (Status s = readInt("layer", config.layer, 0); !s)
+        return Error{s.error()};
+    if (Status s = readInt("head", options.head, 0); !s)
+        return Error{s.error()};
+    if (Status s = readInt("batch", options.batch); !s)
+        return Error{s.error()};
     options.heads_given = parser.isSet("heads");
     if (parser.isSet("seed")) {
         bool ok = false;
@@ -165,7 +172,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         return Error{QStringLiteral("--layer: only a weight file has layers")};
     }
     if (config.weight_source != RunSettings::WeightSource::File && config.d_model % config.num_heads != 0)
-        return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads").arg(config.d_model).arg(config.num_heads)};
+        return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads")
+                         .arg(config.d_model)
+                         .arg(config.num_heads)};
 
     if (parser.isSet("view")) {
         options.view = parser.value("view");
@@ -181,7 +190,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             options.compare_b = match.captured(2).toInt(&okB);
         }
         if (!okA || !okB)
-            return Error{QStringLiteral("--compare: expected two head numbers A,B, got '%1'").arg(parser.value("compare"))};
+            return Error{
+                QStringLiteral("--compare: expected two head numbers A,B, got '%1'").arg(parser.value("compare"))};
         options.compare_given = true;
     }
     if (parser.isSet("size")) {
@@ -191,7 +201,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         const int h = match.hasMatch() ? match.captured(2).toInt() : 0;
         if (w < 1 || h < 1 || w > kMaxPictureSide || h > kMaxPictureSide)
             return Error{QStringLiteral("--size: expected WIDTHxHEIGHT with sides from 1 to %1, got '%2'")
-                             .arg(kMaxPictureSide).arg(parser.value("size"))};
+                             .arg(kMaxPictureSide)
+                             .arg(parser.value("size"))};
         options.size = QSize(w, h);
         options.size_given = true;
     }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/pipeline/RunSettings.h"
 #include "core/base/Result.h"
+#include "core/pipeline/RunSettings.h"
 
 #include <QSize>
 #include <QString>
@@ -13,7 +13,7 @@ namespace attn {
 struct CommandLineOptions {
     RunSettings config;
     QString sentence = RunSettings::defaultSentence();
-    QString input_path;      // --input FILE.npy, instead of the sentence
+    QString input_path;        // --input FILE.npy, instead of the sentence
     QStringList token_labels;  // --tokens A,B,C
     bool heads_given = false;
 
@@ -31,9 +31,9 @@ struct CommandLineOptions {
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.
-    QString tab;              // grid|head|compare|lines|shapes|walkthrough, empty: from --view
+    QString tab;  // grid|head|compare|lines|shapes|walkthrough, empty: from --view
     QString screenshot_path;
-    QString example;          // --example toy: the Examples menu's entry instead of the sentence
+    QString example;  // --example toy: the Examples menu's entry instead of the sentence
 
     bool show_help = false;
     bool show_version = false;

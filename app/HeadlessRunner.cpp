@@ -1,11 +1,11 @@
 #include "app/HeadlessRunner.h"
 
-#include "core/pipeline/AttentionPipeline.h"
-#include "ui/export/CompareExport.h"
-#include "core/report/JsonReport.h"
 #include "core/io/NpyReader.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/report/JsonReport.h"
+#include "ui/export/CompareExport.h"
 #include "ui/export/ViewExporter.h"
+#include "ui/views/shapes/ShapeDiagramExport.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -46,7 +46,9 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
         return Error{weights.error()};
     if (weights->weights.inputDim() != input->x.cols())
         return Error{QStringLiteral("--input %1: the rows have %2 columns, the weights expect %3")
-                         .arg(options.input_path).arg(input->x.cols()).arg(weights->weights.inputDim())};
+                         .arg(options.input_path)
+                         .arg(input->x.cols())
+                         .arg(weights->weights.inputDim())};
     return AttentionPipeline::run(config, std::move(input).value(), weights.value(), detail);
 }
 
@@ -63,7 +65,9 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         return fail(result.error());
     const int num_heads = result->numHeads();
     if (options.head >= num_heads)
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(num_heads - 1));
+        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
+                        .arg(options.head)
+                        .arg(num_heads - 1));
 
     if (!options.export_path.isEmpty() && (options.view == u"compare" || options.view == u"lines")) {
         // Compare heads: two heads and their difference, or the lines view of --head.
@@ -71,16 +75,22 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
             for (int head : {options.compare_a, options.compare_b})
                 if (head < 0 || head >= num_heads)
                     return fail(QStringLiteral("--compare %1,%2: head %3 is out of range, the model has heads 0 to %4")
-                                    .arg(options.compare_a).arg(options.compare_b).arg(head).arg(num_heads - 1));
+                                    .arg(options.compare_a)
+                                    .arg(options.compare_b)
+                                    .arg(head)
+                                    .arg(num_heads - 1));
         }
         const Status s = options.view == u"compare"
-            ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b, options.export_path, options.size)
-            : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
+                             ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b,
+                                                            options.export_path, options.size)
+                             : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
         if (!s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     } else if (!options.export_path.isEmpty() && options.view == u"shapes") {
         // The shape diagram of this configuration, batch size B drawn, --head highlighted.
-        if (Status s = ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size); !s)
+        if (Status s =
+                ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size);
+            !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     } else if (!options.export_path.isEmpty()) {
         auto view = ViewExporter::parseView(options.view);

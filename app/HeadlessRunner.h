@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/pipeline/AttentionResult.h"
 #include "app/CommandLine.h"
+#include "core/pipeline/AttentionResult.h"
 
 #include <QTextStream>
 

@@ -1,13 +1,13 @@
 #include "app/WindowLauncher.h"
 
-#include "ui/shell/AppSettings.h"
-#include "ui/controller/AttentionController.h"
 #include "app/CommandLine.h"
 #include "core/pipeline/AttentionResult.h"
-#include "ui/views/compare/CompareView.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
-#include "ui/views/shapes/ShapesPanel.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/shapes/ShapesPanel.h"
 
 #include <QCoreApplication>
 #include <QImage>
@@ -76,7 +76,8 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
                          if (message.isEmpty())
                              errors.remove(field);
                          else
-                             errors.insert(field, QStringLiteral("--%1: %2").arg(QString(field).replace(u'_', u'-'), message));
+                             errors.insert(field,
+                                           QStringLiteral("--%1: %2").arg(QString(field).replace(u'_', u'-'), message));
                      });
     if (Status applied = apply(window, options); !applied)
         return fail(applied.error());
@@ -88,10 +89,14 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     if (!result)
         return fail(QStringLiteral("--screenshot: nothing was computed"));
     if (options.head >= result->numHeads())
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2").arg(options.head).arg(result->numHeads() - 1));
+        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
+                        .arg(options.head)
+                        .arg(result->numHeads() - 1));
     if (options.compare_given && std::max(options.compare_a, options.compare_b) >= result->numHeads())
         return fail(QStringLiteral("--compare %1,%2: the model has heads 0 to %3")
-                        .arg(options.compare_a).arg(options.compare_b).arg(result->numHeads() - 1));
+                        .arg(options.compare_a)
+                        .arg(options.compare_b)
+                        .arg(result->numHeads() - 1));
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
     settle(5);
@@ -101,7 +106,8 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
         return fail(QStringLiteral("--screenshot %1: the window could not be drawn").arg(options.screenshot_path));
     QSaveFile file(options.screenshot_path);
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
-        return fail(QStringLiteral("--screenshot %1: cannot write: %2").arg(options.screenshot_path, file.errorString()));
+        return fail(
+            QStringLiteral("--screenshot %1: cannot write: %2").arg(options.screenshot_path, file.errorString()));
     return 0;
 }
 

@@ -1,8 +1,8 @@
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
+#include "app/WindowLauncher.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
-#include "app/WindowLauncher.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -26,8 +26,8 @@ QStringList rawArguments(int argc, char** argv)
 
 bool hasDisplay()
 {
-    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
-        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
+           qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
 }
 
 void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)

@@ -1,8 +1,8 @@
 #include "core/analysis/CompareModel.h"
 
+#include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/analysis/HeadMetrics.h"
 
 #include <QFileInfo>
 #include <QStringList>
@@ -16,7 +16,10 @@ Result<HeadComparison> CompareModel::compare(const Matrix& a, const Matrix& b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
         return Error{QStringLiteral("cannot compare a %1 x %2 head with a %3 x %4 head: the inputs differ in length")
-                         .arg(a.rows()).arg(a.cols()).arg(b.rows()).arg(b.cols())};
+                         .arg(a.rows())
+                         .arg(a.cols())
+                         .arg(b.rows())
+                         .arg(b.cols())};
     HeadComparison comparison;
     comparison.a = a;
     comparison.b = b;
@@ -39,7 +42,9 @@ Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head
     const int heads = int(result.trace.weights.size());
     if (head < 0 || head >= heads)
         return Error{QStringLiteral("head %1 does not exist (the result has %2 head%3, numbered from 0)")
-                         .arg(head).arg(heads).arg(heads == 1 ? "" : "s")};
+                         .arg(head)
+                         .arg(heads)
+                         .arg(heads == 1 ? "" : "s")};
     return result.trace.weights[size_t(head)];
 }
 
@@ -54,14 +59,16 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
             return Error{weights.error()};
         if (weights->weights.inputDim() != base.input.x.cols())
             return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
-                             .arg(weights->weights.inputDim()).arg(base.input.x.cols())};
+                             .arg(weights->weights.inputDim())
+                             .arg(base.input.x.cols())};
         return AttentionPipeline::run(config, base.input, weights.value(), TraceDetail::Weights);
     }();
     if (!variant)
         return variant;
     if (variant->seqLen() != base.seqLen())
         return Error{QStringLiteral("the other settings give %1 tokens, the compared result has %2")
-                         .arg(variant->seqLen()).arg(base.seqLen())};
+                         .arg(variant->seqLen())
+                         .arg(base.seqLen())};
     return variant;
 }
 
@@ -70,9 +77,15 @@ QString CompareModel::describeDifference(const RunSettings& base, const RunSetti
     QStringList parts;
     if (other.weight_source != base.weight_source || other.weights_file != base.weights_file) {
         switch (other.weight_source) {
-        case RunSettings::WeightSource::Random: parts << QStringLiteral("random weights"); break;
-        case RunSettings::WeightSource::Identity: parts << QStringLiteral("identity weights"); break;
-        case RunSettings::WeightSource::File: parts << QFileInfo(other.weights_file).fileName(); break;
+            case RunSettings::WeightSource::Random:
+                parts << QStringLiteral("random weights");
+                break;
+            case RunSettings::WeightSource::Identity:
+                parts << QStringLiteral("identity weights");
+                break;
+            case RunSettings::WeightSource::File:
+                parts << QFileInfo(other.weights_file).fileName();
+                break;
         }
     }
     if (other.weight_source == RunSettings::WeightSource::File && other.layer != base.layer)
@@ -82,8 +95,10 @@ QString CompareModel::describeDifference(const RunSettings& base, const RunSetti
     if (other.causal != base.causal)
         parts << (other.causal ? QStringLiteral("causal") : QStringLiteral("not causal"));
     if (other.num_heads != base.num_heads || other.file_num_heads != base.file_num_heads)
-        parts << QStringLiteral("%1 heads").arg(other.weight_source == RunSettings::WeightSource::File
-                                                     && other.file_num_heads > 0 ? other.file_num_heads : other.num_heads);
+        parts << QStringLiteral("%1 heads")
+                     .arg(other.weight_source == RunSettings::WeightSource::File && other.file_num_heads > 0
+                              ? other.file_num_heads
+                              : other.num_heads);
     if (!(other.scale == base.scale))
         parts << QStringLiteral("scale %1").arg(other.scale.toString());
     if (other.d_model != base.d_model && other.weight_source != RunSettings::WeightSource::File)

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/pipeline/RunSettings.h"
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
+#include "core/pipeline/RunSettings.h"
 
 #include <QString>
 
@@ -12,10 +12,10 @@ struct AttentionResult;
 
 // Two heads' weights on one colour scale, and their difference on a diverging scale centred at 0.
 struct HeadComparison {
-    Matrix a;           // (query_len, key_len)
-    Matrix b;           // (query_len, key_len)
-    Matrix difference;  // (query_len, key_len): a - b, cell by cell
-    float shared_min = 0.0f;        // the one colour range of a and b: [shared_min, shared_max]
+    Matrix a;                 // (query_len, key_len)
+    Matrix b;                 // (query_len, key_len)
+    Matrix difference;        // (query_len, key_len): a - b, cell by cell
+    float shared_min = 0.0f;  // the one colour range of a and b: [shared_min, shared_max]
     float shared_max = 1.0f;
     float difference_limit = 1.0f;  // the diverging range is [-limit, +limit], never empty
     double divergence = 0.0;        // jensenShannon(a, b): 0 = the same, ln 2 = disjoint

@@ -144,8 +144,8 @@ MatrixD similarityMatrix(const std::vector<Matrix>& heads)
         const Matrix& a = heads[size_t(x)];
         const Matrix& b = heads[size_t(y)];
         const double js = a.rows() == b.rows() && a.cols() == b.cols()
-            ? jensenShannon(a, stats[size_t(x)], b, stats[size_t(y)])
-            : std::numbers::ln2;
+                              ? jensenShannon(a, stats[size_t(x)], b, stats[size_t(y)])
+                              : std::numbers::ln2;
         divergence(x, y) = js;
         divergence(y, x) = js;
     }

@@ -38,8 +38,8 @@ ShapeConfig ShapeConfig::fromResult(const AttentionResult& result, std::int64_t 
     config.output_dim = result.output_dim;
     config.has_output_projection = result.has_output_projection;
     config.causal = trace.causal;
-    config.masked = trace.causal
-        || std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
+    config.masked =
+        trace.causal || std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
     config.scale = trace.scale;
     config.positional = result.input.positional.size() > 0;
 
@@ -50,8 +50,8 @@ ShapeConfig ShapeConfig::fromResult(const AttentionResult& result, std::int64_t 
     if (config.has_output_projection)
         extra -= config.d_model * config.output_dim;
     config.has_input_bias = extra == in_bias || extra == in_bias + out_bias;
-    config.has_output_bias = config.has_output_projection
-        && (extra == in_bias + out_bias || (extra == out_bias && !config.has_input_bias));
+    config.has_output_bias =
+        config.has_output_projection && (extra == in_bias + out_bias || (extra == out_bias && !config.has_input_bias));
     return config;
 }
 
@@ -107,26 +107,36 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
         return m_steps.back();
     };
 
-    add(Id::Input, Kind::Tensor, QStringLiteral("X"), config.positional ? QStringLiteral("X = embeddings + positions") : QStringLiteral("X = the token vectors"),
+    add(Id::Input, Kind::Tensor, QStringLiteral("X"),
+        config.positional ? QStringLiteral("X = embeddings + positions") : QStringLiteral("X = the token vectors"),
         {dB, dT, dIn});
 
     // 1. Projections: Q = X Wq + bq, one (d_in x d_model) matrix each.
-    const struct { Id weight, tensor; const char* w; const char* t; const char* b; } projections[] = {
+    const struct {
+        Id weight, tensor;
+        const char* w;
+        const char* t;
+        const char* b;
+    } projections[] = {
         {Id::Wq, Id::Q, "Wq", "Q", "bq"}, {Id::Wk, Id::K, "Wk", "K", "bk"}, {Id::Wv, Id::V, "Wv", "V", "bv"}};
     for (const auto& p : projections) {
-        ShapeStep& w = add(p.weight, Kind::Weight, QLatin1String(p.w),
-                           config.has_input_bias ? QStringLiteral("%1 (d_in × d_model), bias %2 (d_model)")
-                                                       .arg(QLatin1String(p.w), QLatin1String(p.b))
-                                                 : QStringLiteral("%1 (d_in × d_model), no bias").arg(QLatin1String(p.w)),
-                           {dIn, dModel});
+        ShapeStep& w = add(
+            p.weight, Kind::Weight, QLatin1String(p.w),
+            config.has_input_bias
+                ? QStringLiteral("%1 (d_in × d_model), bias %2 (d_model)").arg(QLatin1String(p.w), QLatin1String(p.b))
+                : QStringLiteral("%1 (d_in × d_model), no bias").arg(QLatin1String(p.w)),
+            {dIn, dModel});
         w.parameters = d_in * d_model + (config.has_input_bias ? d_model : 0);
-        w.cost_formula = config.has_input_bias ? QStringLiteral("d_in·d_model + d_model") : QStringLiteral("d_in·d_model");
+        w.cost_formula =
+            config.has_input_bias ? QStringLiteral("d_in·d_model + d_model") : QStringLiteral("d_in·d_model");
     }
     for (const auto& p : projections) {
-        ShapeStep& t = add(p.tensor, Kind::Tensor, QLatin1String(p.t),
-                           config.has_input_bias ? QStringLiteral("%1 = X %2 + %3").arg(QLatin1String(p.t), QLatin1String(p.w), QLatin1String(p.b))
-                                                 : QStringLiteral("%1 = X %2").arg(QLatin1String(p.t), QLatin1String(p.w)),
-                           {dB, dT, dModel});
+        ShapeStep& t =
+            add(p.tensor, Kind::Tensor, QLatin1String(p.t),
+                config.has_input_bias
+                    ? QStringLiteral("%1 = X %2 + %3").arg(QLatin1String(p.t), QLatin1String(p.w), QLatin1String(p.b))
+                    : QStringLiteral("%1 = X %2").arg(QLatin1String(p.t), QLatin1String(p.w)),
+                {dB, dT, dModel});
         t.multiply_adds = B * T * d_in * d_model;
         t.cost_formula = QStringLiteral("B·T·d_in·d_model");
         t.elementwise = config.has_input_bias ? B * T * d_model : 0;
@@ -134,10 +144,9 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
 
     // 2. Split: d_model = h x d_k, heads become an axis (a reshape and transpose, no arithmetic).
     for (const auto& [id, name] : {std::pair{Id::QHeads, "Q"}, {Id::KHeads, "K"}, {Id::VHeads, "V"}}) {
-        ShapeStep& t = add(id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
-                           QStringLiteral("%1 → (B, T, h, d_k), swap T and h")
-                               .arg(QLatin1String(name)),
-                           {dB, dH, dT, dK});
+        ShapeStep& t =
+            add(id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
+                QStringLiteral("%1 → (B, T, h, d_k), swap T and h").arg(QLatin1String(name)), {dB, dH, dT, dK});
         t.head_axis = 1;
     }
 
@@ -161,31 +170,33 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     softmax.head_axis = 1;
     softmax.elementwise = B * h * T * T;  // one exponential per entry
 
-    ShapeStep& heads = add(Id::HeadOutputs, Kind::Tensor, QStringLiteral("head outputs"),
-                           QStringLiteral("O_h = A V_h"), {dB, dH, dT, dK});
+    ShapeStep& heads = add(Id::HeadOutputs, Kind::Tensor, QStringLiteral("head outputs"), QStringLiteral("O_h = A V_h"),
+                           {dB, dH, dT, dK});
     heads.head_axis = 1;
     heads.multiply_adds = B * h * T * T * d_k;
     heads.cost_formula = QStringLiteral("B·h·T·T·d_k");
 
     // 4. Heads side by side again, then the output projection.
-    add(Id::Concat, Kind::Tensor, QStringLiteral("concat"),
-        QStringLiteral("heads side by side again"), {dB, dT, dModel});
+    add(Id::Concat, Kind::Tensor, QStringLiteral("concat"), QStringLiteral("heads side by side again"),
+        {dB, dT, dModel});
     if (config.has_output_projection) {
         ShapeStep& wo = add(Id::Wo, Kind::Weight, QStringLiteral("Wo"),
                             config.has_output_bias ? QStringLiteral("Wo (d_model × d_out), bias bo (d_out)")
                                                    : QStringLiteral("Wo (d_model × d_out), no bias"),
                             {dModel, dOut});
         wo.parameters = d_model * d_out + (config.has_output_bias ? d_out : 0);
-        wo.cost_formula = config.has_output_bias ? QStringLiteral("d_model·d_out + d_out") : QStringLiteral("d_model·d_out");
-        ShapeStep& out = add(Id::Output, Kind::Tensor, QStringLiteral("output"),
-                             config.has_output_bias ? QStringLiteral("Y = concat Wo + bo") : QStringLiteral("Y = concat Wo"),
-                             {dB, dT, dOut});
+        wo.cost_formula =
+            config.has_output_bias ? QStringLiteral("d_model·d_out + d_out") : QStringLiteral("d_model·d_out");
+        ShapeStep& out =
+            add(Id::Output, Kind::Tensor, QStringLiteral("output"),
+                config.has_output_bias ? QStringLiteral("Y = concat Wo + bo") : QStringLiteral("Y = concat Wo"),
+                {dB, dT, dOut});
         out.multiply_adds = B * T * d_model * d_out;
         out.cost_formula = QStringLiteral("B·T·d_model·d_out");
         out.elementwise = config.has_output_bias ? B * T * d_out : 0;
     } else {
-        add(Id::Output, Kind::Tensor, QStringLiteral("output"),
-            QStringLiteral("Y = concat (no output projection)"), {dB, dT, dOut});
+        add(Id::Output, Kind::Tensor, QStringLiteral("output"), QStringLiteral("Y = concat (no output projection)"),
+            {dB, dT, dOut});
     }
 }
 
@@ -215,8 +226,9 @@ std::int64_t ShapeModel::totalMultiplyAdds() const
 
 QString ShapeModel::flopConvention()
 {
-    return QStringLiteral("FLOPs = 2 × multiply-adds of the matrix products (X·W, Q·Kᵀ, A·V, concat·Wo); "
-                          "bias, scale, mask and softmax are not counted");
+    return QStringLiteral(
+        "FLOPs = 2 × multiply-adds of the matrix products (X·W, Q·Kᵀ, A·V, concat·Wo); "
+        "bias, scale, mask and softmax are not counted");
 }
 
 QString ShapeModel::formatCount(std::int64_t value)
@@ -230,8 +242,10 @@ QString ShapeModel::formatCount(std::int64_t value)
 QString ShapeModel::formatCompact(std::int64_t value)
 {
     const double v = double(value);
-    const struct { double factor; const char* suffix; } units[] = {
-        {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    const struct {
+        double factor;
+        const char* suffix;
+    } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
     for (const auto& u : units)
         if (std::abs(v) >= u.factor)
             return QStringLiteral("%1 %2").arg(QString::number(v / u.factor, 'g', 4), QLatin1String(u.suffix));

@@ -24,15 +24,15 @@ struct ShapeConfig {
     std::int64_t seq_len = 1;    // T
     std::int64_t input_dim = 1;  // d_in
     std::int64_t d_model = 1;
-    std::int64_t num_heads = 1;  // h
-    std::int64_t output_dim = 1; // d_out (= d_model without an output projection)
+    std::int64_t num_heads = 1;   // h
+    std::int64_t output_dim = 1;  // d_out (= d_model without an output projection)
     bool has_output_projection = true;
     bool has_input_bias = true;
     bool has_output_bias = true;
-    bool masked = false;         // a causal or padding mask is on: the mask step is shown
-    bool causal = false;         // the mask is the causal one (drawn as a triangle)
-    bool positional = false;     // X includes a positional encoding
-    double scale = 0.0;          // divisor of the scores; 0 = sqrt(head_dim)
+    bool masked = false;      // a causal or padding mask is on: the mask step is shown
+    bool causal = false;      // the mask is the causal one (drawn as a triangle)
+    bool positional = false;  // X includes a positional encoding
+    double scale = 0.0;       // divisor of the scores; 0 = sqrt(head_dim)
 
     std::int64_t headDim() const { return num_heads > 0 ? d_model / num_heads : 0; }
     double effectiveScale() const;
@@ -46,23 +46,38 @@ struct ShapeConfig {
 struct ShapeStep {
     enum class Kind { Tensor, Weight };
     enum class Id {
-        Input, Wq, Wk, Wv, Q, K, V, QHeads, KHeads, VHeads, Scores, Masked, Softmax, HeadOutputs,
-        Concat, Wo, Output
+        Input,
+        Wq,
+        Wk,
+        Wv,
+        Q,
+        K,
+        V,
+        QHeads,
+        KHeads,
+        VHeads,
+        Scores,
+        Masked,
+        Softmax,
+        HeadOutputs,
+        Concat,
+        Wo,
+        Output
     };
 
     Id id = Id::Input;
     Kind kind = Kind::Tensor;
-    QString name;         // "Q", "Wq", "scores"
-    QString formula;      // "Q = X Wq + bq"
+    QString name;     // "Q", "Wq", "scores"
+    QString formula;  // "Q = X Wq + bq"
     QList<ShapeDim> shape;
-    int head_axis = -1;   // index of the h axis in shape, or -1: the tensor is split into heads
+    int head_axis = -1;              // index of the h axis in shape, or -1: the tensor is split into heads
     std::int64_t parameters = 0;     // weights: entries of the matrix plus its bias
     std::int64_t multiply_adds = 0;  // of the matrix product that makes this tensor (0 for weights)
     std::int64_t elementwise = 0;    // other per-element operations of the step (bias, scale, exp)
     QString cost_formula;            // "B·T·d_in·d_model" (multiply-adds) or "d_in·d_model + d_model" (parameters)
 
-    QString shapeText() const;       // "(32, 8, 10, 64)"
-    QString shapeNames() const;      // "(B, h, T, d_k)"
+    QString shapeText() const;   // "(32, 8, 10, 64)"
+    QString shapeNames() const;  // "(B, h, T, d_k)"
     std::int64_t elementCount() const;
 };
 
@@ -83,8 +98,8 @@ public:
     std::int64_t totalFlops() const { return 2 * totalMultiplyAdds(); }
 
     static QString flopConvention();
-    static QString formatCount(std::int64_t value);     // "1,050,624"
-    static QString formatCompact(std::int64_t value);   // 4 significant digits: "1.051 M", "677.6 M"
+    static QString formatCount(std::int64_t value);    // "1,050,624"
+    static QString formatCompact(std::int64_t value);  // 4 significant digits: "1.051 M", "677.6 M"
 
 private:
     ShapeConfig m_config;

@@ -1,7 +1,7 @@
 #include "core/analysis/WalkthroughModel.h"
 
-#include "core/pipeline/AttentionResult.h"
 #include "core/analysis/ShapeModel.h"
+#include "core/pipeline/AttentionResult.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,15 +83,18 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
                                    result.input.x, query));
     if (positional)
         step(1).tables.push_back(table(QStringLiteral("PE, the positional part of X  (T × d_in)"), queries,
-                                       indexLabels(int(result.input.positional.cols())), result.input.positional, query));
+                                       indexLabels(int(result.input.positional.cols())), result.input.positional,
+                                       query));
 
     // 2. This head's columns of Q, K and V.
     step(2).title = QStringLiteral("Q, K, V of head %1").arg(h);
     const ShapeConfig shape = ShapeConfig::fromResult(result, 1);  // which biases exist
     step(2).formula = QStringLiteral("q_t = x_t Wq%1, columns %2 … %3 of Q (likewise k, v)")
                           .arg(shape.has_input_bias ? QStringLiteral(" + bq") : QString())
-                          .arg(head * head_dim).arg((head + 1) * head_dim - 1);
-    step(2).tables.push_back(table(QStringLiteral("Q_%1  (T × d_k)").arg(h), queries, head_dims, trace.qHead(head), query));
+                          .arg(head * head_dim)
+                          .arg((head + 1) * head_dim - 1);
+    step(2).tables.push_back(
+        table(QStringLiteral("Q_%1  (T × d_k)").arg(h), queries, head_dims, trace.qHead(head), query));
     step(2).tables.push_back(table(QStringLiteral("K_%1  (T × d_k)").arg(h), keys, head_dims, trace.kHead(head), -1));
     step(2).tables.push_back(table(QStringLiteral("V_%1  (T × d_k)").arg(h), keys, head_dims, trace.vHead(head), -1));
 
@@ -104,8 +107,8 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
                                   : QStringLiteral("s_j / %1").arg(scale);
     step(5).title = QStringLiteral("Masked scores");
     step(5).formula = trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
-                    : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")
-                                                : QStringLiteral("−∞ where key j is padding");
+                      : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")
+                                                  : QStringLiteral("−∞ where key j is padding");
     if (trace.hasScores()) {
         const Matrix& raw = trace.scores[size_t(head)];  // (query_len, key_len)
         Matrix scaled(query_len, key_len);
@@ -116,11 +119,12 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
                 masked(i, j) = trace.maskedScore(head, i, j);
             }
         step(3).tables.push_back(table(QStringLiteral("Q_%1 K_%1ᵀ  (T × T)").arg(h), queries, keys, raw, query));
-        step(4).tables.push_back(table(QStringLiteral("scores / %1  (T × T)").arg(scale), queries, keys,
-                                       std::move(scaled), query));
+        step(4).tables.push_back(
+            table(QStringLiteral("scores / %1  (T × T)").arg(scale), queries, keys, std::move(scaled), query));
         step(5).tables.push_back(table(QStringLiteral("masked  (T × T)"), queries, keys, std::move(masked), query));
     } else {
-        const QString why = QStringLiteral("the raw scores were not kept by this computation (it ran without the full trace)");
+        const QString why =
+            QStringLiteral("the raw scores were not kept by this computation (it ran without the full trace)");
         for (int n : {3, 4, 5})
             step(n).unavailable = why;
     }
@@ -140,12 +144,14 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     }
     step(7).title = QStringLiteral("Weighted values");
     step(7).formula = QStringLiteral("w_j v_j for every key j (query %1)").arg(queries[query]);
-    step(7).tables.push_back(table(QStringLiteral("w_j v_j  (T × d_k)"), weighted_labels, head_dims, std::move(weighted), -1));
+    step(7).tables.push_back(
+        table(QStringLiteral("w_j v_j  (T × d_k)"), weighted_labels, head_dims, std::move(weighted), -1));
 
     // 8. Their sum: the head's output row.
     step(8).title = QStringLiteral("Head output");
     step(8).formula = QStringLiteral("o = Σ_j w_j v_j");
-    step(8).tables.push_back(table(QStringLiteral("O_%1  (T × d_k)").arg(h), queries, head_dims, trace.headOutput(head), query));
+    step(8).tables.push_back(
+        table(QStringLiteral("O_%1  (T × d_k)").arg(h), queries, head_dims, trace.headOutput(head), query));
 
     // 9. All heads side by side.
     QStringList concat_columns;
@@ -154,8 +160,12 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
             concat_columns.append(QStringLiteral("h%1:%2").arg(hh).arg(i));
     step(9).title = QStringLiteral("Concatenation of the heads");
     step(9).formula = QStringLiteral("concat(o_0, …, o_%1); head %2 is columns %3 … %4")
-                          .arg(num_heads - 1).arg(head).arg(head * head_dim).arg((head + 1) * head_dim - 1);
-    WalkthroughTable concat = table(QStringLiteral("concat  (T × d_model)"), queries, concat_columns, trace.concat, query);
+                          .arg(num_heads - 1)
+                          .arg(head)
+                          .arg(head * head_dim)
+                          .arg((head + 1) * head_dim - 1);
+    WalkthroughTable concat =
+        table(QStringLiteral("concat  (T × d_model)"), queries, concat_columns, trace.concat, query);
     concat.highlighted_first_column = head * head_dim;
     concat.highlighted_column_count = head_dim;
     step(9).tables.push_back(std::move(concat));
@@ -163,10 +173,10 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     // 10. The output projection.
     step(10).title = QStringLiteral("Output row");
     step(10).formula = !result.has_output_projection ? QStringLiteral("no output projection: y = concat")
-                     : shape.has_output_bias         ? QStringLiteral("y = concat Wo + bo")
+                       : shape.has_output_bias       ? QStringLiteral("y = concat Wo + bo")
                                                      : QStringLiteral("y = concat Wo");
-    step(10).tables.push_back(table(QStringLiteral("Y  (T × d_out)"), queries, indexLabels(int(trace.output.cols())),
-                                    trace.output, query));
+    step(10).tables.push_back(
+        table(QStringLiteral("Y  (T × d_out)"), queries, indexLabels(int(trace.output.cols())), trace.output, query));
 
     // Neuron-level breakdown of the raw scores: products(j, i) = q_i k_j,i.
     Matrix products = trace.kHead(head);  // (key_len, head_dim)

@@ -13,11 +13,11 @@ struct AttentionResult;
 
 // One titled matrix of numbers as the walkthrough shows it. Masked entries hold -infinity.
 struct WalkthroughTable {
-    QString title;            // "Q_h (head 2)"
-    QStringList row_labels;   // one per row of values
+    QString title;           // "Q_h (head 2)"
+    QStringList row_labels;  // one per row of values
     QStringList column_labels;
-    Matrix values;            // (rows, columns)
-    int highlighted_row = -1; // the selected query's row, or -1
+    Matrix values;                      // (rows, columns)
+    int highlighted_row = -1;           // the selected query's row, or -1
     int highlighted_first_column = -1;  // a highlighted column range (the head's part of concat), or -1
     int highlighted_column_count = 0;
 };
@@ -25,9 +25,9 @@ struct WalkthroughTable {
 // One step of the tutorial order: what it is, the formula, and its tables (empty when the trace
 // does not hold what the step needs; `unavailable` then says why).
 struct WalkthroughStep {
-    int number = 0;           // 1..10
-    QString title;            // "Raw scores"
-    QString formula;          // "s_j = q · k_j"
+    int number = 0;   // 1..10
+    QString title;    // "Raw scores"
+    QString formula;  // "s_j = q · k_j"
     std::vector<WalkthroughTable> tables;
     QString unavailable;
 };
@@ -42,7 +42,7 @@ struct WalkthroughModel {
     int query = 0;
     std::vector<WalkthroughStep> steps;  // kStepCount, in order
     // Which dimensions make each raw score: products(j, i) = q_i * k_j,i, so row j sums to q · k_j.
-    WalkthroughTable products;           // (key_len, head_dim)
+    WalkthroughTable products;  // (key_len, head_dim)
 
     // Head and query are clamped into range. An empty result (no heads or no tokens) gives no steps.
     static WalkthroughModel build(const AttentionResult& result, int head, int query);

@@ -48,7 +48,9 @@ Status checkInput(const char* what, const Matrix& x, int input_dim)
 {
     if (x.cols() != input_dim)
         return Error{QStringLiteral("the %1 rows have %2 columns, the weights expect input dimension %3")
-                         .arg(QLatin1String(what)).arg(x.cols()).arg(input_dim)};
+                         .arg(QLatin1String(what))
+                         .arg(x.cols())
+                         .arg(input_dim)};
     if (!allFinite(x))
         return Error{QStringLiteral("the %1 contains NaN or infinite values").arg(QLatin1String(what))};
     return {};
@@ -92,7 +94,10 @@ Status AttentionEngine::checkSize(int query_len, int key_len, int num_heads, Tra
     const std::int64_t floats = detail == TraceDetail::Full ? 2 * per_matrix : per_matrix;
     if (floats > kMaxAttentionFloats)
         return Error{QStringLiteral("%1 tokens x %2 keys x %3 heads is too large to compute (limit %4 weights)")
-                         .arg(query_len).arg(key_len).arg(num_heads).arg(kMaxAttentionFloats)};
+                         .arg(query_len)
+                         .arg(key_len)
+                         .arg(num_heads)
+                         .arg(kMaxAttentionFloats)};
     return {};
 }
 
@@ -102,9 +107,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x, const Attention
     return forward(x, x, x, weights, options);
 }
 
-Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Matrix& x_key,
-                                                const Matrix& x_value, const AttentionWeights& weights,
-                                                const AttentionOptions& options)
+Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Matrix& x_key, const Matrix& x_value,
+                                                const AttentionWeights& weights, const AttentionOptions& options)
 {
     // Dimensions, named once.
     const int num_heads = weights.num_heads;
@@ -129,10 +133,12 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
             return refuse(status);
     if (x_value.rows() != key_len)
         return refuse(Error{QStringLiteral("keys (%1 rows) and values (%2 rows) must have the same length")
-                                .arg(key_len).arg(x_value.rows())});
+                                .arg(key_len)
+                                .arg(x_value.rows())});
     if (!options.key_padding.empty() && int(options.key_padding.size()) != key_len)
         return refuse(Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
-                                .arg(options.key_padding.size()).arg(key_len)});
+                                .arg(options.key_padding.size())
+                                .arg(key_len)});
     if (Status status = checkSize(query_len, key_len, num_heads, options.detail); !status)
         return refuse(status);
     // After a slice was found not finite: validate() names the fault.
@@ -209,10 +215,10 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
             const int rows = std::min(kQueryBlock, query_len - first);
             const int keys = options.causal ? std::min(key_len, first + rows) : key_len;
 
-            const auto q_h = trace.qHead(head).middleRows(first, rows);                // (rows, head_dim)
-            const auto k_h_t = keys_t.middleRows(head * head_dim, head_dim);           // (head_dim, key_len)
-            const auto v_h = values.middleRows(head * key_len, key_len);               // (key_len, head_dim)
-            auto w = trace.weights[size_t(head)].middleRows(first, rows);              // (rows, key_len)
+            const auto q_h = trace.qHead(head).middleRows(first, rows);       // (rows, head_dim)
+            const auto k_h_t = keys_t.middleRows(head * head_dim, head_dim);  // (head_dim, key_len)
+            const auto v_h = values.middleRows(head * key_len, key_len);      // (key_len, head_dim)
+            auto w = trace.weights[size_t(head)].middleRows(first, rows);     // (rows, key_len)
 
             // The raw scores Q_h K_h^T go into w (and stay in s for TraceDetail::Full); the
             // softmax divides them by the scale.

@@ -7,12 +7,12 @@ namespace attn {
 double ScaleSetting::divisor(int head_dim) const
 {
     switch (mode) {
-    case Mode::Sqrt:
-        return std::sqrt(double(head_dim));
-    case Mode::None:
-        return 1.0;
-    case Mode::Custom:
-        return custom;
+        case Mode::Sqrt:
+            return std::sqrt(double(head_dim));
+        case Mode::None:
+            return 1.0;
+        case Mode::Custom:
+            return custom;
     }
     return 1.0;
 }
@@ -20,12 +20,12 @@ double ScaleSetting::divisor(int head_dim) const
 QString ScaleSetting::toString() const
 {
     switch (mode) {
-    case Mode::Sqrt:
-        return QStringLiteral("sqrt");
-    case Mode::None:
-        return QStringLiteral("none");
-    case Mode::Custom:
-        return QString::number(custom, 'g', 17);
+        case Mode::Sqrt:
+            return QStringLiteral("sqrt");
+        case Mode::None:
+            return QStringLiteral("none");
+        case Mode::Custom:
+            return QString::number(custom, 'g', 17);
     }
     return {};
 }

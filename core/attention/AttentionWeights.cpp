@@ -34,13 +34,15 @@ Status AttentionWeights::checkDimensions(int input_dim, int d_model, int num_hea
         return Error{QStringLiteral("the input dimension must be a positive integer, got %1").arg(input_dim)};
     if (d_model > kMaxDimension || input_dim > kMaxDimension)
         return Error{QStringLiteral("dimensions above %1 are not supported (d_model %2, input %3)")
-                         .arg(kMaxDimension).arg(d_model).arg(input_dim)};
+                         .arg(kMaxDimension)
+                         .arg(d_model)
+                         .arg(input_dim)};
     if (d_model % num_heads != 0)
         return Error{QStringLiteral("d_model %1 is not divisible by %2 heads").arg(d_model).arg(num_heads)};
     const std::int64_t parameters = std::int64_t(input_dim) * 3 * d_model + std::int64_t(d_model) * d_model;
     if (parameters > kMaxParameters)
-        return Error{QStringLiteral("%1 parameters would not fit in memory (limit %2)")
-                         .arg(parameters).arg(kMaxParameters)};
+        return Error{
+            QStringLiteral("%1 parameters would not fit in memory (limit %2)").arg(parameters).arg(kMaxParameters)};
     return {};
 }
 
@@ -60,27 +62,38 @@ Status AttentionWeights::validateShapes() const
     if (Status dims = checkDimensions(inputDim(), dModel(), num_heads); !dims)
         return dims;
     if (hasInputBias() && in_bias.size() != in_proj.cols())
-        return Error{QStringLiteral("the input bias has %1 entries, expected %2").arg(in_bias.size()).arg(in_proj.cols())};
+        return Error{
+            QStringLiteral("the input bias has %1 entries, expected %2").arg(in_bias.size()).arg(in_proj.cols())};
     if (hasOutputProjection() && out_proj.rows() != dModel())
-        return Error{QStringLiteral("the output projection has %1 rows, expected d_model = %2").arg(out_proj.rows()).arg(dModel())};
+        return Error{QStringLiteral("the output projection has %1 rows, expected d_model = %2")
+                         .arg(out_proj.rows())
+                         .arg(dModel())};
     if (out_bias.size() > 0 && out_bias.size() != outputDim())
-        return Error{QStringLiteral("the output bias has %1 entries, expected %2").arg(out_bias.size()).arg(outputDim())};
+        return Error{
+            QStringLiteral("the output bias has %1 entries, expected %2").arg(out_bias.size()).arg(outputDim())};
     return {};
 }
 
 Result<AttentionWeights> AttentionWeights::fromParts(int num_heads, const Matrix& wq, const Matrix& wk,
-                                                     const Matrix& wv, const RowVector& bq,
-                                                     const RowVector& bk, const RowVector& bv,
-                                                     const Matrix& wo, const RowVector& bo)
+                                                     const Matrix& wv, const RowVector& bq, const RowVector& bk,
+                                                     const RowVector& bv, const Matrix& wo, const RowVector& bo)
 {
     auto sameShape = [](const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols(); };
     if (!sameShape(wq, wk) || !sameShape(wq, wv))
         return Error{QStringLiteral("Wq (%1x%2), Wk (%3x%4) and Wv (%5x%6) must have the same shape")
-                         .arg(wq.rows()).arg(wq.cols()).arg(wk.rows()).arg(wk.cols()).arg(wv.rows()).arg(wv.cols())};
+                         .arg(wq.rows())
+                         .arg(wq.cols())
+                         .arg(wk.rows())
+                         .arg(wk.cols())
+                         .arg(wv.rows())
+                         .arg(wv.cols())};
     const bool anyBias = bq.size() || bk.size() || bv.size();
     if (anyBias && (bq.size() != wq.cols() || bk.size() != wq.cols() || bv.size() != wq.cols()))
         return Error{QStringLiteral("the biases bq, bk, bv must each have %1 entries (got %2, %3, %4)")
-                         .arg(wq.cols()).arg(bq.size()).arg(bk.size()).arg(bv.size())};
+                         .arg(wq.cols())
+                         .arg(bq.size())
+                         .arg(bk.size())
+                         .arg(bv.size())};
 
     AttentionWeights w;
     w.num_heads = num_heads;

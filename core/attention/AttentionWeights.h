@@ -25,7 +25,7 @@ struct AttentionWeights {
     bool hasOutputProjection() const { return out_proj.size() > 0; }
     std::int64_t parameterCount() const;
 
-    auto wq() const { return in_proj.leftCols(dModel()); }   // (input_dim, d_model)
+    auto wq() const { return in_proj.leftCols(dModel()); }  // (input_dim, d_model)
     auto wk() const { return in_proj.middleCols(dModel(), dModel()); }
     auto wv() const { return in_proj.rightCols(dModel()); }
 
@@ -37,15 +37,13 @@ struct AttentionWeights {
     Status validateShapes() const;
 
     // Builds from separate math-layout matrices; biases may be empty.
-    static Result<AttentionWeights> fromParts(int num_heads, const Matrix& wq, const Matrix& wk,
-                                              const Matrix& wv, const RowVector& bq,
-                                              const RowVector& bk, const RowVector& bv,
+    static Result<AttentionWeights> fromParts(int num_heads, const Matrix& wq, const Matrix& wk, const Matrix& wv,
+                                              const RowVector& bq, const RowVector& bk, const RowVector& bv,
                                               const Matrix& wo, const RowVector& bo);
 
     // PyTorch's default nn.Linear initialisation, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights
     // and biases, from a portable seeded generator.
-    static Result<AttentionWeights> random(int input_dim, int d_model, int num_heads,
-                                           std::uint64_t seed);
+    static Result<AttentionWeights> random(int input_dim, int d_model, int num_heads, std::uint64_t seed);
     // Wq = Wk = Wv = Wo = I (a rectangular identity when input_dim != d_model), no biases:
     // the scores are then the raw dot products of the input vectors.
     static Result<AttentionWeights> identity(int input_dim, int d_model, int num_heads);

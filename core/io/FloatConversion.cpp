@@ -20,13 +20,13 @@ T load(const char* p, ByteOrder order)
 int byteSize(FloatFormat format)
 {
     switch (format) {
-    case FloatFormat::F16:
-    case FloatFormat::BF16:
-        return 2;
-    case FloatFormat::F32:
-        return 4;
-    case FloatFormat::F64:
-        return 8;
+        case FloatFormat::F16:
+        case FloatFormat::BF16:
+            return 2;
+        case FloatFormat::F32:
+            return 4;
+        case FloatFormat::F64:
+            return 8;
     }
     return 0;
 }
@@ -34,14 +34,14 @@ int byteSize(FloatFormat format)
 const char* formatName(FloatFormat format)
 {
     switch (format) {
-    case FloatFormat::F16:
-        return "F16";
-    case FloatFormat::BF16:
-        return "BF16";
-    case FloatFormat::F32:
-        return "F32";
-    case FloatFormat::F64:
-        return "F64";
+        case FloatFormat::F16:
+            return "F16";
+        case FloatFormat::BF16:
+            return "BF16";
+        case FloatFormat::F32:
+            return "F32";
+        case FloatFormat::F64:
+            return "F64";
     }
     return "?";
 }
@@ -67,30 +67,29 @@ float bfloat16ToFloat(std::uint16_t bits)
     return std::bit_cast<float>(std::uint32_t(bits) << 16);
 }
 
-void decodeFloats(const char* source, std::int64_t count, FloatFormat format, ByteOrder order,
-                  float* target)
+void decodeFloats(const char* source, std::int64_t count, FloatFormat format, ByteOrder order, float* target)
 {
     switch (format) {
-    case FloatFormat::F16:
-        for (std::int64_t i = 0; i < count; ++i)
-            target[i] = halfToFloat(load<quint16>(source + 2 * i, order));
-        return;
-    case FloatFormat::BF16:
-        for (std::int64_t i = 0; i < count; ++i)
-            target[i] = bfloat16ToFloat(load<quint16>(source + 2 * i, order));
-        return;
-    case FloatFormat::F32:
-        if (order == ByteOrder::Little && QSysInfo::ByteOrder == QSysInfo::LittleEndian) {
-            std::memcpy(target, source, size_t(count) * 4);
+        case FloatFormat::F16:
+            for (std::int64_t i = 0; i < count; ++i)
+                target[i] = halfToFloat(load<quint16>(source + 2 * i, order));
             return;
-        }
-        for (std::int64_t i = 0; i < count; ++i)
-            target[i] = std::bit_cast<float>(load<quint32>(source + 4 * i, order));
-        return;
-    case FloatFormat::F64:
-        for (std::int64_t i = 0; i < count; ++i)
-            target[i] = static_cast<float>(std::bit_cast<double>(load<quint64>(source + 8 * i, order)));
-        return;
+        case FloatFormat::BF16:
+            for (std::int64_t i = 0; i < count; ++i)
+                target[i] = bfloat16ToFloat(load<quint16>(source + 2 * i, order));
+            return;
+        case FloatFormat::F32:
+            if (order == ByteOrder::Little && QSysInfo::ByteOrder == QSysInfo::LittleEndian) {
+                std::memcpy(target, source, size_t(count) * 4);
+                return;
+            }
+            for (std::int64_t i = 0; i < count; ++i)
+                target[i] = std::bit_cast<float>(load<quint32>(source + 4 * i, order));
+            return;
+        case FloatFormat::F64:
+            for (std::int64_t i = 0; i < count; ++i)
+                target[i] = static_cast<float>(std::bit_cast<double>(load<quint64>(source + 8 * i, order)));
+            return;
     }
 }
 

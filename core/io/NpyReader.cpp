@@ -28,11 +28,20 @@ public:
 
     void skipSpace()
     {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
+        while (m_pos < m_text.size() &&
+               (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
             ++m_pos;
     }
-    bool atEnd() { skipSpace(); return m_pos >= m_text.size(); }
-    char peek() { skipSpace(); return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
+    bool atEnd()
+    {
+        skipSpace();
+        return m_pos >= m_text.size();
+    }
+    char peek()
+    {
+        skipSpace();
+        return m_pos < m_text.size() ? m_text[m_pos] : '\0';
+    }
     bool accept(char c)
     {
         if (peek() != c)
@@ -63,7 +72,8 @@ public:
     {
         skipSpace();
         const qsizetype start = m_pos;
-        while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
+        while (m_pos < m_text.size() &&
+               (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
             ++m_pos;
         return m_text.sliced(start, m_pos - start);
     }
@@ -116,7 +126,8 @@ Status parseDescr(const QString& descr, NpyHeader& header)
 {
     auto unsupported = [&] {
         return Error{QStringLiteral("unsupported dtype '%1': weights must be float16, float32 or float64 "
-                                    "('<f2', '<f4', '<f8' or big-endian '>f...')").arg(descr)};
+                                    "('<f2', '<f4', '<f8' or big-endian '>f...')")
+                         .arg(descr)};
     };
     if (descr.size() < 3)
         return unsupported();
@@ -126,10 +137,12 @@ Status parseDescr(const QString& descr, NpyHeader& header)
     header.item_size = descr.mid(2).toInt(&ok);
     if (!ok || (order != u'<' && order != u'>' && order != u'|' && order != u'='))
         return unsupported();
-    const bool sizeOk = header.kind == 'f' ? (header.item_size == 2 || header.item_size == 4 || header.item_size == 8)
-                      : (header.kind == 'i' || header.kind == 'u') ? (header.item_size == 1 || header.item_size == 2 || header.item_size == 4 || header.item_size == 8)
-                      : header.kind == 'b' ? header.item_size == 1
-                      : false;
+    const bool sizeOk =
+        header.kind == 'f' ? (header.item_size == 2 || header.item_size == 4 || header.item_size == 8)
+        : (header.kind == 'i' || header.kind == 'u')
+            ? (header.item_size == 1 || header.item_size == 2 || header.item_size == 4 || header.item_size == 8)
+        : header.kind == 'b' ? header.item_size == 1
+                             : false;
     if (!sizeOk)
         return unsupported();
     const bool hostBig = QSysInfo::ByteOrder == QSysInfo::BigEndian;
@@ -142,22 +155,28 @@ Result<std::int64_t> checkDataSize(const NpyHeader& header, qint64 total_size)
 {
     const auto count = elementCount(header.shape);
     if (!count || *count > std::numeric_limits<std::int64_t>::max() / header.item_size)
-        return Error{QStringLiteral("shape %1 has too many elements (the count overflows 64 bits)").arg(shapeString(header.shape))};
+        return Error{QStringLiteral("shape %1 has too many elements (the count overflows 64 bits)")
+                         .arg(shapeString(header.shape))};
     const std::int64_t needed = *count * header.item_size;
     const qint64 available = total_size - header.data_offset;
     if (needed > available)
-        return Error{QStringLiteral("the data is truncated: shape %1 of '%2' needs %3 bytes, the file has %4 after the header")
-                         .arg(shapeString(header.shape), header.descr).arg(needed).arg(available)};
+        return Error{
+            QStringLiteral("the data is truncated: shape %1 of '%2' needs %3 bytes, the file has %4 after the header")
+                .arg(shapeString(header.shape), header.descr)
+                .arg(needed)
+                .arg(available)};
     if (needed < available)
         return Error{QStringLiteral("%1 bytes of trailing data after the %2 bytes that shape %3 of '%4' needs")
-                         .arg(available - needed).arg(needed).arg(shapeString(header.shape), header.descr)};
+                         .arg(available - needed)
+                         .arg(needed)
+                         .arg(shapeString(header.shape), header.descr)};
     return *count;
 }
 
 // Reorders a Fortran-order buffer (first index fastest) into C order (last index fastest).
 void fortranToC(const float* fortran, const Shape& shape, float* c_order, std::int64_t count)
 {
-    const size_t ndim = shape.size();  // at most kMaxDimensions (parseShape refuses more)
+    const size_t ndim = shape.size();                   // at most kMaxDimensions (parseShape refuses more)
     std::array<std::int64_t, kMaxDimensions> stride{};  // Fortran strides, in items
     std::array<std::int64_t, kMaxDimensions> index{};   // the C-order multi-index
     stride[0] = 1;
@@ -193,7 +212,9 @@ Result<NpyHeader> NpyReader::parseHeader(QByteArrayView bytes)
     header.major_version = quint8(bytes[6]);
     const int minor = quint8(bytes[7]);
     if ((header.major_version < 1 || header.major_version > 3) || minor != 0)
-        return Error{QStringLiteral("unsupported .npy version %1.%2 (1.0, 2.0 and 3.0 are read)").arg(header.major_version).arg(minor)};
+        return Error{QStringLiteral("unsupported .npy version %1.%2 (1.0, 2.0 and 3.0 are read)")
+                         .arg(header.major_version)
+                         .arg(minor)};
     const int lengthBytes = header.major_version == 1 ? 2 : 4;
     const qint64 prefix = kMagicSize + 2 + lengthBytes;
     if (bytes.size() < prefix)
@@ -204,7 +225,8 @@ Result<NpyHeader> NpyReader::parseHeader(QByteArrayView bytes)
         return Error{QStringLiteral("the .npy header claims %1 bytes (limit %2)").arg(length).arg(kMaxHeaderBytes)};
     if (bytes.size() < prefix + length)
         return Error{QStringLiteral("the file ends inside the .npy header (%1 bytes claimed, %2 present)")
-                         .arg(length).arg(bytes.size() - prefix)};
+                         .arg(length)
+                         .arg(bytes.size() - prefix)};
     header.data_offset = prefix + length;
 
     DictLexer lexer(bytes.sliced(prefix, length));
@@ -217,7 +239,8 @@ Result<NpyHeader> NpyReader::parseHeader(QByteArrayView bytes)
             return Error{QStringLiteral("the .npy header is not a valid dict literal")};
         if (*key == u"descr" && !haveDescr) {
             if (lexer.peek() == '[')
-                return Error{QStringLiteral("structured dtypes are not supported; weights must be float16, float32 or float64")};
+                return Error{
+                    QStringLiteral("structured dtypes are not supported; weights must be float16, float32 or float64")};
             const auto descr = lexer.string();
             if (!descr)
                 return Error{QStringLiteral("the header's 'descr' is not a string")};
@@ -256,13 +279,16 @@ Result<TensorArray> NpyReader::read(QByteArrayView bytes)
     if (!header)
         return Error{header.error()};
     if (header->kind != 'f')
-        return Error{QStringLiteral("dtype '%1' is not a floating-point type; weights must be float16, float32 or float64")
-                         .arg(header->descr)};
+        return Error{
+            QStringLiteral("dtype '%1' is not a floating-point type; weights must be float16, float32 or float64")
+                .arg(header->descr)};
     auto count = checkDataSize(*header, bytes.size());
     if (!count)
         return Error{count.error()};
 
-    const FloatFormat format = header->item_size == 2 ? FloatFormat::F16 : header->item_size == 4 ? FloatFormat::F32 : FloatFormat::F64;
+    const FloatFormat format = header->item_size == 2   ? FloatFormat::F16
+                               : header->item_size == 4 ? FloatFormat::F32
+                                                        : FloatFormat::F64;
     const ByteOrder order = header->big_endian ? ByteOrder::Big : ByteOrder::Little;
     TensorArray array;
     array.shape = header->shape;
@@ -294,7 +320,10 @@ Result<std::int64_t> NpyReader::readInteger(QByteArrayView bytes)
     auto load = [&]<typename T>(T) { return big ? qFromBigEndian<T>(p) : qFromLittleEndian<T>(p); };
     if (header->kind == 'f') {
         float value = 0;
-        decodeFloats(p, 1, header->item_size == 2 ? FloatFormat::F16 : header->item_size == 4 ? FloatFormat::F32 : FloatFormat::F64,
+        decodeFloats(p, 1,
+                     header->item_size == 2   ? FloatFormat::F16
+                     : header->item_size == 4 ? FloatFormat::F32
+                                              : FloatFormat::F64,
                      big ? ByteOrder::Big : ByteOrder::Little, &value);
         if (!std::isfinite(value) || value != std::floor(value) || std::abs(value) > 1e15f)
             return Error{QStringLiteral("the value %1 is not an integer").arg(double(value))};
@@ -304,20 +333,20 @@ Result<std::int64_t> NpyReader::readInteger(QByteArrayView bytes)
         return Error{QStringLiteral("expected an integer, got a boolean")};
     const bool isSigned = header->kind == 'i';
     switch (header->item_size) {
-    case 1:
-        return isSigned ? std::int64_t(qint8(*p)) : std::int64_t(quint8(*p));
-    case 2:
-        return isSigned ? std::int64_t(load(qint16{})) : std::int64_t(load(quint16{}));
-    case 4:
-        return isSigned ? std::int64_t(load(qint32{})) : std::int64_t(load(quint32{}));
-    default: {
-        if (isSigned)
-            return std::int64_t(load(qint64{}));
-        const quint64 value = load(quint64{});
-        if (value > quint64(std::numeric_limits<std::int64_t>::max()))
-            return Error{QStringLiteral("the value %1 is too large").arg(value)};
-        return std::int64_t(value);
-    }
+        case 1:
+            return isSigned ? std::int64_t(qint8(*p)) : std::int64_t(quint8(*p));
+        case 2:
+            return isSigned ? std::int64_t(load(qint16{})) : std::int64_t(load(quint16{}));
+        case 4:
+            return isSigned ? std::int64_t(load(qint32{})) : std::int64_t(load(quint32{}));
+        default: {
+            if (isSigned)
+                return std::int64_t(load(qint64{}));
+            const quint64 value = load(quint64{});
+            if (value > quint64(std::numeric_limits<std::int64_t>::max()))
+                return Error{QStringLiteral("the value %1 is too large").arg(value)};
+            return std::int64_t(value);
+        }
     }
 }
 
@@ -370,8 +399,9 @@ Result<Matrix> NpyReader::readMatrixFile(const QString& path)
         return Error{array.error()};
     const Shape& shape = array->shape;
     if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
-        return Error{QStringLiteral("%1: expected a 2-D array (rows x columns) with at least one row and column, got shape %2")
-                         .arg(fileNameOf(path), shapeString(shape))};
+        return Error{
+            QStringLiteral("%1: expected a 2-D array (rows x columns) with at least one row and column, got shape %2")
+                .arg(fileNameOf(path), shapeString(shape))};
     if (!array->values.allFinite())
         return Error{QStringLiteral("%1: the matrix contains NaN or infinite values").arg(fileNameOf(path))};
     return std::move(array).value().values;

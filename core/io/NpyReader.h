@@ -25,13 +25,13 @@ namespace attn {
 
 struct NpyHeader {
     int major_version = 1;
-    QString descr;             // as written, e.g. "<f4"
-    char kind = 'f';           // 'f' float, 'i' signed, 'u' unsigned, 'b' bool
-    int item_size = 4;         // bytes per item
-    bool big_endian = false;   // after resolving '|' and '=' to this machine's order
+    QString descr;            // as written, e.g. "<f4"
+    char kind = 'f';          // 'f' float, 'i' signed, 'u' unsigned, 'b' bool
+    int item_size = 4;        // bytes per item
+    bool big_endian = false;  // after resolving '|' and '=' to this machine's order
     bool fortran_order = false;
     Shape shape;
-    qint64 data_offset = 0;    // bytes from the start of the file to the first item
+    qint64 data_offset = 0;  // bytes from the start of the file to the first item
 };
 
 class NpyReader {

@@ -9,8 +9,8 @@
 namespace attn {
 namespace {
 
-constexpr int kAlignment = 64;           // numpy.lib.format.ARRAY_ALIGN
-constexpr int kGrowthAxisMaxDigits = 21; // numpy.lib.format.GROWTH_AXIS_MAX_DIGITS
+constexpr int kAlignment = 64;            // numpy.lib.format.ARRAY_ALIGN
+constexpr int kGrowthAxisMaxDigits = 21;  // numpy.lib.format.GROWTH_AXIS_MAX_DIGITS
 
 QByteArray header(const Shape& shape)
 {
@@ -70,7 +70,11 @@ Result<QByteArray> NpyWriter::encode(const std::vector<Matrix>& stack)
     for (size_t i = 0; i < stack.size(); ++i)
         if (stack[i].rows() != rows || stack[i].cols() != cols)
             return Error{QStringLiteral("matrix %1 is %2 x %3 but matrix 0 is %4 x %5")
-                             .arg(i).arg(stack[i].rows()).arg(stack[i].cols()).arg(rows).arg(cols)};
+                             .arg(i)
+                             .arg(stack[i].rows())
+                             .arg(stack[i].cols())
+                             .arg(rows)
+                             .arg(cols)};
     QByteArray out = header({std::int64_t(stack.size()), rows, cols});
     for (const Matrix& m : stack)  // each row-major matrix is one contiguous C-order block
         appendValues(out, m.data(), m.size());

@@ -24,14 +24,14 @@ const QString kNpySuffix = QStringLiteral(".npy");
 QString zipErrorText(int code)
 {
     switch (code) {
-    case UNZ_CRCERROR:
-        return QStringLiteral("CRC mismatch");
-    case UNZ_BADZIPFILE:
-        return QStringLiteral("damaged zip structure");
-    case Z_DATA_ERROR:
-        return QStringLiteral("damaged compressed data");
-    default:
-        return QStringLiteral("zip error %1").arg(code);
+        case UNZ_CRCERROR:
+            return QStringLiteral("CRC mismatch");
+        case UNZ_BADZIPFILE:
+            return QStringLiteral("damaged zip structure");
+        case Z_DATA_ERROR:
+            return QStringLiteral("damaged compressed data");
+        default:
+            return QStringLiteral("zip error %1").arg(code);
     }
 }
 
@@ -62,7 +62,8 @@ Result<std::unique_ptr<NpzReader>> NpzReader::open(const QString& path)
     }
     const QStringList files = reader->m_zip->getFileNameList();
     if (reader->m_zip->getZipError() != UNZ_OK)
-        return Error{QStringLiteral("the zip directory cannot be read (%1)").arg(zipErrorText(reader->m_zip->getZipError()))};
+        return Error{
+            QStringLiteral("the zip directory cannot be read (%1)").arg(zipErrorText(reader->m_zip->getZipError()))};
     for (const QString& file : files) {
         if (!file.endsWith(kNpySuffix))
             continue;
@@ -95,10 +96,12 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     if (info.flags & 1)
         return fail(QStringLiteral("is encrypted"));
     if (info.method != 0 && info.method != Z_DEFLATED)
-        return fail(QStringLiteral("uses compression method %1; .npz members are stored (0) or deflated (8)").arg(info.method));
+        return fail(
+            QStringLiteral("uses compression method %1; .npz members are stored (0) or deflated (8)").arg(info.method));
     if (info.uncompressedSize > quint64(kMaxTotalBytes - m_inflated))
         return fail(QStringLiteral("declares %1 bytes uncompressed, over the %2-byte limit for one archive")
-                        .arg(info.uncompressedSize).arg(kMaxTotalBytes));
+                        .arg(info.uncompressedSize)
+                        .arg(kMaxTotalBytes));
     const qint64 declared = qint64(info.uncompressedSize);
 
     // The compressed bytes are read raw and inflated here, so that inflating stops as soon as the
@@ -115,7 +118,11 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     struct StreamEnd {
         z_stream* stream;
         bool active;
-        ~StreamEnd() { if (active) inflateEnd(stream); }
+        ~StreamEnd()
+        {
+            if (active)
+                inflateEnd(stream);
+        }
     } streamEnd{&stream, deflated};
 
     QByteArray data;  // grows with what actually arrives, never with what the directory claims
@@ -137,7 +144,9 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
         const qint64 needed = header->data_offset + *count * header->item_size;
         if (needed != declared)
             return Error{QStringLiteral("its .npy header (shape %1 of '%2') needs %3 bytes but the member declares %4")
-                             .arg(shapeString(header->shape), header->descr).arg(needed).arg(declared)};
+                             .arg(shapeString(header->shape), header->descr)
+                             .arg(needed)
+                             .arg(declared)};
         return {};
     };
     try {

@@ -41,9 +41,9 @@ private:
     NpzReader();
 
     std::unique_ptr<QuaZip> m_zip;
-    QStringList m_names;                 // array names, in archive order
-    QHash<QString, QString> m_members;   // array name -> member file name
-    qint64 m_inflated = 0;               // bytes inflated so far, against kMaxTotalBytes
+    QStringList m_names;                // array names, in archive order
+    QHash<QString, QString> m_members;  // array name -> member file name
+    qint64 m_inflated = 0;              // bytes inflated so far, against kMaxTotalBytes
 };
 
 }  // namespace attn

@@ -19,12 +19,26 @@ struct DtypeInfo {
 
 // Every dtype of the format; only the four float formats are weights.
 constexpr DtypeInfo kDtypes[] = {
-    {"F16", 16, FloatFormat::F16}, {"BF16", 16, FloatFormat::BF16},
-    {"F32", 32, FloatFormat::F32}, {"F64", 64, FloatFormat::F64},
-    {"BOOL", 8, {}}, {"U8", 8, {}}, {"I8", 8, {}}, {"I16", 16, {}}, {"U16", 16, {}},
-    {"I32", 32, {}}, {"U32", 32, {}}, {"I64", 64, {}}, {"U64", 64, {}}, {"C64", 64, {}},
-    {"F8_E5M2", 8, {}}, {"F8_E4M3", 8, {}}, {"F8_E8M0", 8, {}},
-    {"F6_E2M3", 6, {}}, {"F6_E3M2", 6, {}}, {"F4", 4, {}},
+    {"F16", 16, FloatFormat::F16},
+    {"BF16", 16, FloatFormat::BF16},
+    {"F32", 32, FloatFormat::F32},
+    {"F64", 64, FloatFormat::F64},
+    {"BOOL", 8, {}},
+    {"U8", 8, {}},
+    {"I8", 8, {}},
+    {"I16", 16, {}},
+    {"U16", 16, {}},
+    {"I32", 32, {}},
+    {"U32", 32, {}},
+    {"I64", 64, {}},
+    {"U64", 64, {}},
+    {"C64", 64, {}},
+    {"F8_E5M2", 8, {}},
+    {"F8_E4M3", 8, {}},
+    {"F8_E8M0", 8, {}},
+    {"F6_E2M3", 6, {}},
+    {"F6_E3M2", 6, {}},
+    {"F4", 4, {}},
 };
 
 const DtypeInfo* findDtype(const QString& name)
@@ -102,16 +116,24 @@ Result<SafetensorsReader::TensorInfo> parseEntry(const QString& name, const QJso
 
     const auto count = elementCount(info.shape);
     if (!count || *count > std::numeric_limits<std::int64_t>::max() / type->bits)
-        return fail(QStringLiteral("shape %1 has too many elements (the byte count overflows 64 bits)").arg(shapeString(info.shape)));
+        return fail(QStringLiteral("shape %1 has too many elements (the byte count overflows 64 bits)")
+                        .arg(shapeString(info.shape)));
     const std::int64_t bits = *count * type->bits;
     if (bits % 8 != 0)
-        return fail(QStringLiteral("shape %1 of %2 does not fill a whole number of bytes").arg(shapeString(info.shape), info.dtype));
+        return fail(QStringLiteral("shape %1 of %2 does not fill a whole number of bytes")
+                        .arg(shapeString(info.shape), info.dtype));
     if (bits / 8 != info.end - info.begin)
         return fail(QStringLiteral("shape %1 of %2 claims %3 bytes but its data range [%4, %5] holds %6")
-                        .arg(shapeString(info.shape), info.dtype).arg(bits / 8).arg(info.begin).arg(info.end).arg(info.end - info.begin));
+                        .arg(shapeString(info.shape), info.dtype)
+                        .arg(bits / 8)
+                        .arg(info.begin)
+                        .arg(info.end)
+                        .arg(info.end - info.begin));
     if (info.end > data_size)
         return fail(QStringLiteral("data_offsets [%1, %2] lie outside the data section of %3 bytes")
-                        .arg(info.begin).arg(info.end).arg(data_size));
+                        .arg(info.begin)
+                        .arg(info.end)
+                        .arg(data_size));
     return info;
 }
 
@@ -126,14 +148,17 @@ Result<std::unique_ptr<SafetensorsReader>> SafetensorsReader::open(const QString
     const qint64 fileSize = reader->m_file.size();
     char lengthBytes[8];
     if (fileSize < 8 || reader->m_file.read(lengthBytes, 8) != 8)
-        return Error{QStringLiteral("not a safetensors file: %1 bytes, shorter than the 8-byte header length").arg(fileSize)};
+        return Error{
+            QStringLiteral("not a safetensors file: %1 bytes, shorter than the 8-byte header length").arg(fileSize)};
     const quint64 headerSize = qFromLittleEndian<quint64>(lengthBytes);
     if (headerSize > quint64(kMaxHeaderBytes))
         return Error{QStringLiteral("the header length claims %1 bytes, over the format's limit of %2")
-                         .arg(headerSize).arg(kMaxHeaderBytes)};
+                         .arg(headerSize)
+                         .arg(kMaxHeaderBytes)};
     if (qint64(headerSize) > fileSize - 8)
         return Error{QStringLiteral("the header length claims %1 bytes but only %2 follow it")
-                         .arg(headerSize).arg(fileSize - 8)};
+                         .arg(headerSize)
+                         .arg(fileSize - 8)};
     if (headerSize < 2)
         return Error{QStringLiteral("the header is %1 bytes long; it must be a JSON object").arg(headerSize)};
 
@@ -151,7 +176,9 @@ Status SafetensorsReader::parseHeader(const QByteArray& json, qint64 data_size)
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return Error{QStringLiteral("the header is not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset)};
+        return Error{QStringLiteral("the header is not valid JSON (%1 at byte %2)")
+                         .arg(parseError.errorString())
+                         .arg(parseError.offset)};
     if (!doc.isObject())
         return Error{QStringLiteral("the header is JSON but not an object")};
     const QJsonObject header = doc.object();
@@ -163,7 +190,8 @@ Status SafetensorsReader::parseHeader(const QByteArray& json, qint64 data_size)
             const QJsonObject metadata = it.value().toObject();
             for (auto m = metadata.begin(); m != metadata.end(); ++m) {
                 if (!m.value().isString())
-                    return Error{QStringLiteral("__metadata__ value '%1' is %2, not a string (the format maps strings to strings)")
+                    return Error{QStringLiteral(
+                                     "__metadata__ value '%1' is %2, not a string (the format maps strings to strings)")
                                      .arg(m.key(), jsonText(m.value()))};
                 m_metadata.insert(m.key(), m.value().toString());
             }
@@ -176,23 +204,34 @@ Status SafetensorsReader::parseHeader(const QByteArray& json, qint64 data_size)
     }
 
     // The tensors must tile the data section: sorted by offset, each begins where the last ended.
-    std::stable_sort(m_tensors.begin(), m_tensors.end(),
-                     [](const TensorInfo& a, const TensorInfo& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+    std::stable_sort(m_tensors.begin(), m_tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
     qint64 covered = 0;
     const TensorInfo* previous = nullptr;
     for (const TensorInfo& t : m_tensors) {
         if (t.begin < covered)
             return Error{QStringLiteral("tensors '%1' [%2, %3] and '%4' [%5, %6] overlap in the data section")
-                             .arg(previous->name).arg(previous->begin).arg(previous->end).arg(t.name).arg(t.begin).arg(t.end)};
+                             .arg(previous->name)
+                             .arg(previous->begin)
+                             .arg(previous->end)
+                             .arg(t.name)
+                             .arg(t.begin)
+                             .arg(t.end)};
         if (t.begin > covered)
-            return Error{QStringLiteral("bytes [%1, %2] of the data section belong to no tensor (a hole; tensors must be contiguous)")
-                             .arg(covered).arg(t.begin)};
+            return Error{
+                QStringLiteral(
+                    "bytes [%1, %2] of the data section belong to no tensor (a hole; tensors must be contiguous)")
+                    .arg(covered)
+                    .arg(t.begin)};
         covered = t.end;
         previous = &t;
     }
     if (covered != data_size)
-        return Error{QStringLiteral("bytes [%1, %2] at the end of the data section belong to no tensor (tensors must cover it)")
-                         .arg(covered).arg(data_size)};
+        return Error{
+            QStringLiteral("bytes [%1, %2] at the end of the data section belong to no tensor (tensors must cover it)")
+                .arg(covered)
+                .arg(data_size)};
     return {};
 }
 
@@ -218,11 +257,13 @@ Result<TensorArray> SafetensorsReader::readTensor(const QString& name)
     if (!info)
         return Error{QStringLiteral("no tensor '%1'").arg(name)};
     if (!info->format)
-        return Error{QStringLiteral("tensor '%1' has dtype %2; attention weights must be F16, BF16, F32 or F64").arg(name, info->dtype)};
+        return Error{QStringLiteral("tensor '%1' has dtype %2; attention weights must be F16, BF16, F32 or F64")
+                         .arg(name, info->dtype)};
     const qint64 bytes = info->end - info->begin;  // checked against the file in open()
     const QByteArray data = m_file.seek(m_dataStart + info->begin) ? m_file.read(bytes) : QByteArray();
     if (data.size() != bytes)
-        return Error{QStringLiteral("tensor '%1' could not be read (the file changed or %2)").arg(name, m_file.errorString())};
+        return Error{
+            QStringLiteral("tensor '%1' could not be read (the file changed or %2)").arg(name, m_file.errorString())};
     TensorArray array;
     array.shape = info->shape;
     const auto [rows, cols] = TensorArray::matrixDims(info->shape);

@@ -30,8 +30,8 @@ constexpr Index kPrefetchRows = 12;
 // out[r][0, Packets * kPacket) = sum_i x[r][i] w[i][0, Packets * kPacket) for r < Rows, with the
 // sums in registers and each row of the w strip loaded once for all Rows rows.
 template <int Rows, int Packets>
-void directTile(const float* x, Index x_stride, const float* w, Index w_stride, Index inner,
-                float* out, Index out_stride)
+void directTile(const float* x, Index x_stride, const float* w, Index w_stride, Index inner, float* out,
+                Index out_stride)
 {
     using namespace Eigen::internal;
     Packet acc[Rows][Packets];
@@ -58,8 +58,8 @@ void directTile(const float* x, Index x_stride, const float* w, Index w_stride, 
 
 // directTile with a row count known only at run time (the last, shorter tile of a strip).
 template <int Rows, int Packets>
-void directTileRows(int rows, const float* x, Index x_stride, const float* w, Index w_stride,
-                    Index inner, float* out, Index out_stride)
+void directTileRows(int rows, const float* x, Index x_stride, const float* w, Index w_stride, Index inner, float* out,
+                    Index out_stride)
 {
     if constexpr (Rows > 1) {
         if (rows < Rows)
@@ -74,10 +74,9 @@ void directStrip(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out, I
 {
     constexpr int tile_rows = kTileRows<Packets>;
     for (Index row = 0; row < x.rows(); row += tile_rows) {
-        directTileRows<tile_rows, Packets>(int(std::min<Index>(tile_rows, x.rows() - row)),
-                                           x.data() + row * x.outerStride(), x.outerStride(),
-                                           w.data() + col, w.outerStride(), x.cols(),
-                                           out.data() + row * out.outerStride() + col, out.outerStride());
+        directTileRows<tile_rows, Packets>(
+            int(std::min<Index>(tile_rows, x.rows() - row)), x.data() + row * x.outerStride(), x.outerStride(),
+            w.data() + col, w.outerStride(), x.cols(), out.data() + row * out.outerStride() + col, out.outerStride());
     }
 }
 
@@ -108,9 +107,8 @@ bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* 
     // tiles wide; Eigen's product repacks all of x for every call, so it gets one chunk per thread.
     const Index threads = omp_get_num_threads();
     const Index cols = w.cols();
-    const Index chunk_cols = x.rows() <= kDirectRows
-        ? kChunkCols
-        : ((cols + threads - 1) / threads + kPacket - 1) / kPacket * kPacket;
+    const Index chunk_cols =
+        x.rows() <= kDirectRows ? kChunkCols : ((cols + threads - 1) / threads + kPacket - 1) / kPacket * kPacket;
     const Index chunks = (cols + chunk_cols - 1) / chunk_cols;
     bool finite = true;
 

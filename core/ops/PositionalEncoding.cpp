@@ -58,7 +58,7 @@ Matrix PositionalEncoding::sinusoidal(int seq_len, int dim)
     TableCache& cache = tableCache();
     QMutexLocker lock(&cache.mutex);
     if (!cache.tables.contains(dim) && cache.tables.size() >= 4)
-        cache.tables.clear();  // a few widths in use at a time; forget old ones
+        cache.tables.clear();           // a few widths in use at a time; forget old ones
     Matrix& table = cache.tables[dim];  // (rows computed so far, dim)
     if (table.rows() < seq_len) {
         const int first = int(table.rows());

@@ -18,7 +18,7 @@ public:
     static Matrix sinusoidal(int seq_len, int dim);  // (seq_len, dim)
 
     // Computed afresh, bypassing the cache (what the cache must reproduce).
-    static Matrix compute(int seq_len, int dim);  // (seq_len, dim)
+    static Matrix compute(int seq_len, int dim);                         // (seq_len, dim)
     static constexpr qsizetype kCachedTableFloats = qsizetype(1) << 22;  // 16 MiB per width at most
 };
 

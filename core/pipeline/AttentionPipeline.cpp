@@ -3,8 +3,8 @@
 #include "core/attention/AttentionEngine.h"
 #include "core/pipeline/AttentionResult.h"
 
-#include "core/ops/PositionalEncoding.h"
 #include "core/ops/HashEmbedder.h"
+#include "core/ops/PositionalEncoding.h"
 #include "core/text/WordSplitter.h"
 
 #include <QElapsedTimer>
@@ -50,16 +50,16 @@ Result<AttentionInput> AttentionPipeline::inputFromMatrix(Matrix x, const QStrin
 Result<LoadedWeights> AttentionPipeline::buildWeights(const RunSettings& config)
 {
     switch (config.weight_source) {
-    case RunSettings::WeightSource::File:
-        return WeightFile::load(config.weights_file, {config.layer, config.file_num_heads});
-    case RunSettings::WeightSource::Identity: {
-        auto weights = AttentionWeights::identity(config.effectiveInputDim(), config.d_model, config.num_heads);
-        if (!weights)
-            return Error{weights.error()};
-        return LoadedWeights{std::move(weights).value(), 1, QStringLiteral("identity")};
-    }
-    case RunSettings::WeightSource::Random:
-        break;
+        case RunSettings::WeightSource::File:
+            return WeightFile::load(config.weights_file, {config.layer, config.file_num_heads});
+        case RunSettings::WeightSource::Identity: {
+            auto weights = AttentionWeights::identity(config.effectiveInputDim(), config.d_model, config.num_heads);
+            if (!weights)
+                return Error{weights.error()};
+            return LoadedWeights{std::move(weights).value(), 1, QStringLiteral("identity")};
+        }
+        case RunSettings::WeightSource::Random:
+            break;
     }
     auto weights = AttentionWeights::random(config.effectiveInputDim(), config.d_model, config.num_heads, config.seed);
     if (!weights)
@@ -96,18 +96,21 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
     result.parameter_count = weights.parameterCount();
     result.layer_count = loaded.layer_count;
     switch (config.weight_source) {
-    case RunSettings::WeightSource::Random:
-        result.weights_description = QStringLiteral("random (seed %1)").arg(config.seed);
-        break;
-    case RunSettings::WeightSource::Identity:
-        result.weights_description = QStringLiteral("identity");
-        break;
-    case RunSettings::WeightSource::File:
-        result.weights_description = loaded.layer_count > 1
-            ? QStringLiteral("%1 (%2, layer %3 of %4)").arg(QFileInfo(config.weights_file).fileName(), loaded.scheme)
-                  .arg(config.layer).arg(loaded.layer_count)
-            : QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), loaded.scheme);
-        break;
+        case RunSettings::WeightSource::Random:
+            result.weights_description = QStringLiteral("random (seed %1)").arg(config.seed);
+            break;
+        case RunSettings::WeightSource::Identity:
+            result.weights_description = QStringLiteral("identity");
+            break;
+        case RunSettings::WeightSource::File:
+            result.weights_description =
+                loaded.layer_count > 1
+                    ? QStringLiteral("%1 (%2, layer %3 of %4)")
+                          .arg(QFileInfo(config.weights_file).fileName(), loaded.scheme)
+                          .arg(config.layer)
+                          .arg(loaded.layer_count)
+                    : QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), loaded.scheme);
+            break;
     }
     return result;
 }

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "core/attention/AttentionOptions.h"
-#include "core/pipeline/AttentionInput.h"
-#include "core/pipeline/RunSettings.h"
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
+#include "core/pipeline/AttentionInput.h"
+#include "core/pipeline/RunSettings.h"
 #include "core/text/Token.h"
 #include "core/weights/WeightFile.h"
 
@@ -31,8 +31,7 @@ public:
     static AttentionOptions optionsFor(const RunSettings& config, TraceDetail detail);
 
     // The whole computation for a prepared input and weights (built once, reused per keystroke).
-    static Result<AttentionResult> run(const RunSettings& config, AttentionInput input,
-                                       const LoadedWeights& weights,
+    static Result<AttentionResult> run(const RunSettings& config, AttentionInput input, const LoadedWeights& weights,
                                        TraceDetail detail = TraceDetail::Full);
     // Convenience for one-shot callers (command line, tests): input from the sentence, weights
     // from the config. An empty or blank sentence is an error here.

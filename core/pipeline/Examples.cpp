@@ -1,7 +1,7 @@
 #include "core/pipeline/Examples.h"
 
-#include "core/pipeline/AttentionResult.h"
 #include "core/io/NpyReader.h"
+#include "core/pipeline/AttentionResult.h"
 
 #include <QDir>
 
@@ -26,7 +26,10 @@ Result<Example> Examples::toyFourDim(const QString& examples_dir)
         return Error{x.error()};
     if (x->cols() != weights->weights.inputDim())
         return Error{QStringLiteral("%1: the rows have %2 columns, %3 expects %4")
-                         .arg(input_path).arg(x->cols()).arg(example.config.weights_file).arg(weights->weights.inputDim())};
+                         .arg(input_path)
+                         .arg(x->cols())
+                         .arg(example.config.weights_file)
+                         .arg(weights->weights.inputDim())};
     auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), {});
     if (!input)
         return Error{QStringLiteral("%1: %2").arg(input_path, input.error())};

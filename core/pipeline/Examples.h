@@ -1,8 +1,8 @@
 #pragma once
 
+#include "core/base/Result.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/RunSettings.h"
-#include "core/base/Result.h"
 #include "core/weights/WeightFile.h"
 
 #include <QString>
@@ -14,9 +14,9 @@ struct AttentionResult;
 // A ready-made computation offered from the Examples menu: its settings, its input rows and its
 // weights, loaded from the shipped files (resources/examples).
 struct Example {
-    QString title;          // "Toy 4-dimensional attention"
-    RunSettings config;     // weights from the file, scale and positions as the example needs
-    AttentionInput input;   // the rows, labelled "0", "1", ...
+    QString title;         // "Toy 4-dimensional attention"
+    RunSettings config;    // weights from the file, scale and positions as the example needs
+    AttentionInput input;  // the rows, labelled "0", "1", ...
     LoadedWeights weights;
 };
 

@@ -10,8 +10,7 @@ enum class Kind { Space, Word, Ideograph, Other };
 bool isIdeographicScript(char32_t c)
 {
     const QChar::Script script = QChar::script(c);
-    return script == QChar::Script_Han || script == QChar::Script_Hiragana
-        || script == QChar::Script_Katakana;
+    return script == QChar::Script_Han || script == QChar::Script_Hiragana || script == QChar::Script_Katakana;
 }
 
 Kind classify(QStringView cluster)
@@ -52,9 +51,7 @@ TokenList WordSplitter::split(const QString& sentence)
     }
 
     TokenList tokens;
-    auto addToken = [&](qsizetype from, qsizetype to) {
-        tokens.append({sentence.mid(from, to - from), from, to});
-    };
+    auto addToken = [&](qsizetype from, qsizetype to) { tokens.append({sentence.mid(from, to - from), from, to}); };
     for (qsizetype i = 0; i < clusters.size();) {
         const Cluster& c = clusters[i];
         if (c.kind == Kind::Space) {
@@ -72,10 +69,10 @@ TokenList WordSplitter::split(const QString& sentence)
                 ++j;
                 continue;
             }
-            const bool innerApostrophe = j + 1 < clusters.size()
-                && isApostrophe(QStringView(sentence).sliced(clusters[j].begin,
-                                                             clusters[j].end - clusters[j].begin))
-                && clusters[j + 1].kind == Kind::Word;
+            const bool innerApostrophe =
+                j + 1 < clusters.size() &&
+                isApostrophe(QStringView(sentence).sliced(clusters[j].begin, clusters[j].end - clusters[j].begin)) &&
+                clusters[j + 1].kind == Kind::Word;
             if (!innerApostrophe)
                 break;
             j += 2;

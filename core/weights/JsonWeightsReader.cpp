@@ -12,9 +12,9 @@
 namespace attn {
 namespace {
 
-const QStringList kKeys = {QStringLiteral("num_heads"), QStringLiteral("wq"), QStringLiteral("wk"), QStringLiteral("wv"),
-                           QStringLiteral("wo"), QStringLiteral("bq"), QStringLiteral("bk"), QStringLiteral("bv"),
-                           QStringLiteral("bo")};
+const QStringList kKeys = {QStringLiteral("num_heads"), QStringLiteral("wq"), QStringLiteral("wk"),
+                           QStringLiteral("wv"),        QStringLiteral("wo"), QStringLiteral("bq"),
+                           QStringLiteral("bk"),        QStringLiteral("bv"), QStringLiteral("bo")};
 
 Result<float> number(const QJsonValue& v, const QString& where)
 {
@@ -56,7 +56,10 @@ Result<Matrix> matrix(const QJsonValue& v, const QString& key)
         const qsizetype length = rows[r].toArray().size();
         if (length != cols)
             return Error{QStringLiteral("'%1' is not rectangular: row %2 has %3 numbers, row 0 has %4")
-                             .arg(key).arg(r).arg(length).arg(cols)};
+                             .arg(key)
+                             .arg(r)
+                             .arg(length)
+                             .arg(cols)};
     }
     Matrix out(rows.size(), cols);  // (rows, cols)
     for (qsizetype r = 0; r < rows.size(); ++r) {
@@ -83,7 +86,8 @@ Result<AttentionWeights> JsonWeightsReader::parse(const QByteArray& json, int nu
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return Error{QStringLiteral("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset)};
+        return Error{
+            QStringLiteral("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset)};
     if (!doc.isObject())
         return Error{QStringLiteral("the JSON is not an object with keys num_heads, wq, wk, wv, ...")};
     const QJsonObject root = doc.object();
@@ -118,7 +122,8 @@ Result<AttentionWeights> JsonWeightsReader::parse(const QByteArray& json, int nu
             return Error{m.error()};
         w[i] = std::move(m).value();
         if (i > 0 && (w[i].rows() != w[0].rows() || w[i].cols() != w[0].cols()))
-            return Error{QStringLiteral("'%1' is %2 but 'wq' is %3; wq, wk and wv must have the same shape (input_dim x d_model)")
+            return Error{QStringLiteral(
+                             "'%1' is %2 but 'wq' is %3; wq, wk and wv must have the same shape (input_dim x d_model)")
                              .arg(key, dims(w[i]), dims(w[0]))};
     }
     const Eigen::Index d_model = w[0].cols();
@@ -134,7 +139,10 @@ Result<AttentionWeights> JsonWeightsReader::parse(const QByteArray& json, int nu
         if (!v)
             return Error{v.error()};
         if (v->size() != d_model)
-            return Error{QStringLiteral("'%1' has %2 entries, expected d_model = %3 (the columns of wq)").arg(key).arg(v->size()).arg(d_model)};
+            return Error{QStringLiteral("'%1' has %2 entries, expected d_model = %3 (the columns of wq)")
+                             .arg(key)
+                             .arg(v->size())
+                             .arg(d_model)};
         b[i] = std::move(v).value();
         anyBias = true;
     }
@@ -142,8 +150,8 @@ Result<AttentionWeights> JsonWeightsReader::parse(const QByteArray& json, int nu
         if (anyBias && bias.size() == 0)
             bias = RowVector::Zero(d_model);
 
-    Matrix wo;      // (d_model, output_dim) or empty
-    RowVector bo;   // (output_dim) or empty
+    Matrix wo;     // (d_model, output_dim) or empty
+    RowVector bo;  // (output_dim) or empty
     if (root.contains(QLatin1String("wo"))) {
         auto m = matrix(root.value(QLatin1String("wo")), QStringLiteral("wo"));
         if (!m)
@@ -158,7 +166,8 @@ Result<AttentionWeights> JsonWeightsReader::parse(const QByteArray& json, int nu
             return Error{v.error()};
         const Eigen::Index out_dim = wo.size() ? wo.cols() : d_model;
         if (v->size() != out_dim)
-            return Error{QStringLiteral("'bo' has %1 entries, expected the output dimension %2").arg(v->size()).arg(out_dim)};
+            return Error{
+                QStringLiteral("'bo' has %1 entries, expected the output dimension %2").arg(v->size()).arg(out_dim)};
         bo = std::move(v).value();
     }
     return AttentionWeights::fromParts(heads, w[0], w[1], w[2], b[0], b[1], b[2], wo, bo);

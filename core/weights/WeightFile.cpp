@@ -1,8 +1,8 @@
 #include "core/weights/WeightFile.h"
 
-#include "core/weights/JsonWeightsReader.h"
 #include "core/io/NpzReader.h"
 #include "core/io/SafetensorsReader.h"
+#include "core/weights/JsonWeightsReader.h"
 #include "core/weights/WeightNaming.h"
 
 #include <QFile>
@@ -20,10 +20,12 @@ Result<LoadedWeights> loadJson(const QString& path, const WeightFileOptions& opt
         return Error{QStringLiteral("cannot be opened (%1)").arg(file.errorString())};
     if (file.size() > JsonWeightsReader::kMaxFileBytes)
         return Error{QStringLiteral("%1 bytes is too large for JSON weights (limit %2; use .safetensors or .npz)")
-                         .arg(file.size()).arg(JsonWeightsReader::kMaxFileBytes)};
+                         .arg(file.size())
+                         .arg(JsonWeightsReader::kMaxFileBytes)};
     const QByteArray json = file.read(JsonWeightsReader::kMaxFileBytes + 1);
     if (options.layer != 0)
-        return Error{QStringLiteral("layer %1 is out of range: the file holds 1 attention layer (layer 0)").arg(options.layer)};
+        return Error{
+            QStringLiteral("layer %1 is out of range: the file holds 1 attention layer (layer 0)").arg(options.layer)};
     auto weights = JsonWeightsReader::parse(json, options.num_heads);
     if (!weights)
         return Error{weights.error()};
@@ -57,7 +59,8 @@ Result<LoadedWeights> loadChecked(const QString& path, const WeightFileOptions& 
         return loadJson(path, options);
     if (suffix == u"pt" || suffix == u"pth" || suffix == u"bin" || suffix == u"ckpt")
         return Error{QStringLiteral("PyTorch pickle files (.%1) are not read (they can run code); save the state dict "
-                                    "with safetensors.torch.save_file or numpy.savez").arg(suffix)};
+                                    "with safetensors.torch.save_file or numpy.savez")
+                         .arg(suffix)};
     return Error{QStringLiteral("unsupported extension '%1'; weight files are .safetensors, .npz or .json")
                      .arg(suffix.isEmpty() ? QString() : QLatin1Char('.') + info.suffix())};
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/weights/LoadedWeights.h"
 #include "core/base/Result.h"
+#include "core/weights/LoadedWeights.h"
 
 #include <QString>
 

@@ -12,7 +12,9 @@ namespace {
 class TensorFetcher {
 public:
     TensorFetcher(TensorSource& source, const QStringList& names)
-        : m_source(source), m_names(names.begin(), names.end()) {}
+        : m_source(source), m_names(names.begin(), names.end())
+    {
+    }
 
     bool has(const QString& name) const { return m_names.contains(name); }
 
@@ -22,7 +24,8 @@ public:
         if (!array)
             return Error{array.error()};
         if (array->shape.size() != 2)
-            return Error{QStringLiteral("tensor '%1' has shape %2; expected a matrix (2 dimensions)").arg(name, shapeString(array->shape))};
+            return Error{QStringLiteral("tensor '%1' has shape %2; expected a matrix (2 dimensions)")
+                             .arg(name, shapeString(array->shape))};
         return std::move(array).value().values;
     }
 
@@ -32,7 +35,9 @@ public:
         if (!array)
             return Error{array.error()};
         if (array->shape.size() != 1 || array->shape[0] != expected)
-            return Error{QStringLiteral("tensor '%1' has shape %2; expected (%3,)").arg(name, shapeString(array->shape)).arg(expected)};
+            return Error{QStringLiteral("tensor '%1' has shape %2; expected (%3,)")
+                             .arg(name, shapeString(array->shape))
+                             .arg(expected)};
         return RowVector(array->values);
     }
 
@@ -80,8 +85,9 @@ Status readOutput(TensorFetcher& fetch, const QString& weight, const QString& bi
         return Error{m.error()};
     if ((torch_layout ? m->cols() : m->rows()) != d_model)
         return Error{QStringLiteral("tensor '%1' has shape %2; expected %3 for d_model = %4")
-                         .arg(weight, shapeOf(*m), torch_layout ? QStringLiteral("(d_out, %1)").arg(d_model)
-                                                                : QStringLiteral("(%1, d_out)").arg(d_model))
+                         .arg(weight, shapeOf(*m),
+                              torch_layout ? QStringLiteral("(d_out, %1)").arg(d_model)
+                                           : QStringLiteral("(%1, d_out)").arg(d_model))
                          .arg(d_model)};
     w.out_proj = torch_layout ? Matrix(m->transpose()) : std::move(m).value();  // (d_model, d_out)
     auto b = fetch.optionalVector(bias, w.out_proj.cols());
@@ -103,9 +109,10 @@ Status readSeparate(TensorFetcher& fetch, const QString names[3], AttentionWeigh
             return Error{m.error()};
         parts[i] = std::move(m).value();
         if (i > 0 && (parts[i].rows() != parts[0].rows() || parts[i].cols() != parts[0].cols()))
-            return Error{QStringLiteral("tensor '%1' has shape %2 but '%3' has %4; the query, key and value projections "
-                                        "must have the same shape (grouped-query attention and kdim/vdim are not supported)")
-                             .arg(names[i], shapeOf(parts[i]), names[0], shapeOf(parts[0]))};
+            return Error{
+                QStringLiteral("tensor '%1' has shape %2 but '%3' has %4; the query, key and value projections "
+                               "must have the same shape (grouped-query attention and kdim/vdim are not supported)")
+                    .arg(names[i], shapeOf(parts[i]), names[0], shapeOf(parts[0]))};
     }
     w.in_proj.resize(parts[0].cols(), 3 * parts[0].rows());  // (input_dim, 3 * d_model)
     w.in_proj << parts[0].transpose(), parts[1].transpose(), parts[2].transpose();
@@ -122,8 +129,10 @@ Status buildMultiheadAttention(TensorFetcher& fetch, const QString& p, Attention
         if (!m)
             return Error{m.error()};
         if (m->rows() == 0 || m->rows() % 3 != 0 || m->cols() == 0)
-            return Error{QStringLiteral("tensor '%1' has shape %2; expected (3 * embed_dim, input_dim), a first dimension divisible by 3")
-                             .arg(inProj, shapeOf(*m))};
+            return Error{
+                QStringLiteral(
+                    "tensor '%1' has shape %2; expected (3 * embed_dim, input_dim), a first dimension divisible by 3")
+                    .arg(inProj, shapeOf(*m))};
         w.in_proj = m->transpose();
     } else {
         const QString names[3] = {p + "q_proj_weight", p + "k_proj_weight", p + "v_proj_weight"};
@@ -161,7 +170,10 @@ Status buildSeparate(TensorFetcher& fetch, const QString& p, AttentionWeights& w
     const bool out = fetch.has(p + "out_proj.weight");
     const bool o = fetch.has(p + "o_proj.weight");
     if (out && o)
-        return Error{QStringLiteral("both '%1out_proj.weight' and '%1o_proj.weight' are present; the output projection is ambiguous").arg(p)};
+        return Error{
+            QStringLiteral(
+                "both '%1out_proj.weight' and '%1o_proj.weight' are present; the output projection is ambiguous")
+                .arg(p)};
     const QString stem = p + (o ? "o_proj" : "out_proj");
     return readOutput(fetch, stem + ".weight", stem + ".bias", true, d_model, w);
 }
@@ -173,8 +185,10 @@ Status buildGpt2(TensorFetcher& fetch, const QString& p, AttentionWeights& w)
     if (!m)
         return Error{m.error()};
     if (m->cols() == 0 || m->cols() % 3 != 0 || m->rows() == 0)
-        return Error{QStringLiteral("tensor '%1' has shape %2; expected (embed_dim, 3 * embed_dim), a second dimension divisible by 3")
-                         .arg(name, shapeOf(*m))};
+        return Error{
+            QStringLiteral(
+                "tensor '%1' has shape %2; expected (embed_dim, 3 * embed_dim), a second dimension divisible by 3")
+                .arg(name, shapeOf(*m))};
     w.in_proj = std::move(m).value();
     auto bias = fetch.optionalVector(p + "c_attn.bias", w.in_proj.cols());
     if (!bias)
@@ -199,12 +213,12 @@ QString describeNames(const QStringList& names)
 QString WeightNaming::schemeName(Scheme scheme)
 {
     switch (scheme) {
-    case Scheme::MultiheadAttention:
-        return QStringLiteral("nn.MultiheadAttention");
-    case Scheme::SeparateProjections:
-        return QStringLiteral("q_proj/k_proj/v_proj");
-    case Scheme::Gpt2:
-        return QStringLiteral("gpt2");
+        case Scheme::MultiheadAttention:
+            return QStringLiteral("nn.MultiheadAttention");
+        case Scheme::SeparateProjections:
+            return QStringLiteral("q_proj/k_proj/v_proj");
+        case Scheme::Gpt2:
+            return QStringLiteral("gpt2");
     }
     return {};
 }
@@ -272,7 +286,8 @@ std::vector<WeightNaming::Layer> WeightNaming::findLayers(const QStringList& nam
     for (const QString& name : names)  // after scheme 1, which wins for the same prefix
         if (auto p = prefixOf(name, QLatin1String("q_proj.weight")))
             add(*p, Scheme::SeparateProjections);
-    std::sort(layers.begin(), layers.end(), [](const Layer& a, const Layer& b) { return naturalLess(a.prefix, b.prefix); });
+    std::sort(layers.begin(), layers.end(),
+              [](const Layer& a, const Layer& b) { return naturalLess(a.prefix, b.prefix); });
     return layers;
 }
 
@@ -283,11 +298,14 @@ Result<LoadedWeights> WeightNaming::build(TensorSource& source, const WeightFile
     if (layers.empty())
         return Error{QStringLiteral("no attention weights found: expected nn.MultiheadAttention names (in_proj_weight, "
                                     "out_proj.weight, ...), q_proj.weight/k_proj.weight/v_proj.weight or GPT-2's "
-                                    "h.N.attn.c_attn.weight; %1").arg(describeNames(names))};
+                                    "h.N.attn.c_attn.weight; %1")
+                         .arg(describeNames(names))};
     const int count = int(layers.size());
     if (options.layer < 0 || options.layer >= count)
         return Error{QStringLiteral("layer %1 is out of range: the file holds %2 attention layer%3 (%4)")
-                         .arg(options.layer).arg(count).arg(count == 1 ? "" : "s")
+                         .arg(options.layer)
+                         .arg(count)
+                         .arg(count == 1 ? "" : "s")
                          .arg(count == 1 ? QStringLiteral("layer 0") : QStringLiteral("layers 0..%1").arg(count - 1))};
     const Layer& layer = layers[size_t(options.layer)];
 
@@ -295,15 +313,15 @@ Result<LoadedWeights> WeightNaming::build(TensorSource& source, const WeightFile
     AttentionWeights w;
     Status built;
     switch (layer.scheme) {
-    case Scheme::MultiheadAttention:
-        built = buildMultiheadAttention(fetch, layer.prefix, w);
-        break;
-    case Scheme::SeparateProjections:
-        built = buildSeparate(fetch, layer.prefix, w);
-        break;
-    case Scheme::Gpt2:
-        built = buildGpt2(fetch, layer.prefix, w);
-        break;
+        case Scheme::MultiheadAttention:
+            built = buildMultiheadAttention(fetch, layer.prefix, w);
+            break;
+        case Scheme::SeparateProjections:
+            built = buildSeparate(fetch, layer.prefix, w);
+            break;
+        case Scheme::Gpt2:
+            built = buildGpt2(fetch, layer.prefix, w);
+            break;
     }
     if (!built)
         return Error{built.error()};
@@ -316,7 +334,8 @@ Result<LoadedWeights> WeightNaming::build(TensorSource& source, const WeightFile
             return Error{declared.error()};
         if (!declared->has_value())
             return Error{QStringLiteral("the number of heads is not known: it was not given (--heads N) and the file "
-                                        "states none (%1)").arg(source.numHeadsHint())};
+                                        "states none (%1)")
+                             .arg(source.numHeadsHint())};
         w.num_heads = **declared;
     }
     if (Status valid = w.validate(); !valid)

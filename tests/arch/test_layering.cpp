@@ -11,8 +11,8 @@
 namespace {
 
 const QStringList kCoreFolders = {
-    "core/base", "core/io", "core/text", "core/ops", "core/attention", "core/model",
-    "core/weights", "core/pipeline", "core/analysis", "core/report",
+    "core/base",  "core/io",      "core/text",     "core/ops",      "core/attention",
+    "core/model", "core/weights", "core/pipeline", "core/analysis", "core/report",
 };
 
 // Folder -> the other folders its files may include. A folder may always include itself.
@@ -26,21 +26,20 @@ QHash<QString, QSet<QString>> allowedEdges()
     allowed["core/attention"] = {"core/base", "core/ops"};
     allowed["core/model"] = {"core/base", "core/io", "core/text", "core/ops", "core/attention"};
     allowed["core/weights"] = {"core/base", "core/io", "core/attention", "core/model"};
-    allowed["core/pipeline"] = {"core/base", "core/io", "core/text", "core/ops", "core/attention",
-                                "core/model", "core/weights"};
-    allowed["core/analysis"] = {"core/base", "core/text", "core/ops", "core/attention",
+    allowed["core/pipeline"] = {"core/base",      "core/io",    "core/text",   "core/ops",
+                                "core/attention", "core/model", "core/weights"};
+    allowed["core/analysis"] = {"core/base",  "core/text",    "core/ops",     "core/attention",
                                 "core/model", "core/weights", "core/pipeline"};
-    allowed["core/report"] = {"core/base", "core/io", "core/text", "core/attention", "core/model",
-                              "core/weights", "core/pipeline", "core/analysis"};
+    allowed["core/report"] = {"core/base",  "core/io",      "core/text",     "core/attention",
+                              "core/model", "core/weights", "core/pipeline", "core/analysis"};
 
     const QSet<QString> core(kCoreFolders.begin(), kCoreFolders.end());
     allowed["ui/controller"] = core;
     allowed["ui/heatmap"] = core;
     for (const char* view : {"heads", "compare", "lines", "shapes", "walkthrough"})
         allowed[QStringLiteral("ui/views/") + view] = core + QSet<QString>{"ui/heatmap"};
-    allowed["ui/export"] = core + QSet<QString>{"ui/heatmap", "ui/views/heads", "ui/views/compare",
-                                                "ui/views/lines", "ui/views/shapes",
-                                                "ui/views/walkthrough"};
+    allowed["ui/export"] = core + QSet<QString>{"ui/heatmap",     "ui/views/heads",  "ui/views/compare",
+                                                "ui/views/lines", "ui/views/shapes", "ui/views/walkthrough"};
     QSet<QString> ui = core;
     for (auto it = allowed.cbegin(); it != allowed.cend(); ++it)
         if (it.key().startsWith("ui/"))
@@ -59,8 +58,8 @@ struct Include {
 
 QList<Include> includesUnder(const QString& top)
 {
-    static const QRegularExpression include(
-        QStringLiteral("^\\s*#\\s*include\\s*([<\"])([^>\"]+)[>\"]"), QRegularExpression::MultilineOption);
+    static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*([<\"])([^>\"]+)[>\"]"),
+                                            QRegularExpression::MultilineOption);
     const QDir root(QStringLiteral(ATTENTION_SOURCE_DIR));
     QList<Include> found;
     QDirIterator it(root.filePath(top), {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);

@@ -41,7 +41,9 @@ void AttentionBench::forward_data()
         for (int seq_len : seq_lens) {
             for (bool causal : {false, true}) {
                 const QString name = QStringLiteral("T=%1 d=%2 h=%3%4")
-                                         .arg(seq_len).arg(d_model).arg(num_heads)
+                                         .arg(seq_len)
+                                         .arg(d_model)
+                                         .arg(num_heads)
                                          .arg(causal ? QStringLiteral(" causal") : QString());
                 QTest::newRow(qPrintable(name)) << seq_len << d_model << num_heads << causal;
             }
@@ -77,7 +79,8 @@ void AttentionBench::forward()
         QCOMPARE(trace->output.rows(), Eigen::Index(seq_len));
     }
 
-    QBENCHMARK {
+    QBENCHMARK
+    {
         const Result<AttentionTrace> trace = AttentionEngine::forward(x, *weights, options);
         if (!trace.ok())
             QFAIL(qPrintable(trace.error()));

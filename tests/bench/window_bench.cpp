@@ -1,10 +1,10 @@
 // Keystroke to redrawn grid, in the real window (offscreen): set the sentence, then process
 // events until every head of the grid has replotted. d_model 512, 8 heads.
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/window_bench [-iterations N]
-#include "ui/shell/AppSettings.h"
 #include "ui/controller/AttentionController.h"
-#include "ui/views/heads/HeadsGrid.h"
+#include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/views/heads/HeadsGrid.h"
 
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -67,7 +67,8 @@ private slots:
         m_window->controller()->waitForIdle();
         QCoreApplication::processEvents();
         int i = 0;
-        QBENCHMARK {
+        QBENCHMARK
+        {
             replotted = false;
             m_window->sentenceEdit()->setText(++i % 2 ? b : a);
             while (!replotted)
@@ -93,15 +94,18 @@ private slots:
                 replotted = false;
                 QElapsedTimer timer;
                 timer.start();
-                m_window->sentenceEdit()->setText(sentenceOf(tokens, i % 2 ? QStringLiteral("cat") : QStringLiteral("cab")));
+                m_window->sentenceEdit()->setText(
+                    sentenceOf(tokens, i % 2 ? QStringLiteral("cat") : QStringLiteral("cab")));
                 const double set_text = timer.nsecsElapsed() / 1e6;
                 m_window->controller()->waitForIdle();
                 const double computed = timer.nsecsElapsed() / 1e6;
                 while (!replotted)
                     QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
                 const double total = timer.nsecsElapsed() / 1e6;
-                qInfo("T=%d: setText returned %.1f ms, result shown %.1f ms (forward pass %.1f ms), grid replotted %.1f ms",
-                      tokens, set_text, computed, m_window->controller()->result()->compute_ms, total);
+                qInfo(
+                    "T=%d: setText returned %.1f ms, result shown %.1f ms (forward pass %.1f ms), grid replotted %.1f "
+                    "ms",
+                    tokens, set_text, computed, m_window->controller()->result()->compute_ms, total);
             }
             disconnect(connection);
         }
@@ -113,7 +117,8 @@ private slots:
     {
         const QString paragraph = sentenceOf(2000, QStringLiteral("end"));
         QLineEdit* edit = m_window->sentenceEdit();
-        QBENCHMARK_ONCE {
+        QBENCHMARK_ONCE
+        {
             edit->setText(paragraph);
         }
         QVERIFY(m_window->controller()->isBusy());

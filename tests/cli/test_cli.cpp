@@ -67,7 +67,8 @@ private slots:
 
     void defaultSentenceAndOptions()
     {
-        const QJsonObject json = runJson({"--causal", "--scale", "none", "--d-model", "16", "--heads", "4", "--input-dim", "6"});
+        const QJsonObject json =
+            runJson({"--causal", "--scale", "none", "--d-model", "16", "--heads", "4", "--input-dim", "6"});
         QCOMPARE(json["tokens"].toArray().size(), 13);  // "The cat sat on the rug and it was dry-cleaned."
         QCOMPARE(json["config"]["scale"].toDouble(), 1.0);
         QCOMPARE(json["config"]["input_dim"].toInt(), 6);
@@ -81,8 +82,8 @@ private slots:
     void toyExampleFromFiles()
     {
         const QString examples = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/");
-        const QJsonObject json = runJson({"--weights", examples + "toy-4d.json", "--input", examples + "toy-4d-input.npy",
-                                          "--tokens", "x0,x1,x2", "--scale", "none"});
+        const QJsonObject json = runJson({"--weights", examples + "toy-4d.json", "--input",
+                                          examples + "toy-4d-input.npy", "--tokens", "x0,x1,x2", "--scale", "none"});
         QCOMPARE(json["tokens"].toArray(), (QJsonArray{"x0", "x1", "x2"}));
         QCOMPARE(json["config"]["num_heads"].toInt(), 1);
         QCOMPARE(json["config"]["input_dim"].toInt(), 4);
@@ -122,24 +123,41 @@ private slots:
         QTest::addRow("empty sentence") << QStringList{"--sentence", ""} << "--sentence";
         QTest::addRow("blank sentence") << QStringList{"--sentence", "  \t "} << "--sentence";
         QTest::addRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate";
-        QTest::addRow("missing weights file") << QStringList{"--weights", "/no/such/file.safetensors"} << "/no/such/file.safetensors";
+        QTest::addRow("missing weights file")
+            << QStringList{"--weights", "/no/such/file.safetensors"} << "/no/such/file.safetensors";
         QTest::addRow("missing input file") << QStringList{"--input", "/no/such/x.npy"} << "/no/such/x.npy";
-        QTest::addRow("input is not npy") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d.json"} << "magic";
-        QTest::addRow("too few token labels") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--tokens", "a,b", "--d-model", "4", "--heads", "1"} << "labels";
-        QTest::addRow("input width against weights") << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz"} << "columns";
-        QTest::addRow("weights not a weight file") << QStringList{"--weights", ATTENTION_SOURCE_DIR "/README.md"} << "README.md";
-        QTest::addRow("layer out of range") << QStringList{"--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz", "--layer", "3"} << "layer";
+        QTest::addRow("input is not npy")
+            << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d.json"} << "magic";
+        QTest::addRow("too few token labels")
+            << QStringList{"--input",   ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy",
+                           "--tokens",  "a,b",
+                           "--d-model", "4",
+                           "--heads",   "1"}
+            << "labels";
+        QTest::addRow("input width against weights")
+            << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--weights",
+                           ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz"}
+            << "columns";
+        QTest::addRow("weights not a weight file")
+            << QStringList{"--weights", ATTENTION_SOURCE_DIR "/README.md"} << "README.md";
+        QTest::addRow("layer out of range")
+            << QStringList{"--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz", "--layer", "3"}
+            << "layer";
         QTest::addRow("tokens without input") << QStringList{"--tokens", "a,b"} << "--tokens";
-        QTest::addRow("head out of range") << QStringList{"--d-model", "8", "--heads", "2", "--head", "2"} << "--head 2";
+        QTest::addRow("head out of range")
+            << QStringList{"--d-model", "8", "--heads", "2", "--head", "2"} << "--head 2";
         QTest::addRow("layer without file") << QStringList{"--layer", "1"} << "--layer";
         QTest::addRow("unknown view") << QStringList{"--view", "pie"} << "--view";
         QTest::addRow("bad size") << QStringList{"--size", "12by4"} << "--size";
         QTest::addRow("huge size") << QStringList{"--size", "100000x10"} << "--size";
         QTest::addRow("bad compare") << QStringList{"--compare", "1"} << "--compare";
-        QTest::addRow("absurd model") << QStringList{"--d-model", "60000", "--input-dim", "60000", "--heads", "1"} << "fit";
-        QTest::addRow("json into missing directory") << QStringList{"--json", "/no/such/dir/out.json"} << "does not exist";
+        QTest::addRow("absurd model") << QStringList{"--d-model", "60000", "--input-dim", "60000", "--heads", "1"}
+                                      << "fit";
+        QTest::addRow("json into missing directory")
+            << QStringList{"--json", "/no/such/dir/out.json"} << "does not exist";
         QTest::addRow("export with unknown extension") << QStringList{"--export", "out.bmp"} << "extension";
-        QTest::addRow("export through a file") << QStringList{"--export", ATTENTION_LAB_EXE "/out.png"} << "not a directory";
+        QTest::addRow("export through a file")
+            << QStringList{"--export", ATTENTION_LAB_EXE "/out.png"} << "not a directory";
     }
     void badInputIsOneErrorLine()
     {
@@ -157,7 +175,8 @@ private slots:
         QCOMPARE(err.count('\n'), 1);
         QVERIFY2(err.contains(expected), qPrintable(err));
         QVERIFY(run.out.isEmpty());
-        QVERIFY2(QDir(dir.path()).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), "an output file was left behind");
+        QVERIFY2(QDir(dir.path()).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 "an output file was left behind");
     }
 
     void helpAndVersion()
@@ -178,8 +197,9 @@ private slots:
         QStringList tokens;
         for (const QJsonValue& t : json["tokens"].toArray())
             tokens.append(t.toString());
-        QCOMPARE(tokens, (QStringList{QString::fromUtf8("naïve"), QString::fromUtf8("猫"), QString::fromUtf8("👋🏽"),
-                                      QString::fromUtf8("שלום"), "\"", "quoted", "\"", "\\"}));
+        QCOMPARE(tokens,
+                 (QStringList{QString::fromUtf8("naïve"), QString::fromUtf8("猫"), QString::fromUtf8("👋🏽"),
+                              QString::fromUtf8("שלום"), "\"", "quoted", "\"", "\\"}));
     }
 
     void jsonWriterEscapesAndReplacesBrokenText()

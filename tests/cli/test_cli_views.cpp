@@ -49,8 +49,8 @@ private slots:
     void shapesPngSvgPdf()
     {
         // The classic example: B = 32, T = 10, d_model 512, 8 heads.
-        const QStringList model = {"--view", "shapes", "--batch", "32", "--sentence",
-                                   "one two three four five six seven eight nine ten"};
+        const QStringList model = {"--view", "shapes",     "--batch",
+                                   "32",     "--sentence", "one two three four five six seven eight nine ten"};
         const QString png = m_dir.filePath("shapes.png");
         ProgramRun run = runProgram(QStringList{"--export", png, "--size", "1000x700"} + model);
         QVERIFY2(run.exit_code == 0, run.err.constData());
@@ -64,9 +64,9 @@ private slots:
         QVERIFY2(run.exit_code == 0, run.err.constData());
         const QByteArray svg_text = readAll(svg);
         QVERIFY(svg_text.contains("<svg width=\"1200\" height=\"900\""));
-        QVERIFY(svg_text.contains("(32, 8, 10, 64)"));   // Q split into heads
-        QVERIFY(svg_text.contains("(32, 10, 512)"));     // the input and the output
-        QVERIFY(svg_text.contains("(32, 8, 10, 10)"));   // the scores
+        QVERIFY(svg_text.contains("(32, 8, 10, 64)"));  // Q split into heads
+        QVERIFY(svg_text.contains("(32, 10, 512)"));    // the input and the output
+        QVERIFY(svg_text.contains("(32, 8, 10, 10)"));  // the scores
 
         const QString pdf = m_dir.filePath("shapes.pdf");
         run = runProgram(QStringList{"--export", pdf, "--size", "800x600"} + model);
@@ -117,8 +117,8 @@ private slots:
     {
         QFETCH(QString, tab);
         const QString path = m_dir.filePath(QStringLiteral("window-%1.png").arg(tab));
-        const ProgramRun run = runProgram({"--screenshot", path, "--tab", tab, "--size", "1000x700", "--sentence",
-                                    "the cat sat on the mat"});
+        const ProgramRun run = runProgram(
+            {"--screenshot", path, "--tab", tab, "--size", "1000x700", "--sentence", "the cat sat on the mat"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QVERIFY2(run.err.isEmpty(), run.err.constData());
         const QImage image(path);
@@ -139,8 +139,8 @@ private slots:
         const QString head = m_dir.filePath("head.png");
         verifyRefused({"--screenshot", head, "--head", "8"}, head, "--head 8");
         const QString weights = m_dir.filePath("weights.png");
-        verifyRefused({"--screenshot", weights, "--weights", QStringLiteral(ATTENTION_SOURCE_DIR "/README.md")}, weights,
-                      "--weights");
+        verifyRefused({"--screenshot", weights, "--weights", QStringLiteral(ATTENTION_SOURCE_DIR "/README.md")},
+                      weights, "--weights");
         const QString both = m_dir.filePath("both.png");
         verifyRefused({"--screenshot", both, "--json", m_dir.filePath("x.json")}, both, "--screenshot");
         QVERIFY(!QFileInfo::exists(m_dir.filePath("x.json")));

@@ -3,11 +3,11 @@
 // Set ATTENTION_KEEP_PICTURES=DIR to keep a copy of each picture for looking at it.
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/RunSettings.h"
+#include "tests/support/ProgramRun.h"
 #include "ui/export/CompareExport.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/lines/LinesView.h"
-#include "core/pipeline/RunSettings.h"
-#include "tests/support/ProgramRun.h"
 
 #include <QDir>
 #include <QFile>
@@ -75,7 +75,8 @@ class TestCompareExport : public QObject {
                     dark += qGray(drawn.pixel(x, y)) < 128;
             QVERIFY2(dark > 50, qPrintable(QStringLiteral("%1 dark samples in the drawn SVG").arg(dark)));
             if (!qEnvironmentVariable("ATTENTION_KEEP_PICTURES").isEmpty())
-                drawn.save(QDir(qEnvironmentVariable("ATTENTION_KEEP_PICTURES")).filePath(QFileInfo(file).fileName() + ".png"));
+                drawn.save(QDir(qEnvironmentVariable("ATTENTION_KEEP_PICTURES"))
+                               .filePath(QFileInfo(file).fileName() + ".png"));
         } else {
             QFile f(file);
             QVERIFY(f.open(QIODevice::ReadOnly));
@@ -127,9 +128,12 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown extension") << "x.bmp" << "unknown extension";
-        QTest::newRow("missing directory") << "nowhere/x.png" << "does not exist";
-        QTest::newRow("through a file") << "afile/x.png" << "not a directory";
+        QTest::newRow("unknown extension") << "x.bmp"
+                                           << "unknown extension";
+        QTest::newRow("missing directory") << "nowhere/x.png"
+                                           << "does not exist";
+        QTest::newRow("through a file") << "afile/x.png"
+                                        << "not a directory";
     }
     void badPathsLeaveNothing()
     {
@@ -179,9 +183,11 @@ private slots:
         // Inputs of different lengths cannot be compared cell by cell: an error, no file.
         auto shorter = AttentionPipeline::run(RunSettings{}, "The cat", TraceDetail::Weights);
         QVERIFY(shorter.ok());
-        const Status mismatch = CompareExport::exportCompare(m_result, 0, shorter.value(), 0, "", path("mismatch.png"), {600, 400});
+        const Status mismatch =
+            CompareExport::exportCompare(m_result, 0, shorter.value(), 0, "", path("mismatch.png"), {600, 400});
         QVERIFY(!mismatch.ok());
-        QVERIFY2(mismatch.error().contains("different lengths") || mismatch.error().contains("differ"), qPrintable(mismatch.error()));
+        QVERIFY2(mismatch.error().contains("different lengths") || mismatch.error().contains("differ"),
+                 qPrintable(mismatch.error()));
         QVERIFY(!QFileInfo::exists(path("mismatch.png")));
     }
 
@@ -227,11 +233,15 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("name");
         QTest::addColumn<QSize>("size");
-        QTest::newRow("compare png") << QStringList{"--view", "compare", "--compare", "1,6"} << "cli-compare.png" << QSize(1200, 900);
-        QTest::newRow("compare svg causal") << QStringList{"--view", "compare", "--compare", "0,3", "--causal", "--size", "1500x600"}
-                                            << "cli-compare.svg" << QSize(1500, 600);
-        QTest::newRow("compare pdf") << QStringList{"--view", "compare", "--compare", "2,2"} << "cli-compare.pdf" << QSize(1200, 900);
-        QTest::newRow("lines png") << QStringList{"--view", "lines", "--head", "4", "--size", "800x700"} << "cli-lines.png" << QSize(800, 700);
+        QTest::newRow("compare png") << QStringList{"--view", "compare", "--compare", "1,6"} << "cli-compare.png"
+                                     << QSize(1200, 900);
+        QTest::newRow("compare svg causal")
+            << QStringList{"--view", "compare", "--compare", "0,3", "--causal", "--size", "1500x600"}
+            << "cli-compare.svg" << QSize(1500, 600);
+        QTest::newRow("compare pdf") << QStringList{"--view", "compare", "--compare", "2,2"} << "cli-compare.pdf"
+                                     << QSize(1200, 900);
+        QTest::newRow("lines png") << QStringList{"--view", "lines", "--head", "4", "--size", "800x700"}
+                                   << "cli-lines.png" << QSize(800, 700);
     }
     void commandLine()
     {
@@ -246,11 +256,13 @@ private slots:
     void commandLineBadHeads()
     {
         for (const QString& pair : {QStringLiteral("0,8"), QStringLiteral("9,1")}) {
-            const ProgramRun run = runProgram({"--view", "compare", "--compare", pair, "--export", path("cli-bad.png")});
+            const ProgramRun run =
+                runProgram({"--view", "compare", "--compare", pair, "--export", path("cli-bad.png")});
             QCOMPARE(run.exit_code, 1);
             const QString err = QString::fromUtf8(run.err);
             QCOMPARE(err.count('\n'), 1);  // the contract's one error line
-            QVERIFY2(err.startsWith("error: --compare " + pair + ": head") && err.contains("out of range"), qPrintable(err));
+            QVERIFY2(err.startsWith("error: --compare " + pair + ": head") && err.contains("out of range"),
+                     qPrintable(err));
             QVERIFY(!QFileInfo::exists(path("cli-bad.png")));
         }
     }
@@ -260,7 +272,8 @@ private slots:
         for (auto [a, b] : {std::pair{0, 8}, std::pair{-1, 0}}) {
             const Status status = CompareExport::exportCompare(m_result, a, b, path("bad.png"), {300, 200});
             QVERIFY(!status.ok());
-            QVERIFY2(status.error().startsWith("--compare: head") && status.error().contains("8 heads"), qPrintable(status.error()));
+            QVERIFY2(status.error().startsWith("--compare: head") && status.error().contains("8 heads"),
+                     qPrintable(status.error()));
             QVERIFY(!QFileInfo::exists(path("bad.png")));
         }
         const Status status = CompareExport::exportLines(m_result, 8, path("bad.png"), {300, 200});

@@ -1,10 +1,10 @@
 // "head_metrics" and "head_similarity" in the --json document: present, one entry per head, the
 // same numbers as core/HeadMetrics, through the library and through the executable.
+#include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/analysis/HeadMetrics.h"
-#include "core/report/JsonReport.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/report/JsonReport.h"
 #include "tests/support/ProgramRun.h"
 
 #include <QJsonArray>
@@ -77,7 +77,8 @@ private slots:
     // beside them (floats as printed, so to 1e-6), for a causal model with 4 heads.
     void metricsThroughTheExecutable()
     {
-        const ProgramRun run = runProgram({"--sentence", "a b c a b c", "--d-model", "32", "--heads", "4", "--causal", "--json", "-"});
+        const ProgramRun run =
+            runProgram({"--sentence", "a b c a b c", "--d-model", "32", "--heads", "4", "--causal", "--json", "-"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         const QJsonObject json = parse(run.out);
         const QJsonArray metrics = json["head_metrics"].toArray();

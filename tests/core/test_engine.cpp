@@ -58,8 +58,14 @@ AttentionWeights randomWeights(int input_dim, int d_model, int heads, std::uint6
 MatrixD referenceHeadWeights(const Matrix& x, const AttentionWeights& w, int head, double scale, bool causal)
 {
     const int d_k = w.headDim();
-    const MatrixD q = ((x * w.wq()).rowwise() + (w.hasInputBias() ? RowVector(w.in_bias.segment(0, w.dModel())) : RowVector::Zero(w.dModel()))).middleCols(head * d_k, d_k).cast<double>();
-    const MatrixD k = ((x * w.wk()).rowwise() + (w.hasInputBias() ? RowVector(w.in_bias.segment(w.dModel(), w.dModel())) : RowVector::Zero(w.dModel()))).middleCols(head * d_k, d_k).cast<double>();
+    const MatrixD q = ((x * w.wq()).rowwise() +
+                       (w.hasInputBias() ? RowVector(w.in_bias.segment(0, w.dModel())) : RowVector::Zero(w.dModel())))
+                          .middleCols(head * d_k, d_k)
+                          .cast<double>();
+    const MatrixD k = ((x * w.wk()).rowwise() + (w.hasInputBias() ? RowVector(w.in_bias.segment(w.dModel(), w.dModel()))
+                                                                  : RowVector::Zero(w.dModel())))
+                          .middleCols(head * d_k, d_k)
+                          .cast<double>();
     MatrixD a = MatrixD::Zero(x.rows(), x.rows());
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
         const Eigen::Index visible = causal ? i + 1 : x.rows();
@@ -125,7 +131,9 @@ private slots:
         QFETCH(bool, causal);
         AttentionOptions options;
         options.causal = causal;
-        const AttentionTrace trace = AttentionEngine::forward(randomMatrix(seq_len, d_model, 3), randomWeights(d_model, d_model, heads), options).value();
+        const AttentionTrace trace =
+            AttentionEngine::forward(randomMatrix(seq_len, d_model, 3), randomWeights(d_model, d_model, heads), options)
+                .value();
         QCOMPARE(int(trace.weights.size()), heads);
         for (const Matrix& a : trace.weights) {
             QCOMPARE(a.rows(), Eigen::Index(seq_len));
@@ -143,7 +151,8 @@ private slots:
         options.causal = true;
         for (TraceDetail detail : {TraceDetail::Weights, TraceDetail::Full}) {
             options.detail = detail;
-            const AttentionTrace trace = AttentionEngine::forward(randomMatrix(150, 16, 5), randomWeights(16, 16, 2), options).value();
+            const AttentionTrace trace =
+                AttentionEngine::forward(randomMatrix(150, 16, 5), randomWeights(16, 16, 2), options).value();
             for (const Matrix& a : trace.weights)
                 for (Eigen::Index i = 0; i < a.rows(); ++i)
                     for (Eigen::Index j = i + 1; j < a.cols(); ++j)
@@ -157,7 +166,8 @@ private slots:
     {
         AttentionOptions options;
         options.causal = true;
-        const AttentionTrace trace = AttentionEngine::forward(randomMatrix(5, 8, 2), randomWeights(8, 8, 2), options).value();
+        const AttentionTrace trace =
+            AttentionEngine::forward(randomMatrix(5, 8, 2), randomWeights(8, 8, 2), options).value();
         for (const Matrix& a : trace.weights)
             QCOMPARE(a(0, 0), 1.0f);
     }
@@ -181,7 +191,8 @@ private slots:
         for (int h = 0; h < heads; ++h) {
             const MatrixD expected = referenceHeadWeights(x, w, h, std::sqrt(double(w.headDim())), causal);
             // float32 engine against a float64 loop: scores are O(1), so 1e-5 absolute.
-            QVERIFY2((trace.weights[size_t(h)].cast<double>() - expected).cwiseAbs().maxCoeff() < 1e-5, qPrintable(QString::number(h)));
+            QVERIFY2((trace.weights[size_t(h)].cast<double>() - expected).cwiseAbs().maxCoeff() < 1e-5,
+                     qPrintable(QString::number(h)));
         }
         // Heads' outputs, concatenation and Wo, against a plain recomputation from the weights.
         Matrix concat(seq_len, d_model);
@@ -205,7 +216,8 @@ private slots:
         for (int h = 0; h < 4; ++h)
             for (int i = 0; i < 6; ++i)
                 for (int j = 0; j < 6; ++j)
-                    QVERIFY(std::abs(b.weights[size_t(h)](i, j) - a.weights[size_t(h)](order[size_t(i)], order[size_t(j)])) < 1e-6f);
+                    QVERIFY(std::abs(b.weights[size_t(h)](i, j) -
+                                     a.weights[size_t(h)](order[size_t(i)], order[size_t(j)])) < 1e-6f);
         for (int i = 0; i < 6; ++i)
             QVERIFY((b.output.row(i) - a.output.row(order[size_t(i)])).cwiseAbs().maxCoeff() < 1e-5f);
     }
@@ -262,7 +274,8 @@ private slots:
     void hugeScoresStayFinite()
     {
         Matrix x = randomMatrix(8, 8, 6) * 1e4f;
-        const AttentionTrace trace = AttentionEngine::forward(x, AttentionWeights::identity(8, 8, 1).value(), unscaled()).value();
+        const AttentionTrace trace =
+            AttentionEngine::forward(x, AttentionWeights::identity(8, 8, 1).value(), unscaled()).value();
         QVERIFY(trace.weights[0].allFinite());
         for (Eigen::Index i = 0; i < 8; ++i)
             QVERIFY(std::abs(trace.weights[0].row(i).sum() - 1.0f) < 1e-5f);
@@ -274,7 +287,8 @@ private slots:
         const Matrix keys = randomMatrix(5, 8, 9);
         AttentionOptions options;
         options.key_padding = {false, true, false, false, true};
-        const AttentionTrace trace = AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
+        const AttentionTrace trace =
+            AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
         QCOMPARE(trace.weights[0].rows(), Eigen::Index(3));
         QCOMPARE(trace.weights[0].cols(), Eigen::Index(5));
         for (const Matrix& a : trace.weights) {
@@ -287,7 +301,8 @@ private slots:
         QCOMPARE(trace.maskedScore(0, 0, 1), -std::numeric_limits<float>::infinity());
         // A query that sees no key at all gets an all-zero row, not NaN.
         options.key_padding = {true, true, true, true, true};
-        const AttentionTrace none = AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
+        const AttentionTrace none =
+            AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
         QVERIFY(none.weights[0].isZero(0));
         QVERIFY(none.output.allFinite());
     }

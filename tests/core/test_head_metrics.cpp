@@ -1,7 +1,7 @@
 // Head metrics and the Jensen-Shannon similarity on hand-made matrices whose values are known.
+#include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/RunSettings.h"
 
 #include <QTest>
@@ -176,7 +176,8 @@ private slots:
         const double disjoint = jensenShannon(Matrix::Identity(4, 4), firstToken(4));
         // Row 0 is the same in both (key 0): 3 of 4 rows are disjoint.
         QVERIFY(std::abs(disjoint - 0.75 * std::numbers::ln2) < 1e-12);
-        QVERIFY(std::abs(jensenShannon(Matrix::Identity(3, 3), previousToken(3)) - 2.0 / 3.0 * std::numbers::ln2) < 1e-12);
+        QVERIFY(std::abs(jensenShannon(Matrix::Identity(3, 3), previousToken(3)) - 2.0 / 3.0 * std::numbers::ln2) <
+                1e-12);
         QCOMPARE(jensenShannon(uniform(5), uniform(5)), 0.0);
         // A row with weight against one with none counts as ln 2; rows empty in both are left out.
         Matrix empty = Matrix::Identity(2, 2);
@@ -267,7 +268,8 @@ private slots:
         QVERIFY(result.ok());
         QCOMPARE(result->seqLen(), 256);
         MatrixD s;
-        QBENCHMARK {
+        QBENCHMARK
+        {
             s = similarityMatrix(result->trace.weights);
         }
         QCOMPARE(s.rows(), 12);

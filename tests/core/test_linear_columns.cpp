@@ -4,8 +4,8 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
-#include "core/ops/LinearColumns.h"
 #include "core/base/SplitMix64.h"
+#include "core/ops/LinearColumns.h"
 
 #include <QtTest>
 
@@ -228,10 +228,12 @@ private slots:
         x(1, 1) = kInf;
         QCOMPARE(AttentionEngine::forward(x, w).error(), QStringLiteral("the weights contain NaN or infinite values"));
         const Matrix wrong_width = randomMatrix(3, 9, 6);
-        QCOMPARE(AttentionEngine::forward(wrong_width, w).error(), QStringLiteral("the weights contain NaN or infinite values"));
+        QCOMPARE(AttentionEngine::forward(wrong_width, w).error(),
+                 QStringLiteral("the weights contain NaN or infinite values"));
         // With finite weights the input's own error is reported.
         w.in_proj(0, 0) = 0.5f;
-        QCOMPARE(AttentionEngine::forward(x, w).error(), QStringLiteral("the query input contains NaN or infinite values"));
+        QCOMPARE(AttentionEngine::forward(x, w).error(),
+                 QStringLiteral("the query input contains NaN or infinite values"));
     }
 };
 

@@ -8,10 +8,10 @@
 
 #include <QBuffer>
 #include <QDir>
-#include <QtEndian>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 #include <cmath>
 #include <limits>
@@ -110,8 +110,8 @@ private slots:
         auto array = NpyReader::read(*bytes);
         QVERIFY(array.ok());
         QCOMPARE(array->shape, (Shape{2, 2, 3}));
-        QCOMPARE(array->values(0, 0), 1.5f);   // head 0, (0, 0)
-        QCOMPARE(array->values(1, 5), 9.0f);   // head 1, (1, 2)
+        QCOMPARE(array->values(0, 0), 1.5f);  // head 0, (0, 0)
+        QCOMPARE(array->values(1, 5), 9.0f);  // head 1, (1, 2)
         QCOMPARE(array->values(1, 0), -2.0f);
 
         QBuffer buffer;
@@ -140,7 +140,8 @@ private slots:
             QVERIFY(!status.ok());
             QVERIFY2(status.error().startsWith("attention.npy: cannot be written"), qPrintable(status.error()));
         }
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), (QStringList{"attention.npy", "plain"}));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot),
+                 (QStringList{"attention.npy", "plain"}));
     }
 
     // --- dtypes, byte orders, layouts, versions ---
@@ -164,17 +165,20 @@ private slots:
         QTest::newRow(">f8 big-endian") << npy(">f8", "(2, 2)", big64) << values;
         // Fortran order: the columns are stored one after the other.
         QTest::newRow("fortran 2x2") << npy("<f4", "(2, 2)", f32Bytes({1.0f, 0.375f, -2.5f, 65504.0f}), true) << values;
-        QTest::newRow("fortran big-endian f8")
-            << [] {
-                   QByteArray b = f64Bytes({1.0, 0.375, -2.5, 65504.0});
-                   for (qsizetype i = 0; i < b.size(); i += 8)
-                       std::reverse(b.begin() + i, b.begin() + i + 8);
-                   return npy(">f8", "(2, 2)", b, true);
-               }()
-            << values;
-        QTest::newRow("version 2.0") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", f32Bytes(values), 2) << values;
-        QTest::newRow("version 3.0") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", f32Bytes(values), 3) << values;
-        QTest::newRow("keys in another order") << npyRaw("{'shape': (2, 2), 'fortran_order': False, 'descr': '<f4'}", f32Bytes(values)) << values;
+        QTest::newRow("fortran big-endian f8") << [] {
+            QByteArray b = f64Bytes({1.0, 0.375, -2.5, 65504.0});
+            for (qsizetype i = 0; i < b.size(); i += 8)
+                std::reverse(b.begin() + i, b.begin() + i + 8);
+            return npy(">f8", "(2, 2)", b, true);
+        }() << values;
+        QTest::newRow("version 2.0") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+                                               f32Bytes(values), 2)
+                                     << values;
+        QTest::newRow("version 3.0") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+                                               f32Bytes(values), 3)
+                                     << values;
+        QTest::newRow("keys in another order")
+            << npyRaw("{'shape': (2, 2), 'fortran_order': False, 'descr': '<f4'}", f32Bytes(values)) << values;
     }
     void readsEveryFloatType()
     {
@@ -266,7 +270,9 @@ private slots:
         QTest::newRow("complex") << npy("<c8", "(2,)", data) << "unsupported dtype '<c8'";
         QTest::newRow("float128") << npy("<f16", "(1,)", QByteArray(16, '\0')) << "unsupported dtype '<f16'";
         QTest::newRow("object") << npy("|O", "(2,)", QByteArray(16, '\0')) << "unsupported dtype '|O'";
-        QTest::newRow("structured") << npyRaw("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }", data) << "structured";
+        QTest::newRow("structured") << npyRaw("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }",
+                                              data)
+                                    << "structured";
         QTest::newRow("truncated") << npy("<f4", "(2, 2)", data.left(12)) << "truncated";
         QTest::newRow("trailing data") << npy("<f4", "(2, 2)", data + "junk") << "trailing";
         QTest::newRow("absurd shape") << npy("<f4", "(1000000000, 1000000000)", data) << "truncated";
@@ -276,11 +282,17 @@ private slots:
         QTest::newRow("shape of text") << npy("<f4", "('a',)", data) << "not a non-negative integer";
         QTest::newRow("huge shape entry") << npy("<f4", "(99999999999999999999,)", data) << "64 bits";
         QTest::newRow("missing key") << npyRaw("{'descr': '<f4', 'shape': (4,), }", data) << "lacks";
-        QTest::newRow("extra key") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1}", data) << "unexpected or repeated key 'x'";
-        QTest::newRow("repeated key") << npyRaw("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,)}", data) << "repeated key 'descr'";
+        QTest::newRow("extra key") << npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1}", data)
+                                   << "unexpected or repeated key 'x'";
+        QTest::newRow("repeated key") << npyRaw(
+                                             "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,)}",
+                                             data)
+                                      << "repeated key 'descr'";
         QTest::newRow("not a dict") << npyRaw("(1, 2)", data) << "not a dict";
-        QTest::newRow("unterminated string") << npyRaw("{'descr: '<f4', 'fortran_order': False, 'shape': (4,)}", data) << "not a valid dict";
-        QTest::newRow("fortran_order not bool") << npyRaw("{'descr': '<f4', 'fortran_order': 0, 'shape': (4,)}", data) << "True or False";
+        QTest::newRow("unterminated string")
+            << npyRaw("{'descr: '<f4', 'fortran_order': False, 'shape': (4,)}", data) << "not a valid dict";
+        QTest::newRow("fortran_order not bool")
+            << npyRaw("{'descr': '<f4', 'fortran_order': 0, 'shape': (4,)}", data) << "True or False";
         QByteArray longHeader = npy("<f4", "(2, 2)", data);
         longHeader[8] = '\xff';
         longHeader[9] = '\xff';
@@ -310,9 +322,11 @@ private slots:
         QTest::newRow("directory") << QByteArray() << true << "is a directory";
         QTest::newRow("empty file") << QByteArray("x") << false << "not a .npy file";
         QTest::newRow("truncated") << npy("<f4", "(3, 4)", f32Bytes({1, 2})) << false << "truncated";
-        QTest::newRow("1-D for a matrix") << npy("<f4", "(4,)", f32Bytes({1, 2, 3, 4})) << false << "expected a 2-D array";
+        QTest::newRow("1-D for a matrix")
+            << npy("<f4", "(4,)", f32Bytes({1, 2, 3, 4})) << false << "expected a 2-D array";
         QTest::newRow("no rows") << npy("<f4", "(0, 4)", {}) << false << "at least one row";
-        QTest::newRow("NaN") << npy("<f4", "(1, 2)", f32Bytes({1, std::numeric_limits<float>::quiet_NaN()})) << false << "NaN";
+        QTest::newRow("NaN") << npy("<f4", "(1, 2)", f32Bytes({1, std::numeric_limits<float>::quiet_NaN()})) << false
+                             << "NaN";
         QTest::newRow("Inf from float64") << npy("<f8", "(1, 1)", f64Bytes({1e300})) << false << "infinite";
     }
     void fileErrorsNameTheFile()

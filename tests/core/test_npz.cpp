@@ -59,7 +59,7 @@ private slots:
     {
         QTest::addColumn<QByteArray>("member");  // num_heads.npy, or empty for none
         QTest::addColumn<int>("override");
-        QTest::addColumn<int>("expected");     // 0: an error containing `reason`
+        QTest::addColumn<int>("expected");  // 0: an error containing `reason`
         QTest::addColumn<QString>("reason");
         QTest::newRow("0-d int64") << npy("<i8", "()", i64Bytes({4})) << 0 << 4 << "";
         QTest::newRow("1-element int32") << npy("<i4", "(1,)", QByteArray("\x02\0\0\0", 4)) << 0 << 2 << "";
@@ -68,7 +68,8 @@ private slots:
         QTest::newRow("no key") << QByteArray() << 0 << 0 << "no integer member 'num_heads'";
         QTest::newRow("zero") << npy("<i8", "()", i64Bytes({0})) << 0 << 0 << "num_heads 0 is not a positive integer";
         QTest::newRow("fraction") << npy("<f8", "()", f64Bytes({1.5})) << 0 << 0 << "not an integer";
-        QTest::newRow("not dividing d_model") << npy("<i8", "()", i64Bytes({3})) << 0 << 0 << "not divisible by 3 heads";
+        QTest::newRow("not dividing d_model")
+            << npy("<i8", "()", i64Bytes({3})) << 0 << 0 << "not divisible by 3 heads";
     }
     void npzNumHeads()
     {
@@ -88,7 +89,8 @@ private slots:
             QCOMPARE(loaded->weights.num_heads, expected);
         } else {
             QVERIFY(!loaded.ok());
-            QVERIFY2(loaded.error().startsWith("mha.npz: ") && loaded.error().contains(reason), qPrintable(loaded.error()));
+            QVERIFY2(loaded.error().startsWith("mha.npz: ") && loaded.error().contains(reason),
+                     qPrintable(loaded.error()));
         }
     }
 
@@ -96,18 +98,30 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("not a zip") << "not-zip" << "not a zip archive";
-        QTest::newRow("empty zip") << "empty" << "no attention weights found: expected";
-        QTest::newRow("claims small, inflates big (bomb)") << "bomb-small-claim" << "inflates past its declared size of 320 bytes";
-        QTest::newRow("bomb with a matching header") << "bomb-header" << "needs 16777344 bytes but the member declares 1048576";
-        QTest::newRow("claims 3 GiB") << "claims-huge" << "over the 2147483648-byte limit";
-        QTest::newRow("claims more than it holds") << "claims-more" << "inflates to 320 bytes but declares 4416";
-        QTest::newRow("npy header disagrees with size") << "header-lies" << "needs";
-        QTest::newRow("member not npy") << "not-npy" << "magic";
-        QTest::newRow("integer weights") << "int-weights" << "not a floating-point type";
-        QTest::newRow("stored member, bad CRC") << "bad-crc" << "CRC mismatch";
-        QTest::newRow("damaged deflate data") << "damaged" << "deflate";
-        QTest::newRow("bzip2 member") << "bzip2" << "compression method 12";
+        QTest::newRow("not a zip") << "not-zip"
+                                   << "not a zip archive";
+        QTest::newRow("empty zip") << "empty"
+                                   << "no attention weights found: expected";
+        QTest::newRow("claims small, inflates big (bomb)") << "bomb-small-claim"
+                                                           << "inflates past its declared size of 320 bytes";
+        QTest::newRow("bomb with a matching header") << "bomb-header"
+                                                     << "needs 16777344 bytes but the member declares 1048576";
+        QTest::newRow("claims 3 GiB") << "claims-huge"
+                                      << "over the 2147483648-byte limit";
+        QTest::newRow("claims more than it holds") << "claims-more"
+                                                   << "inflates to 320 bytes but declares 4416";
+        QTest::newRow("npy header disagrees with size") << "header-lies"
+                                                        << "needs";
+        QTest::newRow("member not npy") << "not-npy"
+                                        << "magic";
+        QTest::newRow("integer weights") << "int-weights"
+                                         << "not a floating-point type";
+        QTest::newRow("stored member, bad CRC") << "bad-crc"
+                                                << "CRC mismatch";
+        QTest::newRow("damaged deflate data") << "damaged"
+                                              << "deflate";
+        QTest::newRow("bzip2 member") << "bzip2"
+                                      << "compression method 12";
     }
     void rejectsBadNpz()
     {
@@ -122,18 +136,21 @@ private slots:
             QVERIFY(writeZip(path, {}));
         } else if (kind == "bomb-small-claim") {
             // Inflates to 16 MiB but declares the size (and CRC) of a valid 12 x 4 array.
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflatedBomb("(12, 4)"), 8, crc32Of(good), quint64(good.size())));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflatedBomb("(12, 4)"), 8, crc32Of(good),
+                                  quint64(good.size())));
         } else if (kind == "bomb-header") {
             // A bomb declaring 1 MiB whose own .npy header admits 16 MiB: refused after the header.
             QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflatedBomb("(4194304,)"), 8, 0, quint64(1) << 20));
         } else if (kind == "claims-huge") {
             QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(good), 8, crc32Of(good), quint64(3) << 30));
         } else if (kind == "claims-more") {
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(good), 8, crc32Of(good), quint64(good.size()) + 4096));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(good), 8, crc32Of(good),
+                                  quint64(good.size()) + 4096));
         } else if (kind == "header-lies") {
             // A 1 MiB member whose .npy header describes 12 x 4 floats: refused at the first chunk.
             const QByteArray padded = good + QByteArray((1 << 20) - good.size(), '\0');
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(padded), 8, crc32Of(padded), quint64(padded.size())));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(padded), 8, crc32Of(padded),
+                                  quint64(padded.size())));
         } else if (kind == "not-npy") {
             QVERIFY(writeZip(path, {{"in_proj_weight.npy", "plain text"}}));
         } else if (kind == "int-weights") {
@@ -141,7 +158,8 @@ private slots:
         } else if (kind == "damaged") {
             QByteArray deflated = rawDeflate(good);
             deflated.truncate(deflated.size() / 2);
-            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflated + QByteArray(8, '\xff'), 8, crc32Of(good), quint64(good.size())));
+            QVERIFY(writeZipLying(path, "in_proj_weight.npy", deflated + QByteArray(8, '\xff'), 8, crc32Of(good),
+                                  quint64(good.size())));
         } else if (kind == "bzip2") {
             QVERIFY(writeZipLying(path, "in_proj_weight.npy", good, 12, crc32Of(good), quint64(good.size())));
         } else if (kind == "bad-crc") {

@@ -4,8 +4,8 @@
 #include "core/io/FloatConversion.h"
 #include "core/io/SafetensorsReader.h"
 #include "core/weights/WeightFile.h"
-#include "tests/support/WeightFileWriters.h"
 #include "core/weights/WeightNaming.h"
+#include "tests/support/WeightFileWriters.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -57,7 +57,10 @@ void expectSame(const AttentionWeights& got, const SampleWeights& want, bool bia
 QByteArray entry(const QString& name, const QString& dtype, const QString& shape, qint64 begin, qint64 end)
 {
     return QStringLiteral("\"%1\": {\"dtype\": \"%2\", \"shape\": %3, \"data_offsets\": [%4, %5]}")
-        .arg(name, dtype, shape).arg(begin).arg(end).toUtf8();
+        .arg(name, dtype, shape)
+        .arg(begin)
+        .arg(end)
+        .toUtf8();
 }
 
 QByteArray header(const QList<QByteArray>& entries, const QByteArray& metadata = "{\"num_heads\": \"1\"}")
@@ -86,7 +89,8 @@ private slots:
             if (std::isnan(expected))
                 QVERIFY2(std::isnan(got), qPrintable(QString::number(bits, 16)));
             else
-                QVERIFY2(std::bit_cast<quint32>(got) == std::bit_cast<quint32>(expected), qPrintable(QString::number(bits, 16)));
+                QVERIFY2(std::bit_cast<quint32>(got) == std::bit_cast<quint32>(expected),
+                         qPrintable(QString::number(bits, 16)));
         }
     }
 
@@ -113,9 +117,11 @@ private slots:
         QTest::addColumn<std::vector<float>>("expected");
         // in_proj_weight (3, 2): E = 1, input_dim 2.
         QTest::newRow("F16") << "F16" << u16Bytes({0x3C00, 0xC000, 0x3555, 0x0001, 0x7BFF, 0x3800})
-                             << std::vector<float>{1.0f, -2.0f, 0.333251953125f, 5.9604644775390625e-08f, 65504.0f, 0.5f};
+                             << std::vector<float>{1.0f,     -2.0f, 0.333251953125f, 5.9604644775390625e-08f,
+                                                   65504.0f, 0.5f};
         QTest::newRow("BF16") << "BF16" << u16Bytes({0x3F80, 0xC0A0, 0x3EAB, 0x0001, 0x7F7F, 0x3F00})
-                              << std::vector<float>{1.0f, -5.0f, 0.333984375f, 9.183549615799121e-41f, 3.3895313892515355e38f, 0.5f};
+                              << std::vector<float>{
+                                     1.0f, -5.0f, 0.333984375f, 9.183549615799121e-41f, 3.3895313892515355e38f, 0.5f};
         QTest::newRow("F64") << "F64" << f64Bytes({0.1, -1e-3, 12345.678, 1e-40, -3.0e38, 0.5})
                              << std::vector<float>{0.1f, -1e-3f, 12345.678f, 1e-40f, -3.0e38f, 0.5f};
         QTest::newRow("F32") << "F32" << f32Bytes({1.5f, -0.25f, 3.0f, 4.0f, 5.0f, 6.0f})
@@ -126,7 +132,8 @@ private slots:
         QFETCH(QString, dtype);
         QFETCH(QByteArray, data);
         QFETCH(std::vector<float>, expected);
-        auto loaded = loadBytes(safetensors({{"in_proj_weight", dtype, {3, 2}, data}}, QJsonObject{{"num_heads", "1"}}));
+        auto loaded =
+            loadBytes(safetensors({{"in_proj_weight", dtype, {3, 2}, data}}, QJsonObject{{"num_heads", "1"}}));
         QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
         // in_proj_weight row r is output r: in_proj = in_proj_weight^T, so in_proj(c, r) = value[r * 2 + c].
         const Matrix& in = loaded->weights.in_proj;
@@ -163,9 +170,12 @@ private slots:
     {
         QTest::addColumn<QString>("prefix");
         QTest::addColumn<QString>("out");
-        QTest::newRow("llama") << "model.layers.0.self_attn." << "o_proj";
-        QTest::newRow("bart") << "model.encoder.layers.0.self_attn." << "out_proj";
-        QTest::newRow("no prefix") << "" << "out_proj";
+        QTest::newRow("llama") << "model.layers.0.self_attn."
+                               << "o_proj";
+        QTest::newRow("bart") << "model.encoder.layers.0.self_attn."
+                              << "out_proj";
+        QTest::newRow("no prefix") << ""
+                                   << "out_proj";
     }
     void separateProjectionsUnderAPrefix()
     {
@@ -188,9 +198,11 @@ private slots:
         // Whisper's k_proj has no bias; a q/k/v-only file has no output projection.
         const SampleWeights w = SampleWeights::make(4, 4, 4);
         std::vector<NamedF32> tensors = projTensors(w, "enc.");
-        tensors.erase(std::remove_if(tensors.begin(), tensors.end(), [](const NamedF32& t) {
-                          return t.name == "enc.k_proj.bias" || t.name.startsWith("enc.out_proj");
-                      }), tensors.end());
+        tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                                     [](const NamedF32& t) {
+                                         return t.name == "enc.k_proj.bias" || t.name.startsWith("enc.out_proj");
+                                     }),
+                      tensors.end());
         auto loaded = loadBytes(safetensorsF32(tensors, kTwoHeads));
         QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
         QVERIFY(!loaded->weights.hasOutputProjection());
@@ -233,7 +245,8 @@ private slots:
         }
         auto beyond = loadBytes(file, {3, 2});
         QVERIFY(!beyond.ok());
-        QVERIFY2(beyond.error() == "model.safetensors: layer 3 is out of range: the file holds 3 attention layers (layers 0..2)",
+        QVERIFY2(beyond.error() ==
+                     "model.safetensors: layer 3 is out of range: the file holds 3 attention layers (layers 0..2)",
                  qPrintable(beyond.error()));
         QVERIFY(!loadBytes(file, {-1, 2}).ok());
     }
@@ -242,7 +255,8 @@ private slots:
     {
         std::vector<NamedF32> tensors;
         for (int layer = 0; layer < 12; ++layer)
-            for (const NamedF32& t : projTensors(SampleWeights::make(2, 2, 2, float(layer)), QStringLiteral("layers.%1.attn.").arg(layer)))
+            for (const NamedF32& t :
+                 projTensors(SampleWeights::make(2, 2, 2, float(layer)), QStringLiteral("layers.%1.attn.").arg(layer)))
                 tensors.push_back(t);
         auto loaded = loadBytes(safetensorsF32(tensors, kTwoHeads), {10, 0});
         QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
@@ -257,7 +271,8 @@ private slots:
 
     void numHeadsFromMetadataOrOverride()
     {
-        const QByteArray file = safetensorsF32(mhaTensors(SampleWeights::make(8, 8, 8)), QJsonObject{{"num_heads", "4"}});
+        const QByteArray file =
+            safetensorsF32(mhaTensors(SampleWeights::make(8, 8, 8)), QJsonObject{{"num_heads", "4"}});
         auto fromFile = loadBytes(file);
         QVERIFY2(fromFile.ok(), qPrintable(fromFile.error()));
         QCOMPARE(fromFile->weights.num_heads, 4);
@@ -266,7 +281,8 @@ private slots:
         QCOMPARE(overridden->weights.num_heads, 8);
         auto none = loadBytes(safetensorsF32(mhaTensors(SampleWeights::make(8, 8, 8))));
         QVERIFY(!none.ok());
-        QVERIFY2(none.error().contains("number of heads is not known") && none.error().contains("__metadata__"), qPrintable(none.error()));
+        QVERIFY2(none.error().contains("number of heads is not known") && none.error().contains("__metadata__"),
+                 qPrintable(none.error()));
     }
 
     void readerListsTensorsAndMetadata()
@@ -298,71 +314,165 @@ private slots:
         const QByteArray validHeader = header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)});
 
         QTest::newRow("shorter than 8 bytes") << QByteArray("\x10\0\0") << "shorter than the 8-byte header length";
-        QTest::newRow("header length beyond the file") << safetensorsRaw(validHeader, in12x4, 10000) << "claims 10000 bytes but only";
-        QTest::newRow("header length over 100 MB") << safetensorsRaw(validHeader, in12x4, 200'000'000) << "over the format's limit of 100000000";
-        QTest::newRow("header length 2^64-1") << safetensorsRaw(validHeader, in12x4, ~quint64(0)) << "over the format's limit";
+        QTest::newRow("header length beyond the file")
+            << safetensorsRaw(validHeader, in12x4, 10000) << "claims 10000 bytes but only";
+        QTest::newRow("header length over 100 MB")
+            << safetensorsRaw(validHeader, in12x4, 200'000'000) << "over the format's limit of 100000000";
+        QTest::newRow("header length 2^64-1")
+            << safetensorsRaw(validHeader, in12x4, ~quint64(0)) << "over the format's limit";
         QTest::newRow("invalid JSON") << safetensorsRaw("{\"in_proj_weight\": {", in12x4) << "not valid JSON";
         QTest::newRow("invalid UTF-8") << safetensorsRaw("{\"\xff\xfe\": 1}", {}) << "not valid JSON";
         QTest::newRow("JSON array") << safetensorsRaw("[1, 2, 3]", {}) << "not an object";
         QTest::newRow("JSON string") << safetensorsRaw("\"abc\"", {}) << "not valid JSON";
-        QTest::newRow("entry not an object") << safetensorsRaw("{\"x\": 5}", {}) << "tensor 'x': its header entry is not an object";
-        QTest::newRow("unknown dtype") << safetensorsRaw(header({entry("in_proj_weight", "Q7", "[12, 4]", 0, 192)}), in12x4) << "unknown dtype 'Q7'";
-        QTest::newRow("lowercase dtype") << safetensorsRaw(header({entry("in_proj_weight", "f32", "[12, 4]", 0, 192)}), in12x4) << "unknown dtype 'f32'";
-        QTest::newRow("missing dtype") << safetensorsRaw("{\"w\": {\"shape\": [1], \"data_offsets\": [0, 4]}}", f32Bytes({1})) << "'dtype' is missing";
-        QTest::newRow("negative shape") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[-12, -4]", 0, 192)}), in12x4) << "shape entry -12 is not a non-negative integer";
-        QTest::newRow("fractional shape") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12.5, 4]", 0, 192)}), in12x4) << "shape entry 12.5";
-        QTest::newRow("string shape") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[\"12\", 4]", 0, 192)}), in12x4) << "shape entry \"12\"";
-        QTest::newRow("shape not an array") << safetensorsRaw(header({entry("in_proj_weight", "F32", "12", 0, 192)}), in12x4) << "'shape' is missing or not an array";
-        QTest::newRow("shape product overflows") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[1099511627776, 1099511627776]", 0, 192)}), in12x4) << "overflows 64 bits";
-        QTest::newRow("byte count overflows") << safetensorsRaw(header({entry("in_proj_weight", "F64", "[4294967296, 536870912]", 0, 192)}), in12x4) << "overflows 64 bits";
-        QTest::newRow("size mismatch") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 180)}), in12x4.left(180)) << "tensor 'in_proj_weight': shape (12, 4) of F32 claims 192 bytes but its data range [0, 180] holds 180";
-        QTest::newRow("huge claim, small file") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[100000, 100000]", 0, 40000000000)}), in12x4) << "outside the data section of 192 bytes";
-        QTest::newRow("offsets outside the data") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 100, 292)}), in12x4) << "lie outside the data section";
-        QTest::newRow("offsets reversed") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 192, 0)}), in12x4) << "end before they begin";
-        QTest::newRow("offsets negative") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", -192, 0)}), in12x4) << "not non-negative integers";
-        QTest::newRow("offsets not a pair") << safetensorsRaw("{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0]}}", f32Bytes({1})) << "not [begin, end]";
-        QTest::newRow("overlapping tensors") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("extra", "F32", "[4]", 176, 192)}), in12x4) << "overlap";
-        QTest::newRow("same range twice") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("copy", "F32", "[12, 4]", 0, 192)}), in12x4) << "overlap";
-        QTest::newRow("hole between tensors") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("extra", "F32", "[4]", 200, 216)}), in12x4 + QByteArray(24, '\0')) << "bytes [192, 200] of the data section belong to no tensor";
-        QTest::newRow("hole at the start") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 8, 200)}), QByteArray(8, '\0') + in12x4) << "bytes [0, 8]";
-        QTest::newRow("trailing bytes") << safetensorsRaw(validHeader, in12x4 + "trailing") << "at the end of the data section belong to no tensor";
-        QTest::newRow("metadata not an object") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "[1]"), in12x4) << "__metadata__ is not an object";
-        QTest::newRow("metadata value not a string") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": 8}"), in12x4) << "__metadata__ value 'num_heads' is 8, not a string";
-        QTest::newRow("metadata num_heads not a number") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": \"two\"}"), in12x4) << "__metadata__ num_heads 'two' is not a positive integer";
-        QTest::newRow("metadata num_heads zero") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": \"0\"}"), in12x4) << "num_heads 0 is not a positive integer";
-        QTest::newRow("sub-byte dtype, partial byte") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("packed", "F4", "[3]", 192, 194)}), in12x4 + "ab") << "does not fill a whole number of bytes";
+        QTest::newRow("entry not an object")
+            << safetensorsRaw("{\"x\": 5}", {}) << "tensor 'x': its header entry is not an object";
+        QTest::newRow("unknown dtype") << safetensorsRaw(header({entry("in_proj_weight", "Q7", "[12, 4]", 0, 192)}),
+                                                         in12x4)
+                                       << "unknown dtype 'Q7'";
+        QTest::newRow("lowercase dtype") << safetensorsRaw(header({entry("in_proj_weight", "f32", "[12, 4]", 0, 192)}),
+                                                           in12x4)
+                                         << "unknown dtype 'f32'";
+        QTest::newRow("missing dtype") << safetensorsRaw("{\"w\": {\"shape\": [1], \"data_offsets\": [0, 4]}}",
+                                                         f32Bytes({1}))
+                                       << "'dtype' is missing";
+        QTest::newRow("negative shape") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[-12, -4]", 0, 192)}),
+                                                          in12x4)
+                                        << "shape entry -12 is not a non-negative integer";
+        QTest::newRow("fractional shape")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12.5, 4]", 0, 192)}), in12x4)
+            << "shape entry 12.5";
+        QTest::newRow("string shape") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[\"12\", 4]", 0, 192)}),
+                                                        in12x4)
+                                      << "shape entry \"12\"";
+        QTest::newRow("shape not an array")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "12", 0, 192)}), in12x4)
+            << "'shape' is missing or not an array";
+        QTest::newRow("shape product overflows")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[1099511627776, 1099511627776]", 0, 192)}),
+                              in12x4)
+            << "overflows 64 bits";
+        QTest::newRow("byte count overflows")
+            << safetensorsRaw(header({entry("in_proj_weight", "F64", "[4294967296, 536870912]", 0, 192)}), in12x4)
+            << "overflows 64 bits";
+        QTest::newRow("size mismatch")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 180)}), in12x4.left(180))
+            << "tensor 'in_proj_weight': shape (12, 4) of F32 claims 192 bytes but its data range [0, 180] holds 180";
+        QTest::newRow("huge claim, small file")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[100000, 100000]", 0, 40000000000)}), in12x4)
+            << "outside the data section of 192 bytes";
+        QTest::newRow("offsets outside the data")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 100, 292)}), in12x4)
+            << "lie outside the data section";
+        QTest::newRow("offsets reversed")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 192, 0)}), in12x4)
+            << "end before they begin";
+        QTest::newRow("offsets negative")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", -192, 0)}), in12x4)
+            << "not non-negative integers";
+        QTest::newRow("offsets not a pair")
+            << safetensorsRaw("{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0]}}", f32Bytes({1}))
+            << "not [begin, end]";
+        QTest::newRow("overlapping tensors")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("extra", "F32", "[4]", 176, 192)}),
+                   in12x4)
+            << "overlap";
+        QTest::newRow("same range twice")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("copy", "F32", "[12, 4]", 0, 192)}),
+                   in12x4)
+            << "overlap";
+        QTest::newRow("hole between tensors")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("extra", "F32", "[4]", 200, 216)}),
+                   in12x4 + QByteArray(24, '\0'))
+            << "bytes [192, 200] of the data section belong to no tensor";
+        QTest::newRow("hole at the start")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 8, 200)}), QByteArray(8, '\0') + in12x4)
+            << "bytes [0, 8]";
+        QTest::newRow("trailing bytes") << safetensorsRaw(validHeader, in12x4 + "trailing")
+                                        << "at the end of the data section belong to no tensor";
+        QTest::newRow("metadata not an object")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "[1]"), in12x4)
+            << "__metadata__ is not an object";
+        QTest::newRow("metadata value not a string")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": 8}"), in12x4)
+            << "__metadata__ value 'num_heads' is 8, not a string";
+        QTest::newRow("metadata num_heads not a number")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": \"two\"}"),
+                              in12x4)
+            << "__metadata__ num_heads 'two' is not a positive integer";
+        QTest::newRow("metadata num_heads zero")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": \"0\"}"),
+                              in12x4)
+            << "num_heads 0 is not a positive integer";
+        QTest::newRow("sub-byte dtype, partial byte")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("packed", "F4", "[3]", 192, 194)}),
+                   in12x4 + "ab")
+            << "does not fill a whole number of bytes";
 
         // The attention tensors themselves.
         QTest::newRow("no attention tensors") << safetensors({{"wte.weight", "F32", {2, 2}, f32Bytes({1, 2, 3, 4})}})
                                               << "no attention weights found: expected nn.MultiheadAttention names";
         QTest::newRow("empty file of tensors") << safetensorsRaw("{}", {}) << "the file holds no arrays";
-        QTest::newRow("v_proj missing") << safetensorsF32({projTensors(SampleWeights::make(4, 4, 4), "a.")[0], projTensors(SampleWeights::make(4, 4, 4), "a.")[2]}, kTwoHeads)
+        QTest::newRow("v_proj missing") << safetensorsF32({projTensors(SampleWeights::make(4, 4, 4), "a.")[0],
+                                                           projTensors(SampleWeights::make(4, 4, 4), "a.")[2]},
+                                                          kTwoHeads)
                                         << "tensor 'a.v_proj.weight' is missing";
-        QTest::newRow("in_proj rows not 3E") << safetensors({{"in_proj_weight", "F32", {10, 4}, f32Bytes(std::vector<float>(40, 1))}}, kTwoHeads)
-                                             << "tensor 'in_proj_weight' has shape (10, 4); expected (3 * embed_dim, input_dim)";
-        QTest::newRow("in_proj 1-D") << safetensors({{"in_proj_weight", "F32", {48}, in12x4}}, kTwoHeads) << "expected a matrix";
-        QTest::newRow("in_proj_bias wrong length") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}, {"in_proj_bias", "F32", {11}, f32Bytes(std::vector<float>(11, 0))}}, kTwoHeads)
-                                                   << "tensor 'in_proj_bias' has shape (11,); expected (12,)";
-        QTest::newRow("out_proj wrong shape") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}, {"out_proj.weight", "F32", {4, 5}, f32Bytes(std::vector<float>(20, 0))}}, kTwoHeads)
-                                              << "tensor 'out_proj.weight' has shape (4, 5); expected (d_out, 4)";
-        QTest::newRow("out_proj.bias without weight") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}, {"out_proj.bias", "F32", {4}, f32Bytes({0, 0, 0, 0})}}, kTwoHeads)
-                                                      << "'out_proj.bias' is present but 'out_proj.weight' is missing";
-        QTest::newRow("grouped-query k_proj") << safetensors({{"q_proj.weight", "F32", {4, 4}, f32Bytes(std::vector<float>(16, 0))}, {"k_proj.weight", "F32", {2, 4}, f32Bytes(std::vector<float>(8, 0))}, {"v_proj.weight", "F32", {2, 4}, f32Bytes(std::vector<float>(8, 0))}}, kTwoHeads)
-                                              << "grouped-query attention";
-        QTest::newRow("add_bias_kv") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}, {"bias_k", "F32", {1, 1, 4}, f32Bytes({0, 0, 0, 0})}}, kTwoHeads) << "add_bias_kv";
-        QTest::newRow("gpt2 c_attn not 3E") << safetensors({{"h.0.attn.c_attn.weight", "F32", {4, 10}, f32Bytes(std::vector<float>(40, 0))}}, kTwoHeads)
-                                            << "tensor 'h.0.attn.c_attn.weight' has shape (4, 10)";
-        QTest::newRow("d_model not divisible by heads") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}}, QJsonObject{{"num_heads", "3"}})
-                                                        << "d_model 4 is not divisible by 3 heads";
-        QTest::newRow("no num_heads anywhere") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}}) << "the number of heads is not known";
+        QTest::newRow("in_proj rows not 3E")
+            << safetensors({{"in_proj_weight", "F32", {10, 4}, f32Bytes(std::vector<float>(40, 1))}}, kTwoHeads)
+            << "tensor 'in_proj_weight' has shape (10, 4); expected (3 * embed_dim, input_dim)";
+        QTest::newRow("in_proj 1-D") << safetensors({{"in_proj_weight", "F32", {48}, in12x4}}, kTwoHeads)
+                                     << "expected a matrix";
+        QTest::newRow("in_proj_bias wrong length")
+            << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4},
+                            {"in_proj_bias", "F32", {11}, f32Bytes(std::vector<float>(11, 0))}},
+                           kTwoHeads)
+            << "tensor 'in_proj_bias' has shape (11,); expected (12,)";
+        QTest::newRow("out_proj wrong shape")
+            << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4},
+                            {"out_proj.weight", "F32", {4, 5}, f32Bytes(std::vector<float>(20, 0))}},
+                           kTwoHeads)
+            << "tensor 'out_proj.weight' has shape (4, 5); expected (d_out, 4)";
+        QTest::newRow("out_proj.bias without weight")
+            << safetensors(
+                   {{"in_proj_weight", "F32", {12, 4}, in12x4}, {"out_proj.bias", "F32", {4}, f32Bytes({0, 0, 0, 0})}},
+                   kTwoHeads)
+            << "'out_proj.bias' is present but 'out_proj.weight' is missing";
+        QTest::newRow("grouped-query k_proj")
+            << safetensors({{"q_proj.weight", "F32", {4, 4}, f32Bytes(std::vector<float>(16, 0))},
+                            {"k_proj.weight", "F32", {2, 4}, f32Bytes(std::vector<float>(8, 0))},
+                            {"v_proj.weight", "F32", {2, 4}, f32Bytes(std::vector<float>(8, 0))}},
+                           kTwoHeads)
+            << "grouped-query attention";
+        QTest::newRow("add_bias_kv") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4},
+                                                     {"bias_k", "F32", {1, 1, 4}, f32Bytes({0, 0, 0, 0})}},
+                                                    kTwoHeads)
+                                     << "add_bias_kv";
+        QTest::newRow("gpt2 c_attn not 3E")
+            << safetensors({{"h.0.attn.c_attn.weight", "F32", {4, 10}, f32Bytes(std::vector<float>(40, 0))}}, kTwoHeads)
+            << "tensor 'h.0.attn.c_attn.weight' has shape (4, 10)";
+        QTest::newRow("d_model not divisible by heads")
+            << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}}, QJsonObject{{"num_heads", "3"}})
+            << "d_model 4 is not divisible by 3 heads";
+        QTest::newRow("no num_heads anywhere")
+            << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}}) << "the number of heads is not known";
         std::vector<float> nan(48, 0.5f);
         nan[17] = std::numeric_limits<float>::quiet_NaN();
-        QTest::newRow("NaN in weights") << safetensors({{"in_proj_weight", "F32", {12, 4}, f32Bytes(nan)}}, kTwoHeads) << "tensor 'in_proj_weight' contains NaN or infinite values";
-        QTest::newRow("Inf in F16 bias") << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4}, {"in_proj_bias", "F16", {12}, u16Bytes({0x7C00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})}}, kTwoHeads)
-                                         << "tensor 'in_proj_bias' contains NaN or infinite values";
-        QTest::newRow("F64 beyond float32") << safetensors({{"in_proj_weight", "F64", {3, 1}, f64Bytes({1.0, 1e300, 1.0})}}, kTwoHeads) << "NaN or infinite";
-        QTest::newRow("integer weights") << safetensors({{"in_proj_weight", "I64", {12, 4}, QByteArray(384, '\0')}}, kTwoHeads)
-                                         << "tensor 'in_proj_weight' has dtype I64; attention weights must be F16, BF16, F32 or F64";
+        QTest::newRow("NaN in weights") << safetensors({{"in_proj_weight", "F32", {12, 4}, f32Bytes(nan)}}, kTwoHeads)
+                                        << "tensor 'in_proj_weight' contains NaN or infinite values";
+        QTest::newRow("Inf in F16 bias")
+            << safetensors({{"in_proj_weight", "F32", {12, 4}, in12x4},
+                            {"in_proj_bias", "F16", {12}, u16Bytes({0x7C00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})}},
+                           kTwoHeads)
+            << "tensor 'in_proj_bias' contains NaN or infinite values";
+        QTest::newRow("F64 beyond float32")
+            << safetensors({{"in_proj_weight", "F64", {3, 1}, f64Bytes({1.0, 1e300, 1.0})}}, kTwoHeads)
+            << "NaN or infinite";
+        QTest::newRow("integer weights")
+            << safetensors({{"in_proj_weight", "I64", {12, 4}, QByteArray(384, '\0')}}, kTwoHeads)
+            << "tensor 'in_proj_weight' has dtype I64; attention weights must be F16, BF16, F32 or F64";
     }
     void rejects()
     {

@@ -1,6 +1,6 @@
 // Word splitting, hash embeddings and positional encoding: the inputs every view starts from.
-#include "core/ops/PositionalEncoding.h"
 #include "core/ops/HashEmbedder.h"
+#include "core/ops/PositionalEncoding.h"
 #include "core/text/WordSplitter.h"
 
 #include <QtTest>
@@ -27,18 +27,21 @@ private slots:
     {
         QTest::addColumn<QString>("sentence");
         QTest::addColumn<QStringList>("expected");
-        QTest::addRow("default sentence") << "The cat sat on the rug and it was dry-cleaned."
+        QTest::addRow("default sentence")
+            << "The cat sat on the rug and it was dry-cleaned."
             << QStringList{"The", "cat", "sat", "on", "the", "rug", "and", "it", "was", "dry", "-", "cleaned", "."};
         QTest::addRow("apostrophe inside a word") << "don't stop" << QStringList{"don't", "stop"};
         QTest::addRow("quotes are punctuation") << "'hi' she said" << QStringList{"'", "hi", "'", "she", "said"};
-        QTest::addRow("accents, precomposed and combining") << QString::fromUtf8("café nai\xcc\x88ve")
+        QTest::addRow("accents, precomposed and combining")
+            << QString::fromUtf8("café nai\xcc\x88ve")
             << QStringList{QString::fromUtf8("café"), QString::fromUtf8("nai\xcc\x88ve")};
         QTest::addRow("CJK, one character each") << QString::fromUtf8("我爱猫。")
-            << QStringList{QString::fromUtf8("我"), QString::fromUtf8("爱"), QString::fromUtf8("猫"), QString::fromUtf8("。")};
-        QTest::addRow("emoji with modifier stays whole") << QString::fromUtf8("hi 👋🏽!")
-            << QStringList{"hi", QString::fromUtf8("👋🏽"), "!"};
+                                                 << QStringList{QString::fromUtf8("我"), QString::fromUtf8("爱"),
+                                                                QString::fromUtf8("猫"), QString::fromUtf8("。")};
+        QTest::addRow("emoji with modifier stays whole")
+            << QString::fromUtf8("hi 👋🏽!") << QStringList{"hi", QString::fromUtf8("👋🏽"), "!"};
         QTest::addRow("right to left") << QString::fromUtf8("שלום עולם")
-            << QStringList{QString::fromUtf8("שלום"), QString::fromUtf8("עולם")};
+                                       << QStringList{QString::fromUtf8("שלום"), QString::fromUtf8("עולם")};
         QTest::addRow("numbers") << "pi is 3.14" << QStringList{"pi", "is", "3", ".", "14"};
         QTest::addRow("empty") << "" << QStringList{};
         QTest::addRow("blank") << " \t\n " << QStringList{};
@@ -97,8 +100,8 @@ private slots:
         QCOMPARE(again, first);
         for (qsizetype t = 0; t < tokens.size(); ++t)
             QCOMPARE(RowVector(first.row(t)), HashEmbedder::generate(tokens[t].text, 7, 64));
-        QCOMPARE(RowVector(first.row(1)), RowVector(first.row(8)));  // "cat" and "CAT"
-        QVERIFY(HashEmbedder::embed("cat", 8, 64) != HashEmbedder::embed("cat", 7, 64));  // seed in the key
+        QCOMPARE(RowVector(first.row(1)), RowVector(first.row(8)));                         // "cat" and "CAT"
+        QVERIFY(HashEmbedder::embed("cat", 8, 64) != HashEmbedder::embed("cat", 7, 64));    // seed in the key
         QCOMPARE(HashEmbedder::embed("cat", 7, 32), HashEmbedder::generate("cat", 7, 32));  // dim in the key
         // Evict everything: one vector as large as the whole budget, then one larger (never cached).
         const int huge = int(HashEmbedder::kCacheFloats);
@@ -121,7 +124,7 @@ private slots:
             }
         QCOMPARE(PositionalEncoding::compute(40, dim), reference);
         QCOMPARE(PositionalEncoding::sinusoidal(5, dim), Matrix(reference.topRows(5)));
-        QCOMPARE(PositionalEncoding::sinusoidal(40, dim), reference);  // grows the table
+        QCOMPARE(PositionalEncoding::sinusoidal(40, dim), reference);                      // grows the table
         QCOMPARE(PositionalEncoding::sinusoidal(17, dim), Matrix(reference.topRows(17)));  // a slice of it
         QCOMPARE(PositionalEncoding::sinusoidal(1, 3), PositionalEncoding::compute(1, 3));
         QCOMPARE(PositionalEncoding::sinusoidal(0, dim).rows(), Eigen::Index(0));

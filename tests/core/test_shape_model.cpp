@@ -55,8 +55,9 @@ private slots:
         QList<Id> order;
         for (const ShapeStep& step : model.steps())
             order.append(step.id);
-        QCOMPARE(order, (QList<Id>{Id::Input, Id::Wq, Id::Wk, Id::Wv, Id::Q, Id::K, Id::V, Id::QHeads, Id::KHeads,
-                                   Id::VHeads, Id::Scores, Id::Softmax, Id::HeadOutputs, Id::Concat, Id::Wo, Id::Output}));
+        QCOMPARE(order,
+                 (QList<Id>{Id::Input, Id::Wq, Id::Wk, Id::Wv, Id::Q, Id::K, Id::V, Id::QHeads, Id::KHeads, Id::VHeads,
+                            Id::Scores, Id::Softmax, Id::HeadOutputs, Id::Concat, Id::Wo, Id::Output}));
 
         // Parameters: each of Wq, Wk, Wv, Wo is 512 x 512 + 512 bias = 262,656; four of them.
         for (Id id : {Id::Wq, Id::Wk, Id::Wv, Id::Wo})
@@ -112,7 +113,8 @@ private slots:
         // The mask sits between the scores and the softmax.
         const auto& steps = model.steps();
         const auto index = [&](Id id) {
-            return std::find_if(steps.begin(), steps.end(), [id](const ShapeStep& s) { return s.id == id; }) - steps.begin();
+            return std::find_if(steps.begin(), steps.end(), [id](const ShapeStep& s) { return s.id == id; }) -
+                   steps.begin();
         };
         QCOMPARE(index(Id::Masked), index(Id::Scores) + 1);
         QCOMPARE(index(Id::Softmax), index(Id::Masked) + 1);
@@ -147,7 +149,7 @@ private slots:
         QCOMPARE(at(model, Id::Output).shapeText(), QStringLiteral("(1, 3, 6)"));
         QCOMPARE(at(model, Id::Output).multiply_adds, 0);
         QVERIFY(at(model, Id::Output).formula.contains(QStringLiteral("no output projection")));
-        QCOMPARE(model.totalParameters(), 3 * (4 * 6 + 6));   // 90
+        QCOMPARE(model.totalParameters(), 3 * (4 * 6 + 6));  // 90
         // 3 projections 3*4*6 = 72 each; Q Kᵀ and A V 2*3*3*3 = 54 each.
         QCOMPARE(model.totalMultiplyAdds(), 3 * 72 + 2 * 54);
     }
@@ -179,7 +181,7 @@ private slots:
         QCOMPARE(config.num_heads, 4);
         QCOMPARE(config.headDim(), 4);
         QCOMPARE(config.output_dim, 16);
-        QVERIFY(config.has_input_bias);   // PyTorch-style random init has biases
+        QVERIFY(config.has_input_bias);  // PyTorch-style random init has biases
         QVERIFY(config.has_output_bias);
         QVERIFY(config.masked && config.causal);
         QCOMPARE(config.effectiveScale(), 2.0);

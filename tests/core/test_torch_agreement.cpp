@@ -7,8 +7,8 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionOptions.h"
-#include "core/io/NpyReader.h"
 #include "core/base/Tensor.h"
+#include "core/io/NpyReader.h"
 #include "core/weights/WeightFile.h"
 
 #include <QDir>
@@ -39,12 +39,21 @@ constexpr double kRowSumTolerance = 1e-5;
 // Cases the generator writes; a missing one (or a missing directory) must fail, not pass with
 // zero rows.
 const QStringList kExpectedCases = {
-    QStringLiteral("example_toy-4d"), QStringLiteral("gpt2_f16"), QStringLiteral("gpt2_layer0"),
-    QStringLiteral("gpt2_layer1"), QStringLiteral("gpt2_layer1_heads4"),
-    QStringLiteral("llama_f64_npz"), QStringLiteral("mha_bf16"), QStringLiteral("mha_f32"),
-    QStringLiteral("mha_f32_causal"), QStringLiteral("mha_f32_scale_none"),
-    QStringLiteral("mha_nobias_npz"), QStringLiteral("mha_separate_qkv"),
-    QStringLiteral("qkv_proj_prefix"), QStringLiteral("toy-3x4-concat"), QStringLiteral("toy-4d"),
+    QStringLiteral("example_toy-4d"),
+    QStringLiteral("gpt2_f16"),
+    QStringLiteral("gpt2_layer0"),
+    QStringLiteral("gpt2_layer1"),
+    QStringLiteral("gpt2_layer1_heads4"),
+    QStringLiteral("llama_f64_npz"),
+    QStringLiteral("mha_bf16"),
+    QStringLiteral("mha_f32"),
+    QStringLiteral("mha_f32_causal"),
+    QStringLiteral("mha_f32_scale_none"),
+    QStringLiteral("mha_nobias_npz"),
+    QStringLiteral("mha_separate_qkv"),
+    QStringLiteral("qkv_proj_prefix"),
+    QStringLiteral("toy-3x4-concat"),
+    QStringLiteral("toy-4d"),
 };
 
 QString fixturesDir()
@@ -63,9 +72,9 @@ struct Fixture {
     int d_model = 0;
     bool causal = false;
     ScaleSetting scale;
-    Matrix input;                     // (seq_len, input_dim): the float32 values of the .npy
-    std::vector<MatrixD> attention;   // num_heads x (seq_len, seq_len)
-    MatrixD output;                   // (seq_len, output_dim)
+    Matrix input;                    // (seq_len, input_dim): the float32 values of the .npy
+    std::vector<MatrixD> attention;  // num_heads x (seq_len, seq_len)
+    MatrixD output;                  // (seq_len, output_dim)
 };
 
 // A rectangular JSON array of arrays of numbers.
@@ -79,7 +88,8 @@ Result<MatrixD> readMatrix(const QJsonValue& value, const QString& field)
     for (qsizetype r = 0; r < rows.size(); ++r) {
         const QJsonArray row = rows[r].toArray();
         if (row.size() != cols)
-            return Error{QStringLiteral("'%1' row %2 has %3 values, expected %4").arg(field).arg(r).arg(row.size()).arg(cols)};
+            return Error{
+                QStringLiteral("'%1' row %2 has %3 values, expected %4").arg(field).arg(r).arg(row.size()).arg(cols)};
         for (qsizetype c = 0; c < cols; ++c) {
             if (!row[c].isDouble())
                 return Error{QStringLiteral("'%1'[%2][%3] is not a number").arg(field).arg(r).arg(c)};
@@ -132,11 +142,18 @@ Result<Fixture> readFixture(const QString& path)
     const Eigen::Index seq_len = f.input.rows();
     if (int(f.attention.size()) != f.num_heads || f.output.rows() != seq_len)
         return Error{QStringLiteral("%1: %2 attention heads for num_heads %3, %4 output rows for %5 tokens")
-                         .arg(path).arg(f.attention.size()).arg(f.num_heads).arg(f.output.rows()).arg(seq_len)};
+                         .arg(path)
+                         .arg(f.attention.size())
+                         .arg(f.num_heads)
+                         .arg(f.output.rows())
+                         .arg(seq_len)};
     for (const MatrixD& a : f.attention)
         if (a.rows() != seq_len || a.cols() != seq_len)
             return Error{QStringLiteral("%1: an attention matrix is %2x%3, expected %4x%4")
-                             .arg(path).arg(a.rows()).arg(a.cols()).arg(seq_len)};
+                             .arg(path)
+                             .arg(a.rows())
+                             .arg(a.cols())
+                             .arg(seq_len)};
     return f;
 }
 
@@ -161,7 +178,11 @@ void accumulate(Deviation& d, const Matrix& actual, const MatrixD& expected, con
             if (error > d.max_error || std::isnan(error)) {
                 d.max_error = std::isnan(error) ? INFINITY : error;
                 d.where = QStringLiteral("%1[%2][%3]: engine %4, torch %5")
-                              .arg(what).arg(r).arg(c).arg(double(actual(r, c)), 0, 'g', 9).arg(expected(r, c), 0, 'g', 17);
+                              .arg(what)
+                              .arg(r)
+                              .arg(c)
+                              .arg(double(actual(r, c)), 0, 'g', 9)
+                              .arg(expected(r, c), 0, 'g', 17);
             }
         }
 }

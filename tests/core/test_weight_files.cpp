@@ -2,9 +2,9 @@
 // weights, the shipped toy example run through the engine, and weights made by PyTorch.
 
 #include "core/attention/AttentionEngine.h"
-#include "core/weights/JsonWeightsReader.h"
 #include "core/io/NpyReader.h"
 #include "core/io/NpzReader.h"
+#include "core/weights/JsonWeightsReader.h"
 #include "core/weights/WeightFile.h"
 #include "tests/support/WeightFileWriters.h"
 
@@ -25,7 +25,8 @@ const QString kFixtures = QStringLiteral(ATTENTION_FIXTURES_DIR "/weights/");
 // {"num_heads": 1, "wq": ..., "wk": ..., "wv": ...} of the 4-d toy, with `extra` keys spliced in.
 QByteArray toyJson(const QByteArray& extra = {}, const QByteArray& heads = "\"num_heads\": 1, ")
 {
-    return "{" + heads + extra + "\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]], \"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]], "
+    return "{" + heads + extra +
+           "\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]], \"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]], "
            "\"wv\": [[0,2,0],[0,3,0],[1,0,3],[1,1,0]]}";
 }
 
@@ -68,7 +69,8 @@ private slots:
         for (int j = 0; j < 3; ++j) {
             QVERIFY2(std::abs(a(0, j) - row0[j]) < 1e-6f, qPrintable(QString::number(a(0, j), 'g', 9)));
             QVERIFY2(std::abs(a(1, j) - row1[j]) < 1e-6f, qPrintable(QString::number(a(1, j), 'g', 9)));
-            QVERIFY2(std::abs(trace->output(0, j) - out0[j]) < 1e-6f, qPrintable(QString::number(trace->output(0, j), 'g', 9)));
+            QVERIFY2(std::abs(trace->output(0, j) - out0[j]) < 1e-6f,
+                     qPrintable(QString::number(trace->output(0, j), 'g', 9)));
         }
     }
 
@@ -82,8 +84,8 @@ private slots:
         QCOMPARE(loaded->weights.num_heads, 2);  // from the int64 member num_heads
         auto npz = NpzReader::open(path);
         QVERIFY(npz.ok());
-        const Matrix x = tensor(**npz, "x");                        // (5, 8)
-        const Matrix expected = tensor(**npz, "expected_output");   // (5, 8)
+        const Matrix x = tensor(**npz, "x");                           // (5, 8)
+        const Matrix expected = tensor(**npz, "expected_output");      // (5, 8)
         const Matrix attention = tensor(**npz, "expected_attention");  // (2, 5 * 5)
         QCOMPARE(x.rows(), 5);
         auto trace = AttentionEngine::forward(x, loaded->weights);
@@ -129,14 +131,31 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("kind");  // "missing", "directory", "fifo" or file content
         QTest::addColumn<QString>("reason");
-        QTest::newRow("missing file") << "absent.safetensors" << "missing" << "absent.safetensors: no such file";
-        QTest::newRow("directory") << "dir.npz" << "directory" << "dir.npz: is a directory, not a weight file";
-        QTest::newRow("unsupported extension") << "weights.txt" << "{}" << "weights.txt: unsupported extension '.txt'; weight files are .safetensors, .npz or .json";
-        QTest::newRow("no extension") << "weights" << "{}" << "weights: unsupported extension";
-        QTest::newRow("pytorch pickle") << "model.pt" << "x" << "model.pt: PyTorch pickle files (.pt) are not read";
-        QTest::newRow("empty safetensors") << "e.safetensors" << "" << "e.safetensors: not a safetensors file: 0 bytes";
-        QTest::newRow("empty npz") << "e.npz" << "" << "e.npz: not a zip archive";
-        QTest::newRow("empty json") << "e.json" << "" << "e.json: not valid JSON";
+        QTest::newRow("missing file") << "absent.safetensors"
+                                      << "missing"
+                                      << "absent.safetensors: no such file";
+        QTest::newRow("directory") << "dir.npz"
+                                   << "directory"
+                                   << "dir.npz: is a directory, not a weight file";
+        QTest::newRow("unsupported extension")
+            << "weights.txt"
+            << "{}"
+            << "weights.txt: unsupported extension '.txt'; weight files are .safetensors, .npz or .json";
+        QTest::newRow("no extension") << "weights"
+                                      << "{}"
+                                      << "weights: unsupported extension";
+        QTest::newRow("pytorch pickle") << "model.pt"
+                                        << "x"
+                                        << "model.pt: PyTorch pickle files (.pt) are not read";
+        QTest::newRow("empty safetensors") << "e.safetensors"
+                                           << ""
+                                           << "e.safetensors: not a safetensors file: 0 bytes";
+        QTest::newRow("empty npz") << "e.npz"
+                                   << ""
+                                   << "e.npz: not a zip archive";
+        QTest::newRow("empty json") << "e.json"
+                                    << ""
+                                    << "e.json: not valid JSON";
     }
     void refusesPaths()
     {
@@ -177,8 +196,9 @@ private slots:
     // --- JSON weights ---
     void jsonWithEveryPart()
     {
-        const QByteArray json = toyJson("\"bq\": [1, 2, 3], \"bv\": [0.5, 0.25, 0.125], \"wo\": [[1, 0], [0, 1], [1, 1]], "
-                                        "\"bo\": [-1, 1], \"comment\": \"notes are fine\", \"_source\": 1, ");
+        const QByteArray json = toyJson(
+            "\"bq\": [1, 2, 3], \"bv\": [0.5, 0.25, 0.125], \"wo\": [[1, 0], [0, 1], [1, 1]], "
+            "\"bo\": [-1, 1], \"comment\": \"notes are fine\", \"_source\": 1, ");
         auto w = JsonWeightsReader::parse(json);
         QVERIFY2(w.ok(), qPrintable(w.error()));
         QCOMPARE(w->num_heads, 1);
@@ -204,26 +224,42 @@ private slots:
         QTest::newRow("invalid JSON") << QByteArray("{\"wq\": [[1, 2]") << 0 << "not valid JSON";
         QTest::newRow("NaN literal") << QByteArray("{\"num_heads\": 1, \"wq\": [[NaN]]}") << 0 << "not valid JSON";
         QTest::newRow("array root") << QByteArray("[[1, 2]]") << 0 << "not an object";
-        QTest::newRow("non-rectangular") << toyJson().replace("[0,1,1]]", "[0,1]]") << 0 << "'wq' is not rectangular: row 3 has 2 numbers, row 0 has 3";
-        QTest::newRow("non-numeric") << toyJson().replace("[1,0,0]", "[1,\"a\",0]") << 0 << "'wq' row 1 column 1 is not a number";
-        QTest::newRow("null entry") << toyJson().replace("[1,0,0]", "[1,null,0]") << 0 << "'wq' row 1 column 1 is not a number";
+        QTest::newRow("non-rectangular") << toyJson().replace("[0,1,1]]", "[0,1]]") << 0
+                                         << "'wq' is not rectangular: row 3 has 2 numbers, row 0 has 3";
+        QTest::newRow("non-numeric") << toyJson().replace("[1,0,0]", "[1,\"a\",0]") << 0
+                                     << "'wq' row 1 column 1 is not a number";
+        QTest::newRow("null entry") << toyJson().replace("[1,0,0]", "[1,null,0]") << 0
+                                    << "'wq' row 1 column 1 is not a number";
         QTest::newRow("row not an array") << toyJson().replace("[1,0,0]", "7") << 0 << "'wq' row 1 is not an array";
-        QTest::newRow("flat matrix") << QByteArray("{\"num_heads\": 1, \"wq\": [1, 2], \"wk\": [1, 2], \"wv\": [1, 2]}") << 0 << "'wq' row 0 is not a non-empty array";
-        QTest::newRow("empty matrix") << toyJson().replace("\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]]", "\"wq\": []") << 0 << "'wq' is not a non-empty array";
-        QTest::newRow("inconsistent dims") << toyJson().replace("\"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]]", "\"wk\": [[0,0,1],[1,1,0],[0,1,0]]") << 0 << "'wk' is 3 x 3 but 'wq' is 4 x 3";
+        QTest::newRow("flat matrix") << QByteArray("{\"num_heads\": 1, \"wq\": [1, 2], \"wk\": [1, 2], \"wv\": [1, 2]}")
+                                     << 0 << "'wq' row 0 is not a non-empty array";
+        QTest::newRow("empty matrix") << toyJson().replace("\"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]]", "\"wq\": []")
+                                      << 0 << "'wq' is not a non-empty array";
+        QTest::newRow("inconsistent dims")
+            << toyJson().replace("\"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]]", "\"wk\": [[0,0,1],[1,1,0],[0,1,0]]") << 0
+            << "'wk' is 3 x 3 but 'wq' is 4 x 3";
         QTest::newRow("bias length") << toyJson("\"bq\": [1, 2], ") << 0 << "'bq' has 2 entries, expected d_model = 3";
         QTest::newRow("bias not numbers") << toyJson("\"bk\": [1, true, 2], ") << 0 << "'bk' entry 1 is not a number";
-        QTest::newRow("wo rows") << toyJson("\"wo\": [[1, 0], [0, 1]], ") << 0 << "'wo' is 2 x 2; it must have d_model = 3 rows";
-        QTest::newRow("bo length") << toyJson("\"wo\": [[1, 0], [0, 1], [1, 1]], \"bo\": [1, 2, 3], ") << 0 << "'bo' has 3 entries, expected the output dimension 2";
-        QTest::newRow("missing wv") << QByteArray("{\"num_heads\": 1, \"wq\": [[1]], \"wk\": [[1]]}") << 0 << "the required key 'wv' is missing";
+        QTest::newRow("wo rows") << toyJson("\"wo\": [[1, 0], [0, 1]], ") << 0
+                                 << "'wo' is 2 x 2; it must have d_model = 3 rows";
+        QTest::newRow("bo length") << toyJson("\"wo\": [[1, 0], [0, 1], [1, 1]], \"bo\": [1, 2, 3], ") << 0
+                                   << "'bo' has 3 entries, expected the output dimension 2";
+        QTest::newRow("missing wv") << QByteArray("{\"num_heads\": 1, \"wq\": [[1]], \"wk\": [[1]]}") << 0
+                                    << "the required key 'wv' is missing";
         QTest::newRow("no num_heads") << toyJson({}, {}) << 0 << "no \"num_heads\" key";
-        QTest::newRow("num_heads zero") << toyJson({}, "\"num_heads\": 0, ") << 0 << "num_heads 0 is not a positive integer";
-        QTest::newRow("num_heads fraction") << toyJson({}, "\"num_heads\": 1.5, ") << 0 << "\"num_heads\" is not an integer";
-        QTest::newRow("num_heads string") << toyJson({}, "\"num_heads\": \"1\", ") << 0 << "\"num_heads\" is not an integer";
-        QTest::newRow("heads do not divide d_model") << toyJson({}, "\"num_heads\": 2, ") << 0 << "d_model 3 is not divisible by 2 heads";
-        QTest::newRow("beyond float32") << toyJson().replace("[1,0,0]", "[1,1e39,0]") << 0 << "'wq' row 1 column 1 (1e+39) is not a finite float32 value";
+        QTest::newRow("num_heads zero") << toyJson({}, "\"num_heads\": 0, ") << 0
+                                        << "num_heads 0 is not a positive integer";
+        QTest::newRow("num_heads fraction")
+            << toyJson({}, "\"num_heads\": 1.5, ") << 0 << "\"num_heads\" is not an integer";
+        QTest::newRow("num_heads string")
+            << toyJson({}, "\"num_heads\": \"1\", ") << 0 << "\"num_heads\" is not an integer";
+        QTest::newRow("heads do not divide d_model")
+            << toyJson({}, "\"num_heads\": 2, ") << 0 << "d_model 3 is not divisible by 2 heads";
+        QTest::newRow("beyond float32") << toyJson().replace("[1,0,0]", "[1,1e39,0]") << 0
+                                        << "'wq' row 1 column 1 (1e+39) is not a finite float32 value";
         QTest::newRow("unknown key") << toyJson("\"w_o\": [[1]], ") << 0 << "unknown key 'w_o'";
-        QTest::newRow("layer beyond json") << toyJson() << 1 << "layer 1 is out of range: the file holds 1 attention layer";
+        QTest::newRow("layer beyond json")
+            << toyJson() << 1 << "layer 1 is out of range: the file holds 1 attention layer";
     }
     void jsonRejects()
     {
@@ -252,10 +288,10 @@ private slots:
     {
         QFETCH(int, scheme);
         const SampleWeights w = SampleWeights::make(4, 4, 6);
-        const std::vector<NamedF32> tensors = scheme == 0 ? mhaTensors(w, "self_attn.")
-                                            : scheme == 1 ? mhaSeparateTensors(w)
-                                            : scheme == 2 ? projTensors(w, "bert.attn.")
-                                                          : gpt2Tensors(w, "transformer.h.0.attn.");
+        const std::vector<NamedF32> tensors = scheme == 0   ? mhaTensors(w, "self_attn.")
+                                              : scheme == 1 ? mhaSeparateTensors(w)
+                                              : scheme == 2 ? projTensors(w, "bert.attn.")
+                                                            : gpt2Tensors(w, "transformer.h.0.attn.");
         QTemporaryDir dir;
         const QString path = dir.filePath("w.npz");
         QVERIFY(writeNpz(path, tensors));
@@ -278,7 +314,8 @@ private slots:
         st.push_back({"h.0.attn.c_attn.weight", "F32", {768, 2304}, f32Bytes(std::vector<float>(768 * 2304, 0.01f))});
         st.push_back({"h.0.attn.c_proj.weight", "F32", {768, 768}, f32Bytes(std::vector<float>(768 * 768, 0.02f))});
         QVERIFY(writeFile(path, safetensors(st)));
-        QBENCHMARK {
+        QBENCHMARK
+        {
             auto loaded = WeightFile::load(path, {0, 12});
             QVERIFY(loaded.ok());
         }

@@ -22,6 +22,6 @@ inline ProgramRun runProgram(const QStringList& arguments)
     process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments);
     if (!process.waitForFinished(120000))
         return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2, process.readAllStandardOutput(),
+            process.readAllStandardError()};
 }

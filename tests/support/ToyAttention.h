@@ -5,9 +5,9 @@
 //   Q = X Wq = [[1,0,2],[2,2,2],[2,1,3]], K = X Wk = [[0,1,1],[4,4,0],[2,3,1]],
 //   V = X Wv = [[1,2,3],[2,8,0],[2,6,3]]; scores row 0 = [2, 4, 4].
 
+#include "core/attention/AttentionWeights.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/attention/AttentionWeights.h"
 
 #include <QTest>
 
@@ -28,11 +28,10 @@ inline Matrix matrix(std::initializer_list<std::initializer_list<float>> rows)
 
 inline AttentionResult toyResult(bool causal = false)
 {
-    auto weights = AttentionWeights::fromParts(
-        1, matrix({{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}}),   // wq (4, 3)
-        matrix({{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}}),      // wk (4, 3)
-        matrix({{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}}),      // wv (4, 3)
-        {}, {}, {}, {}, {});
+    auto weights = AttentionWeights::fromParts(1, matrix({{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}}),  // wq (4, 3)
+                                               matrix({{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}}),     // wk (4, 3)
+                                               matrix({{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}}),     // wv (4, 3)
+                                               {}, {}, {}, {}, {});
     if (!weights)
         qFatal("toy weights: %s", qPrintable(weights.error()));
     auto input = AttentionPipeline::inputFromMatrix(matrix({{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}}), {});
@@ -45,9 +44,9 @@ inline AttentionResult toyResult(bool causal = false)
     config.positional_encoding = false;
     config.causal = causal;
     config.scale.mode = ScaleSetting::Mode::None;
-    auto result = AttentionPipeline::run(config, std::move(input).value(),
-                                         LoadedWeights{std::move(weights).value(), 1, QStringLiteral("json")},
-                                         TraceDetail::Full);
+    auto result =
+        AttentionPipeline::run(config, std::move(input).value(),
+                               LoadedWeights{std::move(weights).value(), 1, QStringLiteral("json")}, TraceDetail::Full);
     if (!result)
         qFatal("toy run: %s", qPrintable(result.error()));
     return std::move(result).value();

@@ -21,10 +21,22 @@ static QByteArray littleEndian(const std::vector<V>& values)
     return out;
 }
 
-QByteArray f32Bytes(const std::vector<float>& values) { return littleEndian<float>(values); }
-QByteArray f64Bytes(const std::vector<double>& values) { return littleEndian<double>(values); }
-QByteArray u16Bytes(const std::vector<std::uint16_t>& values) { return littleEndian<quint16>(values); }
-QByteArray i64Bytes(const std::vector<std::int64_t>& values) { return littleEndian<qint64>(values); }
+QByteArray f32Bytes(const std::vector<float>& values)
+{
+    return littleEndian<float>(values);
+}
+QByteArray f64Bytes(const std::vector<double>& values)
+{
+    return littleEndian<double>(values);
+}
+QByteArray u16Bytes(const std::vector<std::uint16_t>& values)
+{
+    return littleEndian<quint16>(values);
+}
+QByteArray i64Bytes(const std::vector<std::int64_t>& values)
+{
+    return littleEndian<qint64>(values);
+}
 
 QByteArray matrixF32(const Matrix& m)
 {
@@ -57,7 +69,8 @@ QByteArray safetensors(const std::vector<StTensor>& tensors, const QJsonObject& 
             shape.append(qint64(d));
         const qint64 begin = data.size();
         data.append(t.data);
-        header.insert(t.name, QJsonObject{{"dtype", t.dtype}, {"shape", shape},
+        header.insert(t.name, QJsonObject{{"dtype", t.dtype},
+                                          {"shape", shape},
                                           {"data_offsets", QJsonArray{begin, qint64(data.size())}}});
     }
     if (!metadata.isEmpty())
@@ -95,8 +108,8 @@ QByteArray npyRaw(const QByteArray& dict, const QByteArray& data, int major_vers
 
 QByteArray npy(const QByteArray& descr, const QString& shape, const QByteArray& data, bool fortran)
 {
-    const QByteArray dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False")
-                          + ", 'shape': " + shape.toLatin1() + ", }";
+    const QByteArray dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                            ", 'shape': " + shape.toLatin1() + ", }";
     return npyRaw(dict, data);
 }
 
@@ -209,23 +222,22 @@ std::vector<NamedF32> mhaTensors(const SampleWeights& w, const QString& prefix)
 {
     return {named(prefix + "in_proj_weight", concat3(w.wq, w.wk, w.wv), true),
             namedVector(prefix + "in_proj_bias", concat3(w.bq, w.bk, w.bv)),
-            named(prefix + "out_proj.weight", w.wo, true),
-            namedVector(prefix + "out_proj.bias", w.bo)};
+            named(prefix + "out_proj.weight", w.wo, true), namedVector(prefix + "out_proj.bias", w.bo)};
 }
 
 std::vector<NamedF32> mhaSeparateTensors(const SampleWeights& w, const QString& prefix)
 {
-    return {named(prefix + "q_proj_weight", w.wq, true), named(prefix + "k_proj_weight", w.wk, true),
-            named(prefix + "v_proj_weight", w.wv, true),
-            namedVector(prefix + "in_proj_bias", concat3(w.bq, w.bk, w.bv)),
-            named(prefix + "out_proj.weight", w.wo, true), namedVector(prefix + "out_proj.bias", w.bo)};
+    return {
+        named(prefix + "q_proj_weight", w.wq, true),   named(prefix + "k_proj_weight", w.wk, true),
+        named(prefix + "v_proj_weight", w.wv, true),   namedVector(prefix + "in_proj_bias", concat3(w.bq, w.bk, w.bv)),
+        named(prefix + "out_proj.weight", w.wo, true), namedVector(prefix + "out_proj.bias", w.bo)};
 }
 
 std::vector<NamedF32> projTensors(const SampleWeights& w, const QString& prefix, const QString& out_name)
 {
-    return {named(prefix + "q_proj.weight", w.wq, true), namedVector(prefix + "q_proj.bias", w.bq),
-            named(prefix + "k_proj.weight", w.wk, true), namedVector(prefix + "k_proj.bias", w.bk),
-            named(prefix + "v_proj.weight", w.wv, true), namedVector(prefix + "v_proj.bias", w.bv),
+    return {named(prefix + "q_proj.weight", w.wq, true),      namedVector(prefix + "q_proj.bias", w.bq),
+            named(prefix + "k_proj.weight", w.wk, true),      namedVector(prefix + "k_proj.bias", w.bk),
+            named(prefix + "v_proj.weight", w.wv, true),      namedVector(prefix + "v_proj.bias", w.bv),
             named(prefix + out_name + ".weight", w.wo, true), namedVector(prefix + out_name + ".bias", w.bo)};
 }
 
@@ -244,7 +256,8 @@ QByteArray safetensorsF32(const std::vector<NamedF32>& tensors, const QJsonObjec
     return safetensors(st, metadata);
 }
 
-bool writeNpz(const QString& path, const std::vector<NamedF32>& tensors, const std::vector<ZipMember>& extra, bool compress)
+bool writeNpz(const QString& path, const std::vector<NamedF32>& tensors, const std::vector<ZipMember>& extra,
+              bool compress)
 {
     std::vector<ZipMember> members;
     for (const NamedF32& t : tensors)

@@ -53,8 +53,8 @@ struct ZipMember {
 bool writeZip(const QString& path, const std::vector<ZipMember>& members, bool compress = true);
 // One member written as given: `payload` is stored (method 0) or raw deflate (method 8) bytes,
 // and the directory declares `declared_size` uncompressed bytes with CRC `crc`.
-bool writeZipLying(const QString& path, const QString& name, const QByteArray& payload, int method,
-                   quint32 crc, quint64 declared_size);
+bool writeZipLying(const QString& path, const QString& name, const QByteArray& payload, int method, quint32 crc,
+                   quint64 declared_size);
 QByteArray rawDeflate(const QByteArray& data);  // deflate stream without zlib header/trailer
 quint32 crc32Of(const QByteArray& data);
 
@@ -73,7 +73,7 @@ struct NamedF32 {
     Shape shape;
     QByteArray data;
 };
-std::vector<NamedF32> mhaTensors(const SampleWeights& w, const QString& prefix = {});  // in_proj_weight ...
+std::vector<NamedF32> mhaTensors(const SampleWeights& w, const QString& prefix = {});          // in_proj_weight ...
 std::vector<NamedF32> mhaSeparateTensors(const SampleWeights& w, const QString& prefix = {});  // q_proj_weight ...
 std::vector<NamedF32> projTensors(const SampleWeights& w, const QString& prefix, const QString& out_name = "out_proj");
 std::vector<NamedF32> gpt2Tensors(const SampleWeights& w, const QString& prefix);  // prefix "h.0.attn."

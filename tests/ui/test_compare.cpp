@@ -1,25 +1,25 @@
 // The compare view's pieces: the difference cell by cell, side B under other settings, the
 // head metrics model and table, the lines view's hover and toggles, and the signals that pick heads.
+#include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "ui/views/compare/CompareFigure.h"
-#include "core/analysis/CompareModel.h"
-#include "ui/views/compare/CompareView.h"
-#include "ui/views/compare/HeadSimilarityView.h"
+#include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
 #include "ui/views/compare/HeadMetricsModel.h"
 #include "ui/views/compare/HeadMetricsTable.h"
+#include "ui/views/compare/HeadSimilarityView.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
-#include "core/pipeline/RunSettings.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
-#include <QSpinBox>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QTest>
 
 #include <numbers>
@@ -204,8 +204,10 @@ private slots:
         Matrix previous = Matrix::Zero(3, 3);
         previous(0, 0) = previous(1, 0) = previous(2, 1) = 1.0f;
         model.setMetrics(computeHeadMetrics(std::vector<Matrix>{Matrix::Identity(3, 3), previous}));
-        QCOMPARE(model.headerData(HeadMetricsModel::EntropyColumn, Qt::Horizontal).toString(), QStringLiteral("entropy"));
-        QCOMPARE(model.headerData(HeadMetricsModel::PreviousColumn, Qt::Horizontal).toString(), QStringLiteral("previous"));
+        QCOMPARE(model.headerData(HeadMetricsModel::EntropyColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("entropy"));
+        QCOMPARE(model.headerData(HeadMetricsModel::PreviousColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("previous"));
         QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data().toString(), QStringLiteral("1.000"));
         QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
         QCOMPARE(model.index(1, HeadMetricsModel::PreviousColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
@@ -226,9 +228,9 @@ private slots:
         for (int row = 1; row < 8; ++row)
             QVERIFY(metrics[size_t(table.headAtRow(row - 1))].entropy >= metrics[size_t(table.headAtRow(row))].entropy);
         const int head_in_row_0 = table.headAtRow(0);
-        QCOMPARE(head_in_row_0, int(std::max_element(metrics.begin(), metrics.end(), [](auto& x, auto& y) {
-                                        return x.entropy < y.entropy;
-                                    }) - metrics.begin()));
+        QCOMPARE(head_in_row_0, int(std::max_element(metrics.begin(), metrics.end(),
+                                                     [](auto& x, auto& y) { return x.entropy < y.entropy; }) -
+                                    metrics.begin()));
 
         QSignalSpy picked(&table, &HeadMetricsTable::headPicked);
         QSignalSpy picked_b(&table, &HeadMetricsTable::headPickedB);
@@ -361,7 +363,8 @@ private slots:
         // A and B on one scale; the difference centred at 0.
         QCOMPARE(figure.plotA()->valueLow(), figure.plotB()->valueLow());
         QCOMPARE(figure.plotA()->valueHigh(), figure.plotB()->valueHigh());
-        QCOMPARE(figure.plotA()->valueHigh(), double(std::max(result->trace.weights[1].maxCoeff(), result->trace.weights[6].maxCoeff())));
+        QCOMPARE(figure.plotA()->valueHigh(),
+                 double(std::max(result->trace.weights[1].maxCoeff(), result->trace.weights[6].maxCoeff())));
         QCOMPARE(figure.plotDifference()->valueLow(), -figure.plotDifference()->valueHigh());
         QCOMPARE(figure.plotDifference()->colorMap(), ColorMaps::Map::Diverging);
         QVERIFY(figure.caption().contains(QString::number(figure.comparison().divergence, 'f', 4)));
@@ -384,7 +387,8 @@ private slots:
         QCOMPARE(view.headB(), 1);
         QCOMPARE(view.headChooserA()->count(), 8);
         QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
-        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[0] - result->trace.weights[1]));
+        QCOMPARE(view.figure()->plotDifference()->values(),
+                 Matrix(result->trace.weights[0] - result->trace.weights[1]));
 
         QSignalSpy changed(&view, &CompareView::headsChanged);
         view.pickHead(5);  // a grid head or a table row: 5 becomes A, the old A becomes B
@@ -392,7 +396,8 @@ private slots:
         QCOMPARE(view.headB(), 0);
         QCOMPARE(changed.count(), 1);
         QCOMPARE(view.headChooserA()->currentIndex(), 5);
-        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[5] - result->trace.weights[0]));
+        QCOMPARE(view.figure()->plotDifference()->values(),
+                 Matrix(result->trace.weights[5] - result->trace.weights[0]));
 
         // A click in the similarity map compares that pair.
         const std::vector<int> order = view.similarityView()->order();

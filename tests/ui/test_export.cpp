@@ -1,7 +1,7 @@
 // Pictures and data files: the requested size and format, valid content, atomic writes, errors.
-#include "core/pipeline/AttentionPipeline.h"
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
+#include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ViewExporter.h"
@@ -29,7 +29,10 @@ class TestExport : public QObject {
     QTemporaryDir m_dir;
     std::unique_ptr<AttentionResult> m_result;
 
-    QStringList entries() const { return QDir(m_dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden); }
+    QStringList entries() const
+    {
+        return QDir(m_dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+    }
 
 private slots:
     void initTestCase()
@@ -81,9 +84,9 @@ private slots:
     void pngScaleMultipliesThePixels()
     {
         const QString path = m_dir.filePath("scaled.png");
-        const Status status = ViewExporter::exportPicture(path, QSize(300, 200), 2.0, [](QPainter* painter, const QRectF& target) {
-            painter->fillRect(target, Qt::red);
-        });
+        const Status status = ViewExporter::exportPicture(
+            path, QSize(300, 200), 2.0,
+            [](QPainter* painter, const QRectF& target) { painter->fillRect(target, Qt::red); });
         QVERIFY(status.ok());
         QImage image(path);
         QCOMPARE(image.size(), QSize(600, 400));
@@ -132,10 +135,14 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("unknown extension") << "view.bmp" << "unknown extension";
-        QTest::addRow("no extension") << "view" << "unknown extension";
-        QTest::addRow("missing directory") << "missing/view.png" << "does not exist";
-        QTest::addRow("through a file") << "afile.txt/view.png" << "not a directory";
+        QTest::addRow("unknown extension") << "view.bmp"
+                                           << "unknown extension";
+        QTest::addRow("no extension") << "view"
+                                      << "unknown extension";
+        QTest::addRow("missing directory") << "missing/view.png"
+                                           << "does not exist";
+        QTest::addRow("through a file") << "afile.txt/view.png"
+                                        << "not a directory";
     }
     void badPathsReportAndWriteNothing()
     {
@@ -188,8 +195,8 @@ private slots:
     void commandLineExportsThroughTheSameCode()
     {
         const QString path = m_dir.filePath("cli.png");
-        auto options = CommandLine::parse({"attention-lab", "--export", path, "--view", "head", "--head", "1",
-                                           "--size", "700x500", "--causal", "--sentence", "one two three"});
+        auto options = CommandLine::parse({"attention-lab", "--export", path, "--view", "head", "--head", "1", "--size",
+                                           "700x500", "--causal", "--sentence", "one two three"});
         QVERIFY2(options.ok(), qPrintable(options.error()));
         QString out_text, err_text;
         QTextStream out(&out_text), err(&err_text);
@@ -198,8 +205,8 @@ private slots:
         QCOMPARE(QImage(path).size(), QSize(700, 500));
         // The shape diagram goes through the same runner, at the size asked for.
         const QString shapes = m_dir.filePath("shapes.png");
-        options = CommandLine::parse({"attention-lab", "--export", shapes, "--view", "shapes", "--batch", "4",
-                                      "--size", "800x600"});
+        options = CommandLine::parse(
+            {"attention-lab", "--export", shapes, "--view", "shapes", "--batch", "4", "--size", "800x600"});
         QVERIFY(options.ok());
         QCOMPARE(HeadlessRunner::run(options.value(), out, err), 0);
         QCOMPARE(QImage(shapes).size(), QSize(800, 600));

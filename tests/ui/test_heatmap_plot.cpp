@@ -1,8 +1,8 @@
 // HeatmapPlot: the matrix -> colour-map mapping, orientation, masks, ranges and rendering.
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/heatmap/Hatch.h"
 
 #include <qcustomplot.h>
 
@@ -22,8 +22,7 @@ class TestHeatmapPlot : public QObject {
     static Matrix sample()
     {
         Matrix m(2, 3);  // (rows = queries, columns = keys)
-        m << 0.1f, 0.2f, 0.3f,
-             0.4f, 0.5f, 0.6f;
+        m << 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f;
         return m;
     }
 
@@ -84,11 +83,9 @@ private slots:
     {
         HeatmapPlot plot;
         Matrix a(2, 2);
-        a << 1.0f, 0.0f,
-             0.5f, 0.5f;
+        a << 1.0f, 0.0f, 0.5f, 0.5f;
         MaskMatrix mask(2, 2);
-        mask << false, true,
-                false, false;
+        mask << false, true, false, false;
         plot.setMatrix(a, {}, {}, mask);
         QVERIFY(std::isnan(plot.plottedCell(1, 0)));  // key 1 of query 0: masked
         QCOMPARE(plot.plottedCell(0, 0), 1.0);
@@ -155,7 +152,8 @@ private slots:
                 const bool inside = std::any_of(staircase.begin(), staircase.end(),
                                                 [&](const QRectF& rect) { return rect.contains(centre); });
                 if (image.pixelColor(x, y) != (inside ? Hatch::fill() : QColor(Qt::white)))
-                    QFAIL(qPrintable(QStringLiteral("pixel (%1, %2) should be %3").arg(x).arg(y).arg(inside ? "grey" : "white")));
+                    QFAIL(qPrintable(
+                        QStringLiteral("pixel (%1, %2) should be %3").arg(x).arg(y).arg(inside ? "grey" : "white")));
                 filled += inside;
             }
         QVERIFY(filled > 4500);  // about half of the 104.5 x 104.5 square
@@ -219,8 +217,7 @@ private slots:
         const QSize size(400, 400);
         plot.resize(size);
         Matrix a(2, 2);
-        a << 0.0f, 0.0f,
-             0.0f, 1.0f;
+        a << 0.0f, 0.0f, 0.0f, 1.0f;
         MaskMatrix mask(2, 2);
         mask << false, true, false, false;
         plot.setCellText(HeatmapPlot::CellText::Never);
@@ -242,12 +239,13 @@ private slots:
         const QColor zero = ColorMaps::colorAt(ColorMaps::Map::Viridis, 0.0);
         const QColor one = ColorMaps::colorAt(ColorMaps::Map::Viridis, 1.0);
         auto near = [](QColor a, QColor b) {
-            return std::abs(a.red() - b.red()) <= 6 && std::abs(a.green() - b.green()) <= 6 && std::abs(a.blue() - b.blue()) <= 6;
+            return std::abs(a.red() - b.red()) <= 6 && std::abs(a.green() - b.green()) <= 6 &&
+                   std::abs(a.blue() - b.blue()) <= 6;
         };
         QVERIFY2(near(colour(0, 0), zero), qPrintable(colour(0, 0).name()));
         QVERIFY2(near(colour(1, 1), one), qPrintable(colour(1, 1).name()));
         QVERIFY2(!near(colour(0, 1), zero), qPrintable(colour(0, 1).name()));  // masked: not the colour of 0
-        QVERIFY(colour(0, 1).saturation() < 30);  // neutral grey or its hatch
+        QVERIFY(colour(0, 1).saturation() < 30);                               // neutral grey or its hatch
     }
 
     void cellTextOnlyWhenReadable()

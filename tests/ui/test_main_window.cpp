@@ -1,39 +1,39 @@
 // The window, offscreen: typing, causal mask, refused settings, bad weight files, persistence,
 // the worker thread. Every check reads the plotted data, not just that a signal fired.
+#include "core/pipeline/AttentionResult.h"
+#include "core/text/WordSplitter.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
-#include "ui/controller/AttentionController.h"
-#include "core/pipeline/AttentionResult.h"
-#include "ui/views/heads/HeadView.h"
-#include "ui/views/heads/HeadsGrid.h"
-#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
-#include "core/text/WordSplitter.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
-#include <QMimeData>
-#include <QFileInfo>
-#include <QImage>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QMenu>
-#include <QTabBar>
-#include <QToolButton>
-#include <QFile>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QSignalSpy>
-#include <QStatusBar>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <cmath>
 
@@ -260,14 +260,16 @@ private slots:
         QStringList missing;
         const auto widgets = m_window->findChildren<QWidget*>();
         for (QWidget* widget : widgets) {
-            const bool control = qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget)
-                || qobject_cast<QLineEdit*>(widget) || qobject_cast<QCheckBox*>(widget) || qobject_cast<QToolButton*>(widget);
+            const bool control = qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget) ||
+                                 qobject_cast<QLineEdit*>(widget) || qobject_cast<QCheckBox*>(widget) ||
+                                 qobject_cast<QToolButton*>(widget);
             if (!control || qobject_cast<QLineEdit*>(widget->parentWidget()))
                 continue;  // a spin box's inner line edit belongs to the spin box
-            if (qobject_cast<QAbstractSpinBox*>(widget->parentWidget()) || qobject_cast<QComboBox*>(widget->parentWidget()))
+            if (qobject_cast<QAbstractSpinBox*>(widget->parentWidget()) ||
+                qobject_cast<QComboBox*>(widget->parentWidget()))
                 continue;
-            if (widget->toolTip().isEmpty() && !widget->objectName().startsWith(QLatin1String("qt_"))
-                && !qobject_cast<QDockWidget*>(widget->parentWidget()) && !qobject_cast<QTabBar*>(widget->parentWidget()))
+            if (widget->toolTip().isEmpty() && !widget->objectName().startsWith(QLatin1String("qt_")) &&
+                !qobject_cast<QDockWidget*>(widget->parentWidget()) && !qobject_cast<QTabBar*>(widget->parentWidget()))
                 missing << QStringLiteral("%1 %2").arg(widget->metaObject()->className(), widget->objectName());
         }
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(", ")));

@@ -5,12 +5,12 @@
 
 #include "core/attention/AttentionWeights.h"
 #include "core/pipeline/Examples.h"
+#include "tests/support/ToyAttention.h"
 #include "ui/views/shapes/ShapeDiagramExport.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/shapes/TensorGlyph.h"
-#include "tests/support/ToyAttention.h"
 
 #include <QDir>
 #include <QFile>
@@ -37,7 +37,8 @@ AttentionResult classicResult()
     QStringList labels;
     for (const char* word : {"the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "sleeping", "dog"})
         labels.append(QLatin1String(word));
-    auto input = AttentionPipeline::inputFromMatrix(AttentionPipeline::inputFromSentence(labels.join(u' '), config).x, labels);
+    auto input =
+        AttentionPipeline::inputFromMatrix(AttentionPipeline::inputFromSentence(labels.join(u' '), config).x, labels);
     if (!input || input->x.rows() != 10)
         qFatal("input: %s", qPrintable(input.error()));
     auto result = AttentionPipeline::run(config, std::move(input).value(), weights.value());
@@ -104,7 +105,7 @@ private slots:
             QVERIFY2(svg_text.contains(shape), shape);
         QVERIFY(svg_text.contains("262,656 parameters"));
         QVERIFY(svg_text.contains("677,642,240"));  // FLOPs per forward pass
-        QVERIFY(!svg_text.contains("<image"));       // vector, no bitmap
+        QVERIFY(!svg_text.contains("<image"));      // vector, no bitmap
         keep(svg);
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
@@ -175,7 +176,13 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("x");
         }
-        const struct { QString path; int batch; int head; QSize size; const char* expected; } cases[] = {
+        const struct {
+            QString path;
+            int batch;
+            int head;
+            QSize size;
+            const char* expected;
+        } cases[] = {
             {dir.filePath(QStringLiteral("out.bmp")), 1, 0, {1200, 900}, "unknown picture format"},
             {dir.filePath(QStringLiteral("out")), 1, 0, {1200, 900}, "unknown picture format"},
             {dir.filePath(QStringLiteral("missing/out.png")), 1, 0, {1200, 900}, "does not exist"},
@@ -191,7 +198,8 @@ private slots:
             QVERIFY2(!status.ok(), qPrintable(c.path));
             QVERIFY2(status.error().contains(QLatin1String(c.expected)), qPrintable(status.error()));
         }
-        QVERIFY(ShapeDiagramExport::exportTo(AttentionResult{}, 1, 0, dir.filePath(QStringLiteral("x.png"))).error()
+        QVERIFY(ShapeDiagramExport::exportTo(AttentionResult{}, 1, 0, dir.filePath(QStringLiteral("x.png")))
+                    .error()
                     .contains(QStringLiteral("no computation")));
         // Nothing written but the file made above.
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::Dirs | QDir::NoDotAndDotDot),
@@ -241,8 +249,12 @@ private slots:
             QVERIFY(hit.step >= 0 && hit.step < int(steps.size()));
             ++seen[size_t(hit.step)];
             QVERIFY2(QRectF(QPointF(0, 0), QSizeF(size)).contains(hit.rect),
-                     qPrintable(QStringLiteral("%1 at %2,%3 %4x%5").arg(steps[size_t(hit.step)].name).arg(hit.rect.x())
-                                    .arg(hit.rect.y()).arg(hit.rect.width()).arg(hit.rect.height())));
+                     qPrintable(QStringLiteral("%1 at %2,%3 %4x%5")
+                                    .arg(steps[size_t(hit.step)].name)
+                                    .arg(hit.rect.x())
+                                    .arg(hit.rect.y())
+                                    .arg(hit.rect.width())
+                                    .arg(hit.rect.height())));
             QVERIFY(hit.rect.width() > 4 && hit.rect.height() > 4);
         }
         QVERIFY(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
@@ -250,7 +262,8 @@ private slots:
         for (size_t a = 0; a < hits.size(); ++a)
             for (size_t b = a + 1; b < hits.size(); ++b)
                 QVERIFY2(!hits[a].rect.intersects(hits[b].rect),
-                         qPrintable(steps[size_t(hits[a].step)].name + QStringLiteral(" / ") + steps[size_t(hits[b].step)].name));
+                         qPrintable(steps[size_t(hits[a].step)].name + QStringLiteral(" / ") +
+                                    steps[size_t(hits[b].step)].name));
         QCOMPARE(diagram.model().step(ShapeStep::Id::Masked) != nullptr, masked);
     }
 
@@ -289,7 +302,8 @@ private slots:
         const ShapeDiagramPainter diagram(ShapeModel(config), 2);
         const auto& steps = diagram.model().steps();
         auto index = [&](ShapeStep::Id id) {
-            return int(std::find_if(steps.begin(), steps.end(), [id](const ShapeStep& s) { return s.id == id; }) - steps.begin());
+            return int(std::find_if(steps.begin(), steps.end(), [id](const ShapeStep& s) { return s.id == id; }) -
+                       steps.begin());
         };
         const QString wq = diagram.toolTip(index(ShapeStep::Id::Wq));
         QVERIFY(wq.contains(QStringLiteral("262,656")));
@@ -317,7 +331,8 @@ private slots:
         config.masked = config.causal = true;
         const ShapeDiagramPainter diagram(ShapeModel(config), 5);
         QImage image(1200, 900, QImage::Format_ARGB32_Premultiplied);
-        QBENCHMARK {
+        QBENCHMARK
+        {
             QPainter painter(&image);
             QCOMPARE(diagram.paint(painter, QRectF(0, 0, 1200, 900)).size(), diagram.model().steps().size());
         }
@@ -379,7 +394,8 @@ private slots:
             }
         QVERIFY(softmax.x() >= 0);
         // Sent directly: the offscreen platform does not turn cursor moves into events.
-        QMouseEvent move(QEvent::MouseMove, softmax, view->mapToGlobal(softmax), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, softmax, view->mapToGlobal(softmax), Qt::NoButton, Qt::NoButton,
+                         Qt::NoModifier);
         QCoreApplication::sendEvent(view, &move);
         const QImage hovered = view->grab().toImage();
         QVERIFY(hovered != before);

@@ -1,12 +1,12 @@
 // The step-by-step walkthrough: its numbers are the trace's numbers, the toy example gives the
 // tutorial's values, and the widget keeps its selection in sync with the heatmaps.
 
+#include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/Examples.h"
 #include "tests/support/ToyAttention.h"
-#include "core/analysis/WalkthroughModel.h"
+#include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
-#include "ui/views/walkthrough/ScoreBreakdownView.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -79,7 +79,7 @@ private slots:
         compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
         const Matrix& weighted = walk.step(7).tables[0].values;
         compareRow(weighted, 0, {0.0634, 0.1268, 0.1901}, kPrinted);  // 0.063379 x (1, 2, 3)
-        compareRow(weighted, 1, {0.9366, 3.7465, 0}, kPrinted);        // 0.4683 x (2, 8, 0)
+        compareRow(weighted, 1, {0.9366, 3.7465, 0}, kPrinted);       // 0.4683 x (2, 8, 0)
         compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(9).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
@@ -228,7 +228,7 @@ private slots:
         QCOMPARE(model.index(1, 2).data().toString(), QStringLiteral("−∞"));
         QVERIFY(std::isinf(model.index(1, 2).data(WalkthroughTableModel::ValueRole).toDouble()));
         QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("2"));
-        QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());   // the query's row
+        QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());  // the query's row
         QVERIFY(!model.index(0, 0).data(Qt::BackgroundRole).isValid());
         QVERIFY(model.index(1, 1).data(Qt::FontRole).value<QFont>().bold());
 
@@ -244,9 +244,9 @@ private slots:
         model.setTable(walk.step(2).tables[0]);
         model.setTable(WalkthroughModel::build(test::sentenceResult(16, 4), 1, 2).step(9).tables[0]);
         QCOMPARE(reset.count(), 1);
-        QVERIFY(model.index(0, 4).data(Qt::BackgroundRole).isValid());   // head 1: columns 4..7
+        QVERIFY(model.index(0, 4).data(Qt::BackgroundRole).isValid());  // head 1: columns 4..7
         QVERIFY(!model.index(0, 8).data(Qt::BackgroundRole).isValid());
-        QVERIFY(model.index(2, 8).data(Qt::BackgroundRole).isValid());   // row 2 is the query
+        QVERIFY(model.index(2, 8).data(Qt::BackgroundRole).isValid());  // row 2 is the query
         model.setTable({});
         QCOMPARE(model.rowCount(), 0);
 
@@ -357,7 +357,8 @@ private slots:
         QCOMPARE(spy.count(), 0);
 
         // A shorter sentence keeps the head and clamps the query.
-        view.setResult(std::make_shared<const AttentionResult>(test::sentenceResult(32, 4, 0, false, QStringLiteral("a b"))));
+        view.setResult(
+            std::make_shared<const AttentionResult>(test::sentenceResult(32, 4, 0, false, QStringLiteral("a b"))));
         QCOMPARE(view.head(), 3);
         QCOMPARE(view.query(), 1 < 2 ? 2 - 1 : 0);
         QCOMPARE(view.queryComboBox()->count(), 2);
@@ -395,7 +396,8 @@ private slots:
         const AttentionResult result = test::sentenceResult(512, 8, 0, true, words.join(u' '));
         QCOMPARE(result.seqLen(), 512);
         int query = 0;
-        QBENCHMARK {
+        QBENCHMARK
+        {
             const WalkthroughModel walk = WalkthroughModel::build(result, 3, query++ % 512);
             QCOMPARE(walk.step(5).tables[0].values.rows(), 512);
         }

@@ -3,23 +3,23 @@
 // comparison, cell selection syncs the head view and the walkthrough both ways, and the Examples
 // menu shows the toy example's numbers. Checks read what the views hold and draw, not just that
 // signals fired.
-#include "ui/shell/AppSettings.h"
-#include "ui/controller/AttentionController.h"
+#include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionResult.h"
-#include "ui/views/compare/CompareView.h"
 #include "core/pipeline/Examples.h"
-#include "ui/views/heads/HeadView.h"
-#include "ui/views/heads/HeadsGrid.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/views/lines/LinesCanvas.h"
-#include "ui/views/lines/LinesView.h"
+#include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/SettingsPanel.h"
-#include "ui/views/shapes/ShapeDiagramView.h"
-#include "ui/views/shapes/ShapesPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
-#include "core/analysis/WalkthroughModel.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lines/LinesCanvas.h"
+#include "ui/views/lines/LinesView.h"
+#include "ui/views/shapes/ShapeDiagramView.h"
+#include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -65,8 +65,9 @@ void compareRow(const Matrix& values, int row, std::initializer_list<double> exp
     int column = 0;
     for (double value : expected) {
         // Printed to 4 decimals in the issue: equal up to rounding at that digit.
-        QVERIFY2(std::abs(values(row, column) - value) <= tolerance,
-                 qPrintable(QStringLiteral("column %1: %2, expected %3").arg(column).arg(values(row, column)).arg(value)));
+        QVERIFY2(
+            std::abs(values(row, column) - value) <= tolerance,
+            qPrintable(QStringLiteral("column %1: %2, expected %3").arg(column).arg(values(row, column)).arg(value)));
         ++column;
     }
 }
@@ -89,7 +90,8 @@ class TestWindowViews : public QObject {
 private slots:
     void init()
     {
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath(QStringLiteral("settings-%1.ini").arg(QTest::currentTestFunction())));
+        m_settings = std::make_unique<AppSettings>(
+            m_dir.filePath(QStringLiteral("settings-%1.ini").arg(QTest::currentTestFunction())));
         m_window = std::make_unique<MainWindow>(m_settings.get());
         m_window->resize(1400, 900);
         m_window->show();

@@ -52,9 +52,9 @@ AttentionController::~AttentionController()
 double AttentionController::estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim)
 {
     const double t = seq_len;
-    return 2.0 * t * input_dim * 3.0 * d_model   // Q, K, V projections
-         + 4.0 * t * t * d_model                 // scores and weighted values
-         + 2.0 * t * d_model * output_dim;       // output projection
+    return 2.0 * t * input_dim * 3.0 * d_model  // Q, K, V projections
+           + 4.0 * t * t * d_model              // scores and weighted values
+           + 2.0 * t * d_model * output_dim;    // output projection
 }
 
 QString AttentionController::fieldOf(const RunSettings& config, const QString& message)
@@ -68,26 +68,29 @@ QString AttentionController::fieldOf(const RunSettings& config, const QString& m
 
 bool AttentionController::setConfig(const RunSettings& config)
 {
-    if (config.scale.mode == ScaleSetting::Mode::Custom
-        && !(std::isfinite(config.scale.custom) && config.scale.custom > 0)) {
+    if (config.scale.mode == ScaleSetting::Mode::Custom &&
+        !(std::isfinite(config.scale.custom) && config.scale.custom > 0)) {
         reportError(QStringLiteral("scale"), tr("the scale must be a finite positive number"));
         return false;
     }
     const bool from_file = config.weight_source == RunSettings::WeightSource::File;
     if (!from_file) {
-        if (Status dims = AttentionWeights::checkDimensions(config.effectiveInputDim(), config.d_model, config.num_heads); !dims) {
+        if (Status dims =
+                AttentionWeights::checkDimensions(config.effectiveInputDim(), config.d_model, config.num_heads);
+            !dims) {
             reportError(fieldOf(config, dims.error()), dims.error());
             return false;
         }
     } else {
-        const bool reload = !m_weights || m_weights_config.weight_source != RunSettings::WeightSource::File
-            || m_weights_config.weights_file != config.weights_file || m_weights_config.layer != config.layer
-            || m_weights_config.file_num_heads != config.file_num_heads;
+        const bool reload = !m_weights || m_weights_config.weight_source != RunSettings::WeightSource::File ||
+                            m_weights_config.weights_file != config.weights_file ||
+                            m_weights_config.layer != config.layer ||
+                            m_weights_config.file_num_heads != config.file_num_heads;
         if (reload) {
             auto loaded = WeightFile::load(config.weights_file, {config.layer, config.file_num_heads});
             if (!loaded) {
-                const bool only_layer = m_weights_config.weights_file == config.weights_file
-                    && m_weights_config.layer != config.layer;
+                const bool only_layer =
+                    m_weights_config.weights_file == config.weights_file && m_weights_config.layer != config.layer;
                 QString message = loaded.error();
                 const QString name = QFileInfo(config.weights_file).fileName();
                 if (!message.contains(name))
@@ -97,7 +100,8 @@ bool AttentionController::setConfig(const RunSettings& config)
             }
             m_weights = std::make_shared<const LoadedWeights>(std::move(loaded).value());
             m_weights_config = config;
-            emit weightsChanged(QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), m_weights->scheme));
+            emit weightsChanged(
+                QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), m_weights->scheme));
         }
     }
     if (showsExample() && (!from_file || config.weights_file != m_example_weights_file))
@@ -151,8 +155,8 @@ void AttentionController::request()
     job.config = m_config;
     job.sentence = m_sentence;
     job.input = m_example_input;
-    const bool weights_current = m_weights
-        && (m_config.weight_source == RunSettings::WeightSource::File || m_config.sameWeightsAs(m_weights_config));
+    const bool weights_current = m_weights && (m_config.weight_source == RunSettings::WeightSource::File ||
+                                               m_config.sameWeightsAs(m_weights_config));
     if (weights_current)
         job.weights = m_weights;
 
@@ -180,8 +184,9 @@ void AttentionController::request()
         Outcome outcome = runJob(job);
         if (outcome.skipped)
             return;
-        QMetaObject::invokeMethod(this, [this, outcome = std::move(outcome)]() mutable { deliver(std::move(outcome)); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, outcome = std::move(outcome)]() mutable { deliver(std::move(outcome)); },
+            Qt::QueuedConnection);
     });
 }
 
@@ -218,8 +223,8 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     }
     // Raw scores (for the walkthrough) only while they are small: T^2 floats per head.
     const qint64 seq_len = input.tokens.size();
-    const TraceDetail detail = seq_len * seq_len * effective.num_heads <= (qint64(1) << 19)
-        ? TraceDetail::Full : TraceDetail::Weights;
+    const TraceDetail detail =
+        seq_len * seq_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
     auto result = AttentionPipeline::run(effective, std::move(input), *weights, detail);
     if (!result) {
         outcome.error_field = QStringLiteral("sentence");
@@ -232,8 +237,8 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
 
 void AttentionController::deliver(Outcome outcome)
 {
-    if (outcome.built_weights && outcome.config.sameWeightsAs(m_config)
-        && !(m_weights && m_config.sameWeightsAs(m_weights_config))) {
+    if (outcome.built_weights && outcome.config.sameWeightsAs(m_config) &&
+        !(m_weights && m_config.sameWeightsAs(m_weights_config))) {
         m_weights = outcome.built_weights;
         m_weights_config = outcome.config;
         emit weightsChanged(outcome.result ? outcome.result->weights_description : m_weights->scheme);

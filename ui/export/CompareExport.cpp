@@ -1,9 +1,9 @@
 #include "ui/export/CompareExport.h"
 
 #include "core/pipeline/AttentionResult.h"
+#include "ui/export/ViewExporter.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/lines/LinesCanvas.h"
-#include "ui/export/ViewExporter.h"
 
 #include <QPainter>
 #include <QStringList>
@@ -21,8 +21,8 @@ std::shared_ptr<const AttentionResult> borrow(const AttentionResult& result)
 
 }  // namespace
 
-Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b,
-                                    const QString& path, const QSize& size)
+Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
+                                    const QSize& size)
 {
     return exportCompare(result, head_a, result, head_b, QString(), path, size);
 }
@@ -35,15 +35,17 @@ Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a,
     for (auto [head, result] : {std::pair{head_a, &result_a}, std::pair{head_b, &result_b}})
         if (head < 0 || head >= result->numHeads())
             return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
-                             .arg(head).arg(result->numHeads()).arg(result->numHeads() - 1)};
+                             .arg(head)
+                             .arg(result->numHeads())
+                             .arg(result->numHeads() - 1)};
     CompareFigure figure;
     figure.setAttribute(Qt::WA_DontShowOnScreen);
     figure.resize(size);
     if (Status shown = figure.setComparison({borrow(result_a), head_a, QString()}, {borrow(result_b), head_b, label_b});
         !shown)
         return Error{QStringLiteral("--compare: %1").arg(shown.error())};
-    return ViewExporter::exportPicture(path, size, 1.0,
-                                       [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
+    return ViewExporter::exportPicture(
+        path, size, 1.0, [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
 }
 
 Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size)
@@ -52,14 +54,16 @@ Status CompareExport::exportLines(const AttentionResult& result, int head, const
         return ok;
     if (head >= result.numHeads() || head < -1)
         return Error{QStringLiteral("--head: head %1 does not exist (the model has %2 heads: 0..%3)")
-                         .arg(head).arg(result.numHeads()).arg(result.numHeads() - 1)};
+                         .arg(head)
+                         .arg(result.numHeads())
+                         .arg(result.numHeads() - 1)};
     LinesCanvas canvas;
     canvas.setAttribute(Qt::WA_DontShowOnScreen);
     canvas.resize(size);
     canvas.setResult(borrow(result));
     canvas.setHead(head);
-    return ViewExporter::exportPicture(path, size, 1.0,
-                                       [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
+    return ViewExporter::exportPicture(
+        path, size, 1.0, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
 }
 
 Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, int num_heads)
@@ -75,7 +79,9 @@ Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, in
             return Error{QStringLiteral("--compare: \"%1\" is not a head number (0-based)").arg(parts[i])};
         if (heads[i] >= num_heads)
             return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
-                             .arg(heads[i]).arg(num_heads).arg(num_heads - 1)};
+                             .arg(heads[i])
+                             .arg(num_heads)
+                             .arg(num_heads - 1)};
     }
     return std::pair{heads[0], heads[1]};
 }

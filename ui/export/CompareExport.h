@@ -16,8 +16,8 @@ class CompareExport {
 public:
     // Head a beside head b of the same result on one colour scale, and a - b centred at 0
     // (--view compare --compare A,B). Heads out of range are an error naming them.
-    static Status exportCompare(const AttentionResult& result, int head_a, int head_b,
-                                const QString& path, const QSize& size);
+    static Status exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
+                                const QSize& size);
     // The same with side B from another result (other settings), e.g. a causal twin.
     static Status exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
                                 int head_b, const QString& label_b, const QString& path, const QSize& size);

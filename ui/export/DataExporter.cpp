@@ -1,8 +1,8 @@
 #include "ui/export/DataExporter.h"
 
-#include "core/pipeline/AttentionResult.h"
 #include "core/io/JsonWriter.h"
 #include "core/io/NpyWriter.h"
+#include "core/pipeline/AttentionResult.h"
 
 #include <QFileInfo>
 #include <QSaveFile>
@@ -13,8 +13,8 @@ namespace {
 // RFC 4180: quote fields containing a comma, quote or line break; double inner quotes.
 QString csvField(const QString& text)
 {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n'))
-        && !text.contains(QLatin1Char('\r')))
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
+        !text.contains(QLatin1Char('\r')))
         return text;
     QString quoted = text;
     quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
@@ -33,8 +33,12 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
         for (int query = 0; query < weights.rows(); ++query)
             for (int key = 0; key < weights.cols(); ++key)
                 text += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
-                            .arg(head).arg(query).arg(csvField(tokens[query].text)).arg(key)
-                            .arg(csvField(tokens[key].text)).arg(double(weights(query, key)), 0, 'g', 9);
+                            .arg(head)
+                            .arg(query)
+                            .arg(csvField(tokens[query].text))
+                            .arg(key)
+                            .arg(csvField(tokens[key].text))
+                            .arg(double(weights(query, key)), 0, 'g', 9);
     }
     return text.toUtf8();
 }

@@ -47,15 +47,25 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export image"), m_path->text(),
-                                                            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        const QString chosen =
+            QFileDialog::getSaveFileName(this, tr("Export image"), m_path->text(),
+                                         tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
         if (!chosen.isEmpty())
             m_path->setText(chosen);
     });
 }
 
-QString ExportImageDialog::path() const { return m_path->text(); }
-QSize ExportImageDialog::imageSize() const { return {m_width->value(), m_height->value()}; }
-double ExportImageDialog::scale() const { return m_scale->value(); }
+QString ExportImageDialog::path() const
+{
+    return m_path->text();
+}
+QSize ExportImageDialog::imageSize() const
+{
+    return {m_width->value(), m_height->value()};
+}
+double ExportImageDialog::scale() const
+{
+    return m_scale->value();
+}
 
 }  // namespace attn

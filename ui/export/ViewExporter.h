@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ui/heatmap/ColorMaps.h"
 #include "core/base/Result.h"
+#include "ui/heatmap/ColorMaps.h"
 
 #include <QImage>
 #include <QSize>
@@ -20,11 +20,11 @@ enum class ExportView { Grid, Head };
 
 // What the command line's --export / --view / --head / --size ask for.
 struct ExportRequest {
-    QString path;              // .png, .svg or .pdf
+    QString path;  // .png, .svg or .pdf
     ExportView view = ExportView::Grid;
     int head = 0;
-    QSize size{1200, 900};     // pixels (PNG) or points (SVG, PDF), 1..16384 per side
-    double scale = 1.0;        // PNG only: device pixels per pixel
+    QSize size{1200, 900};  // pixels (PNG) or points (SVG, PDF), 1..16384 per side
+    double scale = 1.0;     // PNG only: device pixels per pixel
     ColorMaps::Map color_map = ColorMaps::Map::Viridis;
 };
 
@@ -35,7 +35,7 @@ public:
     using Painter = std::function<void(QPainter* painter, const QRectF& target)>;
     enum class Format { Png, Svg, Pdf };
 
-    static Result<Format> formatOf(const QString& path);      // by extension, case-insensitive
+    static Result<Format> formatOf(const QString& path);       // by extension, case-insensitive
     static Result<ExportView> parseView(const QString& text);  // "grid" or "head"
     // The extension is known and the directory exists (and is a directory).
     static Status checkPath(const QString& path);

@@ -16,10 +16,27 @@ ColorBar::ColorBar(QWidget* parent) : QWidget(parent)
     setToolTip(tr("Colour scale shared by every head"));
 }
 
-void ColorBar::setColorMap(ColorMaps::Map map) { m_map = map; update(); }
-void ColorBar::setRange(double low, double high) { m_low = low; m_high = high; update(); }
-void ColorBar::setLabel(const QString& label) { m_label = label; update(); }
-void ColorBar::setMaskLegendVisible(bool visible) { m_mask_legend = visible; update(); }
+void ColorBar::setColorMap(ColorMaps::Map map)
+{
+    m_map = map;
+    update();
+}
+void ColorBar::setRange(double low, double high)
+{
+    m_low = low;
+    m_high = high;
+    update();
+}
+void ColorBar::setLabel(const QString& label)
+{
+    m_label = label;
+    update();
+}
+void ColorBar::setMaskLegendVisible(bool visible)
+{
+    m_mask_legend = visible;
+    update();
+}
 
 void ColorBar::paintEvent(QPaintEvent*)
 {

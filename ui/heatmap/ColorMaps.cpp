@@ -20,21 +20,21 @@ ColorMaps::Stops evenly(std::initializer_list<const char*> hex)
 ColorMaps::Stops ColorMaps::stops(Map map)
 {
     switch (map) {
-    case Map::Viridis:
-        return evenly({"#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c",
-                       "#22a884", "#44bf70", "#7ad151", "#bddf26", "#fde725"});
-    case Map::Magma:
-        return evenly({"#000004", "#140e36", "#3b0f70", "#641a80", "#8c2981", "#b73779",
-                       "#de4968", "#f7705c", "#fe9f6d", "#fecf92", "#fcfdbf"});
-    case Map::Cividis:
-        return evenly({"#00224e", "#123570", "#3b496c", "#575d6d", "#707173", "#8a8779",
-                       "#a69d75", "#c4b56c", "#e4cf5b", "#fee838"});
-    case Map::Greys:
-        return evenly({"#ffffff", "#f0f0f0", "#d9d9d9", "#bdbdbd", "#969696", "#737373",
-                       "#525252", "#252525", "#000000"});
-    case Map::Diverging:
-        return evenly({"#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7",
-                       "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f"});
+        case Map::Viridis:
+            return evenly({"#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70",
+                           "#7ad151", "#bddf26", "#fde725"});
+        case Map::Magma:
+            return evenly({"#000004", "#140e36", "#3b0f70", "#641a80", "#8c2981", "#b73779", "#de4968", "#f7705c",
+                           "#fe9f6d", "#fecf92", "#fcfdbf"});
+        case Map::Cividis:
+            return evenly({"#00224e", "#123570", "#3b496c", "#575d6d", "#707173", "#8a8779", "#a69d75", "#c4b56c",
+                           "#e4cf5b", "#fee838"});
+        case Map::Greys:
+            return evenly(
+                {"#ffffff", "#f0f0f0", "#d9d9d9", "#bdbdbd", "#969696", "#737373", "#525252", "#252525", "#000000"});
+        case Map::Diverging:
+            return evenly({"#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582",
+                           "#d6604d", "#b2182b", "#67001f"});
     }
     return {};
 }
@@ -59,11 +59,16 @@ QColor ColorMaps::colorAt(Map map, double t)
 QString ColorMaps::name(Map map)
 {
     switch (map) {
-    case Map::Viridis: return QStringLiteral("viridis");
-    case Map::Magma: return QStringLiteral("magma");
-    case Map::Cividis: return QStringLiteral("cividis");
-    case Map::Greys: return QStringLiteral("greys");
-    case Map::Diverging: return QStringLiteral("diverging");
+        case Map::Viridis:
+            return QStringLiteral("viridis");
+        case Map::Magma:
+            return QStringLiteral("magma");
+        case Map::Cividis:
+            return QStringLiteral("cividis");
+        case Map::Greys:
+            return QStringLiteral("greys");
+        case Map::Diverging:
+            return QStringLiteral("diverging");
     }
     return {};
 }

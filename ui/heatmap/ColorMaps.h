@@ -19,7 +19,7 @@ public:
     static QColor colorAt(Map map, double t);  // t clamped to [0, 1], linear between stops
     static QString name(Map map);              // "viridis", ...
     static Map fromName(const QString& name, Map fallback = Map::Viridis);
-    static QList<Map> sequential();            // the maps offered for weights
+    static QList<Map> sequential();  // the maps offered for weights
 };
 
 }  // namespace attn

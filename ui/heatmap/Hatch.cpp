@@ -1,7 +1,7 @@
 #include "ui/heatmap/Hatch.h"
 
-#include <QPainter>
 #include <QPaintEngine>
+#include <QPainter>
 #include <QPainterPath>
 
 #include <cmath>

@@ -34,8 +34,14 @@ public:
 // dimension of 1 is stored as two identical cells at -0.25 and +0.25 (QCustomPlot draws a
 // single cell with zero width), which still covers -0.5..0.5 and keeps cell(0, ...) exact.
 // Masked cells hold NaN, drawn in the gradient's NaN colour and hatched by the overlay.
-int keySizeFor(const Matrix& values) { return values.cols() == 1 ? 2 : int(values.cols()); }
-int valueSizeFor(const Matrix& values) { return values.rows() == 1 ? 2 : int(values.rows()); }
+int keySizeFor(const Matrix& values)
+{
+    return values.cols() == 1 ? 2 : int(values.cols());
+}
+int valueSizeFor(const Matrix& values)
+{
+    return values.rows() == 1 ? 2 : int(values.rows());
+}
 
 void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
@@ -90,8 +96,8 @@ QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
     auto* direct = static_cast<DirectColorMapData*>(data);  // made by makeColorMapData (the caller knows)
-    if (!direct || values.size() == 0 || direct->keySize() != keySizeFor(values)
-        || direct->valueSize() != valueSizeFor(values))
+    if (!direct || values.size() == 0 || direct->keySize() != keySizeFor(values) ||
+        direct->valueSize() != valueSizeFor(values))
         return false;
     fillCells(direct, values, mask);  // same size, same key and value ranges
     return true;
@@ -127,7 +133,9 @@ QString formatValue(double value)
 class CellOverlay : public QCPLayerable {
 public:
     CellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect, const CellOverlayState* state)
-        : QCPLayerable(plot, QStringLiteral("main")), m_owner(owner), m_rect(rect), m_state(state) {}
+        : QCPLayerable(plot, QStringLiteral("main")), m_owner(owner), m_rect(rect), m_state(state)
+    {
+    }
 
 protected:
     void applyDefaultAntialiasingHint(QCPPainter* painter) const override { painter->setAntialiasing(false); }
@@ -173,9 +181,11 @@ protected:
                     if (m_owner->isMasked(row, column))
                         continue;
                     const double value = values(row, column);
-                    const double t = (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
+                    const double t =
+                        (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
                     const QColor background = ColorMaps::colorAt(m_owner->colorMap(), t);
-                    const double luminance = 0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue();
+                    const double luminance =
+                        0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue();
                     painter->setPen(luminance > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
                     painter->drawText(cellRect(row, column, column + 1), Qt::AlignCenter, formatValue(value));
                 }

@@ -72,7 +72,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->scale->setType(QCPAxis::atRight);
     d->scale->setBarWidth(14);
     d->scale->axis()->setTickLabelColor(QColor(0x30, 0x30, 0x30));
-    d->map->setColorScale(d->scale);     // the map takes the scale's gradient and range from now on
+    d->map->setColorScale(d->scale);  // the map takes the scale's gradient and range from now on
     applyColorMap(d->map, m_map);
     d->margins = new QCPMarginGroup(d->plot);
     d->rect->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
@@ -87,8 +87,8 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 
 HeatmapPlot::~HeatmapPlot() = default;
 
-void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
-                            const QStringList& column_labels, const MaskMatrix& mask)
+void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
+                            const MaskMatrix& mask)
 {
     // A keystroke calls this for every head with a new matrix of mostly the same shape and
     // labels: reuse the colour-map data when the size is unchanged and keep tick labels unless
@@ -96,8 +96,8 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     const bool reshaped = values.rows() != m_values.rows() || values.cols() != m_values.cols();
     m_values = values;
     const bool mask_fits = mask.rows() == values.rows() && mask.cols() == values.cols();
-    const bool any_masked = mask_fits && mask.size() > 0
-        && std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
+    const bool any_masked = mask_fits && mask.size() > 0 &&
+                            std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
     static_assert(sizeof(bool) == 1);
     m_mask = any_masked ? mask : MaskMatrix();
     if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
@@ -229,8 +229,14 @@ void HeatmapPlot::setSelection(int row, int column)
     scheduleReplot();
 }
 
-int HeatmapPlot::selectedRow() const { return d->overlay.selected_row; }
-int HeatmapPlot::selectedColumn() const { return d->overlay.selected_column; }
+int HeatmapPlot::selectedRow() const
+{
+    return d->overlay.selected_row;
+}
+int HeatmapPlot::selectedColumn() const
+{
+    return d->overlay.selected_column;
+}
 
 bool HeatmapPlot::isMasked(int row, int column) const
 {
@@ -247,17 +253,32 @@ QString HeatmapPlot::columnLabel(int column) const
     return column < m_column_labels.size() ? m_column_labels[column] : QString::number(column);
 }
 
-double HeatmapPlot::valueLow() const { return m_low; }
-double HeatmapPlot::valueHigh() const { return m_high; }
+double HeatmapPlot::valueLow() const
+{
+    return m_low;
+}
+double HeatmapPlot::valueHigh() const
+{
+    return m_high;
+}
 
 double HeatmapPlot::plottedCell(int key_index, int value_index) const
 {
     return d->map->data()->cell(key_index, value_index);
 }
 
-int HeatmapPlot::plottedKeySize() const { return d->map->data()->keySize(); }
-int HeatmapPlot::plottedValueSize() const { return d->map->data()->valueSize(); }
-bool HeatmapPlot::cellTextVisible() const { return d->overlay.show_text; }
+int HeatmapPlot::plottedKeySize() const
+{
+    return d->map->data()->keySize();
+}
+int HeatmapPlot::plottedValueSize() const
+{
+    return d->map->data()->valueSize();
+}
+bool HeatmapPlot::cellTextVisible() const
+{
+    return d->overlay.show_text;
+}
 
 bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
 {
@@ -314,30 +335,32 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == d->plot) {
         switch (event->type()) {
-        case QEvent::MouseMove: {
-            const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
-            int row = 0, column = 0;
-            if (cellAt(position, &row, &column))
-                emit cellHovered(row, column, isMasked(row, column) ? std::numeric_limits<double>::quiet_NaN() : double(m_values(row, column)));
-            else
+            case QEvent::MouseMove: {
+                const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
+                int row = 0, column = 0;
+                if (cellAt(position, &row, &column))
+                    emit cellHovered(row, column,
+                                     isMasked(row, column) ? std::numeric_limits<double>::quiet_NaN()
+                                                           : double(m_values(row, column)));
+                else
+                    emit hoverLeft();
+                break;
+            }
+            case QEvent::Leave:
                 emit hoverLeft();
-            break;
-        }
-        case QEvent::Leave:
-            emit hoverLeft();
-            break;
-        case QEvent::MouseButtonRelease: {
-            auto* mouse = static_cast<QMouseEvent*>(event);
-            int row = 0, column = 0;
-            if (mouse->button() == Qt::LeftButton && cellAt(mouse->position().toPoint(), &row, &column))
-                emit cellClicked(row, column);
-            break;
-        }
-        case QEvent::Resize:
-            updateLabels();
-            break;
-        default:
-            break;
+                break;
+            case QEvent::MouseButtonRelease: {
+                auto* mouse = static_cast<QMouseEvent*>(event);
+                int row = 0, column = 0;
+                if (mouse->button() == Qt::LeftButton && cellAt(mouse->position().toPoint(), &row, &column))
+                    emit cellClicked(row, column);
+                break;
+            }
+            case QEvent::Resize:
+                updateLabels();
+                break;
+            default:
+                break;
         }
     }
     return QWidget::eventFilter(watched, event);
@@ -400,7 +423,8 @@ void HeatmapPlot::updateLabels()
     const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
     const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
     const double cell_width = double(std::max(10, size.width() - reserve_x)) / std::max(1, columns);
-    const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
+    const double cell_height =
+        double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
 
     const bool rotate = longest + 4 > cell_width;
     x->setTickLabelRotation(rotate ? -90 : 0);

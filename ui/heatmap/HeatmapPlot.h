@@ -1,8 +1,8 @@
 #pragma once
 
-#include "ui/heatmap/ColorMaps.h"
 #include "core/base/MaskMatrix.h"
 #include "core/base/Tensor.h"
+#include "ui/heatmap/ColorMaps.h"
 
 #include <QHash>
 #include <QImage>
@@ -43,7 +43,7 @@ public:
     void setTitle(const QString& title);
     void setAxisTitles(const QString& x_title, const QString& y_title);
     void setCellText(CellText mode);
-    void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
+    void setCompact(bool compact);          // small fonts and margins, for a grid of thumbnails
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
     // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
@@ -57,7 +57,7 @@ public:
     const Matrix& values() const { return m_values; }
     bool isMasked(int row, int column) const;
     bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
-    const MaskMatrix& mask() const { return m_mask; }    // (rows, columns), or empty
+    const MaskMatrix& mask() const { return m_mask; }   // (rows, columns), or empty
     QString rowLabel(int row) const;
     QString columnLabel(int column) const;
     double valueLow() const;
@@ -100,8 +100,8 @@ private:
     double m_high = 1.0;
     CellText m_cell_text = CellText::Auto;
     bool m_compact = false;
-    QSize m_render_size;  // valid while rendering to a target of another size
-    int m_longest_label = -1;  // widest column label in the tick font, -1 = to be measured
+    QSize m_render_size;                 // valid while rendering to a target of another size
+    int m_longest_label = -1;            // widest column label in the tick font, -1 = to be measured
     QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
     struct TickKey {
         int x_step = -1, y_step = -1, rows = -1, columns = -1;

@@ -9,9 +9,22 @@ class QWidget;
 namespace attn {
 
 enum class ActionId {
-    OpenWeights, ExportImage, CopyImage, ExportData, Quit,
-    ViewGrid, ViewHead, ViewCompare, ViewLines, ViewShapes, ViewWalkthrough, NextHead, PreviousHead, FocusSentence,
-    Causal, About,
+    OpenWeights,
+    ExportImage,
+    CopyImage,
+    ExportData,
+    Quit,
+    ViewGrid,
+    ViewHead,
+    ViewCompare,
+    ViewLines,
+    ViewShapes,
+    ViewWalkthrough,
+    NextHead,
+    PreviousHead,
+    FocusSentence,
+    Causal,
+    About,
 };
 
 // Every action of the window, created once from one table (text, standard shortcut, tooltip),

@@ -28,19 +28,26 @@ const Setting<QByteArray> kState{"window/state", QByteArray()};
 QString sourceName(RunSettings::WeightSource source)
 {
     switch (source) {
-    case RunSettings::WeightSource::Identity: return QStringLiteral("identity");
-    case RunSettings::WeightSource::File: return QStringLiteral("file");
-    case RunSettings::WeightSource::Random: break;
+        case RunSettings::WeightSource::Identity:
+            return QStringLiteral("identity");
+        case RunSettings::WeightSource::File:
+            return QStringLiteral("file");
+        case RunSettings::WeightSource::Random:
+            break;
     }
     return QStringLiteral("random");
 }
 
 }  // namespace
 
-AppSettings::AppSettings() : m_settings(std::make_unique<QSettings>()) {}
+AppSettings::AppSettings() : m_settings(std::make_unique<QSettings>())
+{
+}
 
 AppSettings::AppSettings(const QString& ini_path)
-    : m_settings(std::make_unique<QSettings>(ini_path, QSettings::IniFormat)) {}
+    : m_settings(std::make_unique<QSettings>(ini_path, QSettings::IniFormat))
+{
+}
 
 RunSettings AppSettings::runSettings() const
 {
@@ -52,8 +59,9 @@ RunSettings AppSettings::runSettings() const
     const QString source = get(kWeightSource);
     config.weights_file = get(kWeightsFile);
     config.weight_source = source == QLatin1String("identity") ? RunSettings::WeightSource::Identity
-        : (source == QLatin1String("file") && !config.weights_file.isEmpty()) ? RunSettings::WeightSource::File
-        : RunSettings::WeightSource::Random;
+                           : (source == QLatin1String("file") && !config.weights_file.isEmpty())
+                               ? RunSettings::WeightSource::File
+                               : RunSettings::WeightSource::Random;
     config.layer = get(kLayer);
     config.file_num_heads = get(kFileHeads);
     config.causal = get(kCausal);
@@ -78,11 +86,26 @@ void AppSettings::setRunSettings(const RunSettings& config)
     set(kPositional, config.positional_encoding);
 }
 
-QString AppSettings::sentence() const { return get(kSentence); }
-void AppSettings::setSentence(const QString& sentence) { set(kSentence, sentence); }
-ColorMaps::Map AppSettings::colorMap() const { return ColorMaps::fromName(get(kColorMap)); }
-void AppSettings::setColorMap(ColorMaps::Map map) { set(kColorMap, ColorMaps::name(map)); }
-QStringList AppSettings::recentFiles() const { return get(kRecent); }
+QString AppSettings::sentence() const
+{
+    return get(kSentence);
+}
+void AppSettings::setSentence(const QString& sentence)
+{
+    set(kSentence, sentence);
+}
+ColorMaps::Map AppSettings::colorMap() const
+{
+    return ColorMaps::fromName(get(kColorMap));
+}
+void AppSettings::setColorMap(ColorMaps::Map map)
+{
+    set(kColorMap, ColorMaps::name(map));
+}
+QStringList AppSettings::recentFiles() const
+{
+    return get(kRecent);
+}
 
 void AppSettings::addRecentFile(const QString& path)
 {
@@ -102,14 +125,41 @@ void AppSettings::removeRecentFile(const QString& path)
     set(kRecent, files);
 }
 
-QByteArray AppSettings::windowGeometry() const { return get(kGeometry); }
-void AppSettings::setWindowGeometry(const QByteArray& geometry) { set(kGeometry, geometry); }
-QByteArray AppSettings::windowState() const { return get(kState); }
-void AppSettings::setWindowState(const QByteArray& state) { set(kState, state); }
-int AppSettings::currentView() const { return get(kView); }
-void AppSettings::setCurrentView(int view) { set(kView, view); }
-int AppSettings::currentHead() const { return get(kHead); }
-void AppSettings::setCurrentHead(int head) { set(kHead, head); }
-void AppSettings::sync() { m_settings->sync(); }
+QByteArray AppSettings::windowGeometry() const
+{
+    return get(kGeometry);
+}
+void AppSettings::setWindowGeometry(const QByteArray& geometry)
+{
+    set(kGeometry, geometry);
+}
+QByteArray AppSettings::windowState() const
+{
+    return get(kState);
+}
+void AppSettings::setWindowState(const QByteArray& state)
+{
+    set(kState, state);
+}
+int AppSettings::currentView() const
+{
+    return get(kView);
+}
+void AppSettings::setCurrentView(int view)
+{
+    set(kView, view);
+}
+int AppSettings::currentHead() const
+{
+    return get(kHead);
+}
+void AppSettings::setCurrentHead(int head)
+{
+    set(kHead, head);
+}
+void AppSettings::sync()
+{
+    m_settings->sync();
+}
 
 }  // namespace attn

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ui/heatmap/ColorMaps.h"
 #include "core/pipeline/RunSettings.h"
+#include "ui/heatmap/ColorMaps.h"
 
 #include <QByteArray>
 #include <QSettings>
@@ -23,8 +23,8 @@ struct Setting {
 // the rest of the program only sees typed getters and setters. Tests pass a temporary file.
 class AppSettings {
 public:
-    AppSettings();                                    // the user's settings (organisation/app names)
-    explicit AppSettings(const QString& ini_path);   // a given INI file, e.g. a test's temporary one
+    AppSettings();                                  // the user's settings (organisation/app names)
+    explicit AppSettings(const QString& ini_path);  // a given INI file, e.g. a test's temporary one
 
     RunSettings runSettings() const;
     void setRunSettings(const RunSettings& config);
@@ -53,7 +53,8 @@ private:
     template <typename T>
     T get(const Setting<T>& setting) const
     {
-        return m_settings->value(QLatin1String(setting.key), QVariant::fromValue(setting.default_value)).template value<T>();
+        return m_settings->value(QLatin1String(setting.key), QVariant::fromValue(setting.default_value))
+            .template value<T>();
     }
     template <typename T>
     void set(const Setting<T>& setting, const T& value)

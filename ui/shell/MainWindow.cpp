@@ -1,17 +1,17 @@
 #include "ui/shell/MainWindow.h"
 
-#include "ui/shell/ActionRegistry.h"
-#include "ui/shell/AppSettings.h"
-#include "ui/controller/AttentionController.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
-#include "ui/views/heads/HeadView.h"
-#include "ui/views/heads/HeadsGrid.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/shell/ActionRegistry.h"
+#include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -67,7 +67,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     auto* dock = new QDockWidget(tr("Settings"), this);
     dock->setObjectName(QStringLiteral("SettingsDock"));
     dock->setWidget(scroll);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     dock->setMinimumWidth(260);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
@@ -81,8 +82,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
     connect(m_panel, &SettingsPanel::configEdited, this, [this](const RunSettings& edited) {
         const RunSettings& current = m_controller->config();
-        const bool leaves_example = m_controller->showsExample()
-            && (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
+        const bool leaves_example =
+            m_controller->showsExample() &&
+            (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
         if (!leaves_example) {
             m_controller->setConfig(edited);
         } else {
@@ -132,7 +134,7 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid, ActionId::ViewHead, ActionId::ViewCompare,
+    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid,  ActionId::ViewHead,   ActionId::ViewCompare,
                                              ActionId::ViewLines, ActionId::ViewShapes, ActionId::ViewWalkthrough};
     for (int tab = 0; tab < ViewCount; ++tab) {
         view->addAction(a->get(tab_actions[tab]));
@@ -147,8 +149,9 @@ void MainWindow::buildMenus()
     model->addAction(a->get(ActionId::Causal));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
     QAction* toy = m_examples_menu->addAction(Examples::toyTitle());
-    toy->setToolTip(tr("Three 4-dimensional rows and one hand-written head, scores not scaled: "
-                       "small enough to check every number of the walkthrough by hand"));
+    toy->setToolTip(
+        tr("Three 4-dimensional rows and one hand-written head, scores not scaled: "
+           "small enough to check every number of the walkthrough by hand"));
     connect(toy, &QAction::triggered, this, [this] {
         if (Status shown = showToyExample(); !shown)
             m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
@@ -163,8 +166,10 @@ void MainWindow::buildMenus()
     connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);
     connect(a->get(ActionId::ExportData), &QAction::triggered, this, &MainWindow::exportDataInteractively);
     connect(a->get(ActionId::Quit), &QAction::triggered, this, &QWidget::close);
-    connect(a->get(ActionId::NextHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() + 1); });
-    connect(a->get(ActionId::PreviousHead), &QAction::triggered, this, [this] { m_head_view->setHead(m_head_view->head() - 1); });
+    connect(a->get(ActionId::NextHead), &QAction::triggered, this,
+            [this] { m_head_view->setHead(m_head_view->head() + 1); });
+    connect(a->get(ActionId::PreviousHead), &QAction::triggered, this,
+            [this] { m_head_view->setHead(m_head_view->head() - 1); });
     connect(a->get(ActionId::FocusSentence), &QAction::triggered, this, [this] {
         m_sentence->setFocus(Qt::ShortcutFocusReason);
         m_sentence->selectAll();
@@ -185,7 +190,10 @@ void MainWindow::buildMenus()
     });
 }
 
-QString MainWindow::statusText() const { return m_status->text(); }
+QString MainWindow::statusText() const
+{
+    return m_status->text();
+}
 
 void MainWindow::restoreSettings()
 {
@@ -208,7 +216,8 @@ void MainWindow::restoreSettings()
     m_tabs->setSentence(m_sentence->text());
     if (!m_controller->setConfig(config)) {
         const QString reason = config.weight_source == RunSettings::WeightSource::File
-            ? tr("The saved weights could not be loaded; using random weights.") : tr("The saved settings were invalid; using the defaults.");
+                                   ? tr("The saved weights could not be loaded; using random weights.")
+                                   : tr("The saved settings were invalid; using the defaults.");
         config = RunSettings{};
         m_controller->setConfig(config);
         m_message->showError(reason + QLatin1Char(' ') + m_message->text());
@@ -261,7 +270,8 @@ void MainWindow::showError(const QString& field, const QString& message)
             m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
     }
     if (field == QLatin1String("sentence"))
-        m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)") : message);
+        m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
+                                                 : message);
 }
 
 void MainWindow::applyOptions(const RunSettings& config, const QString& sentence, View view, int head)
@@ -274,9 +284,18 @@ void MainWindow::applyOptions(const RunSettings& config, const QString& sentence
     setCurrentView(view);
 }
 
-void MainWindow::setCurrentView(View view) { m_tabs->setCurrentIndex(int(view)); }
-MainWindow::View MainWindow::currentView() const { return View(m_tabs->currentIndex()); }
-WalkthroughView* MainWindow::walkthrough() const { return m_tabs->walkthrough(); }
+void MainWindow::setCurrentView(View view)
+{
+    m_tabs->setCurrentIndex(int(view));
+}
+MainWindow::View MainWindow::currentView() const
+{
+    return View(m_tabs->currentIndex());
+}
+WalkthroughView* MainWindow::walkthrough() const
+{
+    return m_tabs->walkthrough();
+}
 
 void MainWindow::editSentence(const QString& text)
 {
@@ -316,7 +335,8 @@ Status MainWindow::showToyExample()
     }
     m_sentence->setPlaceholderText(tr("Showing “%1”: type a sentence to return to your settings").arg(example->title));
     m_message->showInfo(tr("Example: %1. Its rows and weights replace the sentence and the settings; the walkthrough "
-                           "shows every number.").arg(example->title));
+                           "shows every number.")
+                            .arg(example->title));
     return {};
 }
 
@@ -332,6 +352,5 @@ void MainWindow::exampleActiveChanged(bool active)
         m_sentence->setText(m_sentence_before_example);
     }
 }
-
 
 }  // namespace attn

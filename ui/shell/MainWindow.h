@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/pipeline/RunSettings.h"
 #include "core/base/Result.h"
+#include "core/pipeline/RunSettings.h"
 
 #include <QMainWindow>
 

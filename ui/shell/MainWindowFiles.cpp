@@ -2,14 +2,14 @@
 // view. Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
-#include "ui/shell/AppSettings.h"
-#include "ui/controller/AttentionController.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ExportImageDialog.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
-#include "ui/export/ViewExporter.h"
 #include "ui/shell/ViewTabs.h"
 
 #include <QAction>
@@ -53,8 +53,8 @@ void MainWindow::openWeightsInteractively()
     const QStringList recent = m_settings->recentFiles();
     const QString start = recent.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
                                            : QFileInfo(recent.first()).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open weights"), start,
-                                                      tr("Attention weights (*.safetensors *.npz *.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open weights"), start, tr("Attention weights (*.safetensors *.npz *.json);;All files (*)"));
     if (!path.isEmpty())
         openWeightsFile(path);
     else
@@ -66,7 +66,8 @@ void MainWindow::updateRecentMenu()
     m_recent_menu->clear();
     const QStringList files = m_settings->recentFiles();
     for (int i = 0; i < files.size(); ++i) {
-        QAction* action = m_recent_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
+        QAction* action =
+            m_recent_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
         action->setToolTip(files[i]);
         connect(action, &QAction::triggered, this, [this, path = files[i]] { openWeightsFile(path); });
     }
@@ -93,9 +94,8 @@ Status MainWindow::exportImage(const QString& path, const QSize& size, double sc
 {
     if (!m_result)
         return Error{tr("nothing to export yet")};
-    Status status = ViewExporter::exportPicture(path, size, scale, [this](QPainter* painter, const QRectF& target) {
-        m_tabs->renderCurrent(painter, target);
-    });
+    Status status = ViewExporter::exportPicture(
+        path, size, scale, [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
     if (status)
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
     else
@@ -138,8 +138,9 @@ void MainWindow::copyImage()
 {
     if (!m_result)
         return;
-    const QImage image = ViewExporter::toImage(m_tabs->currentViewSize(), devicePixelRatioF(),
-                                               [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
+    const QImage image = ViewExporter::toImage(
+        m_tabs->currentViewSize(), devicePixelRatioF(),
+        [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
     QApplication::clipboard()->setImage(image);
     statusBar()->showMessage(tr("Copied the view to the clipboard"), 3000);
 }

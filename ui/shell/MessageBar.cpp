@@ -24,16 +24,26 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent)
     hide();
 }
 
-void MessageBar::showError(const QString& text) { showText(text, true); }
-void MessageBar::showInfo(const QString& text) { showText(text, false); }
-QString MessageBar::text() const { return isVisibleTo(parentWidget()) ? m_label->text() : QString(); }
+void MessageBar::showError(const QString& text)
+{
+    showText(text, true);
+}
+void MessageBar::showInfo(const QString& text)
+{
+    showText(text, false);
+}
+QString MessageBar::text() const
+{
+    return isVisibleTo(parentWidget()) ? m_label->text() : QString();
+}
 
 void MessageBar::showText(const QString& text, bool error)
 {
-    setStyleSheet(error ? QStringLiteral("#MessageBar { background: #fdecea; border: 1px solid #f5c2bd; border-radius: 4px; }"
-                                         " QLabel { color: #8e1c12; }")
-                        : QStringLiteral("#MessageBar { background: #e8f1fb; border: 1px solid #b9d3f0; border-radius: 4px; }"
-                                         " QLabel { color: #123d6b; }"));
+    setStyleSheet(
+        error ? QStringLiteral("#MessageBar { background: #fdecea; border: 1px solid #f5c2bd; border-radius: 4px; }"
+                               " QLabel { color: #8e1c12; }")
+              : QStringLiteral("#MessageBar { background: #e8f1fb; border: 1px solid #b9d3f0; border-radius: 4px; }"
+                               " QLabel { color: #123d6b; }"));
     m_label->setText(text);
     show();
 }

@@ -38,13 +38,18 @@ void ResultStatus::showResult(const AttentionResult& result)
 {
     const int tokens = result.seqLen();
     m_tokens->setText(tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
-    m_heads->setText((result.numHeads() == 1 ? tr("1 head × %2 = d_model %3") : tr("%1 heads × %2 = d_model %3").arg(result.numHeads()))
-                         .arg(result.trace.head_dim).arg(result.config.d_model));
+    m_heads->setText((result.numHeads() == 1 ? tr("1 head × %2 = d_model %3")
+                                             : tr("%1 heads × %2 = d_model %3").arg(result.numHeads()))
+                         .arg(result.trace.head_dim)
+                         .arg(result.config.d_model));
     m_time->setText(tr("computed in %1 ms").arg(result.compute_ms, 0, 'f', result.compute_ms < 10 ? 2 : 1));
     m_weights->setText(tr("weights: %1").arg(result.weights_description));
 }
 
-void ResultStatus::setBusy(bool busy) { m_busy->setVisible(busy); }
+void ResultStatus::setBusy(bool busy)
+{
+    m_busy->setVisible(busy);
+}
 
 QString ResultStatus::text() const
 {

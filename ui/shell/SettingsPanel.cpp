@@ -41,8 +41,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
 
     m_weights = new QComboBox(this);
     m_weights->addItems({tr("Random"), tr("Identity"), tr("File…")});
-    m_weights->setToolTip(tr("Where the weights come from: random (PyTorch's default initialisation), "
-                             "identity (raw dot products), or a .safetensors / .npz / .json file"));
+    m_weights->setToolTip(
+        tr("Where the weights come from: random (PyTorch's default initialisation), "
+           "identity (raw dot products), or a .safetensors / .npz / .json file"));
     m_layer = spin(0, 0, tr("Which layer of a multi-layer weight file (GPT-2 style h.N.attn)"));
 
     m_causal = new QCheckBox(tr("&Causal mask"), this);
@@ -106,8 +107,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
         }
         emitConfig();
     });
-    connect(m_color_map, &QComboBox::currentIndexChanged, this,
-            [this] { emit colorMapChanged(colorMap()); });
+    connect(m_color_map, &QComboBox::currentIndexChanged, this, [this] { emit colorMapChanged(colorMap()); });
     setConfig(RunSettings{});
 }
 
@@ -131,15 +131,17 @@ void SettingsPanel::setConfig(const RunSettings& config)
     m_weights_file = config.weights_file;
     m_weights->setItemText(kFile, m_weights_file.isEmpty() ? tr("File…") : QFileInfo(m_weights_file).fileName());
     m_weights->setItemData(kFile, m_weights_file, Qt::ToolTipRole);
-    m_weights->setCurrentIndex(config.weight_source == RunSettings::WeightSource::File ? kFile
-                               : config.weight_source == RunSettings::WeightSource::Identity ? kIdentity : kRandom);
+    m_weights->setCurrentIndex(config.weight_source == RunSettings::WeightSource::File       ? kFile
+                               : config.weight_source == RunSettings::WeightSource::Identity ? kIdentity
+                                                                                             : kRandom);
     m_heads_value = config.num_heads;
     m_file_heads_value = config.file_num_heads;
     m_layer->setMaximum(std::max(m_layer->maximum(), config.layer));
     m_layer->setValue(config.layer);
     m_causal->setChecked(config.causal);
-    m_scale->setCurrentIndex(config.scale.mode == ScaleSetting::Mode::Sqrt ? kSqrt
-                             : config.scale.mode == ScaleSetting::Mode::None ? kNone : kCustom);
+    m_scale->setCurrentIndex(config.scale.mode == ScaleSetting::Mode::Sqrt   ? kSqrt
+                             : config.scale.mode == ScaleSetting::Mode::None ? kNone
+                                                                             : kCustom);
     if (config.scale.mode == ScaleSetting::Mode::Custom)
         m_custom_scale->setValue(config.scale.custom);
     m_positional->setChecked(config.positional_encoding);
@@ -155,15 +157,17 @@ RunSettings SettingsPanel::config() const
     config.seed = std::uint64_t(m_seed->value());
     const int source = m_weights->currentIndex();
     config.weight_source = source == kFile && !m_weights_file.isEmpty() ? RunSettings::WeightSource::File
-        : source == kIdentity ? RunSettings::WeightSource::Identity : RunSettings::WeightSource::Random;
+                           : source == kIdentity                        ? RunSettings::WeightSource::Identity
+                                                                        : RunSettings::WeightSource::Random;
     config.weights_file = m_weights_file;
     const bool file = config.weight_source == RunSettings::WeightSource::File;
     config.num_heads = file ? m_heads_value : m_heads->value();
     config.file_num_heads = file ? m_heads->value() : m_file_heads_value;
     config.layer = m_layer->value();
     config.causal = m_causal->isChecked();
-    config.scale.mode = m_scale->currentIndex() == kSqrt ? ScaleSetting::Mode::Sqrt
-        : m_scale->currentIndex() == kNone ? ScaleSetting::Mode::None : ScaleSetting::Mode::Custom;
+    config.scale.mode = m_scale->currentIndex() == kSqrt   ? ScaleSetting::Mode::Sqrt
+                        : m_scale->currentIndex() == kNone ? ScaleSetting::Mode::None
+                                                           : ScaleSetting::Mode::Custom;
     config.scale.custom = m_custom_scale->value();
     config.positional_encoding = m_positional->isChecked();
     return config;
@@ -189,7 +193,8 @@ void SettingsPanel::setFieldError(const QString& field, const QString& message)
         return;
     label->setText(message);
     label->setVisible(!message.isEmpty());
-    widget->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
+    widget->setStyleSheet(message.isEmpty() ? QString()
+                                            : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
     widget->setProperty("error", message);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ui/heatmap/ColorMaps.h"
 #include "core/pipeline/RunSettings.h"
+#include "ui/heatmap/ColorMaps.h"
 
 #include <QHash>
 #include <QWidget>

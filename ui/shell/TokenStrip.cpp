@@ -29,8 +29,14 @@ void TokenStrip::setHighlight(int query, int key)
     update();
 }
 
-QSize TokenStrip::sizeHint() const { return {600, kHeight}; }
-QSize TokenStrip::minimumSizeHint() const { return {100, kHeight}; }
+QSize TokenStrip::sizeHint() const
+{
+    return {600, kHeight};
+}
+QSize TokenStrip::minimumSizeHint() const
+{
+    return {100, kHeight};
+}
 
 void TokenStrip::paintEvent(QPaintEvent*)
 {

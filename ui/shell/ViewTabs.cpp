@@ -31,8 +31,10 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     };
     const TabSpec specs[TabCount] = {
         {m_grid, tr("All heads"), tr("Every head as a small heatmap; click one to open it (Ctrl+1)")},
-        {m_head_view, tr("One head"), tr("One head large; click a cell to follow that query in the walkthrough (Ctrl+2)")},
-        {m_compare, tr("Compare"), tr("Two heads side by side with their difference, head metrics and similarity (Ctrl+3)")},
+        {m_head_view, tr("One head"),
+         tr("One head large; click a cell to follow that query in the walkthrough (Ctrl+2)")},
+        {m_compare, tr("Compare"),
+         tr("Two heads side by side with their difference, head metrics and similarity (Ctrl+3)")},
         {m_lines, tr("Lines"), tr("Each query joined to the keys it attends to (Ctrl+4)")},
         {m_shapes, tr("Shapes"), tr("The tensor shapes of every step, with batch size (Ctrl+5)")},
         {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
@@ -53,9 +55,8 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     // One selected head: the grid frames it, the diagram highlights it, the walkthrough follows it.
     connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
     // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).
-    connect(m_head_view, &HeadView::cellSelected, this, [this](int head, int query, int) {
-        selectInWalkthrough(head, query);
-    });
+    connect(m_head_view, &HeadView::cellSelected, this,
+            [this](int head, int query, int) { selectInWalkthrough(head, query); });
     // Walkthrough -> heatmap: that head, that query's row outlined (the key cell kept when the
     // query is the one already selected there).
     connect(m_walkthrough, &WalkthroughView::selectionChanged, this, [this](int head, int query) {
@@ -74,7 +75,7 @@ QString ViewTabs::tabKey(Tab tab)
 
 QStringList ViewTabs::tabKeys()
 {
-    return {QStringLiteral("grid"), QStringLiteral("head"), QStringLiteral("compare"),
+    return {QStringLiteral("grid"),  QStringLiteral("head"),   QStringLiteral("compare"),
             QStringLiteral("lines"), QStringLiteral("shapes"), QStringLiteral("walkthrough")};
 }
 
@@ -96,20 +97,29 @@ void ViewTabs::bringUpToDate(int tab)
         return;
     m_stale[size_t(tab)] = false;
     switch (Tab(tab)) {
-    case Grid: m_grid->setResult(m_result); break;
-    case Head: m_head_view->setResult(m_result); break;
-    case Compare: m_compare->setResult(m_result); break;  // it also defers while hidden
-    case Lines:
-        m_lines->setResult(m_result);
-        if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
-            m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
-        break;
-    case Shapes: m_shapes->setResult(m_result); break;
-    case Walkthrough:
-        m_walkthrough->setResult(m_result);
-        m_walkthrough->select(m_walk_head, m_walk_query);
-        break;
-    case TabCount: break;
+        case Grid:
+            m_grid->setResult(m_result);
+            break;
+        case Head:
+            m_head_view->setResult(m_result);
+            break;
+        case Compare:
+            m_compare->setResult(m_result);
+            break;  // it also defers while hidden
+        case Lines:
+            m_lines->setResult(m_result);
+            if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+                m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
+            break;
+        case Shapes:
+            m_shapes->setResult(m_result);
+            break;
+        case Walkthrough:
+            m_walkthrough->setResult(m_result);
+            m_walkthrough->select(m_walk_head, m_walk_query);
+            break;
+        case TabCount:
+            break;
     }
 }
 
@@ -163,49 +173,70 @@ void ViewTabs::selectInWalkthrough(int head, int query)
 void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
 {
     switch (currentTab()) {
-    case Grid: m_grid->render(painter, target); break;
-    case Head: m_head_view->render(painter, target); break;
-    case Compare: m_compare->renderFigure(painter, target); break;
-    case Lines: m_lines->canvas()->paint(*painter, target); break;
-    case Shapes:
-        if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram())
-            diagram->paint(*painter, target);
-        break;
-    case Walkthrough: {
-        // The page as on screen, scaled to the target.
-        const QSize size = m_walkthrough->size();
-        painter->save();
-        painter->translate(target.topLeft());
-        painter->scale(target.width() / std::max(1, size.width()), target.height() / std::max(1, size.height()));
-        m_walkthrough->render(painter, QPoint());
-        painter->restore();
-        break;
-    }
-    case TabCount: break;
+        case Grid:
+            m_grid->render(painter, target);
+            break;
+        case Head:
+            m_head_view->render(painter, target);
+            break;
+        case Compare:
+            m_compare->renderFigure(painter, target);
+            break;
+        case Lines:
+            m_lines->canvas()->paint(*painter, target);
+            break;
+        case Shapes:
+            if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram())
+                diagram->paint(*painter, target);
+            break;
+        case Walkthrough: {
+            // The page as on screen, scaled to the target.
+            const QSize size = m_walkthrough->size();
+            painter->save();
+            painter->translate(target.topLeft());
+            painter->scale(target.width() / std::max(1, size.width()), target.height() / std::max(1, size.height()));
+            m_walkthrough->render(painter, QPoint());
+            painter->restore();
+            break;
+        }
+        case TabCount:
+            break;
     }
 }
 
 QSize ViewTabs::currentViewSize() const
 {
     switch (currentTab()) {
-    case Head: return m_head_view->plot()->size();
-    case Compare: return m_compare->figure()->size();
-    case Lines: return m_lines->canvas()->size();
-    case Shapes: return m_shapes->view()->size();
-    case Walkthrough: return m_walkthrough->size();
-    default: return m_grid->size();
+        case Head:
+            return m_head_view->plot()->size();
+        case Compare:
+            return m_compare->figure()->size();
+        case Lines:
+            return m_lines->canvas()->size();
+        case Shapes:
+            return m_shapes->view()->size();
+        case Walkthrough:
+            return m_walkthrough->size();
+        default:
+            return m_grid->size();
     }
 }
 
 QString ViewTabs::currentExportName() const
 {
     switch (currentTab()) {
-    case Head: return QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
-    case Compare: return QStringLiteral("attention-compare.png");
-    case Lines: return QStringLiteral("attention-lines.png");
-    case Shapes: return QStringLiteral("attention-shapes.png");
-    case Walkthrough: return QStringLiteral("attention-walkthrough.png");
-    default: return QStringLiteral("attention-heads.png");
+        case Head:
+            return QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
+        case Compare:
+            return QStringLiteral("attention-compare.png");
+        case Lines:
+            return QStringLiteral("attention-lines.png");
+        case Shapes:
+            return QStringLiteral("attention-shapes.png");
+        case Walkthrough:
+            return QStringLiteral("attention-walkthrough.png");
+        default:
+            return QStringLiteral("attention-heads.png");
     }
 }
 

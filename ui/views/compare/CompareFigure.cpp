@@ -1,7 +1,7 @@
 #include "ui/views/compare/CompareFigure.h"
 
-#include "core/pipeline/AttentionResult.h"
 #include "core/analysis/HeadMetrics.h"
+#include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 
@@ -83,7 +83,8 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     // The difference hides only cells that neither side may see (a masked cell against a
     // visible one is a real difference: weight against 0).
     const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
-        ? MaskMatrix(data_a.mask.array() && data_b.mask.array()) : MaskMatrix();
+                                       ? MaskMatrix(data_a.mask.array() && data_b.mask.array())
+                                       : MaskMatrix();
     m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.labels, data_a.mask);
     m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.labels, data_b.mask);
     m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.labels, both_masked);
@@ -112,8 +113,12 @@ QString CompareFigure::header() const
     for (const Token& token : r.input.tokens)
         words << token.text;
     return tr("Compare heads — %1 weights, d_model %2, %3 heads%4 — %5 tokens: %6")
-        .arg(r.weights_description).arg(r.trace.dModel()).arg(r.numHeads())
-        .arg(r.trace.causal ? tr(", causal") : QString()).arg(r.seqLen()).arg(words.join(QLatin1Char(' ')));
+        .arg(r.weights_description)
+        .arg(r.trace.dModel())
+        .arg(r.numHeads())
+        .arg(r.trace.causal ? tr(", causal") : QString())
+        .arg(r.seqLen())
+        .arg(words.join(QLatin1Char(' ')));
 }
 
 QString CompareFigure::caption() const
@@ -124,13 +129,18 @@ QString CompareFigure::caption() const
     const HeadMetric b = computeHeadMetrics(m_comparison.b);
     auto metrics = [](const HeadMetric& m) {
         return tr("entropy %1, max %2, diagonal %3, previous %4, first %5")
-            .arg(m.entropy, 0, 'f', 3).arg(m.max, 0, 'f', 3).arg(m.diagonal, 0, 'f', 3)
-            .arg(m.previous, 0, 'f', 3).arg(m.first, 0, 'f', 3);
+            .arg(m.entropy, 0, 'f', 3)
+            .arg(m.max, 0, 'f', 3)
+            .arg(m.diagonal, 0, 'f', 3)
+            .arg(m.previous, 0, 'f', 3)
+            .arg(m.first, 0, 'f', 3);
     };
     return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, ln 2 = %2 = disjoint); "
               "largest |A \u2212 B| = %3\nA: %4\nB: %5")
-        .arg(m_comparison.divergence, 0, 'f', 4).arg(std::numbers::ln2, 0, 'f', 3)
-        .arg(m_comparison.difference.size() > 0 ? double(m_comparison.difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f', 3)
+        .arg(m_comparison.divergence, 0, 'f', 4)
+        .arg(std::numbers::ln2, 0, 'f', 3)
+        .arg(m_comparison.difference.size() > 0 ? double(m_comparison.difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f',
+             3)
         .arg(metrics(a), metrics(b));
 }
 

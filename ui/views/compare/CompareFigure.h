@@ -1,8 +1,8 @@
 #pragma once
 
-#include "ui/heatmap/ColorMaps.h"
 #include "core/analysis/CompareModel.h"
 #include "core/base/Result.h"
+#include "ui/heatmap/ColorMaps.h"
 
 #include <QWidget>
 

@@ -1,9 +1,9 @@
 #include "ui/views/compare/CompareView.h"
 
-#include "core/pipeline/AttentionResult.h"
-#include "ui/views/compare/CompareFigure.h"
 #include "core/analysis/CompareModel.h"
 #include "core/analysis/HeadMetrics.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/HeadMetricsTable.h"
 #include "ui/views/compare/HeadSimilarityView.h"
 
@@ -261,8 +261,8 @@ void CompareView::recomputeVariant()
         // Keep the last good B while it still fits the current input.
         if (m_variant && m_variant->seqLen() != m_result->seqLen())
             m_variant.reset();
-        m_b_error->setText(tr("B: %1%2").arg(variant.error(),
-                                            m_variant ? tr(" (showing the last good settings)") : QString()));
+        m_b_error->setText(
+            tr("B: %1%2").arg(variant.error(), m_variant ? tr(" (showing the last good settings)") : QString()));
         m_b_error->show();
     }
     refresh();
@@ -301,10 +301,11 @@ void CompareView::refresh()
     refillChoosers();
 
     const QString settings = usesOtherSettings() && m_variant
-        ? CompareModel::describeDifference(m_result->config, m_variant->config) : QString();
-    const Status shown = m_figure->setComparison({m_result, m_head_a, QString()},
-                                                 {result_b, m_head_b, settings.isEmpty() && usesOtherSettings() && m_variant
-                                                                          ? tr("same settings") : settings});
+                                 ? CompareModel::describeDifference(m_result->config, m_variant->config)
+                                 : QString();
+    const Status shown = m_figure->setComparison(
+        {m_result, m_head_a, QString()},
+        {result_b, m_head_b, settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings") : settings});
     m_status->setText(shown ? QString() : shown.error());
     m_table->setComparedHeads(m_head_a, result_b == m_result ? m_head_b : -1);
 }

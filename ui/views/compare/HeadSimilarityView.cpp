@@ -17,8 +17,9 @@ HeadSimilarityView::HeadSimilarityView(QWidget* parent) : QWidget(parent)
     m_plot->setColorBarVisible(true);
     m_plot->setColorBarLabel(tr("JS divergence (0 = same)"));
     m_plot->setTitle(tr("How differently the heads attend (similar heads together)"));
-    m_plot->setToolTip(tr("Mean over queries of the Jensen\u2013Shannon divergence between two heads' rows.\n"
-                          "Click a cell to compare those two heads."));
+    m_plot->setToolTip(
+        tr("Mean over queries of the Jensen\u2013Shannon divergence between two heads' rows.\n"
+           "Click a cell to compare those two heads."));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);

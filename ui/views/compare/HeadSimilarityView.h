@@ -31,7 +31,7 @@ signals:
 
 private:
     HeatmapPlot* m_plot = nullptr;
-    MatrixD m_divergence;     // (num_heads, num_heads)
+    MatrixD m_divergence;  // (num_heads, num_heads)
     std::vector<int> m_order;
 };
 

@@ -65,7 +65,10 @@ QString HeadView::describeCell(const QString& query, const QString& key, double 
     return tr("query '%1' → key '%2': %3").arg(query, key, number);
 }
 
-QString HeadView::hoverText() const { return m_hover->text(); }
+QString HeadView::hoverText() const
+{
+    return m_hover->text();
+}
 
 void HeadView::setResult(std::shared_ptr<const AttentionResult> result)
 {
@@ -86,7 +89,10 @@ void HeadView::highlightCell(int query, int key)
     m_plot->setSelection(m_selected_query, m_selected_key);
 }
 
-void HeadView::setColorMap(ColorMaps::Map map) { m_plot->setColorMap(map); }
+void HeadView::setColorMap(ColorMaps::Map map)
+{
+    m_plot->setColorMap(map);
+}
 
 void HeadView::setHead(int head)
 {
@@ -118,7 +124,9 @@ void HeadView::refresh()
     m_plot->setValueRange(0.0, data.high);
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->seqLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
-    m_plot->setTitle(tr("Head %1 of %2%3").arg(m_head).arg(m_result->numHeads())
+    m_plot->setTitle(tr("Head %1 of %2%3")
+                         .arg(m_head)
+                         .arg(m_result->numHeads())
                          .arg(m_result->config.causal ? tr(" · causal") : QString()));
 }
 

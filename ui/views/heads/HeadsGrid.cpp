@@ -40,9 +40,8 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
             emit headActivated(head);
             emit cellActivated(head, query, key);
         });
-        connect(plot, &HeatmapPlot::cellHovered, this, [this, head](int query, int key, double value) {
-            emit cellHovered(head, query, key, value);
-        });
+        connect(plot, &HeatmapPlot::cellHovered, this,
+                [this, head](int query, int key, double value) { emit cellHovered(head, query, key, value); });
         connect(plot, &HeatmapPlot::hoverLeft, this, [this] { emit cellHovered(-1, -1, -1, 0.0); });
         connect(plot, &HeatmapPlot::replotted, this, [this] {
             if (m_pending_replots > 0 && --m_pending_replots == 0)
@@ -91,8 +90,10 @@ QString HeadsGrid::caption() const
     const int heads = m_result->numHeads();
     const int tokens = m_result->seqLen();
     return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
-        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
-        .arg(config.d_model).arg(m_result->trace.head_dim)
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads),
+             tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
+        .arg(config.d_model)
+        .arg(m_result->trace.head_dim)
         .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
 }
 
@@ -113,8 +114,8 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     double best_side = 0;
     for (int columns = 1; columns <= count; ++columns) {
         const int rows = (count + columns - 1) / columns;
-        const double side = std::min((area.width() - gap * (columns - 1)) / columns,
-                                     (area.height() - gap * (rows - 1)) / rows);
+        const double side =
+            std::min((area.width() - gap * (columns - 1)) / columns, (area.height() - gap * (rows - 1)) / rows);
         if (side > best_side) {
             best_side = side;
             best_columns = columns;

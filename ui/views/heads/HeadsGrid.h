@@ -35,7 +35,7 @@ public:
 
 signals:
     void headActivated(int head);
-    void cellActivated(int head, int query, int key);  // the click that activated the head
+    void cellActivated(int head, int query, int key);              // the click that activated the head
     void cellHovered(int head, int query, int key, double value);  // head -1 when the mouse leaves
     void replotted();  // every head has been redrawn since the last setResult
 

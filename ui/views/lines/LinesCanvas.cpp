@@ -22,16 +22,16 @@ QString elided(const QString& text, const QFontMetricsF& metrics, double width)
 
 struct LinesCanvas::Layout {
     QRectF title;
-    QRectF legend;        // all-heads mode only
-    double query_x = 0;   // right edge of the query labels
-    double key_x = 0;     // left edge of the key labels
+    QRectF legend;       // all-heads mode only
+    double query_x = 0;  // right edge of the query labels
+    double key_x = 0;    // left edge of the key labels
     double line_left = 0;
     double line_right = 0;
-    double top = 0;       // centre of row 0 is top + row_height / 2
+    double top = 0;  // centre of row 0 is top + row_height / 2
     double row_height = 0;
     double label_width = 0;
     QFont font;
-    int label_step = 1;   // every label_step-th token is labelled when rows are too thin
+    int label_step = 1;  // every label_step-th token is labelled when rows are too thin
     double rowCentre(int i) const { return top + (i + 0.5) * row_height; }
 };
 
@@ -131,9 +131,12 @@ float LinesCanvas::strongestWeight(const std::vector<int>& heads) const
 bool LinesCanvas::passesFocus(int query, int key) const
 {
     switch (m_focus_side) {
-    case Side::None: return true;
-    case Side::Query: return query == m_focus_index;
-    case Side::Key: return key == m_focus_index;
+        case Side::None:
+            return true;
+        case Side::Query:
+            return query == m_focus_index;
+        case Side::Key:
+            return key == m_focus_index;
     }
     return true;
 }
@@ -231,8 +234,8 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     title_font.setBold(true);
     painter.setFont(title_font);
     const QString title = m_head == kAllHeads
-        ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
-        : tr("Head %1").arg(m_head);
+                              ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
+                              : tr("Head %1").arg(m_head);
     painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
     QFont heading_font = font();
     heading_font.setPixelSize(11);
@@ -240,11 +243,15 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     painter.setFont(heading_font);
     painter.setPen(palette().color(QPalette::PlaceholderText));
     const double heading_y = layout.title.bottom() + 2.0;
-    painter.drawText(QRectF(layout.query_x - 200, heading_y, 200, 18), Qt::AlignRight | Qt::AlignVCenter, tr("queries"));
+    painter.drawText(QRectF(layout.query_x - 200, heading_y, 200, 18), Qt::AlignRight | Qt::AlignVCenter,
+                     tr("queries"));
     painter.drawText(QRectF(layout.key_x, heading_y, 200, 18), Qt::AlignLeft | Qt::AlignVCenter, tr("keys"));
 
     // Lines: weakest first so the strong ones are drawn on top.
-    struct Line { float weight; int head, query, key; };
+    struct Line {
+        float weight;
+        int head, query, key;
+    };
     std::vector<Line> lines;
     const float strongest = strongestWeight(heads);
     for (int h : heads) {
@@ -286,10 +293,11 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
         const QString label = elided(m_result->input.tokens[i].text, metrics, layout.label_width);
         const double y = layout.rowCentre(i) - layout.row_height / 2;
         const double h = metrics.height() + 2.0;
-        const QRectF query_box(layout.query_x - layout.label_width, y + (layout.row_height - h) / 2, layout.label_width, h);
+        const QRectF query_box(layout.query_x - layout.label_width, y + (layout.row_height - h) / 2, layout.label_width,
+                               h);
         const QRectF key_box(layout.key_x, y + (layout.row_height - h) / 2, layout.label_width, h);
-        for (auto [box, focused, align] : {std::tuple{query_box, query_focus, Qt::AlignRight},
-                                           std::tuple{key_box, key_focus, Qt::AlignLeft}}) {
+        for (auto [box, focused, align] :
+             {std::tuple{query_box, query_focus, Qt::AlignRight}, std::tuple{key_box, key_focus, Qt::AlignLeft}}) {
             QFont f = layout.font;
             f.setBold(focused);
             painter.setFont(f);

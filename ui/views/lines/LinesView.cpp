@@ -84,7 +84,8 @@ void LinesView::rebuildControls(int num_heads)
 {
     // Keep the chosen head when it still exists; the first result starts on head 0.
     const bool first_result = m_toggles.empty();
-    const int previous = first_result || !m_head_chooser->currentData().isValid() ? 0 : m_head_chooser->currentData().toInt();
+    const int previous =
+        first_result || !m_head_chooser->currentData().isValid() ? 0 : m_head_chooser->currentData().toInt();
     {
         const QSignalBlocker blocker(m_head_chooser);
         m_head_chooser->clear();

@@ -40,8 +40,9 @@ QByteArray portableSvg(const QByteArray& svg, QSize size)
         const bool mono = name.contains(QLatin1String("mono"), Qt::CaseInsensitive);
         out += QStringView(text).mid(last, m.capturedStart() - last);
         out += (name == QLatin1String("monospace") || name == QLatin1String("sans-serif"))
-            ? m.captured(0)
-            : QStringLiteral("font-family=\"'%1', %2\"").arg(name, mono ? QStringLiteral("monospace") : QStringLiteral("sans-serif"));
+                   ? m.captured(0)
+                   : QStringLiteral("font-family=\"'%1', %2\"")
+                         .arg(name, mono ? QStringLiteral("monospace") : QStringLiteral("sans-serif"));
         last = m.capturedEnd();
     }
     out += QStringView(text).mid(last);
@@ -68,7 +69,9 @@ Status ShapeDiagramExport::exportTo(const AttentionResult& result, int batch, in
         return Error{QStringLiteral("%1: there is no computation to draw").arg(path)};
     if (head < 0 || head >= result.numHeads())
         return Error{QStringLiteral("--head: head %1 does not exist (the model has %2 heads, 0 to %3)")
-                         .arg(head).arg(result.numHeads()).arg(result.numHeads() - 1)};
+                         .arg(head)
+                         .arg(result.numHeads())
+                         .arg(result.numHeads() - 1)};
     return exportTo(painterFor(result, batch, head), path, size);
 }
 
@@ -84,11 +87,14 @@ Status ShapeDiagramExport::exportTo(const ShapeDiagramPainter& diagram, const QS
     else if (suffix == QLatin1String("pdf"))
         format = Format::Pdf;
     else
-        return Error{QStringLiteral("%1: unknown picture format '%2' (expected .png, .svg or .pdf)")
-                         .arg(path, suffix.isEmpty() ? QStringLiteral("no extension") : QLatin1Char('.') + info.suffix())};
+        return Error{
+            QStringLiteral("%1: unknown picture format '%2' (expected .png, .svg or .pdf)")
+                .arg(path, suffix.isEmpty() ? QStringLiteral("no extension") : QLatin1Char('.') + info.suffix())};
     if (size.width() < 16 || size.height() < 16 || size.width() > kMaxSide || size.height() > kMaxSide)
         return Error{QStringLiteral("--size: %1x%2 is outside 16 to %3 pixels per side")
-                         .arg(size.width()).arg(size.height()).arg(kMaxSide)};
+                         .arg(size.width())
+                         .arg(size.height())
+                         .arg(kMaxSide)};
     const QFileInfo dir(info.absolutePath());
     if (!dir.exists())
         return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, dir.filePath())};
@@ -104,50 +110,50 @@ Status ShapeDiagramExport::exportTo(const ShapeDiagramPainter& diagram, const QS
 
     bool painted = false;
     switch (format) {
-    case Format::Png: {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white);
-        {
-            QPainter painter(&image);
-            diagram.paint(painter, rect);
+        case Format::Png: {
+            QImage image(size, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::white);
+            {
+                QPainter painter(&image);
+                diagram.paint(painter, rect);
+            }
+            painted = image.save(&file, "PNG");
+            break;
         }
-        painted = image.save(&file, "PNG");
-        break;
-    }
-    case Format::Svg: {
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        QSvgGenerator svg;
-        svg.setOutputDevice(&buffer);
-        svg.setSize(size);
-        svg.setViewBox(rect);
-        svg.setTitle(QStringLiteral("attention-lab: tensor shapes"));
-        svg.setDescription(QStringLiteral("Shape diagram of multi-head attention"));
-        QPainter painter;
-        if (painter.begin(&svg)) {
-            diagram.paint(painter, rect);
-            painted = painter.end();
+        case Format::Svg: {
+            QBuffer buffer;
+            buffer.open(QIODevice::WriteOnly);
+            QSvgGenerator svg;
+            svg.setOutputDevice(&buffer);
+            svg.setSize(size);
+            svg.setViewBox(rect);
+            svg.setTitle(QStringLiteral("attention-lab: tensor shapes"));
+            svg.setDescription(QStringLiteral("Shape diagram of multi-head attention"));
+            QPainter painter;
+            if (painter.begin(&svg)) {
+                diagram.paint(painter, rect);
+                painted = painter.end();
+            }
+            const QByteArray bytes = portableSvg(buffer.data(), size);
+            painted = painted && file.write(bytes) == bytes.size();
+            break;
         }
-        const QByteArray bytes = portableSvg(buffer.data(), size);
-        painted = painted && file.write(bytes) == bytes.size();
-        break;
-    }
-    case Format::Pdf: {
-        // One page the size of the picture: 1 px = 0.75 pt (96 dpi), no margins.
-        QPdfWriter pdf(&file);
-        pdf.setCreator(QStringLiteral("attention-lab"));
-        pdf.setTitle(QStringLiteral("Tensor shapes"));
-        pdf.setResolution(96);
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75), QPageSize::Point,
-                                  QStringLiteral("picture"), QPageSize::ExactMatch));
-        QPainter painter;
-        if (painter.begin(&pdf)) {
-            diagram.paint(painter, QRectF(0, 0, pdf.width(), pdf.height()));
-            painted = painter.end();
+        case Format::Pdf: {
+            // One page the size of the picture: 1 px = 0.75 pt (96 dpi), no margins.
+            QPdfWriter pdf(&file);
+            pdf.setCreator(QStringLiteral("attention-lab"));
+            pdf.setTitle(QStringLiteral("Tensor shapes"));
+            pdf.setResolution(96);
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75), QPageSize::Point,
+                                      QStringLiteral("picture"), QPageSize::ExactMatch));
+            QPainter painter;
+            if (painter.begin(&pdf)) {
+                diagram.paint(painter, QRectF(0, 0, pdf.width(), pdf.height()));
+                painted = painter.end();
+            }
+            break;
         }
-        break;
-    }
     }
     if (!painted || file.error() != QFileDevice::NoError) {
         file.cancelWriting();

@@ -40,10 +40,11 @@ Fonts makeFonts(double f)
     sans.setFamily(QFontInfo(sans).family());
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setFamily(QFontInfo(mono).family());
-    return {pixelFont(sans, 21 * f, true), pixelFont(sans, 12.5 * f), pixelFont(sans, 13.5 * f, true),
-            pixelFont(sans, 10.5 * f, true), pixelFont(mono, 13.5 * f, true), pixelFont(mono, 11 * f),
-            pixelFont(sans, 11.5 * f, false, true), pixelFont(sans, 11.5 * f, true), pixelFont(sans, 13 * f, true),
-            pixelFont(sans, 10.5 * f)};
+    return {pixelFont(sans, 21 * f, true),          pixelFont(sans, 12.5 * f),
+            pixelFont(sans, 13.5 * f, true),        pixelFont(sans, 10.5 * f, true),
+            pixelFont(mono, 13.5 * f, true),        pixelFont(mono, 11 * f),
+            pixelFont(sans, 11.5 * f, false, true), pixelFont(sans, 11.5 * f, true),
+            pixelFont(sans, 13 * f, true),          pixelFont(sans, 10.5 * f)};
 }
 
 // "1,050,624 (1.051 M)"; small counts alone.
@@ -102,9 +103,16 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.setPen(kMuted);
     const double sub_h = QFontMetricsF(fonts.subtitle, painter.device()).height();
     QString dims = QStringLiteral("B = %1    T = %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
-                       .arg(c.batch).arg(c.seq_len).arg(c.input_dim).arg(c.d_model).arg(c.num_heads).arg(c.headDim()).arg(c.output_dim);
+                       .arg(c.batch)
+                       .arg(c.seq_len)
+                       .arg(c.input_dim)
+                       .arg(c.d_model)
+                       .arg(c.num_heads)
+                       .arg(c.headDim())
+                       .arg(c.output_dim);
     if (c.num_heads > 1)
-        dims += QStringLiteral("    ·    head %1 highlighted").arg(std::clamp<std::int64_t>(selected_head, 0, c.num_heads - 1));
+        dims += QStringLiteral("    ·    head %1 highlighted")
+                    .arg(std::clamp<std::int64_t>(selected_head, 0, c.num_heads - 1));
     if (!caption.isEmpty())
         dims += QStringLiteral("    ·    ") + caption;
     const QRectF sub_rect(page.left(), page.top() + title_h + 2 * f, page.width(), sub_h);
@@ -112,12 +120,15 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
 
     // Legend, right-aligned on the title line.
     {
-        const struct { TensorGlyph::Style style; bool highlighted; const char* label; } entries[] = {
-            {TensorGlyph::Style::Tensor, false, "tensor"},
-            {TensorGlyph::Style::Weight, false, "weights"},
-            {TensorGlyph::Style::Scores, false, "scores"},
-            {TensorGlyph::Style::Weights, false, "softmax"},
-            {TensorGlyph::Style::Tensor, true, "selected head"}};
+        const struct {
+            TensorGlyph::Style style;
+            bool highlighted;
+            const char* label;
+        } entries[] = {{TensorGlyph::Style::Tensor, false, "tensor"},
+                       {TensorGlyph::Style::Weight, false, "weights"},
+                       {TensorGlyph::Style::Scores, false, "scores"},
+                       {TensorGlyph::Style::Weights, false, "softmax"},
+                       {TensorGlyph::Style::Tensor, true, "selected head"}};
         painter.setFont(fonts.note);
         const QFontMetricsF fm(fonts.note, painter.device());
         const double swatch = 11 * f;
@@ -128,7 +139,8 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
             const double w = fm.horizontalAdvance(label);
             x -= w;
             painter.setPen(kMuted);
-            painter.drawText(QRectF(x, y - fm.height() / 2, w + 2, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
+            painter.drawText(QRectF(x, y - fm.height() / 2, w + 2, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                             label);
             x -= swatch + 5 * f;
             painter.setPen(QPen(TensorGlyph::edgeColor(entries[i].style, entries[i].highlighted), f));
             painter.setBrush(TensorGlyph::faceColor(entries[i].style, entries[i].highlighted));
@@ -153,13 +165,15 @@ QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.setPen(QPen(QColor(0xd5, 0xdb, 0xe1), f));
     painter.drawLine(QPointF(footer.left(), footer.top() - 6 * f), QPointF(footer.right(), footer.top() - 6 * f));
     painter.setPen(kInk);
-    painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
-                         .arg(countWithCompact(model.totalParameters()), ShapeModel::formatCount(model.totalMultiplyAdds()),
-                              countWithCompact(model.totalFlops())));
+    painter.drawText(
+        QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
+        QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
+            .arg(countWithCompact(model.totalParameters()), ShapeModel::formatCount(model.totalMultiplyAdds()),
+                 countWithCompact(model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
-    painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h), Qt::AlignLeft | Qt::AlignVCenter,
+    painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h),
+                     Qt::AlignLeft | Qt::AlignVCenter,
                      ShapeModel::flopConvention() + QStringLiteral(".  Box sides are log-scaled: 1 + log₂(n)."));
 
     return footer;
@@ -198,7 +212,8 @@ QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyl
     // Title with its step number.
     const double badge = 18 * f;
     painter.setFont(fonts.badge);
-    const double badge_w = std::max(badge, QFontMetricsF(fonts.badge, painter.device()).horizontalAdvance(QString::number(number)) + 9 * f);
+    const double badge_w = std::max(
+        badge, QFontMetricsF(fonts.badge, painter.device()).horizontalAdvance(QString::number(number)) + 9 * f);
     const QRectF badge_rect(p.cell.left(), p.cell.top() + (s.title_band - badge) / 2 - 2 * f, badge_w, badge);
     painter.setPen(Qt::NoPen);
     painter.setBrush(QColor(0x3d, 0x4e, 0x61));
@@ -209,8 +224,9 @@ QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyl
     painter.drawText(badge_rect, Qt::AlignCenter, QString::number(number));
     painter.setPen(kInk);
     painter.setFont(fonts.stage_title);
-    painter.drawText(QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge_w - 6 * f, badge + 8 * f),
-                     Qt::AlignLeft | Qt::AlignVCenter, stage.title);
+    painter.drawText(
+        QRectF(badge_rect.right() + 6 * f, badge_rect.top() - 4 * f, p.cell.width() - badge_w - 6 * f, badge + 8 * f),
+        Qt::AlignLeft | Qt::AlignVCenter, stage.title);
 
     // The boxes, centred in the graphic area, names above them when there are several.
     std::vector<TensorGlyph> glyphs;
@@ -237,7 +253,8 @@ QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyl
             painter.setFont(fonts.item);
             painter.setPen(kInk);
             const QRectF face = glyph.frontFace(top_left);
-            painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - s.item_label_h - 4 * f, face.width() + 40 * f, s.item_label_h),
+            painter.drawText(QRectF(face.left() - 20 * f, bounds.top() - s.item_label_h - 4 * f, face.width() + 40 * f,
+                                    s.item_label_h),
                              Qt::AlignHCenter | Qt::AlignBottom, boxLabel(steps[size_t(step_index)]));
         }
         if (glyph.mask == TensorGlyph::Mask::Causal) {
@@ -374,7 +391,8 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
         }
     }
 
-    const StageStyle style{fonts, f, unit, item_gap, item_label_h, title_band, m_selected_head, m_hovered_step, c, steps};
+    const StageStyle style{fonts,          f, unit, item_gap, item_label_h, title_band, m_selected_head,
+                           m_hovered_step, c, steps};
     std::vector<std::vector<QRectF>> groups(rows.size());
     int number = 0;
     for (size_t r = 0; r < placed.size(); ++r) {
@@ -388,16 +406,19 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
     for (size_t r = 0; r < groups.size(); ++r) {
         const double y = placed[r].front().graphic.center().y();
         for (size_t i = 0; i + 1 < groups[r].size(); ++i)
-            drawArrow(painter, QPolygonF({QPointF(groups[r][i].right() + 6 * f, y), QPointF(groups[r][i + 1].left() - 6 * f, y)}),
-                      arrow_w);
+            drawArrow(
+                painter,
+                QPolygonF({QPointF(groups[r][i].right() + 6 * f, y), QPointF(groups[r][i + 1].left() - 6 * f, y)}),
+                arrow_w);
         if (r + 1 < groups.size()) {
             const double y_next = placed[r + 1].front().graphic.center().y();
             const double turn_y = placed[r].front().cell.bottom() + row_gap / 2;
             const double right = page.right() - gutter / 3;
             const double left = page.left() + gutter / 3;
-            drawArrow(painter, QPolygonF({QPointF(groups[r].back().right() + 6 * f, y), QPointF(right, y), QPointF(right, turn_y),
-                                          QPointF(left, turn_y), QPointF(left, y_next),
-                                          QPointF(groups[r + 1].front().left() - 6 * f, y_next)}),
+            drawArrow(painter,
+                      QPolygonF({QPointF(groups[r].back().right() + 6 * f, y), QPointF(right, y),
+                                 QPointF(right, turn_y), QPointF(left, turn_y), QPointF(left, y_next),
+                                 QPointF(groups[r + 1].front().left() - 6 * f, y_next)}),
                       arrow_w);
         }
     }
@@ -415,7 +436,8 @@ QString ShapeDiagramPainter::toolTip(int index) const
                        .arg(step.name.toHtmlEscaped(), step.formula.toHtmlEscaped(), step.shapeNames().toHtmlEscaped(),
                             step.shapeText().toHtmlEscaped());
     if (step.kind == ShapeStep::Kind::Weight) {
-        html += QStringLiteral("<br/>parameters: <b>%1</b> = %2").arg(ShapeModel::formatCount(step.parameters), step.cost_formula);
+        html += QStringLiteral("<br/>parameters: <b>%1</b> = %2")
+                    .arg(ShapeModel::formatCount(step.parameters), step.cost_formula);
     } else {
         html += QStringLiteral("<br/>elements: %1").arg(ShapeModel::formatCount(step.elementCount()));
         if (step.multiply_adds > 0)
@@ -427,7 +449,9 @@ QString ShapeDiagramPainter::toolTip(int index) const
             html += QStringLiteral("<br/>element-wise operations: %1 (not in the FLOP total)")
                         .arg(ShapeModel::formatCount(step.elementwise));
         if (step.head_axis >= 0)
-            html += QStringLiteral("<br/>head %1 of %2 highlighted").arg(m_selected_head).arg(step.shape[step.head_axis].value);
+            html += QStringLiteral("<br/>head %1 of %2 highlighted")
+                        .arg(m_selected_head)
+                        .arg(step.shape[step.head_axis].value);
     }
     return html;
 }

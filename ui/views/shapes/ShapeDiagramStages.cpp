@@ -25,13 +25,19 @@ TensorGlyph glyphForStep(const ShapeStep& step, const ShapeConfig& config, doubl
         return glyph;
     }
     switch (step.id) {
-    case Id::Scores: glyph.style = TensorGlyph::Style::Scores; break;
-    case Id::Masked:
-        glyph.style = TensorGlyph::Style::Scores;
-        glyph.mask = config.causal ? TensorGlyph::Mask::Causal : TensorGlyph::Mask::Padding;
-        break;
-    case Id::Softmax: glyph.style = TensorGlyph::Style::Weights; break;
-    default: glyph.style = TensorGlyph::Style::Tensor; break;
+        case Id::Scores:
+            glyph.style = TensorGlyph::Style::Scores;
+            break;
+        case Id::Masked:
+            glyph.style = TensorGlyph::Style::Scores;
+            glyph.mask = config.causal ? TensorGlyph::Mask::Causal : TensorGlyph::Mask::Padding;
+            break;
+        case Id::Softmax:
+            glyph.style = TensorGlyph::Style::Weights;
+            break;
+        default:
+            glyph.style = TensorGlyph::Style::Tensor;
+            break;
     }
     const double batch_depth = 0.6 * logSide(config.batch, u);
     glyph.face_width = logSide(shape.back().value, u);
@@ -41,7 +47,8 @@ TensorGlyph glyphForStep(const ShapeStep& step, const ShapeConfig& config, doubl
         // Heads are slabs one behind the other; with many heads they close up into a deck.
         const int heads = int(shape[step.head_axis].value);
         glyph.slabs = heads;
-        glyph.highlighted_slab = heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
+        glyph.highlighted_slab =
+            heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
         if (heads > 1) {
             glyph.slab_step = std::min(2.0 * u, 5.5 * u / (heads - 1));
             glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
@@ -68,33 +75,43 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
     };
     auto single = [&](Id id, QString title, QString caption = {}) {
         const int i = index(id);
-        return DiagramStage{std::move(title), {i}, steps[size_t(i)].shapeText(), steps[size_t(i)].shapeNames(),
-                     caption.isEmpty() ? steps[size_t(i)].formula : caption};
+        return DiagramStage{std::move(title),
+                            {i},
+                            steps[size_t(i)].shapeText(),
+                            steps[size_t(i)].shapeNames(),
+                            caption.isEmpty() ? steps[size_t(i)].formula : caption};
     };
     auto triple = [&](Id a, Id b, Id d, QString title, QString caption) {
         const int i = index(a);
-        return DiagramStage{std::move(title), {i, index(b), index(d)}, steps[size_t(i)].shapeText() + QStringLiteral(" each"),
-                     steps[size_t(i)].shapeNames(), std::move(caption)};
+        return DiagramStage{std::move(title),
+                            {i, index(b), index(d)},
+                            steps[size_t(i)].shapeText() + QStringLiteral(" each"),
+                            steps[size_t(i)].shapeNames(),
+                            std::move(caption)};
     };
 
     std::vector<std::vector<DiagramStage>> rows(3);
     rows[0].push_back(single(Id::Input, QStringLiteral("Input X")));
-    rows[0].push_back(triple(Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
-                             QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
+    rows[0].push_back(triple(
+        Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
+        QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
     rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
                              steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
-    rows[1].push_back(triple(Id::QHeads, Id::KHeads, Id::VHeads,
-                             c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
-                             QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
+    rows[1].push_back(triple(
+        Id::QHeads, Id::KHeads, Id::VHeads,
+        c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
+        QStringLiteral("d_model = h × d_k = %1 × %2").arg(c.num_heads).arg(c.headDim())));
     rows[1].push_back(single(Id::Scores, QStringLiteral("Scores")));
     if (index(Id::Masked) >= 0)
         rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
     rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
     rows[2].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
-    rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
+    rows[2].push_back(
+        single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
     if (index(Id::Wo) >= 0)
-        rows[2].push_back(single(Id::Wo, QStringLiteral("Output weights Wo"),
-                                 QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
+        rows[2].push_back(single(
+            Id::Wo, QStringLiteral("Output weights Wo"),
+            QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
     rows[2].push_back(single(Id::Output, QStringLiteral("Output Y")));
     return rows;
 }

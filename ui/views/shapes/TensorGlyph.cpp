@@ -23,10 +23,14 @@ QColor TensorGlyph::faceColor(Style style, bool highlighted)
     if (highlighted)
         return QColor(0xfb, 0xc9, 0x8e);
     switch (style) {
-    case Style::Tensor: return QColor(0xd6, 0xe6, 0xf5);
-    case Style::Weight: return QColor(0xdd, 0xee, 0xd3);
-    case Style::Scores: return QColor(0xe6, 0xdd, 0xf2);
-    case Style::Weights: return QColor(0xf3, 0xdc, 0xe8);
+        case Style::Tensor:
+            return QColor(0xd6, 0xe6, 0xf5);
+        case Style::Weight:
+            return QColor(0xdd, 0xee, 0xd3);
+        case Style::Scores:
+            return QColor(0xe6, 0xdd, 0xf2);
+        case Style::Weights:
+            return QColor(0xf3, 0xdc, 0xe8);
     }
     return Qt::white;
 }
@@ -36,10 +40,14 @@ QColor TensorGlyph::edgeColor(Style style, bool highlighted)
     if (highlighted)
         return QColor(0xc2, 0x5e, 0x10);
     switch (style) {
-    case Style::Tensor: return QColor(0x3a, 0x6e, 0xa5);
-    case Style::Weight: return QColor(0x4f, 0x83, 0x34);
-    case Style::Scores: return QColor(0x6a, 0x4c, 0x9c);
-    case Style::Weights: return QColor(0xa3, 0x3b, 0x74);
+        case Style::Tensor:
+            return QColor(0x3a, 0x6e, 0xa5);
+        case Style::Weight:
+            return QColor(0x4f, 0x83, 0x34);
+        case Style::Scores:
+            return QColor(0x6a, 0x4c, 0x9c);
+        case Style::Weights:
+            return QColor(0xa3, 0x3b, 0x74);
     }
     return Qt::black;
 }

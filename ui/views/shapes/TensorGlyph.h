@@ -20,13 +20,13 @@ struct TensorGlyph {
     enum class Mask { None, Causal, Padding };
 
     Style style = Style::Tensor;
-    double face_width = 10;    // columns (last axis)
-    double face_height = 10;   // rows
-    double thickness = 0;      // batch depth of one slab; 0 = a flat matrix
-    int slabs = 1;             // heads, front (0) to back
-    double slab_step = 0;      // depth between consecutive slabs
-    int highlighted_slab = -1; // the selected head, or -1
-    Mask mask = Mask::None;    // drawn on the front face of mask steps
+    double face_width = 10;     // columns (last axis)
+    double face_height = 10;    // rows
+    double thickness = 0;       // batch depth of one slab; 0 = a flat matrix
+    int slabs = 1;              // heads, front (0) to back
+    double slab_step = 0;       // depth between consecutive slabs
+    int highlighted_slab = -1;  // the selected head, or -1
+    Mask mask = Mask::None;     // drawn on the front face of mask steps
 
     // The depth axis is drawn up and to the right: (dx, dy) per pixel of depth.
     static constexpr double kDepthX = 0.62;

@@ -51,7 +51,10 @@ ScoreBreakdownView::Geometry ScoreBreakdownView::geometry(const QRectF& rect) co
     for (const QString& label : m_products.row_labels)
         g.label_w = std::max(g.label_w, fm.horizontalAdvance(label));
     g.label_w += kGap;
-    g.score_w = m_raw_scores ? fm.horizontalAdvance(QStringLiteral("= -000.") + QString(m_precision, QLatin1Char('0'))) + 2 * kGap : 0;
+    g.score_w =
+        m_raw_scores
+            ? fm.horizontalAdvance(QStringLiteral("= -000.") + QString(m_precision, QLatin1Char('0'))) + 2 * kGap
+            : 0;
     g.header_h = fm.height() + 4;
     g.legend_h = fm.height() + 14;
     g.cell_w = m_products.values.cols() <= kWideColumns ? kCellW : kNarrowCellW;
@@ -93,7 +96,8 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     for (int j = 0; j < values.rows(); ++j) {
         for (int i = 0; i < values.cols(); ++i) {
             const QRectF cell(g.cells.left() + i * g.cell_w, g.cells.top() + j * g.cell_h, g.cell_w, g.cell_h);
-            painter.fillRect(cell, ColorMaps::colorAt(ColorMaps::Map::Diverging, 0.5 + 0.5 * double(values(j, i) / extent)));
+            painter.fillRect(cell,
+                             ColorMaps::colorAt(ColorMaps::Map::Diverging, 0.5 + 0.5 * double(values(j, i) / extent)));
         }
     }
     painter.setPen(QPen(QColor(0xb0, 0xb0, 0xb0), 0));
@@ -105,15 +109,17 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
         const QRectF row(rect.left(), g.cells.top() + j * g.cell_h, g.label_w - kGap, g.cell_h);
         painter.drawText(row, Qt::AlignRight | Qt::AlignVCenter, m_products.row_labels.value(j));
         if (m_raw_scores && j < m_raw_scores->size())
-            painter.drawText(QRectF(g.cells.right() + kGap, row.top(), g.score_w, g.cell_h), Qt::AlignLeft | Qt::AlignVCenter,
-                             QStringLiteral("= ") + WalkthroughTableModel::formatValue((*m_raw_scores)[j], m_precision));
+            painter.drawText(
+                QRectF(g.cells.right() + kGap, row.top(), g.score_w, g.cell_h), Qt::AlignLeft | Qt::AlignVCenter,
+                QStringLiteral("= ") + WalkthroughTableModel::formatValue((*m_raw_scores)[j], m_precision));
     }
     // Dimension numbers, as many as fit.
     const double label_w = fm.horizontalAdvance(QStringLiteral("000"));
     const int every = std::max(1, int(std::ceil(label_w / g.cell_w)));
     for (int i = 0; i < values.cols(); i += every)
-        painter.drawText(QRectF(g.cells.left() + i * g.cell_w - label_w, rect.top(), 2 * label_w + g.cell_w, g.header_h - 2),
-                         Qt::AlignHCenter | Qt::AlignBottom, QString::number(i));
+        painter.drawText(
+            QRectF(g.cells.left() + i * g.cell_w - label_w, rect.top(), 2 * label_w + g.cell_w, g.header_h - 2),
+            Qt::AlignHCenter | Qt::AlignBottom, QString::number(i));
 
     // Legend: the colour scale.
     const double legend_y = g.cells.bottom() + 8;
@@ -122,7 +128,8 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     for (int x = 0; x < int(bar_w); ++x)
         painter.fillRect(QRectF(bar.left() + x, bar.top(), 1.0, bar.height()),
                          ColorMaps::colorAt(ColorMaps::Map::Diverging, double(x) / (bar_w - 1)));
-    painter.drawText(QRectF(bar.right() + kGap, legend_y - fm.height() / 2 + 4, 600, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+    painter.drawText(QRectF(bar.right() + kGap, legend_y - fm.height() / 2 + 4, 600, fm.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter,
                      QStringLiteral("−%1  …  0  …  +%1   (q_i · k_j,i: blue lowers the score, red raises it)")
                          .arg(WalkthroughTableModel::formatValue(extent, m_precision)));
     painter.restore();
@@ -154,7 +161,8 @@ bool ScoreBreakdownView::event(QEvent* event)
             const float value = m_products.values(cell.x(), cell.y());
             QToolTip::showText(help->globalPos(),
                                QStringLiteral("key %1, dimension %2: q_%2 · k_%2 = %3")
-                                   .arg(m_products.row_labels.value(cell.x())).arg(cell.y())
+                                   .arg(m_products.row_labels.value(cell.x()))
+                                   .arg(cell.y())
                                    .arg(QString::number(double(value), 'g', 7)),
                                this);
         } else {

@@ -15,12 +15,16 @@ const QColor kBothHighlight(0xff, 0xd2, 0x8a);
 
 }  // namespace
 
-WalkthroughTableModel::WalkthroughTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+WalkthroughTableModel::WalkthroughTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void WalkthroughTableModel::setTable(WalkthroughTable table)
 {
-    const bool same_size = table.values.rows() == m_table.values.rows() && table.values.cols() == m_table.values.cols()
-        && table.row_labels.size() == m_table.row_labels.size() && table.column_labels.size() == m_table.column_labels.size();
+    const bool same_size = table.values.rows() == m_table.values.rows() &&
+                           table.values.cols() == m_table.values.cols() &&
+                           table.row_labels.size() == m_table.row_labels.size() &&
+                           table.column_labels.size() == m_table.column_labels.size();
     if (!same_size) {
         beginResetModel();
         m_table = std::move(table);
@@ -67,8 +71,8 @@ int WalkthroughTableModel::columnCount(const QModelIndex& parent) const
 
 bool WalkthroughTableModel::inHighlightedColumns(int column) const
 {
-    return m_table.highlighted_first_column >= 0 && column >= m_table.highlighted_first_column
-        && column < m_table.highlighted_first_column + m_table.highlighted_column_count;
+    return m_table.highlighted_first_column >= 0 && column >= m_table.highlighted_first_column &&
+           column < m_table.highlighted_first_column + m_table.highlighted_column_count;
 }
 
 QVariant WalkthroughTableModel::data(const QModelIndex& index, int role) const
@@ -79,39 +83,39 @@ QVariant WalkthroughTableModel::data(const QModelIndex& index, int role) const
     const bool row = index.row() == m_table.highlighted_row;
     const bool column = inHighlightedColumns(index.column());
     switch (role) {
-    case Qt::DisplayRole:
-        return formatValue(value, m_precision);
-    case ValueRole:
-        return double(value);
-    case Qt::ToolTipRole:
-        return QStringLiteral("%1, %2: %3")
-            .arg(m_table.row_labels.value(index.row()), m_table.column_labels.value(index.column()),
-                 std::isfinite(value) ? QString::number(double(value), 'g', 9) : formatValue(value, 0));
-    case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    case Qt::BackgroundRole:
-        if (row && column)
-            return kBothHighlight;
-        if (row)
-            return kRowHighlight;
-        if (column)
-            return kColumnHighlight;
-        return {};
-    case Qt::ForegroundRole:
-        if (std::isinf(value))
-            return QColor(0x80, 0x80, 0x80);
-        if (row || column)
-            return QColor(Qt::black);  // readable on the light highlight with a dark theme too
-        return {};
-    case Qt::FontRole:
-        if (row) {
-            QFont font;
-            font.setBold(true);
-            return font;
-        }
-        return {};
-    default:
-        return {};
+        case Qt::DisplayRole:
+            return formatValue(value, m_precision);
+        case ValueRole:
+            return double(value);
+        case Qt::ToolTipRole:
+            return QStringLiteral("%1, %2: %3")
+                .arg(m_table.row_labels.value(index.row()), m_table.column_labels.value(index.column()),
+                     std::isfinite(value) ? QString::number(double(value), 'g', 9) : formatValue(value, 0));
+        case Qt::TextAlignmentRole:
+            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        case Qt::BackgroundRole:
+            if (row && column)
+                return kBothHighlight;
+            if (row)
+                return kRowHighlight;
+            if (column)
+                return kColumnHighlight;
+            return {};
+        case Qt::ForegroundRole:
+            if (std::isinf(value))
+                return QColor(0x80, 0x80, 0x80);
+            if (row || column)
+                return QColor(Qt::black);  // readable on the light highlight with a dark theme too
+            return {};
+        case Qt::FontRole:
+            if (row) {
+                QFont font;
+                font.setBold(true);
+                return font;
+            }
+            return {};
+        default:
+            return {};
     }
 }
 

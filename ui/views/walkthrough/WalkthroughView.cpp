@@ -26,8 +26,9 @@ constexpr int kVisibleRows = 8;  // taller tables scroll inside their frame
 
 QString headerHtml(const WalkthroughStep& step)
 {
-    return QStringLiteral("<span style=\"font-size:large; font-weight:600\">%1.&nbsp;%2</span>"
-                          "&nbsp;&nbsp;&nbsp;<i style=\"color:#4a5663\">%3</i>")
+    return QStringLiteral(
+               "<span style=\"font-size:large; font-weight:600\">%1.&nbsp;%2</span>"
+               "&nbsp;&nbsp;&nbsp;<i style=\"color:#4a5663\">%3</i>")
         .arg(step.number)
         .arg(step.title.toHtmlEscaped(), step.formula.toHtmlEscaped());
 }
@@ -141,8 +142,8 @@ WalkthroughView::~WalkthroughView() = default;
 
 WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
 {
-    if (step < 1 || step > WalkthroughModel::kStepCount || table < 0 || table >= kMaxTablesPerStep || m_walk.steps.empty()
-        || size_t(table) >= m_walk.step(step).tables.size())
+    if (step < 1 || step > WalkthroughModel::kStepCount || table < 0 || table >= kMaxTablesPerStep ||
+        m_walk.steps.empty() || size_t(table) >= m_walk.step(step).tables.size())
         return nullptr;
     return m_sections[size_t(step - 1)].tables[size_t(table)].model;
 }
@@ -212,7 +213,8 @@ void WalkthroughView::updateSelectors()
     m_head_spin->setRange(0, m_result ? std::max(0, m_result->numHeads() - 1) : 0);
     m_head_spin->setValue(m_head);
     const int tokens = m_result ? m_result->seqLen() : 0;
-    if (m_query_combo->count() != tokens || (tokens > 0 && m_query_combo->property("result").value<const void*>() != m_result.get())) {
+    if (m_query_combo->count() != tokens ||
+        (tokens > 0 && m_query_combo->property("result").value<const void*>() != m_result.get())) {
         m_query_combo->clear();
         for (int i = 0; i < tokens; ++i) {
             const QString& text = m_result->input.tokens[i].text;
@@ -234,14 +236,15 @@ void WalkthroughView::fitTable(const TableSlot& slot) const
     const int bar_h = view->horizontalScrollBar()->sizeHint().height();
     const int bar_w = view->verticalScrollBar()->sizeHint().width();
     const bool scrolls_down = rows > kVisibleRows;
-    const int content_w = view->verticalHeader()->sizeHint().width() + columns * view->horizontalHeader()->defaultSectionSize()
-        + frame + (scrolls_down ? bar_w : 0);
+    const int content_w = view->verticalHeader()->sizeHint().width() +
+                          columns * view->horizontalHeader()->defaultSectionSize() + frame + (scrolls_down ? bar_w : 0);
     const int page_w = m_page->width() > 0 ? m_page->width() : width();
     const int available = std::max(200, page_w - 24);
     const bool scrolls_across = content_w > available;
     view->setFixedWidth(std::min(content_w, available));
-    view->setFixedHeight(view->horizontalHeader()->sizeHint().height() + std::min(rows, kVisibleRows) * view->verticalHeader()->defaultSectionSize()
-                         + frame + (scrolls_across ? bar_h : 0));
+    view->setFixedHeight(view->horizontalHeader()->sizeHint().height() +
+                         std::min(rows, kVisibleRows) * view->verticalHeader()->defaultSectionSize() + frame +
+                         (scrolls_across ? bar_h : 0));
     const WalkthroughTable& table = slot.model->table();
     if (table.highlighted_row >= 0) {
         const int column = std::max(0, table.highlighted_first_column);
@@ -271,7 +274,9 @@ void WalkthroughView::rebuild()
         const QString token = m_result->input.tokens[m_query].text;
         m_summary->setText(tr("Head %1, query token %2 “%3”: the numbers of every step, read from the engine’s trace. "
                               "Click a row to follow another token.")
-                               .arg(m_head).arg(m_query).arg(token.toHtmlEscaped()));
+                               .arg(m_head)
+                               .arg(m_query)
+                               .arg(token.toHtmlEscaped()));
     }
     for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
         Section& section = m_sections[size_t(s)];
@@ -303,9 +308,11 @@ void WalkthroughView::rebuild()
     m_breakdown->setVisible(!empty);
     if (!empty) {
         m_breakdown_caption->setText(
-            tr("<b>Which dimensions make each score:</b> q<sub>i</sub> · k<sub>j,i</sub> for query %1, one row per key j, "
+            tr("<b>Which dimensions make each score:</b> q<sub>i</sub> · k<sub>j,i</sub> for query %1, one row per key "
+               "j, "
                "one column per dimension i of head %2. Each row adds up to the raw score beside it.")
-                .arg(m_query).arg(m_head));
+                .arg(m_query)
+                .arg(m_head));
         std::optional<RowVector> raw;
         if (have_scores)
             raw = RowVector(m_walk.step(3).tables[0].values.row(m_query));
