@@ -44,7 +44,7 @@ QByteArray JsonReport::build(const AttentionResult& result)
     json.key("output").matrix(trace.output);
 
     // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon
-    // divergence (natural log), both in head order (definitions in core/HeadMetrics.h).
+    // divergence (natural log), both in head order (definitions in core/analysis/HeadMetrics.h).
     json.key("head_metrics").beginArray();
     for (const HeadMetric& metric : computeHeadMetrics(trace.weights)) {
         json.beginObject();

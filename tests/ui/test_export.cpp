@@ -3,6 +3,7 @@
 #include "app/HeadlessRunner.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/report/JsonReport.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ViewExporter.h"
 
@@ -251,6 +252,12 @@ private slots:
         QCOMPARE(attention.size(), 8);
         QCOMPARE(float(attention[5].toArray()[6].toArray()[2].toDouble()), m_result->trace.weights[5](6, 2));
         QCOMPARE(attention[5].toArray()[2].toArray()[6].toDouble(), 0.0);  // causal
+        // One schema for a result: the file is the command line's --json document.
+        QCOMPARE(root["config"].toObject()["num_heads"].toInt(), 8);
+        QVERIFY(root["config"].toObject()["causal"].toBool());
+        QCOMPARE(root["head_metrics"].toArray().size(), 8);
+        file.seek(0);
+        QCOMPARE(file.readAll(), JsonReport::build(*m_result));
     }
 
     void npyHasEveryWeight()

@@ -1,8 +1,8 @@
 #include "ui/export/DataExporter.h"
 
-#include "core/io/JsonWriter.h"
 #include "core/io/NpyWriter.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/report/JsonReport.h"
 
 #include <QFileInfo>
 #include <QSaveFile>
@@ -45,18 +45,7 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
 
 QByteArray DataExporter::toJson(const AttentionResult& result)
 {
-    // Streamed: a 2,000-token result holds tens of millions of weights, too many for a JSON tree.
-    QStringList tokens;
-    for (const Token& token : result.input.tokens)
-        tokens.append(token.text);
-    JsonWriter json(false);
-    json.beginObject();
-    json.key("tokens").array(tokens);
-    json.key("num_heads").value(result.trace.num_heads);
-    json.key("causal").value(result.trace.causal);
-    json.key("attention").matrices(result.trace.weights);  // (num_heads, query_len, key_len)
-    json.endObject();
-    return json.take();
+    return JsonReport::build(result);
 }
 
 QByteArray DataExporter::toNpy(const AttentionResult& result)

@@ -11,8 +11,8 @@ struct AttentionResult;
 
 // The attention weights of a result as data files, written atomically (QSaveFile):
 // - .csv : one row per (head, query, key): head,query,query_token,key,key_token,weight
-// - .json: {"tokens": [...], "num_heads": h, "causal": b, "attention": [h][T][T]} (the
-//          "attention" field of the command line's JSON)
+// - .json: the command line's --json document (core/report/JsonReport): tokens, config, shapes,
+//          attention [h][T][T], output, head metrics; one schema for both
 // - .npy : float32 array of shape (num_heads, query_len, key_len), C order (core/NpyWriter)
 class DataExporter {
 public:
