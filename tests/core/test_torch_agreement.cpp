@@ -1,9 +1,10 @@
-// The engine against PyTorch: every case in tests/fixtures/*.expected.json was produced by
-// tests/fixtures/make_fixtures.py (torch.nn.MultiheadAttention's forward, or the same math written
+// The engine against PyTorch: every case folder in tests/fixtures/attention/ (expected.json and
+// input.npy; the weight files in weights/) was produced by tests/fixtures/attention/make_fixtures.py (torch.nn.MultiheadAttention's forward, or the same math written
 // out in torch for the schemes it cannot express, evaluated in float64 from exactly the values the
 // weight file stores). Each case loads its weight file through attn::WeightFile, runs
 // attn::AttentionEngine::forward on the case's input and compares every attention weight and
-// output value. Regenerate the fixtures with /usr/bin/python3 tests/fixtures/make_fixtures.py.
+// output value. Regenerate the fixtures with
+// /usr/bin/python3 tests/fixtures/attention/make_fixtures.py.
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionOptions.h"
@@ -12,6 +13,7 @@
 #include "core/weights/WeightFile.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -58,7 +60,7 @@ const QStringList kExpectedCases = {
 
 QString fixturesDir()
 {
-    return QStringLiteral(ATTENTION_FIXTURES_DIR);
+    return QStringLiteral(ATTENTION_FIXTURES_DIR "/attention");
 }
 
 struct Fixture {
@@ -109,7 +111,7 @@ Result<Fixture> readFixture(const QString& path)
     if (parseError.error != QJsonParseError::NoError)
         return Error{QStringLiteral("%1: %2").arg(path, parseError.errorString())};
 
-    const QDir dir(fixturesDir());
+    const QDir dir = QFileInfo(path).dir();  // the case folder: the file names are relative to it
     Fixture f;
     f.weights_path = dir.filePath(doc[u"weights_file"].toString());
     f.input_path = dir.filePath(doc[u"input"].toString());
@@ -191,8 +193,9 @@ void addFixtureRows()
 {
     QTest::addColumn<QString>("path");
     const QDir dir(fixturesDir());
-    for (const QString& name : dir.entryList({QStringLiteral("*.expected.json")}, QDir::Files, QDir::Name))
-        QTest::newRow(qPrintable(name.chopped(int(qstrlen(".expected.json"))))) << dir.filePath(name);
+    for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        if (dir.exists(name + QStringLiteral("/expected.json")))
+            QTest::newRow(qPrintable(name)) << dir.filePath(name + QStringLiteral("/expected.json"));
 }
 
 }  // namespace
@@ -219,7 +222,7 @@ void TestTorchAgreement::everyCaseIsPresent()
     const QDir dir(fixturesDir());
     QVERIFY2(dir.exists(), qPrintable(dir.path()));
     for (const QString& name : kExpectedCases)
-        QVERIFY2(dir.exists(name + QStringLiteral(".expected.json")), qPrintable(name));
+        QVERIFY2(dir.exists(name + QStringLiteral("/expected.json")), qPrintable(name));
 }
 
 // The fixture itself is what its header says: files present, shapes agreeing, softmax rows of

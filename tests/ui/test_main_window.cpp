@@ -227,7 +227,7 @@ private slots:
 
     void multiLayerFileOffersItsLayers()
     {
-        const QString path = QStringLiteral(ATTENTION_FIXTURES_DIR "/gpt2_f32.safetensors");
+        const QString path = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors");
         QVERIFY2(m_window->openWeightsFile(path), qPrintable(m_window->messageBar()->text()));
         const auto layer0 = m_window->controller()->result();
         QCOMPARE(layer0->layer_count, 2);
