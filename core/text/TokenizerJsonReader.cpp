@@ -1,0 +1,398 @@
+#include "core/text/TokenizerJsonReader.h"
+
+#include "core/text/BertNormalizer.h"
+#include "core/text/BertPreTokenizer.h"
+#include "core/text/BpeModel.h"
+#include "core/text/ByteLevelPostProcessor.h"
+#include "core/text/ByteLevelPreTokenizer.h"
+#include "core/text/JsonFieldReader.h"
+#include "core/text/TemplatePostProcessor.h"
+#include "core/text/TokenizerFiles.h"
+#include "core/text/WordPieceModel.h"
+
+#include <QJsonArray>
+
+namespace attn {
+namespace {
+
+const QString kFile = QStringLiteral("tokenizer.json");
+
+Error fail(const QString& problem)
+{
+    return Error{kFile + QStringLiteral(": ") + problem};
+}
+
+// The component's "type", or an error when the component is not an object with a string type.
+Result<QString> componentType(const QJsonValue& value, const QString& component)
+{
+    if (!value.isObject())
+        return fail(QStringLiteral("%1 must be null or an object").arg(component));
+    const QJsonValue type = value.toObject().value(QStringLiteral("type"));
+    if (!type.isString())
+        return fail(QStringLiteral("%1 has no \"type\"").arg(component));
+    return type.toString();
+}
+
+Error unsupported(const QString& component, const QString& type)
+{
+    return fail(QStringLiteral("%1 type %2 is not supported").arg(component, TokenizerFiles::quoted(type)));
+}
+
+Result<AddedVocabulary> readAddedTokens(const QJsonValue& value)
+{
+    AddedVocabulary added;
+    if (value.isUndefined() || value.isNull())
+        return added;
+    if (!value.isArray())
+        return fail(QStringLiteral("added_tokens must be an array"));
+    const QJsonArray array = value.toArray();
+    QHash<int, QString> contentById;
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QString path = QStringLiteral("added_tokens[%1]").arg(i);
+        if (!array[i].isObject())
+            return fail(path + QStringLiteral(" must be an object"));
+        const JsonFieldReader fields(array[i].toObject(), kFile, path);
+        AddedVocabulary::Entry entry;
+        const std::optional<int> id = TokenizerFiles::tokenId(fields.object().value(QStringLiteral("id")));
+        if (!id)
+            return fields.error(QStringLiteral("id"), QStringLiteral("must be a whole number from 0 to %1")
+                                                          .arg(TokenizerFiles::kMaxTokenId - 1));
+        entry.id = *id;
+        const QJsonValue content = fields.object().value(QStringLiteral("content"));
+        if (!content.isString() || content.toString().isEmpty())
+            return fields.error(QStringLiteral("content"), QStringLiteral("must be a non-empty string"));
+        entry.content = content.toString();
+        const auto previous = contentById.constFind(entry.id);
+        if (previous != contentById.cend() && previous.value() != entry.content)
+            return fail(QStringLiteral("added_tokens gives id %1 to both %2 and %3")
+                            .arg(entry.id)
+                            .arg(TokenizerFiles::quoted(previous.value()), TokenizerFiles::quoted(entry.content)));
+        contentById.insert(entry.id, entry.content);
+        Result<bool> special = fields.boolean(QStringLiteral("special"), false);
+        Result<bool> singleWord = fields.boolean(QStringLiteral("single_word"), false);
+        Result<bool> lstrip = fields.boolean(QStringLiteral("lstrip"), false);
+        Result<bool> rstrip = fields.boolean(QStringLiteral("rstrip"), false);
+        for (const Result<bool>* flag : {&special, &singleWord, &lstrip, &rstrip})
+            if (!*flag)
+                return Error{flag->error()};
+        // Hugging Face's default: special tokens are matched in the raw text.
+        Result<bool> normalized = fields.boolean(QStringLiteral("normalized"), !*special);
+        if (!normalized)
+            return Error{normalized.error()};
+        entry.special = *special;
+        entry.singleWord = *singleWord;
+        entry.lstrip = *lstrip;
+        entry.rstrip = *rstrip;
+        entry.normalized = *normalized;
+        added.add(entry);
+    }
+    return added;
+}
+
+Result<std::unique_ptr<TextNormalizer>> readNormalizer(const QJsonValue& value)
+{
+    if (value.isUndefined() || value.isNull())
+        return std::unique_ptr<TextNormalizer>();
+    Result<QString> type = componentType(value, QStringLiteral("normalizer"));
+    if (!type)
+        return Error{type.error()};
+    if (*type != QLatin1String("BertNormalizer"))
+        return unsupported(QStringLiteral("normalizer"), *type);
+    const JsonFieldReader fields(value.toObject(), kFile, QStringLiteral("normalizer"));
+    Result<bool> cleanText = fields.boolean(QStringLiteral("clean_text"), true);
+    Result<bool> chinese = fields.boolean(QStringLiteral("handle_chinese_chars"), true);
+    Result<bool> lowercase = fields.boolean(QStringLiteral("lowercase"), true);
+    Result<std::optional<bool>> stripAccents = fields.optionalBoolean(QStringLiteral("strip_accents"));
+    for (const Result<bool>* flag : {&cleanText, &chinese, &lowercase})
+        if (!*flag)
+            return Error{flag->error()};
+    if (!stripAccents)
+        return Error{stripAccents.error()};
+    BertNormalizer::Options options;
+    options.cleanText = *cleanText;
+    options.handleChineseChars = *chinese;
+    options.lowercase = *lowercase;
+    options.stripAccents = stripAccents->value_or(*lowercase);
+    return std::unique_ptr<TextNormalizer>(new BertNormalizer(options));
+}
+
+Result<std::unique_ptr<PreTokenizer>> readPreTokenizer(const QJsonValue& value)
+{
+    if (value.isUndefined() || value.isNull())
+        return std::unique_ptr<PreTokenizer>();
+    Result<QString> type = componentType(value, QStringLiteral("pre_tokenizer"));
+    if (!type)
+        return Error{type.error()};
+    if (*type == QLatin1String("BertPreTokenizer"))
+        return std::unique_ptr<PreTokenizer>(new BertPreTokenizer);
+    if (*type != QLatin1String("ByteLevel"))
+        return unsupported(QStringLiteral("pre_tokenizer"), *type);
+    const JsonFieldReader fields(value.toObject(), kFile, QStringLiteral("pre_tokenizer"));
+    Result<bool> prefix = fields.boolean(QStringLiteral("add_prefix_space"), true);
+    Result<bool> useRegex = fields.boolean(QStringLiteral("use_regex"), true);
+    Result<bool> trim = fields.boolean(QStringLiteral("trim_offsets"), true);  // no effect here
+    for (const Result<bool>* flag : {&prefix, &useRegex, &trim})
+        if (!*flag)
+            return Error{flag->error()};
+    return std::unique_ptr<PreTokenizer>(new ByteLevelPreTokenizer(*prefix, *useRegex));
+}
+
+Result<QList<BpeModel::Merge>> readMerges(const QJsonValue& value)
+{
+    if (!value.isArray())
+        return fail(QStringLiteral("model.merges must be an array"));
+    const QJsonArray array = value.toArray();
+    QList<BpeModel::Merge> merges;
+    merges.reserve(array.size());
+    const bool pairs = !array.isEmpty() && array.first().isArray();
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QJsonValue item = array[i];
+        // Both spellings are Hugging Face's; one file uses one of them throughout.
+        if (pairs && item.isArray()) {
+            const QJsonArray pair = item.toArray();
+            if (pair.size() == 2 && pair[0].isString() && pair[1].isString() && !pair[0].toString().isEmpty()
+                && !pair[1].toString().isEmpty()) {
+                merges.append({pair[0].toString(), pair[1].toString()});
+                continue;
+            }
+        } else if (!pairs && item.isString()) {
+            const QStringList parts = item.toString().split(u' ');
+            if (parts.size() == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()) {
+                merges.append({parts[0], parts[1]});
+                continue;
+            }
+        }
+        return fail(QStringLiteral("model.merges[%1] is not %2").arg(i).arg(pairs ? QStringLiteral("a pair of two non-empty strings like [\"a\", \"b\"] (as the first merge is)") : QStringLiteral("two symbols separated by one space like \"a b\" (as the first merge is)")));
+    }
+    return merges;
+}
+
+Result<std::unique_ptr<SubwordModel>> readBpe(const JsonFieldReader& fields)
+{
+    if (fields.has(QStringLiteral("dropout"))) {
+        const QJsonValue dropout = fields.object().value(QStringLiteral("dropout"));
+        if (!dropout.isDouble() || dropout.toDouble() != 0.0)
+            return fields.error(QStringLiteral("dropout"), QStringLiteral("is not supported: it makes tokenisation random"));
+    }
+    Result<bool> byteFallback = fields.boolean(QStringLiteral("byte_fallback"), false);
+    if (!byteFallback)
+        return Error{byteFallback.error()};
+    if (*byteFallback)
+        return fields.error(QStringLiteral("byte_fallback"), QStringLiteral("is not supported"));
+    for (const QString& key : {QStringLiteral("continuing_subword_prefix"), QStringLiteral("end_of_word_suffix")}) {
+        Result<QString> affix = fields.string(key, QString());
+        if (!affix)
+            return Error{affix.error()};
+        if (!affix->isEmpty())
+            return fields.error(key, QStringLiteral("%1 is not supported").arg(TokenizerFiles::quoted(*affix)));
+    }
+    BpeModel::Options options;
+    Result<QString> unk = fields.string(QStringLiteral("unk_token"), QString());
+    Result<bool> fuseUnk = fields.boolean(QStringLiteral("fuse_unk"), false);
+    Result<bool> ignoreMerges = fields.boolean(QStringLiteral("ignore_merges"), false);
+    if (!unk)
+        return Error{unk.error()};
+    for (const Result<bool>* flag : {&fuseUnk, &ignoreMerges})
+        if (!*flag)
+            return Error{flag->error()};
+    options.unkToken = *unk;
+    options.fuseUnk = *fuseUnk;
+    options.ignoreMerges = *ignoreMerges;
+
+    if (!fields.object().value(QStringLiteral("vocab")).isObject())
+        return fail(QStringLiteral("model.vocab is missing or not an object"));
+    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(fields.object().value(QStringLiteral("vocab")).toObject(),
+                                                                   kFile + QStringLiteral(": model.vocab"));
+    if (!vocab)
+        return Error{vocab.error()};
+    Result<QList<BpeModel::Merge>> merges = readMerges(fields.object().value(QStringLiteral("merges")));
+    if (!merges)
+        return Error{merges.error()};
+    Result<std::unique_ptr<BpeModel>> model = BpeModel::create(*vocab, *merges, options);
+    if (!model)
+        return fail(QStringLiteral("model: ") + model.error());
+    return std::unique_ptr<SubwordModel>(std::move(model).value());
+}
+
+Result<std::unique_ptr<SubwordModel>> readWordPiece(const JsonFieldReader& fields)
+{
+    WordPieceModel::Options options;
+    Result<QString> unk = fields.string(QStringLiteral("unk_token"), options.unkToken);
+    Result<QString> prefix = fields.string(QStringLiteral("continuing_subword_prefix"), options.continuingSubwordPrefix);
+    Result<int> maxChars = fields.positiveInt(QStringLiteral("max_input_chars_per_word"), options.maxInputCharsPerWord);
+    if (!unk)
+        return Error{unk.error()};
+    if (!prefix)
+        return Error{prefix.error()};
+    if (!maxChars)
+        return Error{maxChars.error()};
+    options.unkToken = *unk;
+    options.continuingSubwordPrefix = *prefix;
+    options.maxInputCharsPerWord = *maxChars;
+    if (!fields.object().value(QStringLiteral("vocab")).isObject())
+        return fail(QStringLiteral("model.vocab is missing or not an object"));
+    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(fields.object().value(QStringLiteral("vocab")).toObject(),
+                                                                   kFile + QStringLiteral(": model.vocab"));
+    if (!vocab)
+        return Error{vocab.error()};
+    Result<std::unique_ptr<WordPieceModel>> model = WordPieceModel::create(*vocab, options);
+    if (!model)
+        return fail(QStringLiteral("model: ") + model.error());
+    return std::unique_ptr<SubwordModel>(std::move(model).value());
+}
+
+Result<std::unique_ptr<SubwordModel>> readModel(const QJsonValue& value)
+{
+    if (!value.isObject())
+        return fail(QStringLiteral("model is missing or not an object"));
+    const JsonFieldReader fields(value.toObject(), kFile, QStringLiteral("model"));
+    QString type;
+    if (fields.has(QStringLiteral("type"))) {
+        Result<QString> declared = componentType(value, QStringLiteral("model"));
+        if (!declared)
+            return Error{declared.error()};
+        type = *declared;
+    } else if (fields.has(QStringLiteral("merges"))) {
+        type = QStringLiteral("BPE");  // files written before models carried their type
+    } else if (fields.has(QStringLiteral("max_input_chars_per_word"))) {
+        type = QStringLiteral("WordPiece");
+    } else {
+        return fail(QStringLiteral("model has no \"type\""));
+    }
+    if (type == QLatin1String("BPE"))
+        return readBpe(fields);
+    if (type == QLatin1String("WordPiece"))
+        return readWordPiece(fields);
+    return unsupported(QStringLiteral("model"), type);
+}
+
+// The id of a special token the post-processor adds must name a token of the vocabulary.
+Result<int> checkedSpecialId(const QJsonValue& value, const QString& path, int vocabSize)
+{
+    const std::optional<int> id = TokenizerFiles::tokenId(value);
+    if (!id || *id >= vocabSize)
+        return fail(QStringLiteral("%1 is not an id of the vocabulary").arg(path));
+    return *id;
+}
+
+Result<std::unique_ptr<PostProcessor>> readTemplate(const QJsonObject& object, int vocabSize)
+{
+    const QJsonObject specials = object.value(QStringLiteral("special_tokens")).toObject();
+    const QJsonValue single = object.value(QStringLiteral("single"));
+    if (!single.isArray())
+        return fail(QStringLiteral("post_processor.single must be an array"));
+    QList<TemplatePostProcessor::Part> parts;
+    int sequences = 0;
+    const QJsonArray pieces = single.toArray();
+    for (qsizetype i = 0; i < pieces.size(); ++i) {
+        const QString path = QStringLiteral("post_processor.single[%1]").arg(i);
+        const QJsonObject piece = pieces[i].toObject();
+        if (piece.contains(QStringLiteral("Sequence"))) {
+            const QJsonValue id = piece.value(QStringLiteral("Sequence")).toObject().value(QStringLiteral("id"));
+            if (id.toString() != QLatin1String("A"))
+                return fail(path + QStringLiteral(" must be the sequence \"A\""));
+            parts.append(TemplatePostProcessor::Part{true, {}});
+            ++sequences;
+            continue;
+        }
+        const QJsonValue name = piece.value(QStringLiteral("SpecialToken")).toObject().value(QStringLiteral("id"));
+        if (!name.isString())
+            return fail(path + QStringLiteral(" is neither a Sequence nor a SpecialToken"));
+        const QJsonValue special = specials.value(name.toString());
+        if (!special.isObject())
+            return fail(QStringLiteral("post_processor.special_tokens has no %1").arg(TokenizerFiles::quoted(name.toString())));
+        const QJsonArray ids = special.toObject().value(QStringLiteral("ids")).toArray();
+        const QJsonArray tokens = special.toObject().value(QStringLiteral("tokens")).toArray();
+        if (ids.isEmpty() || ids.size() != tokens.size())
+            return fail(QStringLiteral("post_processor.special_tokens %1 must have as many ids as tokens, at least one")
+                            .arg(TokenizerFiles::quoted(name.toString())));
+        TemplatePostProcessor::Part part;
+        for (qsizetype k = 0; k < ids.size(); ++k) {
+            Result<int> id = checkedSpecialId(ids[k], QStringLiteral("post_processor.special_tokens %1 id %2")
+                                                          .arg(TokenizerFiles::quoted(name.toString()))
+                                                          .arg(ids[k].toDouble()),
+                                              vocabSize);
+            if (!id)
+                return Error{id.error()};
+            part.ids.append(*id);
+        }
+        parts.append(part);
+    }
+    if (sequences != 1)
+        return fail(QStringLiteral("post_processor.single must hold the sequence \"A\" exactly once"));
+    return std::unique_ptr<PostProcessor>(new TemplatePostProcessor(parts));
+}
+
+Result<std::unique_ptr<PostProcessor>> readBertProcessing(const QJsonObject& object, int vocabSize)
+{
+    QList<TemplatePostProcessor::Part> parts;
+    for (const QString& key : {QStringLiteral("cls"), QStringLiteral("sep")}) {
+        const QJsonArray pair = object.value(key).toArray();
+        if (pair.size() != 2 || !pair[0].isString())
+            return fail(QStringLiteral("post_processor.%1 must be [token, id]").arg(key));
+        Result<int> id = checkedSpecialId(pair[1], QStringLiteral("post_processor.%1 id").arg(key), vocabSize);
+        if (!id)
+            return Error{id.error()};
+        parts.append(TemplatePostProcessor::Part{false, {*id}});
+        if (key == QLatin1String("cls"))
+            parts.append(TemplatePostProcessor::Part{true, {}});
+    }
+    return std::unique_ptr<PostProcessor>(new TemplatePostProcessor(parts));
+}
+
+Result<std::unique_ptr<PostProcessor>> readPostProcessor(const QJsonValue& value, int vocabSize)
+{
+    if (value.isUndefined() || value.isNull())
+        return std::unique_ptr<PostProcessor>();
+    Result<QString> type = componentType(value, QStringLiteral("post_processor"));
+    if (!type)
+        return Error{type.error()};
+    const QJsonObject object = value.toObject();
+    if (*type == QLatin1String("TemplateProcessing"))
+        return readTemplate(object, vocabSize);
+    if (*type == QLatin1String("BertProcessing"))
+        return readBertProcessing(object, vocabSize);
+    if (*type != QLatin1String("ByteLevel"))
+        return unsupported(QStringLiteral("post_processor"), *type);
+    const JsonFieldReader fields(object, kFile, QStringLiteral("post_processor"));
+    Result<bool> trim = fields.boolean(QStringLiteral("trim_offsets"), true);
+    Result<bool> prefix = fields.boolean(QStringLiteral("add_prefix_space"), true);
+    for (const Result<bool>* flag : {&trim, &prefix})
+        if (!*flag)
+            return Error{flag->error()};
+    return std::unique_ptr<PostProcessor>(new ByteLevelPostProcessor(*trim, *prefix));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SubwordTokenizer>> TokenizerJsonReader::read(const QJsonObject& root)
+{
+    SubwordTokenizer::Parts parts;
+    Result<AddedVocabulary> added = readAddedTokens(root.value(QStringLiteral("added_tokens")));
+    if (!added)
+        return Error{added.error()};
+    parts.added = std::move(added).value();
+    Result<std::unique_ptr<TextNormalizer>> normalizer = readNormalizer(root.value(QStringLiteral("normalizer")));
+    if (!normalizer)
+        return Error{normalizer.error()};
+    parts.normalizer = std::move(normalizer).value();
+    Result<std::unique_ptr<PreTokenizer>> preTokenizer = readPreTokenizer(root.value(QStringLiteral("pre_tokenizer")));
+    if (!preTokenizer)
+        return Error{preTokenizer.error()};
+    parts.preTokenizer = std::move(preTokenizer).value();
+    Result<std::unique_ptr<SubwordModel>> model = readModel(root.value(QStringLiteral("model")));
+    if (!model)
+        return Error{model.error()};
+    parts.model = std::move(model).value();
+    int vocabSize = parts.model->idLimit();
+    for (const AddedVocabulary::Entry& entry : parts.added.entries())
+        vocabSize = std::max(vocabSize, entry.id + 1);
+    Result<std::unique_ptr<PostProcessor>> postProcessor =
+        readPostProcessor(root.value(QStringLiteral("post_processor")), vocabSize);
+    if (!postProcessor)
+        return Error{postProcessor.error()};
+    parts.postProcessor = std::move(postProcessor).value();
+    return std::make_unique<SubwordTokenizer>(std::move(parts));
+}
+
+}  // namespace attn

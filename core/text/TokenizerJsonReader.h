@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/base/Result.h"
+#include "core/text/SubwordTokenizer.h"
+
+#include <QJsonObject>
+
+#include <memory>
+
+namespace attn {
+
+// Builds a tokenizer from Hugging Face's tokenizer.json: one JSON object whose fields describe
+// the pipeline.
+// - "added_tokens": [{"id", "content", "special", "single_word", "lstrip", "rstrip",
+//   "normalized"}];
+// - "normalizer": null or {"type": "BertNormalizer", "clean_text", "handle_chinese_chars",
+//   "strip_accents" (null: same as "lowercase"), "lowercase"};
+// - "pre_tokenizer": null, {"type": "ByteLevel", "add_prefix_space", "use_regex"} or
+//   {"type": "BertPreTokenizer"};
+// - "model": {"type": "BPE", "vocab": {token: id}, "merges": ["a b", …] or [["a", "b"], …],
+//   "unk_token", "fuse_unk", "ignore_merges", …} or {"type": "WordPiece", "vocab", "unk_token",
+//   "continuing_subword_prefix", "max_input_chars_per_word"}; older files leave out "type";
+// - "post_processor": null, {"type": "ByteLevel", "trim_offsets", "add_prefix_space"},
+//   {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id"}} | {"Sequence": {"id"}}],
+//   "special_tokens": {name: {"ids", "tokens"}}} or {"type": "BertProcessing", "cls": [token,
+//   id], "sep": [token, id]}.
+// "decoder", "truncation" and "padding" do not change the ids of a single text and are not read.
+// These are the components GPT-2, BERT and DistilBERT use. Any other component, and any option
+// that would change the result (BPE dropout, byte fallback, subword prefixes), is refused with
+// an error naming it, never tokenised differently.
+class TokenizerJsonReader {
+public:
+    static Result<std::unique_ptr<SubwordTokenizer>> read(const QJsonObject& root);
+};
+
+}  // namespace attn
