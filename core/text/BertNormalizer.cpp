@@ -15,8 +15,7 @@ bool isControl(char32_t c)
     if (c == '\t' || c == '\n' || c == '\r')
         return false;  // white space, not control
     const QChar::Category category = QChar::category(c);
-    return category == QChar::Other_Control || category == QChar::Other_Format
-        || category == QChar::Other_PrivateUse;
+    return category == QChar::Other_Control || category == QChar::Other_Format || category == QChar::Other_PrivateUse;
 }
 
 QList<Char> cleanText(const QList<Char>& in)
@@ -118,16 +117,16 @@ bool BertNormalizer::isWhitespace(char32_t c)
     if (c < 0xA0)
         return false;
     const QChar::Category category = QChar::category(c);
-    return category == QChar::Separator_Space || category == QChar::Separator_Line
-        || category == QChar::Separator_Paragraph;
+    return category == QChar::Separator_Space || category == QChar::Separator_Line ||
+           category == QChar::Separator_Paragraph;
 }
 
 bool BertNormalizer::isChineseChar(char32_t c)
 {
     // Hugging Face's table, which starts the fifth block at U+2B920 where Google's BERT has U+2B820.
-    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
-        || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF)
-        || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
 void BertNormalizer::normalize(NormalizedText& text) const

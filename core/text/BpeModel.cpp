@@ -28,10 +28,7 @@ struct Candidate {
     int id;
     // std::priority_queue puts the greatest first: the greatest here is the lowest rank, then the
     // leftmost position.
-    bool operator<(const Candidate& other) const
-    {
-        return rank != other.rank ? rank > other.rank : pos > other.pos;
-    }
+    bool operator<(const Candidate& other) const { return rank != other.rank ? rank > other.rank : pos > other.pos; }
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ namespace attn {
 class BpeModel : public SubwordModel {
 public:
     struct Options {
-        QString unkToken;  // empty: none
-        bool fuseUnk = false;  // a run of unknown characters is one unknown token
+        QString unkToken;           // empty: none
+        bool fuseUnk = false;       // a run of unknown characters is one unknown token
         bool ignoreMerges = false;  // a word that is in the vocabulary is one token, unmerged
     };
     using Merge = std::pair<QString, QString>;

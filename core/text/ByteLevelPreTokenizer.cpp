@@ -10,8 +10,8 @@ namespace {
 // and the Z categories (so U+00A0 and U+3000 are white space but U+FEFF is not), while PCRE2's
 // \s leaves out U+0085.
 const QString kWhite = QStringLiteral("\\x{09}-\\x{0D}\\x{85}\\p{Z}");
-const QString kPattern = QStringLiteral("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^%1\\p{L}\\p{N}]+|[%1]+(?![^%1])|[%1]+")
-                             .arg(kWhite);
+const QString kPattern =
+    QStringLiteral("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^%1\\p{L}\\p{N}]+|[%1]+(?![^%1])|[%1]+").arg(kWhite);
 
 void appendBytes(NormalizedText& out, char32_t code, qsizetype begin, qsizetype end)
 {

@@ -48,7 +48,8 @@ Result<QString> specialTokenName(const QJsonObject& config, const QString& key, 
 // Marks the configuration's special tokens as such: each is cut out of the raw text and never
 // split. A special token outside the vocabulary would get a new id in transformers; that is
 // refused here rather than guessed.
-Result<AddedVocabulary> specialTokens(const QJsonObject& config, const QList<std::pair<QString, QString>>& keysAndDefaults,
+Result<AddedVocabulary> specialTokens(const QJsonObject& config,
+                                      const QList<std::pair<QString, QString>>& keysAndDefaults,
                                       const SubwordModel& model, const QString& vocabFile)
 {
     AddedVocabulary added;
@@ -58,7 +59,8 @@ Result<AddedVocabulary> specialTokens(const QJsonObject& config, const QList<std
             return Error{name.error()};
         const std::optional<int> id = model.tokenToId(*name);
         if (!id)
-            return Error{QStringLiteral("%1: the %2 %3 is not in the vocabulary").arg(vocabFile, key, TokenizerFiles::quoted(*name))};
+            return Error{QStringLiteral("%1: the %2 %3 is not in the vocabulary")
+                             .arg(vocabFile, key, TokenizerFiles::quoted(*name))};
         added.add({*id, *name, true, false, false, false, false});
     }
     return added;
@@ -105,7 +107,8 @@ Result<std::unique_ptr<SubwordTokenizer>> LegacyVocabReader::readByteLevelBpe(co
             continue;
         const QStringList parts = line.split(u' ');
         if (parts.size() != 2 || parts[0].isEmpty() || parts[1].isEmpty())
-            return Error{QStringLiteral("%1: line %2 is not two symbols separated by one space").arg(mergesFile).arg(i + 1)};
+            return Error{
+                QStringLiteral("%1: line %2 is not two symbols separated by one space").arg(mergesFile).arg(i + 1)};
         merges.append({parts[0], parts[1]});
     }
     // transformers' conversion of GPT-2 files gives the model no unknown token.
@@ -118,7 +121,7 @@ Result<std::unique_ptr<SubwordTokenizer>> LegacyVocabReader::readByteLevelBpe(co
     // Each of GPT-2's special tokens defaults to <|endoftext|>, which a vocabulary may lack.
     QList<std::pair<QString, QString>> keys;
     for (const QString& key : {QStringLiteral("bos_token"), QStringLiteral("eos_token"), QStringLiteral("unk_token"),
-                              QStringLiteral("pad_token")}) {
+                               QStringLiteral("pad_token")}) {
         const bool configured = config->contains(key) && !config->value(key).isNull();
         if (configured || (key != QLatin1String("pad_token") && (*model)->tokenToId(endOfText)))
             keys.append({key, endOfText});

@@ -82,8 +82,8 @@ void SubwordTokenizer::encodePiece(const NormalizedText& piece, SubwordEncoding&
 {
     if (piece.isEmpty())
         return;
-    const QList<NormalizedText> words = m_parts.preTokenizer ? m_parts.preTokenizer->split(piece)
-                                                             : QList<NormalizedText>{piece};
+    const QList<NormalizedText> words =
+        m_parts.preTokenizer ? m_parts.preTokenizer->split(piece) : QList<NormalizedText>{piece};
     for (const NormalizedText& word : words) {
         for (const SubwordModel::Piece& token : m_parts.model->tokenize(word.text())) {
             const auto [begin, end] = word.inputRange(token.begin, token.end);

@@ -11,7 +11,7 @@ class TemplatePostProcessor : public PostProcessor {
 public:
     struct Part {
         bool isSequence = false;  // the text's tokens ($A)
-        QList<int> ids;  // otherwise: the special token's ids, usually one
+        QList<int> ids;           // otherwise: the special token's ids, usually one
     };
 
     explicit TemplatePostProcessor(QList<Part> single) : m_single(std::move(single)) {}

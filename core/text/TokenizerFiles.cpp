@@ -109,7 +109,9 @@ Result<QHash<QString, int>> TokenizerFiles::vocabulary(const QJsonObject& object
 QString TokenizerFiles::quoted(const QString& text)
 {
     QString shown = text.size() > 40 ? text.left(40) + QStringLiteral("…") : text;
-    shown.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\"")).replace(u'\n', QStringLiteral("\\n"));
+    shown.replace(u'\\', QStringLiteral("\\\\"))
+        .replace(u'"', QStringLiteral("\\\""))
+        .replace(u'\n', QStringLiteral("\\n"));
     return u'"' + shown + u'"';
 }
 

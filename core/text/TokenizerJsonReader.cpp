@@ -55,8 +55,9 @@ Result<AddedVocabulary> readAddedTokens(const QJsonValue& value)
         AddedVocabulary::Entry entry;
         const std::optional<int> id = TokenizerFiles::tokenId(fields.object().value(QStringLiteral("id")));
         if (!id)
-            return fields.error(QStringLiteral("id"), QStringLiteral("must be a whole number from 0 to %1")
-                                                          .arg(TokenizerFiles::kMaxTokenId - 1));
+            return fields.error(
+                QStringLiteral("id"),
+                QStringLiteral("must be a whole number from 0 to %1").arg(TokenizerFiles::kMaxTokenId - 1));
         entry.id = *id;
         const QJsonValue content = fields.object().value(QStringLiteral("content"));
         if (!content.isString() || content.toString().isEmpty())
@@ -150,8 +151,8 @@ Result<QList<BpeModel::Merge>> readMerges(const QJsonValue& value)
         // Both spellings are Hugging Face's; one file uses one of them throughout.
         if (pairs && item.isArray()) {
             const QJsonArray pair = item.toArray();
-            if (pair.size() == 2 && pair[0].isString() && pair[1].isString() && !pair[0].toString().isEmpty()
-                && !pair[1].toString().isEmpty()) {
+            if (pair.size() == 2 && pair[0].isString() && pair[1].isString() && !pair[0].toString().isEmpty() &&
+                !pair[1].toString().isEmpty()) {
                 merges.append({pair[0].toString(), pair[1].toString()});
                 continue;
             }
@@ -162,7 +163,12 @@ Result<QList<BpeModel::Merge>> readMerges(const QJsonValue& value)
                 continue;
             }
         }
-        return fail(QStringLiteral("model.merges[%1] is not %2").arg(i).arg(pairs ? QStringLiteral("a pair of two non-empty strings like [\"a\", \"b\"] (as the first merge is)") : QStringLiteral("two symbols separated by one space like \"a b\" (as the first merge is)")));
+        return fail(
+            QStringLiteral("model.merges[%1] is not %2")
+                .arg(i)
+                .arg(pairs
+                         ? QStringLiteral("a pair of two non-empty strings like [\"a\", \"b\"] (as the first merge is)")
+                         : QStringLiteral("two symbols separated by one space like \"a b\" (as the first merge is)")));
     }
     return merges;
 }
@@ -172,7 +178,8 @@ Result<std::unique_ptr<SubwordModel>> readBpe(const JsonFieldReader& fields)
     if (fields.has(QStringLiteral("dropout"))) {
         const QJsonValue dropout = fields.object().value(QStringLiteral("dropout"));
         if (!dropout.isDouble() || dropout.toDouble() != 0.0)
-            return fields.error(QStringLiteral("dropout"), QStringLiteral("is not supported: it makes tokenisation random"));
+            return fields.error(QStringLiteral("dropout"),
+                                QStringLiteral("is not supported: it makes tokenisation random"));
     }
     Result<bool> byteFallback = fields.boolean(QStringLiteral("byte_fallback"), false);
     if (!byteFallback)
@@ -201,8 +208,8 @@ Result<std::unique_ptr<SubwordModel>> readBpe(const JsonFieldReader& fields)
 
     if (!fields.object().value(QStringLiteral("vocab")).isObject())
         return fail(QStringLiteral("model.vocab is missing or not an object"));
-    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(fields.object().value(QStringLiteral("vocab")).toObject(),
-                                                                   kFile + QStringLiteral(": model.vocab"));
+    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(
+        fields.object().value(QStringLiteral("vocab")).toObject(), kFile + QStringLiteral(": model.vocab"));
     if (!vocab)
         return Error{vocab.error()};
     Result<QList<BpeModel::Merge>> merges = readMerges(fields.object().value(QStringLiteral("merges")));
@@ -218,7 +225,8 @@ Result<std::unique_ptr<SubwordModel>> readWordPiece(const JsonFieldReader& field
 {
     WordPieceModel::Options options;
     Result<QString> unk = fields.string(QStringLiteral("unk_token"), options.unkToken);
-    Result<QString> prefix = fields.string(QStringLiteral("continuing_subword_prefix"), options.continuingSubwordPrefix);
+    Result<QString> prefix =
+        fields.string(QStringLiteral("continuing_subword_prefix"), options.continuingSubwordPrefix);
     Result<int> maxChars = fields.positiveInt(QStringLiteral("max_input_chars_per_word"), options.maxInputCharsPerWord);
     if (!unk)
         return Error{unk.error()};
@@ -231,8 +239,8 @@ Result<std::unique_ptr<SubwordModel>> readWordPiece(const JsonFieldReader& field
     options.maxInputCharsPerWord = *maxChars;
     if (!fields.object().value(QStringLiteral("vocab")).isObject())
         return fail(QStringLiteral("model.vocab is missing or not an object"));
-    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(fields.object().value(QStringLiteral("vocab")).toObject(),
-                                                                   kFile + QStringLiteral(": model.vocab"));
+    Result<QHash<QString, int>> vocab = TokenizerFiles::vocabulary(
+        fields.object().value(QStringLiteral("vocab")).toObject(), kFile + QStringLiteral(": model.vocab"));
     if (!vocab)
         return Error{vocab.error()};
     Result<std::unique_ptr<WordPieceModel>> model = WordPieceModel::create(*vocab, options);
@@ -300,7 +308,8 @@ Result<std::unique_ptr<PostProcessor>> readTemplate(const QJsonObject& object, i
             return fail(path + QStringLiteral(" is neither a Sequence nor a SpecialToken"));
         const QJsonValue special = specials.value(name.toString());
         if (!special.isObject())
-            return fail(QStringLiteral("post_processor.special_tokens has no %1").arg(TokenizerFiles::quoted(name.toString())));
+            return fail(
+                QStringLiteral("post_processor.special_tokens has no %1").arg(TokenizerFiles::quoted(name.toString())));
         const QJsonArray ids = special.toObject().value(QStringLiteral("ids")).toArray();
         const QJsonArray tokens = special.toObject().value(QStringLiteral("tokens")).toArray();
         if (ids.isEmpty() || ids.size() != tokens.size())
@@ -308,9 +317,10 @@ Result<std::unique_ptr<PostProcessor>> readTemplate(const QJsonObject& object, i
                             .arg(TokenizerFiles::quoted(name.toString())));
         TemplatePostProcessor::Part part;
         for (qsizetype k = 0; k < ids.size(); ++k) {
-            Result<int> id = checkedSpecialId(ids[k], QStringLiteral("post_processor.special_tokens %1 id %2")
-                                                          .arg(TokenizerFiles::quoted(name.toString()))
-                                                          .arg(ids[k].toDouble()),
+            Result<int> id = checkedSpecialId(ids[k],
+                                              QStringLiteral("post_processor.special_tokens %1 id %2")
+                                                  .arg(TokenizerFiles::quoted(name.toString()))
+                                                  .arg(ids[k].toDouble()),
                                               vocabSize);
             if (!id)
                 return Error{id.error()};

@@ -216,14 +216,18 @@ private slots:
         QTest::addColumn<QString>("route");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QList<int>>("ids");
-        QTest::addRow("gpt2 hello world") << "gpt2 vocab.json+merges.txt" << "hello world" << QList<int>{31373, 995};
-        QTest::addRow("gpt2 Hello World") << "gpt2 vocab.json+merges.txt" << "Hello World" << QList<int>{15496, 2159};
-        QTest::addRow("gpt2 dog") << "gpt2 vocab.json+merges.txt" << "Hello, my dog is cute"
-                                  << QList<int>{15496, 11, 616, 3290, 318, 13779};
-        QTest::addRow("bert dog") << "bert vocab.txt" << "Hello, my dog is cute"
+        QTest::addRow("gpt2 hello world") << "gpt2 vocab.json+merges.txt"
+                                          << "hello world" << QList<int>{31373, 995};
+        QTest::addRow("gpt2 Hello World") << "gpt2 vocab.json+merges.txt"
+                                          << "Hello World" << QList<int>{15496, 2159};
+        QTest::addRow("gpt2 dog") << "gpt2 vocab.json+merges.txt"
+                                  << "Hello, my dog is cute" << QList<int>{15496, 11, 616, 3290, 318, 13779};
+        QTest::addRow("bert dog") << "bert vocab.txt"
+                                  << "Hello, my dog is cute"
                                   << QList<int>{101, 7592, 1010, 2026, 3899, 2003, 10140, 102};
-        QTest::addRow("bert dog, tokenizer.json") << "bert tokenizer.json" << "Hello, my dog is cute"
-                                                  << QList<int>{101, 7592, 1010, 2026, 3899, 2003, 10140, 102};
+        QTest::addRow("bert dog, tokenizer.json")
+            << "bert tokenizer.json"
+            << "Hello, my dog is cute" << QList<int>{101, 7592, 1010, 2026, 3899, 2003, 10140, 102};
     }
     void publishedIds()
     {
@@ -272,7 +276,8 @@ private slots:
         QCOMPARE(tokenTexts(b), (QStringList{"[CLS]", "unwanted", ",", "running", "[MASK]", "[SEP]"}));
         QCOMPARE(b.special, (QList<bool>{true, false, false, false, true, true}));
         // "unwanted" is spelt without the accent but still covers the 'é' of the input.
-        QCOMPARE(ranges(b), (QList<std::pair<qsizetype, qsizetype>>{{0, 0}, {0, 8}, {8, 9}, {9, 16}, {17, 23}, {0, 0}}));
+        QCOMPARE(ranges(b),
+                 (QList<std::pair<qsizetype, qsizetype>>{{0, 0}, {0, 8}, {8, 9}, {9, 16}, {17, 23}, {0, 0}}));
         QCOMPARE(bert.encode("hello world", false).ids, (QList<int>{7592, 2088}));
         QCOMPARE(bert.encode("", true).ids, (QList<int>{101, 102}));
         QCOMPARE(bert.encode("", false).ids, QList<int>{});
@@ -283,7 +288,8 @@ private slots:
         QTest::addColumn<QString>("route");
         QTest::addColumn<QString>("text");
         const QStringList texts{QString::fromUtf8("Hello,  wörld!\n\tcode()"), QString::fromUtf8("我爱猫 and 東京"),
-                                QString::fromUtf8("hi 👋🏽 👨‍👩‍👧‍👦!"), QString::fromUtf8("cafe\xcc\x81 İstanbul"),
+                                QString::fromUtf8("hi 👋🏽 👨‍👩‍👧‍👦!"),
+                                QString::fromUtf8("cafe\xcc\x81 İstanbul"),
                                 QString::fromUtf8("a\xc2\xa0\xc2\xa0 b\xe3\x80\x80 c")};
         for (const QString route : {"gpt2 vocab.json+merges.txt", "bert vocab.txt"})
             for (qsizetype i = 0; i < texts.size(); ++i)
@@ -308,7 +314,8 @@ private slots:
                 QByteArray bytes;
                 for (QChar c : token.text)
                     bytes.append(char(*ByteLevelAlphabet::byteForChar(c)));
-                QVERIFY2(text.mid(token.begin, token.end - token.begin).toUtf8().contains(bytes), qPrintable(token.text));
+                QVERIFY2(text.mid(token.begin, token.end - token.begin).toUtf8().contains(bytes),
+                         qPrintable(token.text));
             }
         }
     }
@@ -344,8 +351,26 @@ private slots:
     void transformersGpt2ToyVocabulary()
     {
         const QString dir = tempPath("gpt2-toy");
-        const QStringList tokens{"l", "o", "w", "e", "r", "s", "t", "i", "d", "n", "\u0120", "\u0120l", "\u0120n",
-                                 "\u0120lo", "\u0120low", "er", "\u0120lowest", "\u0120newer", "\u0120wider", "<unk>",
+        const QStringList tokens{"l",
+                                 "o",
+                                 "w",
+                                 "e",
+                                 "r",
+                                 "s",
+                                 "t",
+                                 "i",
+                                 "d",
+                                 "n",
+                                 "\u0120",
+                                 "\u0120l",
+                                 "\u0120n",
+                                 "\u0120lo",
+                                 "\u0120low",
+                                 "er",
+                                 "\u0120lowest",
+                                 "\u0120newer",
+                                 "\u0120wider",
+                                 "<unk>",
                                  "<|endoftext|>"};
         QJsonObject vocab;
         for (qsizetype i = 0; i < tokens.size(); ++i)
@@ -368,7 +393,8 @@ private slots:
     void transformersBertToyVocabulary()
     {
         const QString dir = tempPath("bert-toy");
-        const QByteArray vocab = "[UNK]\n[CLS]\n[SEP]\n[PAD]\n[MASK]\nwant\n##want\n##ed\nwa\nun\nrunn\n##ing\n,\nlow\nlowest\n";
+        const QByteArray vocab =
+            "[UNK]\n[CLS]\n[SEP]\n[PAD]\n[MASK]\nwant\n##want\n##ed\nwa\nun\nrunn\n##ing\n,\nlow\nlowest\n";
         writeFile(dir, "vocab.txt", vocab);
         auto toy = loadTokenizer(dir);
         QVERIFY2(toy, qPrintable(toy.error()));
@@ -389,7 +415,8 @@ private slots:
     void bertCaseAndAccentOptions()
     {
         const QString dir = tempPath("bert-cased");
-        writeFile(dir, "vocab.txt", QString("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nHello\nhello\nHéllo\nhéllo\n").toUtf8());
+        writeFile(dir, "vocab.txt",
+                  QString("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nHello\nhello\nHéllo\nhéllo\n").toUtf8());
         writeJson(dir, "tokenizer_config.json", parseObject(R"({"do_lower_case": false})"));
         auto cased = loadTokenizer(dir);
         QVERIFY2(cased, qPrintable(cased.error()));
@@ -403,7 +430,8 @@ private slots:
         writeFile(dir, "tokenizer_config.json", "{}");
         auto lower = loadTokenizer(dir);
         QVERIFY2(lower, qPrintable(lower.error()));
-        QCOMPARE(tokenTexts((*lower)->encode(QString::fromUtf8("HÉLLO He\xcc\x81llo"), false)), (QStringList{"hello", "hello"}));
+        QCOMPARE(tokenTexts((*lower)->encode(QString::fromUtf8("HÉLLO He\xcc\x81llo"), false)),
+                 (QStringList{"hello", "hello"}));
     }
 
     void wordPieceCountsCodePoints()
@@ -450,20 +478,24 @@ private slots:
         // ignore_merges: a word of the vocabulary is taken whole.
         const char* whole = R"({"model": {"type": "BPE", "ignore_merges": %1,
             "vocab": {"a": 0, "b": 1, "ab": 2, "abab": 3}, "merges": ["a b"]}})";
-        QCOMPARE(loadJson("bpe-merges", parseObject(QString(whole).arg("false").toUtf8().constData()))->encode("abab").ids,
-                 (QList<int>{2, 2}));
-        QCOMPARE(loadJson("bpe-ignore", parseObject(QString(whole).arg("true").toUtf8().constData()))->encode("abab").ids,
-                 QList<int>{3});
+        QCOMPARE(
+            loadJson("bpe-merges", parseObject(QString(whole).arg("false").toUtf8().constData()))->encode("abab").ids,
+            (QList<int>{2, 2}));
+        QCOMPARE(
+            loadJson("bpe-ignore", parseObject(QString(whole).arg("true").toUtf8().constData()))->encode("abab").ids,
+            QList<int>{3});
     }
 
     void byteLevelTrimOffsets()
     {
         QJsonObject json = gpt2TokenizerJson(false);
-        json["post_processor"] = parseObject(R"({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true})");
+        json["post_processor"] =
+            parseObject(R"({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true})");
         auto trimmed = loadJson("gpt2-trimmed", json);
         QCOMPARE(ranges(trimmed->encode("Hello  world")),
                  (QList<std::pair<qsizetype, qsizetype>>{{0, 5}, {6, 6}, {7, 12}}));
-        QCOMPARE(trimmed->encode("Hello  world").ids, tokenizer("gpt2 vocab.json+merges.txt").encode("Hello  world").ids);
+        QCOMPARE(trimmed->encode("Hello  world").ids,
+                 tokenizer("gpt2 vocab.json+merges.txt").encode("Hello  world").ids);
     }
 
     void oddInputNeverBreaksTheTokenizers()
@@ -502,13 +534,17 @@ private slots:
                                   << "tokenizer.json: model.vocab is missing or not an object";
         QTest::addRow("empty vocab") << QByteArray(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}})")
                                      << "tokenizer.json: model.vocab is empty";
-        QTest::addRow("negative id") << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})")
-                                     << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
-        QTest::addRow("fractional id") << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0.5}, "merges": []}})")
-                                       << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
-        QTest::addRow("huge id") << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 1e12}, "merges": []}})")
-                                 << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
-        QTest::addRow("id twice") << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 0}, "merges": []}})")
+        QTest::addRow("negative id")
+            << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})")
+            << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
+        QTest::addRow("fractional id")
+            << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0.5}, "merges": []}})")
+            << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
+        QTest::addRow("huge id")
+            << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 1e12}, "merges": []}})")
+            << "tokenizer.json: model.vocab: the id of \"a\" is not a whole number from 0 to 16777215";
+        QTest::addRow("id twice") << QByteArray(
+                                         R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 0}, "merges": []}})")
                                   << "tokenizer.json: model.vocab: id 0 is given to both \"a\" and \"b\"";
         QTest::addRow("merge of unknown symbol")
             << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0, "ab": 1}, "merges": ["a b"]}})")
@@ -518,55 +554,66 @@ private slots:
             << "tokenizer.json: model: merge 1 (\"a b\") needs \"ab\", which is not in the vocabulary";
         QTest::addRow("merge of three symbols")
             << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a a a"]}})")
-            << "tokenizer.json: model.merges[0] is not two symbols separated by one space like \"a b\" (as the first merge is)";
+            << "tokenizer.json: model.merges[0] is not two symbols separated by one space like \"a b\" (as the first "
+               "merge is)";
         QTest::addRow("merges of both spellings")
             << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0, "aa": 1}, "merges": [["a", "a"], "a a"]}})")
-            << "tokenizer.json: model.merges[1] is not a pair of two non-empty strings like [\"a\", \"b\"] (as the first merge is)";
+            << "tokenizer.json: model.merges[1] is not a pair of two non-empty strings like [\"a\", \"b\"] (as the "
+               "first merge is)";
         QTest::addRow("merges not an array")
             << QByteArray(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": "a a"}})")
             << "tokenizer.json: model.merges must be an array";
         QTest::addRow("unknown token outside the vocabulary")
             << QByteArray(R"({"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}})")
             << "tokenizer.json: model: the unknown token \"<unk>\" is not in the vocabulary";
-        QTest::addRow("dropout") << QByteArray(R"({"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}})")
-                                 << "tokenizer.json: model.dropout is not supported: it makes tokenisation random";
-        QTest::addRow("byte fallback") << QByteArray(R"({"model": {"type": "BPE", "byte_fallback": true, "vocab": {"a": 0}, "merges": []}})")
-                                       << "tokenizer.json: model.byte_fallback is not supported";
+        QTest::addRow("dropout")
+            << QByteArray(R"({"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}})")
+            << "tokenizer.json: model.dropout is not supported: it makes tokenisation random";
+        QTest::addRow("byte fallback")
+            << QByteArray(R"({"model": {"type": "BPE", "byte_fallback": true, "vocab": {"a": 0}, "merges": []}})")
+            << "tokenizer.json: model.byte_fallback is not supported";
         QTest::addRow("subword prefix on BPE")
-            << QByteArray(R"({"model": {"type": "BPE", "continuing_subword_prefix": "##", "vocab": {"a": 0}, "merges": []}})")
+            << QByteArray(
+                   R"({"model": {"type": "BPE", "continuing_subword_prefix": "##", "vocab": {"a": 0}, "merges": []}})")
             << "tokenizer.json: model.continuing_subword_prefix \"##\" is not supported";
         QTest::addRow("flag that is not a flag")
             << QByteArray(R"({"model": {"type": "BPE", "fuse_unk": "yes", "vocab": {"a": 0}, "merges": []}})")
             << "tokenizer.json: model.fuse_unk must be true or false";
         QTest::addRow("unigram model") << QByteArray(R"({"model": {"type": "Unigram", "vocab": []}})")
                                        << "tokenizer.json: model type \"Unigram\" is not supported";
-        QTest::addRow("model without a type") << QByteArray(R"({"model": {"vocab": {"a": 0}}})")
-                                              << "tokenizer.json: model has no \"type\"";
+        QTest::addRow("model without a type")
+            << QByteArray(R"({"model": {"vocab": {"a": 0}}})") << "tokenizer.json: model has no \"type\"";
         QTest::addRow("wordpiece without its unknown token")
             << QByteArray(R"({"model": {"type": "WordPiece", "vocab": {"a": 0}}})")
             << "tokenizer.json: model: the unknown token \"[UNK]\" is not in the vocabulary";
         QTest::addRow("wordpiece limit of zero")
             << QByteArray(R"({"model": {"type": "WordPiece", "max_input_chars_per_word": 0, "vocab": {"[UNK]": 0}}})")
             << "tokenizer.json: model.max_input_chars_per_word must be a whole number from 1 to 1000000000";
-        QTest::addRow("precompiled normalizer") << with(R"("normalizer": {"type": "Precompiled", "precompiled_charsmap": ""})")
-                                                << "tokenizer.json: normalizer type \"Precompiled\" is not supported";
+        QTest::addRow("precompiled normalizer")
+            << with(R"("normalizer": {"type": "Precompiled", "precompiled_charsmap": ""})")
+            << "tokenizer.json: normalizer type \"Precompiled\" is not supported";
         QTest::addRow("normalizer sequence") << with(R"("normalizer": {"type": "Sequence", "normalizers": []})")
                                              << "tokenizer.json: normalizer type \"Sequence\" is not supported";
-        QTest::addRow("normalizer without type") << with(R"("normalizer": {"lowercase": true})")
-                                                 << "tokenizer.json: normalizer has no \"type\"";
-        QTest::addRow("normalizer flag not a flag") << with(R"("normalizer": {"type": "BertNormalizer", "lowercase": 1})")
-                                                    << "tokenizer.json: normalizer.lowercase must be true or false";
-        QTest::addRow("metaspace pre-tokenizer") << with(R"("pre_tokenizer": {"type": "Metaspace", "replacement": "_"})")
-                                                 << "tokenizer.json: pre_tokenizer type \"Metaspace\" is not supported";
-        QTest::addRow("pre-tokenizer not an object") << with(R"("pre_tokenizer": "ByteLevel")")
-                                                     << "tokenizer.json: pre_tokenizer must be null or an object";
-        QTest::addRow("roberta post-processor") << with(R"("post_processor": {"type": "RobertaProcessing"})")
-                                                << "tokenizer.json: post_processor type \"RobertaProcessing\" is not supported";
+        QTest::addRow("normalizer without type")
+            << with(R"("normalizer": {"lowercase": true})") << "tokenizer.json: normalizer has no \"type\"";
+        QTest::addRow("normalizer flag not a flag")
+            << with(R"("normalizer": {"type": "BertNormalizer", "lowercase": 1})")
+            << "tokenizer.json: normalizer.lowercase must be true or false";
+        QTest::addRow("metaspace pre-tokenizer")
+            << with(R"("pre_tokenizer": {"type": "Metaspace", "replacement": "_"})")
+            << "tokenizer.json: pre_tokenizer type \"Metaspace\" is not supported";
+        QTest::addRow("pre-tokenizer not an object")
+            << with(R"("pre_tokenizer": "ByteLevel")") << "tokenizer.json: pre_tokenizer must be null or an object";
+        QTest::addRow("roberta post-processor")
+            << with(R"("post_processor": {"type": "RobertaProcessing"})")
+            << "tokenizer.json: post_processor type \"RobertaProcessing\" is not supported";
         QTest::addRow("template without its special token")
-            << with(R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {}})")
+            << with(
+                   R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {}})")
             << "tokenizer.json: post_processor.special_tokens has no \"[CLS]\"";
         QTest::addRow("template id outside the vocabulary")
-            << with(R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [7], "tokens": ["[CLS]"]}}})")
+            << with(
+                   R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [7], "tokens": ["[CLS]"]}}})")
             << "tokenizer.json: post_processor.special_tokens \"[CLS]\" id 7 is not an id of the vocabulary";
         QTest::addRow("template without the sequence")
             << with(R"("post_processor": {"type": "TemplateProcessing", "single": [], "special_tokens": {}})")
@@ -574,10 +621,12 @@ private slots:
         QTest::addRow("bert processing id outside the vocabulary")
             << with(R"("post_processor": {"type": "BertProcessing", "cls": ["[CLS]", 3], "sep": ["[SEP]", 1]})")
             << "tokenizer.json: post_processor.cls id is not an id of the vocabulary";
-        QTest::addRow("added token without content") << with(R"("added_tokens": [{"id": 3, "content": ""}])")
-                                                     << "tokenizer.json: added_tokens[0].content must be a non-empty string";
-        QTest::addRow("added token without id") << with(R"("added_tokens": [{"content": "<x>"}])")
-                                                << "tokenizer.json: added_tokens[0].id must be a whole number from 0 to 16777215";
+        QTest::addRow("added token without content")
+            << with(R"("added_tokens": [{"id": 3, "content": ""}])")
+            << "tokenizer.json: added_tokens[0].content must be a non-empty string";
+        QTest::addRow("added token without id")
+            << with(R"("added_tokens": [{"content": "<x>"}])")
+            << "tokenizer.json: added_tokens[0].id must be a whole number from 0 to 16777215";
         QTest::addRow("added tokens sharing an id")
             << with(R"("added_tokens": [{"id": 3, "content": "<x>"}, {"id": 3, "content": "<y>"}])")
             << "tokenizer.json: added_tokens gives id 3 to both \"<x>\" and \"<y>\"";
@@ -597,26 +646,35 @@ private slots:
     {
         QTest::addColumn<QString>("files");  // name=content;name=content
         QTest::addColumn<QString>("error");
-        QTest::addRow("merges line of one symbol") << "vocab.json={\"a\": 0, \"b\": 1, \"ab\": 2};merges.txt=#version: 0.2\na b\nab\n"
-                                                   << "merges.txt: line 3 is not two symbols separated by one space";
+        QTest::addRow("merges line of one symbol")
+            << "vocab.json={\"a\": 0, \"b\": 1, \"ab\": 2};merges.txt=#version: 0.2\na b\nab\n"
+            << "merges.txt: line 3 is not two symbols separated by one space";
         QTest::addRow("merges blank line") << "vocab.json={\"a\": 0, \"b\": 1, \"ab\": 2};merges.txt=a b\n\n"
                                            << "merges.txt: line 2 is not two symbols separated by one space";
-        QTest::addRow("merge of unknown symbol") << "vocab.json={\"a\": 0};merges.txt=a b\n"
-                                                 << "merges.txt: merge 1 (\"a b\") needs \"b\", which is not in the vocabulary";
-        QTest::addRow("vocab.json not JSON") << "vocab.json={\"a\": ;merges.txt=" << "vocab.json: not valid JSON";
-        QTest::addRow("vocab.json an array") << "vocab.json=[\"a\"];merges.txt=" << "vocab.json: the top level is not a JSON object";
+        QTest::addRow("merge of unknown symbol")
+            << "vocab.json={\"a\": 0};merges.txt=a b\n"
+            << "merges.txt: merge 1 (\"a b\") needs \"b\", which is not in the vocabulary";
+        QTest::addRow("vocab.json not JSON") << "vocab.json={\"a\": ;merges.txt="
+                                             << "vocab.json: not valid JSON";
+        QTest::addRow("vocab.json an array") << "vocab.json=[\"a\"];merges.txt="
+                                             << "vocab.json: the top level is not a JSON object";
         QTest::addRow("vocab.json string id") << "vocab.json={\"a\": \"0\"};merges.txt="
                                               << "vocab.json: the id of \"a\" is not a whole number";
-        QTest::addRow("merges without vocab") << "merges.txt=a b\n" << "vocab.json: not found (merges.txt needs it)";
-        QTest::addRow("vocab without merges") << "vocab.json={\"a\": 0}" << "merges.txt: not found (vocab.json needs it)";
+        QTest::addRow("merges without vocab") << "merges.txt=a b\n"
+                                              << "vocab.json: not found (merges.txt needs it)";
+        QTest::addRow("vocab without merges") << "vocab.json={\"a\": 0}"
+                                              << "merges.txt: not found (vocab.json needs it)";
         QTest::addRow("vocab.txt without [CLS]") << "vocab.txt=[PAD]\n[UNK]\n[SEP]\n[MASK]\n"
                                                  << "vocab.txt: the cls_token \"[CLS]\" is not in the vocabulary";
         QTest::addRow("vocab.txt without [UNK]") << "vocab.txt=[PAD]\n[CLS]\n[SEP]\n[MASK]\n"
                                                  << "vocab.txt: the unknown token \"[UNK]\" is not in the vocabulary";
-        QTest::addRow("config flag not a flag") << "vocab.txt=[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n;tokenizer_config.json={\"do_lower_case\": \"no\"}"
-                                                << "tokenizer_config.json: do_lower_case must be true or false";
-        QTest::addRow("config not JSON") << "vocab.txt=[UNK]\n;tokenizer_config.json={" << "tokenizer_config.json: not valid JSON";
-        QTest::addRow("nothing") << "README.md=hello" << "no tokenizer.json, vocab.json + merges.txt or vocab.txt";
+        QTest::addRow("config flag not a flag")
+            << "vocab.txt=[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n;tokenizer_config.json={\"do_lower_case\": \"no\"}"
+            << "tokenizer_config.json: do_lower_case must be true or false";
+        QTest::addRow("config not JSON") << "vocab.txt=[UNK]\n;tokenizer_config.json={"
+                                         << "tokenizer_config.json: not valid JSON";
+        QTest::addRow("nothing") << "README.md=hello"
+                                 << "no tokenizer.json, vocab.json + merges.txt or vocab.txt";
     }
     void malformedLegacyFilesAreRefused()
     {
@@ -640,7 +698,8 @@ private slots:
         QVERIFY(file.open(QIODevice::WriteOnly));
         QVERIFY(file.resize(64 * 1024 * 1024 + 1));  // sparse: no disk used
         file.close();
-        QCOMPARE(loadError(dir), QString("tokenizer.json: 67108865 bytes, more than the 64 MiB a tokenizer file may have"));
+        QCOMPARE(loadError(dir),
+                 QString("tokenizer.json: 67108865 bytes, more than the 64 MiB a tokenizer file may have"));
         QCOMPARE(loadError(tempPath("does-not-exist")), tempPath("does-not-exist") + ": not a folder");
     }
 };
