@@ -1,12 +1,5 @@
 #pragma once
 
-#include "core/base/Result.h"
-#include "core/text/SubwordTokenizer.h"
-
-#include <memory>
-
-namespace attn {
-
 // Builds a tokenizer from the files model folders had before tokenizer.json, the way
 // transformers converts them:
 // - GPT-2 style byte-level BPE: vocab.json, a JSON object {token: id}, and merges.txt, one merge
@@ -17,6 +10,14 @@ namespace attn {
 //   true), strip_accents (default: as do_lower_case), tokenize_chinese_chars (default true) and
 //   the special tokens ([UNK], [SEP], [PAD], [CLS], [MASK]), which must be in the vocabulary.
 // special_tokens_map.json, when present, overrides the special tokens of tokenizer_config.json.
+
+#include "core/base/Result.h"
+#include "core/text/SubwordTokenizer.h"
+
+#include <memory>
+
+namespace attn {
+
 class LegacyVocabReader {
 public:
     static Result<std::unique_ptr<SubwordTokenizer>> readByteLevelBpe(const QString& dir);

@@ -373,10 +373,46 @@ Result<std::unique_ptr<PostProcessor>> readPostProcessor(const QJsonValue& value
     return std::unique_ptr<PostProcessor>(new ByteLevelPostProcessor(*trim, *prefix));
 }
 
+// An option that tokenizer_config.json sets explicitly must agree with tokenizer.json.
+Status checkConfigAgrees(const QJsonObject& root, const QJsonObject& config)
+{
+    struct Option {
+        const char* configKey;
+        const char* component;
+        const char* type;
+        const char* field;
+    };
+    static const Option options[] = {
+        {"do_lower_case", "normalizer", "BertNormalizer", "lowercase"},
+        {"strip_accents", "normalizer", "BertNormalizer", "strip_accents"},
+        {"tokenize_chinese_chars", "normalizer", "BertNormalizer", "handle_chinese_chars"},
+        {"add_prefix_space", "pre_tokenizer", "ByteLevel", "add_prefix_space"},
+    };
+    for (const Option& option : options) {
+        const QJsonValue configured = config.value(QLatin1String(option.configKey));
+        const QJsonObject component = root.value(QLatin1String(option.component)).toObject();
+        if (!configured.isBool() || component.value(QStringLiteral("type")).toString() != QLatin1String(option.type))
+            continue;
+        const QJsonValue inJson = component.value(QLatin1String(option.field));
+        if (inJson.isBool() && inJson.toBool() == configured.toBool())
+            continue;
+        const QString shown = inJson.isBool() ? (inJson.toBool() ? QStringLiteral("true") : QStringLiteral("false"))
+                                              : QStringLiteral("null");
+        return Error{QStringLiteral("tokenizer_config.json: %1 %2 disagrees with tokenizer.json's %3.%4 %5")
+                         .arg(QLatin1String(option.configKey),
+                              configured.toBool() ? QStringLiteral("true") : QStringLiteral("false"),
+                              QLatin1String(option.component), QLatin1String(option.field), shown)};
+    }
+    return Status::success();
+}
+
 }  // namespace
 
-Result<std::unique_ptr<SubwordTokenizer>> TokenizerJsonReader::read(const QJsonObject& root)
+Result<std::unique_ptr<SubwordTokenizer>> TokenizerJsonReader::read(const QJsonObject& root, const QJsonObject& config)
 {
+    const Status agrees = checkConfigAgrees(root, config);
+    if (!agrees)
+        return Error{agrees.error()};
     SubwordTokenizer::Parts parts;
     Result<AddedVocabulary> added = readAddedTokens(root.value(QStringLiteral("added_tokens")));
     if (!added)

@@ -1,14 +1,5 @@
 #pragma once
 
-#include "core/base/Result.h"
-#include "core/text/SubwordTokenizer.h"
-
-#include <QJsonObject>
-
-#include <memory>
-
-namespace attn {
-
 // Builds a tokenizer from Hugging Face's tokenizer.json: one JSON object whose fields describe
 // the pipeline.
 // - "added_tokens": [{"id", "content", "special", "single_word", "lstrip", "rstrip",
@@ -25,12 +16,26 @@ namespace attn {
 //   "special_tokens": {name: {"ids", "tokens"}}} or {"type": "BertProcessing", "cls": [token,
 //   id], "sep": [token, id]}.
 // "decoder", "truncation" and "padding" do not change the ids of a single text and are not read.
+// transformers lets tokenizer_config.json override a few options (do_lower_case,
+// strip_accents, tokenize_chinese_chars, add_prefix_space); where that file sets one to a value
+// other than tokenizer.json's, the pair is refused rather than one of them guessed.
 // These are the components GPT-2, BERT and DistilBERT use. Any other component, and any option
 // that would change the result (BPE dropout, byte fallback, subword prefixes), is refused with
 // an error naming it, never tokenised differently.
+
+#include "core/base/Result.h"
+#include "core/text/SubwordTokenizer.h"
+
+#include <QJsonObject>
+
+#include <memory>
+
+namespace attn {
+
 class TokenizerJsonReader {
 public:
-    static Result<std::unique_ptr<SubwordTokenizer>> read(const QJsonObject& root);
+    // `config`: tokenizer_config.json, or an empty object.
+    static Result<std::unique_ptr<SubwordTokenizer>> read(const QJsonObject& root, const QJsonObject& config = {});
 };
 
 }  // namespace attn

@@ -16,7 +16,11 @@ Result<std::unique_ptr<SubwordTokenizer>> loadTokenizer(const QString& modelDir)
         Result<QJsonObject> root = TokenizerFiles::readJsonObject(modelDir, QStringLiteral("tokenizer.json"));
         if (!root)
             return Error{root.error()};
-        return TokenizerJsonReader::read(*root);
+        Result<QJsonObject> config =
+            TokenizerFiles::readOptionalJsonObject(modelDir, QStringLiteral("tokenizer_config.json"));
+        if (!config)
+            return Error{config.error()};
+        return TokenizerJsonReader::read(*root, *config);
     }
     const bool vocabJson = TokenizerFiles::exists(modelDir, QStringLiteral("vocab.json"));
     const bool merges = TokenizerFiles::exists(modelDir, QStringLiteral("merges.txt"));

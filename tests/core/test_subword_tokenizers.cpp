@@ -346,8 +346,7 @@ private slots:
         QCOMPARE(got, words);
     }
 
-    // transformers' tests/models/gpt2/test_tokenization_gpt2.py: its toy vocabulary, merges and
-    // add_prefix_space=True.
+    // transformers' own GPT-2 tokenizer test: its toy vocabulary and merges, with add_prefix_space.
     void transformersGpt2ToyVocabulary()
     {
         const QString dir = tempPath("gpt2-toy");
@@ -389,7 +388,7 @@ private slots:
         QCOMPARE(e.tokens.first().begin, qsizetype(0));
     }
 
-    // transformers' tests/models/bert/test_tokenization_bert_legacy.py: its toy vocabulary.
+    // transformers' own BERT (legacy WordPiece) tokenizer test: its toy vocabulary.
     void transformersBertToyVocabulary()
     {
         const QString dir = tempPath("bert-toy");
@@ -688,6 +687,26 @@ private slots:
         const QString got = loadError(dir);
         QVERIFY2(got.contains(error), qPrintable(got));
         QVERIFY(!got.contains('\n'));
+    }
+
+    void tokenizerConfigMustAgreeWithTokenizerJson()
+    {
+        const QString dir = tempPath("bert-json-config");
+        writeJson(dir, "tokenizer.json", bertTokenizerJson());
+        writeJson(dir, "tokenizer_config.json", parseObject(R"({"do_lower_case": true, "model_max_length": 512})"));
+        QCOMPARE(loadError(dir), QString());
+        writeJson(dir, "tokenizer_config.json", parseObject(R"({"do_lower_case": false})"));
+        QCOMPARE(loadError(dir), QString("tokenizer_config.json: do_lower_case false disagrees with tokenizer.json's "
+                                         "normalizer.lowercase true"));
+        writeJson(dir, "tokenizer_config.json", parseObject(R"({"strip_accents": true})"));
+        QCOMPARE(loadError(dir), QString("tokenizer_config.json: strip_accents true disagrees with tokenizer.json's "
+                                         "normalizer.strip_accents null"));
+        const QString gpt2 = tempPath("gpt2-json-config");
+        writeJson(gpt2, "tokenizer.json", gpt2TokenizerJson(false));
+        writeJson(gpt2, "tokenizer_config.json", parseObject(R"({"add_prefix_space": true})"));
+        QCOMPARE(loadError(gpt2),
+                 QString("tokenizer_config.json: add_prefix_space true disagrees with tokenizer.json's "
+                         "pre_tokenizer.add_prefix_space false"));
     }
 
     void oversizedFileIsNotRead()
