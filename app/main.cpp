@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QIcon>
 #include <QTextStream>
 
 #include <cstdio>
@@ -86,6 +87,10 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationVersion(QStringLiteral(ATTENTION_LAB_VERSION));
+    // Wayland compositors find the .desktop file (and so the icon) by this name.
+    QApplication::setDesktopFileName(QStringLiteral(ATTENTION_LAB_APP_ID));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(ATTENTION_LAB_APP_ID),
+                                                 QIcon(QStringLiteral(":/icons/" ATTENTION_LAB_APP_ID ".svg"))));
     AppSettings settings;
     MainWindow window(&settings);
     // Options given on the command line win over the remembered settings.
