@@ -1,7 +1,8 @@
 #include "app/CommandLine.h"
 
+#include "core/io/OutputPath.h"
+
 #include <QCommandLineParser>
-#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -23,7 +24,40 @@ Result<int> positiveInt(const QString& option, const QString& text, int minimum 
     return int(value);
 }
 
+// An output path checked before anything is computed, so a bad one writes nothing:
+// "--export out.bmp: unknown extension ...".
+Status checkOutput(const QString& option, const QString& path, const QStringList& extensions)
+{
+    if (Status where = OutputPath::check(path, extensions); !where)
+        return Error{QStringLiteral("%1%2%3").arg(option, path.isEmpty() ? QStringLiteral(": ") : QStringLiteral(" "),
+                                                  where.error())};
+    return {};
+}
+
 }  // namespace
+
+QString CommandLine::optionFor(SettingField field)
+{
+    switch (field) {
+        case SettingField::Sentence:
+            return QStringLiteral("--sentence");
+        case SettingField::DModel:
+            return QStringLiteral("--d-model");
+        case SettingField::Heads:
+            return QStringLiteral("--heads");
+        case SettingField::InputDim:
+            return QStringLiteral("--input-dim");
+        case SettingField::Seed:
+            return QStringLiteral("--seed");
+        case SettingField::Weights:
+            return QStringLiteral("--weights");
+        case SettingField::Layer:
+            return QStringLiteral("--layer");
+        case SettingField::Scale:
+            return QStringLiteral("--scale");
+    }
+    return QString();
+}
 
 QString CommandLine::helpText()
 {
@@ -62,24 +96,6 @@ QString CommandLine::helpText()
                "  -h, --help             this text\n"
                "  --version              the version\n")
         .arg(RunSettings::defaultSentence());
-}
-
-Status CommandLine::checkOutputPath(const QString& option, const QString& path, const QStringList& extensions)
-{
-    if (path.isEmpty())
-        return Error{QStringLiteral("%1: the file name is empty").arg(option)};
-    const QFileInfo info(path);
-    if (!extensions.isEmpty() && !extensions.contains(info.suffix().toLower()))
-        return Error{QStringLiteral("%1 %2: unknown extension '%3' (expected %4)")
-                         .arg(option, path, info.suffix(), extensions.join(QStringLiteral(", ")))};
-    const QFileInfo dir(info.absolutePath());
-    if (!dir.exists())
-        return Error{QStringLiteral("%1 %2: the directory %3 does not exist").arg(option, path, dir.filePath())};
-    if (!dir.isDir())
-        return Error{QStringLiteral("%1 %2: %3 is a file, not a directory").arg(option, path, dir.filePath())};
-    if (info.isDir())
-        return Error{QStringLiteral("%1 %2: is a directory").arg(option, path)};
-    return {};
 }
 
 Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
@@ -171,15 +187,15 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     } else if (parser.isSet("layer") && config.layer != 0) {
         return Error{QStringLiteral("--layer: only a weight file has layers")};
     }
-    if (config.weight_source != RunSettings::WeightSource::File && config.d_model % config.num_heads != 0)
-        return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads")
-                         .arg(config.d_model)
-                         .arg(config.num_heads)};
+    if (std::optional<SettingError> invalid = config.validate())
+        return Error{QStringLiteral("%1: %2").arg(optionFor(invalid->field), invalid->message)};
 
     if (parser.isSet("view")) {
-        options.view = parser.value("view");
-        if (!QStringList{"grid", "head", "compare", "shapes", "lines"}.contains(options.view))
-            return Error{QStringLiteral("--view: expected grid, head, compare or shapes, got '%1'").arg(options.view)};
+        const std::optional<View> view = viewFromKey(parser.value("view"));
+        if (!view || *view == View::Walkthrough)
+            return Error{QStringLiteral("--view: expected grid, head, compare, lines or shapes, got '%1'")
+                             .arg(parser.value("view"))};
+        options.view = *view;
     }
     if (parser.isSet("compare")) {
         static const QRegularExpression pair(QStringLiteral("^\\s*(\\d+)\\s*,\\s*(\\d+)\\s*$"));
@@ -208,8 +224,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     options.batch_given = parser.isSet("batch");
     if (parser.isSet("tab")) {
-        options.tab = parser.value("tab").trimmed().toLower();
-        if (!QStringList{"grid", "head", "compare", "lines", "shapes", "walkthrough"}.contains(options.tab))
+        options.tab = viewFromKey(parser.value("tab"));
+        if (!options.tab)
             return Error{QStringLiteral("--tab: expected grid, head, compare, lines, shapes or walkthrough, got '%1'")
                              .arg(parser.value("tab"))};
     }
@@ -217,17 +233,17 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("json")) {
         options.json_path = parser.value("json");
         if (options.json_path != u"-")
-            if (Status s = checkOutputPath(QStringLiteral("--json"), options.json_path, {}); !s)
+            if (Status s = checkOutput(QStringLiteral("--json"), options.json_path, {}); !s)
                 return Error{s.error()};
     }
     if (parser.isSet("export")) {
         options.export_path = parser.value("export");
-        if (Status s = checkOutputPath(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
+        if (Status s = checkOutput(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
             return Error{s.error()};
     }
     if (parser.isSet("screenshot")) {
         options.screenshot_path = parser.value("screenshot");
-        if (Status s = checkOutputPath(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)
+        if (Status s = checkOutput(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)
             return Error{s.error()};
         if (options.headless())
             return Error{QStringLiteral("--screenshot: cannot be combined with --json or --export")};

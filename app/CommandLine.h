@@ -2,10 +2,14 @@
 
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
+#include "ui/shell/View.h"
 
 #include <QSize>
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace attn {
 
@@ -17,9 +21,9 @@ struct CommandLineOptions {
     QStringList token_labels;  // --tokens A,B,C
     bool heads_given = false;
 
-    QString json_path;    // --json FILE or "-" for standard output
-    QString export_path;  // --export FILE.png|svg|pdf
-    QString view = QStringLiteral("grid");
+    QString json_path;       // --json FILE or "-" for standard output
+    QString export_path;     // --export FILE.png|svg|pdf
+    View view = View::Grid;  // what --export draws: any view but the walkthrough
     int head = 0;
     int compare_a = 0;
     int compare_b = 1;
@@ -31,7 +35,7 @@ struct CommandLineOptions {
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.
-    QString tab;  // grid|head|compare|lines|shapes|walkthrough, empty: from --view
+    std::optional<View> tab;  // not given: the tab of --view
     QString screenshot_path;
     QString example;  // --example toy: the Examples menu's entry instead of the sentence
 
@@ -47,8 +51,9 @@ public:
     static Result<CommandLineOptions> parse(const QStringList& arguments);
     static QString helpText();
 
-    // Output paths are checked before anything is computed, so a bad one writes nothing.
-    static Status checkOutputPath(const QString& option, const QString& path, const QStringList& extensions);
+    // The option that sets a field: "--heads" for SettingField::Heads. Messages of the settings
+    // say what is wrong with a value; the command line says which option gave it.
+    static QString optionFor(SettingField field);
 };
 
 }  // namespace attn

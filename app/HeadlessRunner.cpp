@@ -2,6 +2,7 @@
 
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/HeadIndex.h"
 #include "core/report/JsonReport.h"
 #include "ui/export/CompareExport.h"
 #include "ui/export/ViewExporter.h"
@@ -24,6 +25,46 @@ Status writeAtomically(const QString& path, const QByteArray& data)
 }
 
 }  // namespace
+
+Status HeadlessRunner::checkHeads(const CommandLineOptions& options, int num_heads)
+{
+    if (Status s = HeadIndex::check(options.head, num_heads); !s)
+        return Error{QStringLiteral("--head %1: %2").arg(options.head).arg(s.error())};
+    // The compared heads matter to a compare picture, and to the window's Compare tab when given.
+    const bool compares =
+        options.headless() ? !options.export_path.isEmpty() && options.view == View::Compare : options.compare_given;
+    if (compares)
+        for (int head : {options.compare_a, options.compare_b})
+            if (Status s = HeadIndex::check(head, num_heads); !s)
+                return Error{
+                    QStringLiteral("--compare %1,%2: %3").arg(options.compare_a).arg(options.compare_b).arg(s.error())};
+    return {};
+}
+
+Status HeadlessRunner::exportView(const CommandLineOptions& options, const AttentionResult& result)
+{
+    switch (options.view) {
+        case View::Compare:  // two heads and their difference
+            return CompareExport::exportCompare(result, options.compare_a, options.compare_b, options.export_path,
+                                                options.size);
+        case View::Lines:
+            return CompareExport::exportLines(result, options.head, options.export_path, options.size);
+        case View::Shapes:  // the shape diagram of this configuration, batch size B drawn, --head highlighted
+            return ShapeDiagramExport::exportTo(result, options.batch, options.head, options.export_path, options.size);
+        case View::Grid:
+        case View::Head: {
+            ExportRequest request;
+            request.path = options.export_path;
+            request.view = options.view == View::Head ? ExportView::Head : ExportView::Grid;
+            request.head = options.head;
+            request.size = options.size;
+            return ViewExporter::exportView(result, request);
+        }
+        case View::Walkthrough:
+            break;  // refused by CommandLine::parse
+    }
+    return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
+}
 
 Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
 {
@@ -63,47 +104,11 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     auto result = compute(options, TraceDetail::Weights);
     if (!result)
         return fail(result.error());
-    const int num_heads = result->numHeads();
-    if (options.head >= num_heads)
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
-                        .arg(options.head)
-                        .arg(num_heads - 1));
-
-    if (!options.export_path.isEmpty() && (options.view == u"compare" || options.view == u"lines")) {
-        // Compare heads: two heads and their difference, or the lines view of --head.
-        if (options.view == u"compare") {
-            for (int head : {options.compare_a, options.compare_b})
-                if (head < 0 || head >= num_heads)
-                    return fail(QStringLiteral("--compare %1,%2: head %3 is out of range, the model has heads 0 to %4")
-                                    .arg(options.compare_a)
-                                    .arg(options.compare_b)
-                                    .arg(head)
-                                    .arg(num_heads - 1));
-        }
-        const Status s = options.view == u"compare"
-                             ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b,
-                                                            options.export_path, options.size)
-                             : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
-        if (!s)
+    if (Status s = checkHeads(options, result->numHeads()); !s)
+        return fail(s.error());
+    if (!options.export_path.isEmpty())
+        if (Status s = exportView(options, *result); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
-    } else if (!options.export_path.isEmpty() && options.view == u"shapes") {
-        // The shape diagram of this configuration, batch size B drawn, --head highlighted.
-        if (Status s =
-                ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size);
-            !s)
-            return fail(QStringLiteral("--export %1").arg(s.error()));
-    } else if (!options.export_path.isEmpty()) {
-        auto view = ViewExporter::parseView(options.view);
-        if (!view)
-            return fail(view.error());
-        ExportRequest request;
-        request.path = options.export_path;
-        request.view = view.value();
-        request.head = options.head;
-        request.size = options.size;
-        if (Status s = ViewExporter::exportView(*result, request); !s)
-            return fail(QStringLiteral("--export %1").arg(s.error()));
-    }
 
     if (!options.json_path.isEmpty()) {
         const QByteArray json = JsonReport::build(*result);

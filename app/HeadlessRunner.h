@@ -16,6 +16,12 @@ public:
 
     // The computation the options ask for, shared with the window's start-up.
     static Result<AttentionResult> compute(const CommandLineOptions& options, TraceDetail detail);
+    // --head and --compare against the heads the model has: "--head 8: head 8 is out of range: ...".
+    // Shared with the window's screenshot.
+    static Status checkHeads(const CommandLineOptions& options, int num_heads);
+
+private:
+    static Status exportView(const CommandLineOptions& options, const AttentionResult& result);
 };
 
 }  // namespace attn

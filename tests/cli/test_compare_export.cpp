@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/ProgramRun.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/export/CompareExport.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/lines/LinesView.h"
@@ -196,6 +197,10 @@ private slots:
     {
         auto shared = std::make_shared<const AttentionResult>(m_result);
         CompareView compare;
+        AttentionController controller;  // computes side B, as in the window
+        connect(&compare, &CompareView::variantRequested, &controller, &AttentionController::requestVariant);
+        connect(&controller, &AttentionController::variantReady, &compare, &CompareView::showVariant);
+        connect(&controller, &AttentionController::variantFailed, &compare, &CompareView::showVariantError);
         compare.resize(1300, 950);
         compare.setSentence(RunSettings::defaultSentence());
         compare.setResult(shared);
@@ -209,6 +214,8 @@ private slots:
         keep(path("compare-widget.png"));
 
         compare.setOtherSettings(true);
+        controller.waitForIdle();
+        QVERIFY(compare.resultB() && compare.resultB()->config.causal);
         compare.pickHead(3);
         QTest::qWait(50);
         QVERIFY(compare.grab().toImage().save(path("compare-widget-causal.png")));

@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
@@ -55,6 +56,14 @@ bool clickCell(HeatmapPlot* plot, int row, int column)
             }
         }
     return false;
+}
+
+// Side B is computed by the controller's worker, as the window connects it.
+void connectVariants(CompareView& view, AttentionController& controller)
+{
+    QObject::connect(&view, &CompareView::variantRequested, &controller, &AttentionController::requestVariant);
+    QObject::connect(&controller, &AttentionController::variantReady, &view, &CompareView::showVariant);
+    QObject::connect(&controller, &AttentionController::variantFailed, &view, &CompareView::showVariantError);
 }
 
 }  // namespace
@@ -433,7 +442,9 @@ private slots:
     // sides when a head is picked, errors beside the controls and the last good B kept.
     void compareViewOtherSettings()
     {
+        AttentionController controller;
         CompareView view;
+        connectVariants(view, controller);
         view.resize(1100, 800);
         const auto result = defaultResult();
         view.setSentence(RunSettings::defaultSentence());
@@ -445,6 +456,7 @@ private slots:
         QCOMPARE(view.resultB(), result);
         QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
         view.setOtherSettings(true);
+        controller.waitForIdle();
         QVERIFY(view.usesOtherSettings());
         QVERIFY(view.causalBox()->isChecked());
         const auto b = view.resultB();
@@ -463,6 +475,7 @@ private slots:
 
         // Another seed: B changes, the error stays clear.
         view.seedBox()->setValue(7);
+        controller.waitForIdle();
         QCOMPARE(view.resultB()->config.seed, std::uint64_t(7));
         QVERIFY(!view.resultB()->trace.weights[4].isApprox(b->trace.weights[4]));
         const auto good = view.resultB();
@@ -470,11 +483,13 @@ private slots:
         // A weight file that cannot be read: the reason shows, the last good B stays.
         view.weightsFileEdit()->setText(QStringLiteral("/no/such/dir/weights.safetensors"));
         emit view.weightsFileEdit()->editingFinished();
+        controller.waitForIdle();  // a weight file is read on the worker
         QVERIFY(!view.variantError().isEmpty());
         QVERIFY2(view.variantError().contains("weights.safetensors"), qPrintable(view.variantError()));
         QCOMPARE(view.resultB(), good);
         view.weightsFileEdit()->clear();
         emit view.weightsFileEdit()->editingFinished();
+        controller.waitForIdle();
         QCOMPARE(view.variantError(), QString());
 
         // Off again: B is A's result.

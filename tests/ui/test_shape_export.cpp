@@ -183,8 +183,8 @@ private slots:
             QSize size;
             const char* expected;
         } cases[] = {
-            {dir.filePath(QStringLiteral("out.bmp")), 1, 0, {1200, 900}, "unknown picture format"},
-            {dir.filePath(QStringLiteral("out")), 1, 0, {1200, 900}, "unknown picture format"},
+            {dir.filePath(QStringLiteral("out.bmp")), 1, 0, {1200, 900}, "unknown extension"},
+            {dir.filePath(QStringLiteral("out")), 1, 0, {1200, 900}, "unknown extension"},
             {dir.filePath(QStringLiteral("missing/out.png")), 1, 0, {1200, 900}, "does not exist"},
             {file + QStringLiteral("/out.svg"), 1, 0, {1200, 900}, "not a directory"},
             {dir.filePath(QStringLiteral("out.png")), 0, 0, {1200, 900}, "--batch"},

@@ -1,6 +1,7 @@
 #include "ui/export/DataExporter.h"
 
 #include "core/io/NpyWriter.h"
+#include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
 
@@ -56,22 +57,19 @@ QByteArray DataExporter::toNpy(const AttentionResult& result)
 
 Status DataExporter::exportWeights(const AttentionResult& result, const QString& path)
 {
-    const QFileInfo info(path);
-    const QString suffix = info.suffix().toLower();
+    if (Status where = OutputPath::check(path, {QStringLiteral("csv"), QStringLiteral("json"), QStringLiteral("npy")});
+        !where)
+        return where;
+    const QString suffix = QFileInfo(path).suffix().toLower();
     QByteArray bytes;
     if (suffix == u"csv")
         bytes = toCsv(result);
     else if (suffix == u"json")
         bytes = toJson(result);
-    else if (suffix == u"npy")
-        bytes = toNpy(result);
     else
-        return Error{QStringLiteral("%1: unknown extension (use .csv, .json or .npy)").arg(path)};
+        bytes = toNpy(result);
     if (bytes.isEmpty())
         return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
-    const QFileInfo directory(info.absolutePath());
-    if (!directory.isDir())
-        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};

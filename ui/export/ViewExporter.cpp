@@ -1,6 +1,8 @@
 #include "ui/export/ViewExporter.h"
 
+#include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/HeadIndex.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 
@@ -50,17 +52,7 @@ Result<ExportView> ViewExporter::parseView(const QString& text)
 
 Status ViewExporter::checkPath(const QString& path)
 {
-    if (auto format = formatOf(path); !format)
-        return Error{format.error()};
-    const QFileInfo info(path);
-    const QFileInfo directory(info.absolutePath());
-    if (!directory.exists())
-        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};
-    if (!directory.isDir())
-        return Error{QStringLiteral("%1: %2 is not a directory").arg(path, directory.filePath())};
-    if (info.isDir())
-        return Error{QStringLiteral("%1: is a directory").arg(path)};
-    return {};
+    return OutputPath::check(path, {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")});
 }
 
 QImage ViewExporter::toImage(const QSize& size, double scale, const Painter& paint)
@@ -144,11 +136,8 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
 {
     if (Status ok = checkPath(request.path); !ok)
         return ok;
-    if (request.head < 0 || request.head >= result.numHeads())
-        return Error{QStringLiteral("--head: %1 is out of range (the model has %2 heads: 0..%3)")
-                         .arg(request.head)
-                         .arg(result.numHeads())
-                         .arg(result.numHeads() - 1)};
+    if (Status head = HeadIndex::check(request.head, result.numHeads()); !head)
+        return Error{QStringLiteral("--head: %1").arg(head.error())};
     // A non-owning pointer: the views only read the result while this function runs.
     const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &result);
     switch (request.view) {

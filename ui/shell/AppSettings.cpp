@@ -19,7 +19,7 @@ const Setting<bool> kCausal{"model/causal", false};
 const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
-const Setting<int> kView{"view/current", 0};
+const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
 const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
@@ -141,13 +141,19 @@ void AppSettings::setWindowState(const QByteArray& state)
 {
     set(kState, state);
 }
-int AppSettings::currentView() const
+View AppSettings::currentView() const
 {
-    return get(kView);
+    const QString saved = get(kView);
+    if (std::optional<View> view = viewFromKey(saved))
+        return *view;
+    // Earlier versions saved the tab's index.
+    bool is_index = false;
+    const int index = saved.toInt(&is_index);
+    return is_index && index >= 0 && index < int(kAllViews.size()) ? kAllViews[size_t(index)] : View::Grid;
 }
-void AppSettings::setCurrentView(int view)
+void AppSettings::setCurrentView(View view)
 {
-    set(kView, view);
+    set(kView, viewKey(view));
 }
 int AppSettings::currentHead() const
 {

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/shell/View.h"
 
 #include <QByteArray>
 #include <QSettings>
@@ -39,8 +40,8 @@ public:
     void setWindowGeometry(const QByteArray& geometry);
     QByteArray windowState() const;
     void setWindowState(const QByteArray& state);
-    int currentView() const;
-    void setCurrentView(int view);
+    View currentView() const;
+    void setCurrentView(View view);
     int currentHead() const;
     void setCurrentHead(int head);
 

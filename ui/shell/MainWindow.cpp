@@ -10,6 +10,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
@@ -26,6 +27,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace attn {
 
@@ -80,6 +82,13 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
+    connect(m_controller, &AttentionController::configChanged, this, &MainWindow::showConfig);
+    connect(m_controller, &AttentionController::weightsFileLoaded, this, &MainWindow::weightsFileLoaded);
+    // Side B of the compare view under other settings is computed by the controller's worker.
+    CompareView* compare = m_tabs->compareView();
+    connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);
+    connect(m_controller, &AttentionController::variantReady, compare, &CompareView::showVariant);
+    connect(m_controller, &AttentionController::variantFailed, compare, &CompareView::showVariantError);
     connect(m_panel, &SettingsPanel::configEdited, this, [this](const RunSettings& edited) {
         const RunSettings& current = m_controller->config();
         const bool leaves_example =
@@ -87,19 +96,17 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
             (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
         if (!leaves_example) {
             m_controller->setConfig(edited);
-        } else {
-            // Other weights than the example's: the settings from before it, with those weights.
-            RunSettings config = m_config_before_example;
-            config.weight_source = edited.weight_source;
-            if (edited.weight_source == RunSettings::WeightSource::File) {
-                config.weights_file = edited.weights_file;
-                config.layer = edited.layer;
-                config.file_num_heads = edited.file_num_heads;
-            }
-            m_controller->setConfig(config);
-            m_panel->setConfig(m_controller->config());
+            return;
         }
-        m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+        // Other weights than the example's: the settings from before it, with those weights.
+        RunSettings config = m_config_before_example;
+        config.weight_source = edited.weight_source;
+        if (edited.weight_source == RunSettings::WeightSource::File) {
+            config.weights_file = edited.weights_file;
+            config.layer = edited.layer;
+            config.file_num_heads = edited.file_num_heads;
+        }
+        m_controller->setConfig(config);
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
@@ -134,11 +141,13 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid,  ActionId::ViewHead,   ActionId::ViewCompare,
-                                             ActionId::ViewLines, ActionId::ViewShapes, ActionId::ViewWalkthrough};
-    for (int tab = 0; tab < ViewCount; ++tab) {
-        view->addAction(a->get(tab_actions[tab]));
-        connect(a->get(tab_actions[tab]), &QAction::triggered, this, [this, tab] { setCurrentView(View(tab)); });
+    const ActionId tab_actions[kAllViews.size()] = {ActionId::ViewGrid,    ActionId::ViewHead,
+                                                    ActionId::ViewCompare, ActionId::ViewLines,
+                                                    ActionId::ViewShapes,  ActionId::ViewWalkthrough};
+    for (View shown : kAllViews) {
+        QAction* action = a->get(tab_actions[int(shown)]);
+        view->addAction(action);
+        connect(action, &QAction::triggered, this, [this, shown] { setCurrentView(shown); });
     }
     view->addSeparator();
     view->addAction(a->get(ActionId::PreviousHead));
@@ -174,14 +183,13 @@ void MainWindow::buildMenus()
         m_sentence->setFocus(Qt::ShortcutFocusReason);
         m_sentence->selectAll();
     });
-    // The causal action and the settings panel's checkbox are one option, bound both ways.
-    connect(a->get(ActionId::Causal), &QAction::toggled, this, [this](bool causal) {
-        if (m_panel->config().causal != causal) {
-            RunSettings config = m_panel->config();
-            config.causal = causal;
-            m_panel->setConfig(config);
-            m_controller->setConfig(config);
-        }
+    // The causal action is the config's causal option: it shows the controller's config
+    // (showConfig, like the settings panel) and changes it when the user toggles it.
+    connect(a->get(ActionId::Causal), &QAction::triggered, this, [this](bool causal) {
+        RunSettings config = m_controller->config();
+        config.causal = causal;
+        if (!m_controller->setConfig(config))
+            showConfig(m_controller->config());  // refused: back to the option in use
     });
     connect(a->get(ActionId::About), &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About attention-lab"),
@@ -205,29 +213,23 @@ void MainWindow::restoreSettings()
     m_tabs->setColorMap(m_settings->colorMap());
     updateRecentMenu();
 
-    RunSettings config = m_settings->runSettings();
+    const RunSettings config = m_settings->runSettings();
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(m_settings->sentence());
     }
-    m_controller->blockSignals(true);  // the sentence alone is not worth a result
-    m_controller->setSentence(m_sentence->text());
-    m_controller->blockSignals(false);
+    m_controller->presetSentence(m_sentence->text());  // the sentence alone is not worth a result
     m_tabs->setSentence(m_sentence->text());
+    // A remembered weight file is read on the worker; if it cannot be, showError says so.
+    m_restoring_file = config.weight_source == RunSettings::WeightSource::File;
     if (!m_controller->setConfig(config)) {
-        const QString reason = config.weight_source == RunSettings::WeightSource::File
-                                   ? tr("The saved weights could not be loaded; using random weights.")
-                                   : tr("The saved settings were invalid; using the defaults.");
-        config = RunSettings{};
-        m_controller->setConfig(config);
-        m_message->showError(reason + QLatin1Char(' ') + m_message->text());
+        m_restoring_file = false;
+        m_controller->setConfig(RunSettings{});
+        m_message->showError(tr("The saved settings were invalid; using the defaults.") + QLatin1Char(' ') +
+                             m_message->text());
     }
-    m_panel->setConfig(m_controller->config());
-    if (m_result)
-        m_panel->showResult(*m_result);
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     m_head_view->setHead(m_settings->currentHead());
-    setCurrentView(View(std::clamp(m_settings->currentView(), 0, int(ViewCount) - 1)));
+    setCurrentView(m_settings->currentView());
 }
 
 void MainWindow::saveSettings()
@@ -262,23 +264,33 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     m_status->showResult(*m_result);
 }
 
-void MainWindow::showError(const QString& field, const QString& message)
+void MainWindow::showError(SettingField field, const QString& message)
 {
     m_panel->setFieldError(field, message);
-    if (field == QLatin1String("weights") || field == QLatin1String("layer")) {
-        if (!message.isEmpty())
+    if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
+        if (std::exchange(m_restoring_file, false))
+            m_message->showError(tr("The saved weights could not be loaded; using random weights. %1").arg(message));
+        else
             m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
+        if (!std::exchange(m_opening_file, QString()).isEmpty())
+            updateRecentMenu();
     }
-    if (field == QLatin1String("sentence"))
+    if (field == SettingField::Sentence)
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
                                                  : message);
 }
 
+void MainWindow::showConfig(const RunSettings& config)
+{
+    m_panel->setConfig(config);
+    if (m_result && m_result->config.sameWeightsAs(config))
+        m_panel->showResult(*m_result);  // a file's dimensions
+    m_actions->get(ActionId::Causal)->setChecked(config.causal);
+}
+
 void MainWindow::applyOptions(const RunSettings& config, const QString& sentence, View view, int head)
 {
-    if (m_controller->setConfig(config))
-        m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_controller->setConfig(config);
     m_sentence->setText(sentence);
     m_head_view->setHead(head);
     setCurrentView(view);
@@ -286,11 +298,11 @@ void MainWindow::applyOptions(const RunSettings& config, const QString& sentence
 
 void MainWindow::setCurrentView(View view)
 {
-    m_tabs->setCurrentIndex(int(view));
+    m_tabs->setCurrentView(view);
 }
-MainWindow::View MainWindow::currentView() const
+View MainWindow::currentView() const
 {
-    return View(m_tabs->currentIndex());
+    return m_tabs->currentView();
 }
 WalkthroughView* MainWindow::walkthrough() const
 {
@@ -311,8 +323,6 @@ void MainWindow::editSentence(const QString& text)
     exampleActiveChanged(false);
     if (!m_controller->setConfig(m_config_before_example))
         m_controller->setConfig(RunSettings{});
-    m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
 }
 
 Status MainWindow::showToyExample()
@@ -327,8 +337,6 @@ Status MainWindow::showToyExample()
     m_controller->setExample(*example);
     m_tabs->selectHead(0);  // an example starts at its first head and row
     m_tabs->selectInWalkthrough(0, 0);
-    m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->clear();

@@ -2,6 +2,8 @@
 
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
+#include "ui/shell/View.h"
 
 #include <QMainWindow>
 
@@ -36,9 +38,6 @@ class WalkthroughView;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // The tabs, in ViewTabs::Tab order.
-    enum View { GridView = 0, HeadViewTab, CompareTab, LinesTab, ShapesTab, WalkthroughTab, ViewCount };
-
     explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -59,8 +58,11 @@ public:
     void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
     void setCurrentView(View view);
     View currentView() const;
-    // The seams behind the dialogs: what a dialog would do with its answer.
-    bool openWeightsFile(const QString& path);
+    // The seams behind the dialogs: what a dialog would do with its answer. A weight file is
+    // read on the worker: its weights are used once read, or its refusal is shown beside the
+    // weights and in the message bar, and the previous weights stay (controller()->waitForIdle()
+    // waits for either).
+    void openWeightsFile(const QString& path);
     Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
     Status exportData(const QString& path);
     void copyImage();
@@ -77,7 +79,9 @@ private:
     void buildMenus();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
-    void showError(const QString& field, const QString& message);
+    void showError(SettingField field, const QString& message);
+    void showConfig(const RunSettings& config);
+    void weightsFileLoaded(const QString& path);
     void updateRecentMenu();
     void editSentence(const QString& text);
     void exampleActiveChanged(bool active);
@@ -101,6 +105,8 @@ private:
     std::shared_ptr<const AttentionResult> m_result;
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
+    QString m_opening_file;         // the file openWeightsFile asked for, until it is read or refused
+    bool m_restoring_file = false;  // the remembered weight file is being read at start-up
 };
 
 }  // namespace attn

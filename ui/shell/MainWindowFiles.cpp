@@ -27,7 +27,7 @@
 
 namespace attn {
 
-bool MainWindow::openWeightsFile(const QString& path)
+void MainWindow::openWeightsFile(const QString& path)
 {
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
@@ -35,17 +35,22 @@ bool MainWindow::openWeightsFile(const QString& path)
     config.weights_file = QFileInfo(path).absoluteFilePath();
     config.layer = 0;
     config.file_num_heads = 0;
-    const bool ok = m_controller->setConfig(config);
-    m_panel->setConfig(m_controller->config());  // on failure: back to the weights in use
-    if (m_result)
-        m_panel->showResult(*m_result);  // a file's dimensions
-    if (ok) {
-        m_settings->addRecentFile(config.weights_file);
-        m_message->hide();
-        m_panel->setFieldError(QStringLiteral("weights"), QString());
-    }
+    m_opening_file = config.weights_file;
+    // The panel follows the controller's config (showConfig): the file now, the weights in use
+    // again if it is refused.
+    if (m_controller->setConfig(config) && !m_controller->isLoadingWeightFile())
+        weightsFileLoaded(config.weights_file);  // the file in use already
+}
+
+void MainWindow::weightsFileLoaded(const QString& path)
+{
+    m_restoring_file = false;
+    if (path != m_opening_file)
+        return;  // another layer of the file in use, or a file given on the command line
+    m_opening_file.clear();
+    m_settings->addRecentFile(path);
+    m_message->hide();
     updateRecentMenu();
-    return ok;
 }
 
 void MainWindow::openWeightsInteractively()

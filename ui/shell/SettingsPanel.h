@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
 #include "ui/heatmap/ColorMaps.h"
 
-#include <QHash>
 #include <QWidget>
+
+#include <map>
 
 class QCheckBox;
 class QComboBox;
@@ -29,9 +31,10 @@ public:
     RunSettings config() const;
     void setColorMap(ColorMaps::Map map);
     ColorMaps::Map colorMap() const;
-    // Fields named as in AttentionController::errorChanged; an empty message clears.
-    void setFieldError(const QString& field, const QString& message);
-    QString fieldError(const QString& field) const;
+    // The field's error as AttentionController::errorChanged reports it; an empty message clears.
+    // Fields the panel does not show (the sentence) are ignored.
+    void setFieldError(SettingField field, const QString& message);
+    QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
 
@@ -49,7 +52,7 @@ signals:
 private:
     void emitConfig();
     void updateEnabled();
-    QLabel* addErrorRow(QFormLayout* form, const QString& field, QWidget* widget);
+    void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget);
 
     QSpinBox* m_d_model = nullptr;
     QSpinBox* m_heads = nullptr;
@@ -62,8 +65,11 @@ private:
     QDoubleSpinBox* m_custom_scale = nullptr;
     QCheckBox* m_positional = nullptr;
     QComboBox* m_color_map = nullptr;
-    QHash<QString, QLabel*> m_errors;
-    QHash<QString, QWidget*> m_fields;
+    struct FieldRow {
+        QWidget* widget;  // framed in red while the value is refused
+        QLabel* error;    // the reason, under it
+    };
+    std::map<SettingField, FieldRow> m_rows;
     QString m_weights_file;
     int m_file_heads_value = 0;
     int m_heads_value = RunSettings::kDefaultHeads;

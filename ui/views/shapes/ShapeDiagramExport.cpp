@@ -1,6 +1,8 @@
 #include "ui/views/shapes/ShapeDiagramExport.h"
 
+#include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/HeadIndex.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
 
 #include <QBuffer>
@@ -67,41 +69,25 @@ Status ShapeDiagramExport::exportTo(const AttentionResult& result, int batch, in
         return Error{QStringLiteral("--batch: the batch size must be a positive integer, got %1").arg(batch)};
     if (result.numHeads() <= 0 || result.seqLen() <= 0)
         return Error{QStringLiteral("%1: there is no computation to draw").arg(path)};
-    if (head < 0 || head >= result.numHeads())
-        return Error{QStringLiteral("--head: head %1 does not exist (the model has %2 heads, 0 to %3)")
-                         .arg(head)
-                         .arg(result.numHeads())
-                         .arg(result.numHeads() - 1)};
+    if (Status exists = HeadIndex::check(head, result.numHeads()); !exists)
+        return Error{QStringLiteral("--head: %1").arg(exists.error())};
     return exportTo(painterFor(result, batch, head), path, size);
 }
 
 Status ShapeDiagramExport::exportTo(const ShapeDiagramPainter& diagram, const QString& path, QSize size)
 {
-    const QFileInfo info(path);
-    const QString suffix = info.suffix().toLower();
-    Format format;
-    if (suffix == QLatin1String("png"))
-        format = Format::Png;
-    else if (suffix == QLatin1String("svg"))
-        format = Format::Svg;
-    else if (suffix == QLatin1String("pdf"))
-        format = Format::Pdf;
-    else
-        return Error{
-            QStringLiteral("%1: unknown picture format '%2' (expected .png, .svg or .pdf)")
-                .arg(path, suffix.isEmpty() ? QStringLiteral("no extension") : QLatin1Char('.') + info.suffix())};
+    if (Status where = OutputPath::check(path, {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")});
+        !where)
+        return where;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const Format format = suffix == QLatin1String("png")   ? Format::Png
+                          : suffix == QLatin1String("svg") ? Format::Svg
+                                                           : Format::Pdf;
     if (size.width() < 16 || size.height() < 16 || size.width() > kMaxSide || size.height() > kMaxSide)
         return Error{QStringLiteral("--size: %1x%2 is outside 16 to %3 pixels per side")
                          .arg(size.width())
                          .arg(size.height())
                          .arg(kMaxSide)};
-    const QFileInfo dir(info.absolutePath());
-    if (!dir.exists())
-        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, dir.filePath())};
-    if (!dir.isDir())
-        return Error{QStringLiteral("%1: %2 is not a directory").arg(path, dir.filePath())};
-    if (info.isDir())
-        return Error{QStringLiteral("%1: is a directory").arg(path)};
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
