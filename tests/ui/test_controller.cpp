@@ -56,7 +56,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_gpt2 = m_dir.filePath("gpt2.safetensors");
         QFile::remove(m_gpt2);
-        QVERIFY(QFile::copy(QStringLiteral(ATTENTION_FIXTURES_DIR "/gpt2_f32.safetensors"), m_gpt2));
+        QVERIFY(QFile::copy(QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors"), m_gpt2));
         QFile(m_gpt2).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
 
