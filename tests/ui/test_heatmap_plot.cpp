@@ -129,6 +129,53 @@ private slots:
         QVERIFY(!plot.isMasked(0, 2));
     }
 
+    void oneTokenThenTwoFillsEveryCell()
+    {
+        // One token is stored as 2 x 2 equal cells over -0.25..0.25 (see makeColorMapData); two
+        // tokens are also 2 x 2 cells, but over 0..1. Typing "x y" goes from one to the other:
+        // the cells must not be refilled in place into the one-token geometry (the 2 x 2 colours
+        // squeezed into the top-left quarter, the bottom row white).
+        HeatmapPlot plot;
+        const QSize size(300, 300);
+        plot.resize(size);
+        plot.setCellText(HeatmapPlot::CellText::Never);
+        plot.setValueRange(0.0, 1.0);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        Matrix one(1, 1);
+        one << 1.0f;
+        plot.setMatrix(one, {"x"}, {"x"});
+        plot.replotNow();
+        Matrix two(2, 2);  // (queries, keys)
+        two << 0.0f, 1.0f, 1.0f, 0.0f;
+        plot.setMatrix(two, {"x", "y"}, {"x", "y"});
+        plot.replotNow();
+        const QImage screen = plot.grab().toImage();
+        const QImage exported = plot.toImage(size);
+        for (const QImage& image : {screen, exported})
+            for (int row = 0; row < 2; ++row)
+                for (int column = 0; column < 2; ++column) {
+                    QRect cell;  // the widget pixels of the cell
+                    for (int y = 0; y < size.height(); ++y)
+                        for (int x = 0; x < size.width(); ++x) {
+                            int r = 0, c = 0;
+                            if (plot.cellAt(QPoint(x, y), &r, &c) && r == row && c == column)
+                                cell |= QRect(x, y, 1, 1);
+                        }
+                    QVERIFY(!cell.isEmpty());
+                    const QColor expected = ColorMaps::colorAt(ColorMaps::Map::Viridis, two(row, column));
+                    const QColor found = image.pixelColor(cell.center() * image.devicePixelRatio());
+                    // 8 levels: QCustomPlot's 256-level gradient against the exact stop colour.
+                    QVERIFY2(std::abs(found.red() - expected.red()) <= 8 &&
+                                 std::abs(found.green() - expected.green()) <= 8 &&
+                                 std::abs(found.blue() - expected.blue()) <= 8,
+                             qPrintable(QStringLiteral("cell (%1, %2): %3, expected %4")
+                                            .arg(row)
+                                            .arg(column)
+                                            .arg(found.name(), expected.name())));
+                }
+    }
+
     void hatchFillCoversExactlyTheMaskedCells()
     {
         // On a raster device (the screen) the masked rectangles are filled as one winding path,

@@ -42,6 +42,14 @@ int valueSizeFor(const Matrix& values)
 {
     return values.rows() == 1 ? 2 : int(values.rows());
 }
+QCPRange keyRangeFor(const Matrix& values)
+{
+    return values.cols() == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(values.cols() - 1));
+}
+QCPRange valueRangeFor(const Matrix& values)
+{
+    return values.rows() == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(values.rows() - 1));
+}
 
 void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
@@ -84,11 +92,8 @@ void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix&
 
 QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 {
-    const int rows = int(values.rows());
-    const int columns = int(values.cols());
-    auto* data = new DirectColorMapData(keySizeFor(values), valueSizeFor(values),
-                                        columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                                        rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    auto* data =
+        new DirectColorMapData(keySizeFor(values), valueSizeFor(values), keyRangeFor(values), valueRangeFor(values));
     fillCells(data, values, mask);
     return data;
 }
@@ -96,10 +101,13 @@ QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
     auto* direct = static_cast<DirectColorMapData*>(data);  // made by makeColorMapData (the caller knows)
+    // The same number of cells is not the same geometry: one token is stored as 2 x 2 cells
+    // over -0.25..0.25, two tokens as 2 x 2 cells over 0..1.
     if (!direct || values.size() == 0 || direct->keySize() != keySizeFor(values) ||
-        direct->valueSize() != valueSizeFor(values))
+        direct->valueSize() != valueSizeFor(values) || direct->keyRange() != keyRangeFor(values) ||
+        direct->valueRange() != valueRangeFor(values))
         return false;
-    fillCells(direct, values, mask);  // same size, same key and value ranges
+    fillCells(direct, values, mask);
     return true;
 }
 
