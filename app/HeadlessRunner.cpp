@@ -3,9 +3,7 @@
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/report/JsonReport.h"
-#include "ui/export/CompareExport.h"
 #include "ui/export/ViewExporter.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -69,9 +67,8 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
                         .arg(options.head)
                         .arg(num_heads - 1));
 
-    if (!options.export_path.isEmpty() && (options.view == u"compare" || options.view == u"lines")) {
-        // Compare heads: two heads and their difference, or the lines view of --head.
-        if (options.view == u"compare") {
+    if (!options.export_path.isEmpty()) {
+        if (options.view == u"compare")
             for (int head : {options.compare_a, options.compare_b})
                 if (head < 0 || head >= num_heads)
                     return fail(QStringLiteral("--compare %1,%2: head %3 is out of range, the model has heads 0 to %4")
@@ -79,27 +76,17 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
                                     .arg(options.compare_b)
                                     .arg(head)
                                     .arg(num_heads - 1));
-        }
-        const Status s = options.view == u"compare"
-                             ? CompareExport::exportCompare(*result, options.compare_a, options.compare_b,
-                                                            options.export_path, options.size)
-                             : CompareExport::exportLines(*result, options.head, options.export_path, options.size);
-        if (!s)
-            return fail(QStringLiteral("--export %1").arg(s.error()));
-    } else if (!options.export_path.isEmpty() && options.view == u"shapes") {
-        // The shape diagram of this configuration, batch size B drawn, --head highlighted.
-        if (Status s =
-                ShapeDiagramExport::exportTo(*result, options.batch, options.head, options.export_path, options.size);
-            !s)
-            return fail(QStringLiteral("--export %1").arg(s.error()));
-    } else if (!options.export_path.isEmpty()) {
         auto view = ViewExporter::parseView(options.view);
         if (!view)
             return fail(view.error());
+        // Every view through the one picture writer, as the window's File › Export image.
         ExportRequest request;
         request.path = options.export_path;
         request.view = view.value();
         request.head = options.head;
+        request.compare_a = options.compare_a;
+        request.compare_b = options.compare_b;
+        request.batch = options.batch;
         request.size = options.size;
         if (Status s = ViewExporter::exportView(*result, request); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));

@@ -124,12 +124,12 @@ private slots:
         const QByteArray pdf = file.readAll();
         QVERIFY(pdf.startsWith("%PDF-"));
         QVERIFY(pdf.trimmed().endsWith("%%EOF"));
-        // One point per pixel: the page is 800 x 600 points.
+        // The one convention: a pixel is 1/96 inch, 0.75 pt; 800 x 600 pixels are 600 x 450 points.
         static const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
         const auto match = media.match(QString::fromLatin1(pdf));
         QVERIFY(match.hasMatch());
-        QCOMPARE(qRound(match.captured(1).toDouble()), 800);
-        QCOMPARE(qRound(match.captured(2).toDouble()), 600);
+        QCOMPARE(qRound(match.captured(1).toDouble()), 600);
+        QCOMPARE(qRound(match.captured(2).toDouble()), 450);
     }
 
     void badPathsReportAndWriteNothing_data()

@@ -106,12 +106,14 @@ private:
     struct TickKey {
         int x_step = -1, y_step = -1, rows = -1, columns = -1;
         bool operator==(const TickKey&) const = default;
-    } m_ticks;  // what the tickers hold; rebuilt when this or the labels change
+    } m_ticks;          // what the tickers hold; rebuilt when this or the labels change
+    QSize m_tick_size;  // the size m_ticks were estimated for
 
     void updateRange();
     void updateLabels();
     void scheduleReplot();
     void makeCellsSquare();
+    bool setTickSteps(double cell_width, double cell_height, bool at_least_current);
     bool m_square_cells = false;
 };
 

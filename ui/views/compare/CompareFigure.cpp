@@ -8,7 +8,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QPicture>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -144,25 +143,6 @@ QString CompareFigure::caption() const
         .arg(metrics(a), metrics(b));
 }
 
-void CompareFigure::renderPlot(QPainter* painter, HeatmapPlot* plot, const QRectF& target)
-{
-    // HeatmapPlot::render records a QPicture at the screen's 96 dpi, and QPicture playback scales
-    // it by device dpi / 96: on a 72-dpi PDF page the plot would come out at 3/4 of its panel.
-    // Undo that scale so the plot fills its panel on every device.
-    const double device_dpi = painter->device() ? painter->device()->logicalDpiX() : 96.0;
-    const double recorded_dpi = QPicture().logicalDpiX();
-    const double k = device_dpi / recorded_dpi;
-    if (std::abs(k - 1.0) < 1e-9) {
-        plot->render(painter, target);
-        return;
-    }
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(1.0 / k, 1.0 / k);
-    plot->render(painter, QRectF(QPointF(0, 0), target.size()));
-    painter->restore();
-}
-
 void CompareFigure::paint(QPainter* painter, const QRectF& target)
 {
     painter->save();
@@ -194,7 +174,7 @@ void CompareFigure::paint(QPainter* painter, const QRectF& target)
     const double top = block_top + header_height;
     HeatmapPlot* plots[] = {m_plot_a, m_plot_b, m_plot_difference};
     for (int i = 0; i < 3; ++i)
-        renderPlot(painter, plots[i], QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
+        plots[i]->render(painter, QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
     painter->setPen(Qt::black);
     double y = top + panel_height + 6.0;
     for (const QString& line : lines) {
