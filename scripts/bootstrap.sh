@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev                       # the engine's matrices
   libqcustomplot-dev libqcustomplot2.1-qt6   # heatmaps
   libquazip1-qt6-dev                  # .npz (zip) weight files
+  librsvg2-bin poppler-utils          # tests: exported SVG and PDF drawn as viewers draw them
 )
 missing=()
 for p in "${packages[@]}"; do
