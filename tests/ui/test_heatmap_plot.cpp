@@ -1,8 +1,14 @@
 // HeatmapPlot: the matrix -> colour-map mapping, orientation, masks, ranges and rendering.
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
 
 #include <qcustomplot.h>
 
@@ -174,6 +180,60 @@ private slots:
                                             .arg(column)
                                             .arg(found.name(), expected.name())));
                 }
+    }
+
+    // Under the causal mask row 0 sees only key 0: its weight 1 would set the shared scale and
+    // leave every other cell dark. The default scale leaves such rows out and the colour bar
+    // says so; "all cells" is the plain 0 .. largest weight.
+    void causalScaleLeavesOutOneKeyRows_data()
+    {
+        QTest::addColumn<bool>("causal");
+        QTest::addRow("causal") << true;
+        QTest::addRow("not causal") << false;
+    }
+    void causalScaleLeavesOutOneKeyRows()
+    {
+        QFETCH(bool, causal);
+        RunSettings config;
+        config.causal = causal;
+        auto computed = AttentionPipeline::run(config, RunSettings::defaultSentence());
+        QVERIFY2(computed.ok(), qPrintable(computed.error()));
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        double largest = 0.0, largest_beyond_row_0 = 0.0;
+        for (const Matrix& weights : result->trace.weights) {  // (queries, keys)
+            largest = std::max(largest, double(weights.maxCoeff()));
+            largest_beyond_row_0 =
+                std::max(largest_beyond_row_0, double(weights.bottomRows(weights.rows() - 1).maxCoeff()));
+        }
+        const HeatmapData data = HeatmapData::fromResult(*result);
+        QCOMPARE(data.top(ColorScale::AllCells), largest);
+        QCOMPARE(data.one_key_row_count, causal ? 1 : 0);
+        if (causal) {
+            QCOMPARE(largest, 1.0);  // row 0, by the mask
+            QCOMPARE(data.top(ColorScale::WithoutOneKeyRows), largest_beyond_row_0);
+            QVERIFY(largest_beyond_row_0 < 0.95);
+        } else {
+            QCOMPARE(data.top(ColorScale::WithoutOneKeyRows), largest);
+        }
+
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        QCOMPARE(grid.colorScale(), ColorScale::WithoutOneKeyRows);  // the default
+        QCOMPARE(grid.plot(3)->valueHigh(), data.top(ColorScale::WithoutOneKeyRows));
+        QCOMPARE(grid.colorBar()->high(), data.top(ColorScale::WithoutOneKeyRows));
+        QCOMPARE(grid.colorBar()->note().contains(QStringLiteral("row 0")), causal);
+        grid.setColorScale(ColorScale::AllCells);
+        QCOMPARE(grid.plot(3)->valueHigh(), largest);
+        QCOMPARE(grid.colorBar()->high(), largest);
+        QVERIFY(grid.colorBar()->note().isEmpty());
+
+        HeadView view;
+        view.setResult(result);
+        view.setHead(2);
+        QCOMPARE(view.plot()->valueHigh(), data.top(ColorScale::WithoutOneKeyRows));
+        view.setColorScale(ColorScale::AllCells);
+        QCOMPARE(view.plot()->valueHigh(), largest);
     }
 
     void hatchFillCoversExactlyTheMaskedCells()
