@@ -171,15 +171,38 @@ void HeatmapPlot::setColorBarVisible(bool visible)
 
 void HeatmapPlot::setColorBarLabel(const QString& label)
 {
-    d->scale->axis()->setLabel(label);
+    m_bar_label = label;
+    fitTexts(m_render_size.isValid() ? m_render_size : size());
     scheduleReplot();
 }
 
 void HeatmapPlot::setTitle(const QString& title)
 {
-    d->title->setText(title);
+    m_title = title;
     d->title->setVisible(!title.isEmpty());
+    fitTexts(m_render_size.isValid() ? m_render_size : size());
     scheduleReplot();
+}
+
+QString HeatmapPlot::title() const
+{
+    return d->title->text();
+}
+QString HeatmapPlot::colorBarLabel() const
+{
+    return d->scale->axis()->label();
+}
+
+// The title across the plot and the colour bar's label along its bar are never clipped: the
+// first of their length variants (separated by U+009C) that fits is shown, else it is elided.
+void HeatmapPlot::fitTexts(const QSize& size)
+{
+    const double title_room = std::max(20, size.width() - 12);
+    d->title->setText(QFontMetricsF(d->title->font()).elidedText(m_title, Qt::ElideRight, title_room));
+    const double bar_room =
+        std::max(20, size.height() - (m_title.isEmpty() ? 0 : 30) - (m_compact ? 30 : 60));  // less the margins
+    d->scale->axis()->setLabel(
+        QFontMetricsF(d->scale->axis()->labelFont()).elidedText(m_bar_label, Qt::ElideRight, bar_room));
 }
 
 void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
@@ -427,6 +450,7 @@ void HeatmapPlot::updateRange()
 // the cells when a cell is large enough to hold "0.00" legibly.
 void HeatmapPlot::updateLabels()
 {
+    fitTexts(m_render_size.isValid() ? m_render_size : this->size());
     const int rows = int(m_values.rows());
     const int columns = int(m_values.cols());
     const QSize size = m_render_size.isValid() ? m_render_size : this->size();
