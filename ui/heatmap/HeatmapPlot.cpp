@@ -203,6 +203,8 @@ void HeatmapPlot::fitTexts(const QSize& size)
         std::max(20, size.height() - (m_title.isEmpty() ? 0 : 30) - (m_compact ? 30 : 60));  // less the margins
     d->scale->axis()->setLabel(
         QFontMetricsF(d->scale->axis()->labelFont()).elidedText(m_bar_label, Qt::ElideRight, bar_room));
+    // About one tick label per 40 pixels of bar, so that a short bar's labels do not overlap.
+    d->scale->axis()->ticker()->setTickCount(std::clamp(int(bar_room / 40), 2, 5));
 }
 
 void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
