@@ -15,6 +15,7 @@
 namespace attn {
 
 constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
+constexpr int kLongestLabel = 90;    // pixels; longer token labels are elided
 
 struct HeatmapPlot::Private {
     QCustomPlot* plot = nullptr;
@@ -478,8 +479,6 @@ void HeatmapPlot::updateLabels()
     const double cell_height =
         double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
 
-    const bool rotate = longest + 4 > cell_width;
-    x->setTickLabelRotation(rotate ? -90 : 0);
     // Square cells are as small as the smaller of the two estimates.
     const double square = std::min(cell_width, cell_height);
     // At the same size the steps the last layout measured stay (see makeCellsSquare): a
@@ -509,7 +508,11 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
     QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
     const QFontMetrics metrics(x->tickLabelFont());
     const int gap = 2;
-    const double x_need = x->tickLabelRotation() != 0 ? metrics.height() + gap : m_longest_label + 6;
+    const bool was_rotated = x->tickLabelRotation() != 0;
+    const int longest = std::min(m_longest_label, kLongestLabel);
+    const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
+    x->setTickLabelRotation(rotate ? -90 : 0);
+    const double x_need = rotate ? metrics.height() + gap : longest + 6;
     int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
     int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
     if (m_compact && !m_render_size.isValid()) {
@@ -526,9 +529,9 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
     }
     const TickKey ticks{x_step, y_step, rows, columns};
     if (ticks == m_ticks)
-        return false;
+        return rotate != was_rotated;
     m_ticks = ticks;
-    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
+    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
     d->x_ticker->clear();
     for (int column = 0; column < columns; column += x_step)
         d->x_ticker->addTick(column, elided(columnLabel(column)));
