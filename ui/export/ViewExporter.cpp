@@ -96,12 +96,17 @@ QImage ViewExporter::toImage(const QSize& size, double scale, const Painter& pai
 {
     QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(scale);
-    image.setDotsPerMeterX(dotsPerMeter(kDpi * scale));  // the PNG's physical size: 96 layout pixels per inch
-    image.setDotsPerMeterY(dotsPerMeter(kDpi * scale));
+    image.setDotsPerMeterX(dotsPerMeter(kDpi));  // painted at 96 dpi: fonts in points resolve at 96
+    image.setDotsPerMeterY(dotsPerMeter(kDpi));
     image.fill(Qt::white);
-    QPainter painter(&image);
-    setupPainter(painter);
-    paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    {
+        QPainter painter(&image);
+        setupPainter(painter);
+        paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    }
+    // The file says how large the picture is: 96 of its pixels per inch, times the scale.
+    image.setDotsPerMeterX(dotsPerMeter(kDpi * scale));
+    image.setDotsPerMeterY(dotsPerMeter(kDpi * scale));
     return image;
 }
 
