@@ -4,9 +4,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/HeadIndex.h"
 #include "core/report/JsonReport.h"
-#include "ui/export/CompareExport.h"
 #include "ui/export/ViewExporter.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -43,27 +41,34 @@ Status HeadlessRunner::checkHeads(const CommandLineOptions& options, int num_hea
 
 Status HeadlessRunner::exportView(const CommandLineOptions& options, const AttentionResult& result)
 {
+    // Every view through the one picture writer, as the window's File › Export image.
+    ExportRequest request;
     switch (options.view) {
-        case View::Compare:  // two heads and their difference
-            return CompareExport::exportCompare(result, options.compare_a, options.compare_b, options.export_path,
-                                                options.size);
-        case View::Lines:
-            return CompareExport::exportLines(result, options.head, options.export_path, options.size);
-        case View::Shapes:  // the shape diagram of this configuration, batch size B drawn, --head highlighted
-            return ShapeDiagramExport::exportTo(result, options.batch, options.head, options.export_path, options.size);
         case View::Grid:
-        case View::Head: {
-            ExportRequest request;
-            request.path = options.export_path;
-            request.view = options.view == View::Head ? ExportView::Head : ExportView::Grid;
-            request.head = options.head;
-            request.size = options.size;
-            return ViewExporter::exportView(result, request);
-        }
-        case View::Walkthrough:
-            break;  // refused by CommandLine::parse
+            request.view = ExportView::Grid;
+            break;
+        case View::Head:
+            request.view = ExportView::Head;
+            break;
+        case View::Compare:  // two heads and their difference
+            request.view = ExportView::Compare;
+            break;
+        case View::Lines:
+            request.view = ExportView::Lines;
+            break;
+        case View::Shapes:  // batch size B drawn, --head highlighted
+            request.view = ExportView::Shapes;
+            break;
+        case View::Walkthrough:  // refused by CommandLine::parse
+            return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
     }
-    return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
+    request.path = options.export_path;
+    request.head = options.head;
+    request.compare_a = options.compare_a;
+    request.compare_b = options.compare_b;
+    request.batch = options.batch;
+    request.size = options.size;
+    return ViewExporter::exportView(result, request);
 }
 
 Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)

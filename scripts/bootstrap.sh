@@ -12,6 +12,7 @@ packages=(
   libquazip1-qt6-dev                  # .npz (zip) weight files
   help2man                            # the man page, from --help
   desktop-file-utils appstream        # tests/install validates the .desktop file and metainfo
+  librsvg2-bin poppler-utils          # tests: exported SVG and PDF drawn as viewers draw them
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -58,7 +58,7 @@ class TestCompareExport : public QObject {
         } else if (suffix == QLatin1String("svg")) {
             QSvgRenderer renderer(file);
             QVERIFY(renderer.isValid());
-            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), size));  // pixel units; width/height in mm at 96 dpi
+            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), size));  // pixel units, width and height in px
             QFile f(file);
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray svg = f.readAll();
@@ -87,8 +87,9 @@ class TestCompareExport : public QObject {
             const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
             const QRegularExpressionMatch match = media.match(QString::fromLatin1(pdf));
             QVERIFY(match.hasMatch());
-            QCOMPARE(match.captured(1).toDouble(), double(size.width()));  // one point per pixel
-            QCOMPARE(match.captured(2).toDouble(), double(size.height()));
+            // The one convention of every picture: a pixel is 1/96 inch, 0.75 pt.
+            QCOMPARE(match.captured(1).toDouble(), size.width() * 0.75);
+            QCOMPARE(match.captured(2).toDouble(), size.height() * 0.75);
             QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page "), 1);
         }
     }

@@ -17,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -382,6 +383,43 @@ private slots:
         QVERIFY(!bad.ok());
         QVERIFY2(bad.error().startsWith("B: head 9"), qPrintable(bad.error()));
         QCOMPARE(figure.plotDifference()->values(), expected);
+    }
+
+    // The Compare tab in a small window (1024 x 640 leaves it about 740 x 450) and a larger one:
+    // table headers whole, titles and colour-bar labels never clipped (a shorter variant or an
+    // ellipsis), heatmaps no thinner than a readable size (the figure scrolls instead).
+    void smallWindowDegradesGracefully_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("1024 x 640 window") << QSize(740, 450);
+        QTest::addRow("1300 x 800 window") << QSize(1020, 610);
+    }
+    void smallWindowDegradesGracefully()
+    {
+        QFETCH(QSize, size);
+        CompareView view;
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(defaultResult());
+        QCoreApplication::processEvents();
+        QHeaderView* header = view.metricsTable()->horizontalHeader();
+        for (int column = 0; column < header->count(); ++column)
+            QVERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+                     qPrintable(QStringLiteral("column %1: %2 < %3")
+                                    .arg(column)
+                                    .arg(header->sectionSize(column))
+                                    .arg(header->sectionSizeHint(column))));
+        const QChar ellipsis(0x2026);
+        HeatmapPlot* similarity = view.similarityView()->plot();
+        QVERIFY(!similarity->title().isEmpty());
+        QVERIFY2(!similarity->title().contains(ellipsis), qPrintable(similarity->title()));
+        QVERIFY2(!similarity->colorBarLabel().contains(ellipsis), qPrintable(similarity->colorBarLabel()));
+        QVERIFY(similarity->width() >= 240);
+        for (HeatmapPlot* plot : {view.figure()->plotA(), view.figure()->plotB(), view.figure()->plotDifference()}) {
+            QVERIFY2(plot->height() >= 200, qPrintable(QString::number(plot->height())));
+            QVERIFY(!plot->title().contains(ellipsis));
+        }
     }
 
     void compareViewPicksHeads()

@@ -23,13 +23,14 @@ std::shared_ptr<const AttentionResult> borrow(const AttentionResult& result)
 }  // namespace
 
 Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
-                                    const QSize& size)
+                                    const QSize& size, double scale)
 {
-    return exportCompare(result, head_a, result, head_b, QString(), path, size);
+    return exportCompare(result, head_a, result, head_b, QString(), path, size, scale);
 }
 
 Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
-                                    int head_b, const QString& label_b, const QString& path, const QSize& size)
+                                    int head_b, const QString& label_b, const QString& path, const QSize& size,
+                                    double scale)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
@@ -43,10 +44,11 @@ Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a,
         !shown)
         return Error{QStringLiteral("--compare: %1").arg(shown.error())};
     return ViewExporter::exportPicture(
-        path, size, 1.0, [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
+        path, size, scale, [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
 }
 
-Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size)
+Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
+                                  double scale)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
@@ -58,7 +60,7 @@ Status CompareExport::exportLines(const AttentionResult& result, int head, const
     canvas.setResult(borrow(result));
     canvas.setHead(head);
     return ViewExporter::exportPicture(
-        path, size, 1.0, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
+        path, size, scale, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
 }
 
 Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, int num_heads)
