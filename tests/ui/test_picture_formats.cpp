@@ -309,9 +309,9 @@ private slots:
     {
         QTest::addColumn<int>("tab");
         QTest::addColumn<int>("view");
-        QTest::addRow("grid") << int(MainWindow::GridView) << int(ExportView::Grid);
-        QTest::addRow("head") << int(MainWindow::HeadViewTab) << int(ExportView::Head);
-        QTest::addRow("shapes") << int(MainWindow::ShapesTab) << int(ExportView::Shapes);
+        QTest::addRow("grid") << int(View::Grid) << int(ExportView::Grid);
+        QTest::addRow("head") << int(View::Head) << int(ExportView::Head);
+        QTest::addRow("shapes") << int(View::Shapes) << int(ExportView::Shapes);
     }
     void windowAndCommandLineExportTheSamePicture()
     {
@@ -324,7 +324,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         window.sentenceEdit()->setText(QStringLiteral("the cat sat on the mat"));
         window.controller()->waitForIdle();
-        window.setCurrentView(MainWindow::View(tab));
+        window.setCurrentView(View(tab));
         for (int i = 0; i < 5; ++i)
             QCoreApplication::processEvents();
         const QSize size(800, 600);
