@@ -66,6 +66,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
     const int head_dim = trace.head_dim;
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
+    const bool causal = trace.causal;
 
     allocateHeadMatrices(trace.weights, num_heads, query_len, key_len);
     if (keep_scores)
@@ -96,14 +97,14 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
             const int kv_head = trace.kvHeadOf(head);
             const int first = (task % blocks) * kQueryBlock;
             const int rows = std::min(kQueryBlock, query_len - first);
-            const int keys = trace.causal ? std::min(key_len, first + rows) : key_len;
+            const int keys = causal ? std::min(key_len, first + rows) : key_len;
 
             const auto q_h = trace.qHead(head).middleRows(first, rows);          // (rows, head_dim)
             const auto k_g_t = keys_t.middleRows(kv_head * head_dim, head_dim);  // (head_dim, key_len)
             const auto v_g = values.middleRows(kv_head * key_len, key_len);      // (key_len, head_dim)
             auto w = trace.weights[size_t(head)].middleRows(first, rows);        // (rows, key_len)
 
-            // The raw scores go into w (and stay in s when kept); the softmax divides them by the scale.
+            // scores = Q_h K_g^T, into w (and kept in s for the walkthrough)
             if (keep_scores) {
                 auto s = trace.scores[size_t(head)].middleRows(first, rows);  // (rows, key_len)
                 rawScores(q_h, k_g_t, s);
@@ -111,10 +112,9 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
             } else {
                 rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
             }
-            for (int i = 0; i < rows; ++i) {
-                const int visible = trace.causal ? std::min(key_len, first + i + 1) : key_len;
-                maskedSoftmax(w.row(i), visible, trace.key_padding, inv_scale);
-            }
+            // weights = softmax(mask(scores) / scale)
+            maskedSoftmax(w, first, causal, trace.key_padding, inv_scale);
+            // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));
         }
