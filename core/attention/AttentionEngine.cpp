@@ -111,7 +111,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
         return weightsFault(weights);
     // Q, K = rotate(Q), rotate(K)   (RoPE; nothing without a rotation)
     rotatePositions(options.rotate_positions, trace);
-    // per head h: weights_h = softmax(mask(Q_h K_h^T) / scale),  head_h = weights_h V_h
+    // per head h, with key/value head g = h / (num_heads / num_kv_heads):
+    //   weights_h = softmax(mask(Q_h K_g^T) / scale),  head_h = weights_h V_g
     attendHeads(trace, options.detail == TraceDetail::Full);
     // output = concat(head_1 ... head_H) Wo + bo
     if (!projectOutput(trace.concat, weights, trace.output))

@@ -518,7 +518,7 @@ private slots:
                  qPrintable(QString::number(maxDifference(trace.output, expected.output))));
     }
 
-    void ungroupedHeadsGiveTheSameNumbersAsBefore()
+    void ungroupedHeadsAreThePlainLayerToTheBit()
     {
         // fromParts with num_kv_heads = num_heads, fromFused and random(..., num_kv_heads, ...) with
         // num_kv_heads = num_heads are the plain multi-head layer: the same bits.
