@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -264,8 +265,16 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     m_status->showResult(*m_result);
 }
 
-void MainWindow::showError(SettingField field, const QString& message)
+void MainWindow::showError(SettingField field, const QString& raw_message)
 {
+    QString message = raw_message;
+    if (field == SettingField::Weights && !message.isEmpty() && !m_opening_file.isEmpty())
+        if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
+            message = tr("%1 does not say how many heads it has, and the %2 heads of the Heads field do not fit it "
+                         "(%3). Set Heads to the file's number of heads and open it again.")
+                          .arg(QFileInfo(m_opening_file).fileName())
+                          .arg(heads)
+                          .arg(message);
     m_panel->setFieldError(field, message);
     if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
         if (std::exchange(m_restoring_file, false))

@@ -88,6 +88,7 @@ private:
     void exportImageInteractively();
     void exportDataInteractively();
     void openWeightsInteractively();
+    int headsField() const;
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
@@ -106,6 +107,7 @@ private:
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
     QString m_opening_file;         // the file openWeightsFile asked for, until it is read or refused
+    int m_heads_from_field = 0;     // the Heads field's number, for an opening file that states none
     bool m_restoring_file = false;  // the remembered weight file is being read at start-up
 };
 

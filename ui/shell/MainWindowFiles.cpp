@@ -2,6 +2,8 @@
 // view. Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
+#include "core/io/NpzReader.h"
+#include "core/io/SafetensorsReader.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
@@ -25,21 +27,59 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include <memory>
+#include <utility>
+
 namespace attn {
+
+namespace {
+
+// True when the file opens as a safetensors or npz file and states no number of heads (no
+// num_heads in the metadata or the archive). Only the header or the archive's directory and its
+// num_heads member are read; any other question about the file is left to the load.
+bool statesNoHeads(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    std::unique_ptr<TensorSource> source;
+    if (suffix == u"safetensors") {
+        if (auto reader = SafetensorsReader::open(path))
+            source = std::move(reader).value();
+    } else if (suffix == u"npz") {
+        if (auto reader = NpzReader::open(path))
+            source = std::move(reader).value();
+    }
+    if (!source)
+        return false;
+    const auto declared = source->declaredNumHeads();
+    return declared && !declared->has_value();
+}
+
+}  // namespace
 
 void MainWindow::openWeightsFile(const QString& path)
 {
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
+    // A file that does not say how many heads it has is split into the number the Heads field shows.
+    m_heads_from_field = statesNoHeads(path) ? headsField() : 0;
     config.weight_source = RunSettings::WeightSource::File;
     config.weights_file = QFileInfo(path).absoluteFilePath();
     config.layer = 0;
-    config.file_num_heads = 0;
+    config.file_num_heads = m_heads_from_field;
     m_opening_file = config.weights_file;
     // The panel follows the controller's config (showConfig): the file now, the weights in use
     // again if it is refused.
     if (m_controller->setConfig(config) && !m_controller->isLoadingWeightFile())
         weightsFileLoaded(config.weights_file);  // the file in use already
+}
+
+int MainWindow::headsField() const
+{
+    // What the Heads field shows: the heads of the weights in use ("from file" shows the file's).
+    const RunSettings& config = m_controller->config();
+    if (config.weight_source == RunSettings::WeightSource::File && config.file_num_heads > 0)
+        return config.file_num_heads;
+    return m_result ? m_result->numHeads() : config.num_heads;
 }
 
 void MainWindow::weightsFileLoaded(const QString& path)
@@ -49,7 +89,13 @@ void MainWindow::weightsFileLoaded(const QString& path)
         return;  // another layer of the file in use, or a file given on the command line
     m_opening_file.clear();
     m_settings->addRecentFile(path);
-    m_message->hide();
+    if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
+        m_message->showInfo(tr("%1 does not say how many heads it has: it is split into %2 heads, the number in the "
+                               "Heads field. Change Heads to split it otherwise.")
+                                .arg(QFileInfo(path).fileName())
+                                .arg(heads));
+    else
+        m_message->hide();
     updateRecentMenu();
 }
 
