@@ -4,12 +4,25 @@
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/WeightFileWriters.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/export/ExportImageDialog.h"
+#include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -108,6 +121,111 @@ private slots:
         const QString message = m_window->messageBar()->text();
         QVERIFY2(message.contains("does not say how many heads") && message.contains("Heads"), qPrintable(message));
         QVERIFY2(!message.contains("--heads"), qPrintable(message));
+    }
+
+    void exportProposesAFolderThatExists()
+    {
+        // A home without Pictures or Documents: the proposal is in the home folder itself.
+        QTemporaryDir home;
+        const QByteArray old_home = qgetenv("HOME");
+        const QByteArray old_config = qgetenv("XDG_CONFIG_HOME");
+        qputenv("HOME", QFile::encodeName(home.path()));
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(home.filePath("config")));  // no user-dirs.dirs there
+        const QString bare = m_window->proposedImagePath();
+        QVERIFY(QDir(home.filePath("Documents")).mkpath("."));
+        const QString with_documents = m_window->proposedImagePath();
+        QVERIFY(QDir(home.filePath("Pictures")).mkpath("."));
+        const QString with_pictures = m_window->proposedImagePath();
+        qputenv("HOME", old_home);
+        qputenv("XDG_CONFIG_HOME", old_config);
+        if (old_config.isEmpty())
+            qunsetenv("XDG_CONFIG_HOME");
+        QCOMPARE(QFileInfo(bare).absolutePath(), QFileInfo(home.path()).absoluteFilePath());
+        QCOMPARE(QFileInfo(with_documents).absolutePath(), QFileInfo(home.filePath("Documents")).absoluteFilePath());
+        QCOMPARE(QFileInfo(with_pictures).absolutePath(), QFileInfo(home.filePath("Pictures")).absoluteFilePath());
+        QVERIFY(with_pictures.endsWith(".png"));
+    }
+
+    void exportFailureMessageGoesOnceAnExportSucceeds()
+    {
+        QVERIFY(!m_window->exportImage(m_dir.filePath("missing/heads.png"), {400, 300}));
+        QVERIFY2(m_window->messageBar()->text().contains("Export failed"), qPrintable(m_window->messageBar()->text()));
+        QVERIFY(m_window->exportImage(m_dir.filePath("heads.png"), {400, 300}));
+        QCOMPARE(m_window->messageBar()->text(), QString());
+        // A message about something else stays.
+        m_window->messageBar()->showError("weights: something else");
+        QVERIFY(m_window->exportImage(m_dir.filePath("heads2.png"), {400, 300}));
+        QCOMPARE(m_window->messageBar()->text(), QString("weights: something else"));
+    }
+
+    void closedSettingsPanelComesBackFromTheViewMenu()
+    {
+        auto* dock = m_window->findChild<QDockWidget*>("SettingsDock");
+        QVERIFY(dock);
+        dock->close();
+        QVERIFY(!dock->isVisible());
+        QMenu* view = nullptr;
+        for (QAction* menu : m_window->menuBar()->actions())
+            if (menu->text() == "&View")
+                view = menu->menu();
+        QVERIFY(view);
+        QVERIFY(view->actions().contains(dock->toggleViewAction()));
+        dock->toggleViewAction()->trigger();
+        QVERIFY(dock->isVisible());
+    }
+
+    void keyboardShortcutsListEveryShortcut()
+    {
+        const QString html = m_window->actions()->shortcutsHtml();
+        int listed = 0;
+        for (QAction* action : static_cast<QWidget*>(m_window.get())->actions())
+            for (const QKeySequence& shortcut : action->shortcuts()) {
+                const QString keys = shortcut.toString(QKeySequence::NativeText).toHtmlEscaped();
+                QVERIFY2(html.contains(keys), qPrintable(keys));
+                QVERIFY2(html.contains(action->text().remove('&').toHtmlEscaped()), qPrintable(action->text()));
+                ++listed;
+            }
+        QVERIFY(listed >= 16);  // Ctrl+O, Ctrl+E, ... Ctrl+1..6, PgUp, PgDn, Ctrl+L, Ctrl+M, F1
+        QAction* help = m_window->actions()->get(ActionId::KeyboardShortcuts);
+        QVERIFY(help->shortcuts().contains(QKeySequence(Qt::Key_F1)));
+        help->trigger();
+        auto* box = m_window->findChild<QMessageBox*>("KeyboardShortcuts");
+        QVERIFY(box);
+        QTRY_VERIFY(box->isVisible());
+        QCOMPARE(box->text(), html);
+        box->close();
+    }
+
+    void aboutNamesVersionLicencesAndDocumentation()
+    {
+        QCoreApplication::setApplicationVersion("9.8.7");
+        m_window->actions()->get(ActionId::About)->trigger();
+        auto* box = m_window->findChild<QMessageBox*>("About");
+        QVERIFY(box);
+        QTRY_VERIFY(box->isVisible());
+        const QString text = box->text();
+        for (const char* part : {"9.8.7", "README", "docs/command-line.md", "toy-4d", "QCustomPlot (GPL", "Eigen (MPL",
+                                 "QuaZip (LGPL", "Qt ", "href="})
+            QVERIFY2(text.contains(part), part);
+        QVERIFY(!text.contains("tests/data"));  // the vocabularies are test data, not shipped
+        box->close();
+        QMenu* help =
+            m_window->actions()->get(ActionId::AboutQt)->associatedObjects().isEmpty()
+                ? nullptr
+                : qobject_cast<QMenu*>(m_window->actions()->get(ActionId::AboutQt)->associatedObjects().first());
+        QVERIFY2(help && help->title() == "&Help", "About Qt is in the Help menu");
+    }
+
+    void exportDialogLabelsItsFileField()
+    {
+        ExportImageDialog dialog(m_dir.filePath("x.png"), {400, 300});
+        bool found = false;
+        for (QLabel* label : dialog.findChildren<QLabel*>())
+            if (label->text() == "&File") {
+                found = true;
+                QVERIFY(qobject_cast<QLineEdit*>(label->buddy()));  // shown as "File" with Alt+F
+            }
+        QVERIFY(found);
     }
 };
 

@@ -27,6 +27,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include <initializer_list>
 #include <memory>
 #include <utility>
 
@@ -147,18 +148,39 @@ Status MainWindow::exportImage(const QString& path, const QSize& size, double sc
         return Error{tr("nothing to export yet")};
     Status status = ViewExporter::exportPicture(
         path, size, scale, [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
-    if (status)
+    if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
+        m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+    } else {
+        m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
+    }
     return status;
+}
+
+namespace {
+
+// The first of the locations that exists, else the home folder: a file proposed there can be saved.
+QString existingFolder(std::initializer_list<QStandardPaths::StandardLocation> locations)
+{
+    for (QStandardPaths::StandardLocation location : locations) {
+        const QString folder = QStandardPaths::writableLocation(location);
+        if (!folder.isEmpty() && QFileInfo(folder).isDir())
+            return folder;
+    }
+    return QDir::homePath();
+}
+
+}  // namespace
+
+QString MainWindow::proposedImagePath() const
+{
+    return QDir(existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation}))
+        .filePath(m_tabs->currentExportName());
 }
 
 void MainWindow::exportImageInteractively()
 {
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString name = m_tabs->currentExportName();
-    ExportImageDialog dialog(QDir(directory).filePath(name), m_tabs->currentViewSize(), this);
+    ExportImageDialog dialog(proposedImagePath(), m_tabs->currentViewSize(), this);
     if (dialog.exec() == QDialog::Accepted)
         exportImage(dialog.path(), dialog.imageSize(), dialog.scale());
 }
@@ -168,16 +190,18 @@ Status MainWindow::exportData(const QString& path)
     if (!m_result)
         return Error{tr("nothing to export yet")};
     Status status = DataExporter::exportWeights(*m_result, path);
-    if (status)
+    if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
+        m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+    } else {
+        m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
+    }
     return status;
 }
 
 void MainWindow::exportDataInteractively()
 {
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString directory = existingFolder({QStandardPaths::DocumentsLocation});
     const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights"),
                                                       QDir(directory).filePath(QStringLiteral("attention.csv")),
                                                       tr("CSV (*.csv);;NumPy array (*.npy);;JSON (*.json)"));
