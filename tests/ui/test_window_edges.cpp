@@ -12,6 +12,7 @@
 #include "ui/shell/SettingsPanel.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
@@ -214,6 +215,38 @@ private slots:
                 ? nullptr
                 : qobject_cast<QMenu*>(m_window->actions()->get(ActionId::AboutQt)->associatedObjects().first());
         QVERIFY2(help && help->title() == "&Help", "About Qt is in the Help menu");
+    }
+
+    void refusedFieldKeepsItsNativeLook()
+    {
+        SettingsPanel* panel = m_window->settingsPanel();
+        QSpinBox* heads = panel->headsBox();
+        const QString tip = heads->toolTip();
+        const QColor base = panel->palette().color(QPalette::Base);
+        heads->setValue(7);  // 512 is not divisible by 7
+        QVERIFY(panel->fieldError(SettingField::Heads).contains("not divisible by 7"));
+        // No style sheet: the spin box is drawn by the application's style, arrows included.
+        QVERIFY(heads->styleSheet().isEmpty());
+        QCOMPARE(heads->style(), QApplication::style());
+        QVERIFY(heads->palette().color(QPalette::Base) != base);  // the red tint
+        QCOMPARE(heads->toolTip(), panel->fieldError(SettingField::Heads));
+        heads->setValue(8);
+        QVERIFY(panel->fieldError(SettingField::Heads).isEmpty());
+        QCOMPARE(heads->palette().color(QPalette::Base), base);
+        QCOMPARE(heads->toolTip(), tip);
+    }
+
+    void weightsRefusalIsShownOnce()
+    {
+        const QString path = m_dir.filePath("broken.npz");
+        QVERIFY(writeFile(path, "not a zip at all"));
+        m_window->openWeightsFile(path);
+        m_window->controller()->waitForIdle();
+        QVERIFY2(m_window->messageBar()->text().contains("broken.npz"), qPrintable(m_window->messageBar()->text()));
+        QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Weights).contains("broken.npz"));
+        QVERIFY(m_window->settingsPanel()->weightsBox()->toolTip().contains("broken.npz"));
+        for (QLabel* label : m_window->settingsPanel()->findChildren<QLabel*>())
+            QVERIFY2(!(label->isVisible() && label->text().contains("broken.npz")), "repeated under the field");
     }
 
     void exportDialogLabelsItsFileField()
