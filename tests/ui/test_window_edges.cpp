@@ -12,8 +12,8 @@
 #include "ui/shell/SettingsPanel.h"
 
 #include <QAction>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -98,6 +98,21 @@ private slots:
         m_window->settingsPanel()->headsBox()->setValue(2);
         m_window->controller()->waitForIdle();
         QCOMPARE(m_window->controller()->result()->numHeads(), 2);
+    }
+
+    void jsonWithoutHeadsIsSplitAsTheHeadsFieldSays()
+    {
+        const QString path = m_dir.filePath("toy.json");
+        const QByteArray eye = "[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]";
+        QVERIFY(writeFile(path, "{\"wq\": " + eye + ", \"wk\": " + eye + ", \"wv\": " + eye + "}"));
+        m_window->settingsPanel()->headsBox()->setValue(2);
+        m_window->openWeightsFile(path);
+        m_window->controller()->waitForIdle();
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(m_window->controller()->config().weight_source == RunSettings::WeightSource::File,
+                 qPrintable(message));
+        QCOMPARE(m_window->controller()->result()->numHeads(), 2);
+        QVERIFY2(!message.contains("--heads") && message.contains("Heads"), qPrintable(message));
     }
 
     void fileThatStatesItsHeadsKeepsThem()

@@ -20,8 +20,11 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMimeData>
 #include <QStandardPaths>
@@ -35,12 +38,23 @@ namespace attn {
 
 namespace {
 
-// True when the file opens as a safetensors or npz file and states no number of heads (no
-// num_heads in the metadata or the archive). Only the header or the archive's directory and its
-// num_heads member are read; any other question about the file is left to the load.
+// A hand-written JSON weight file is small; a larger one is left to the load, off this thread.
+constexpr qint64 kMaxJsonCheckedHere = qint64(4) << 20;
+
+// True when the file opens as a safetensors, npz or (small) JSON file and states no number of
+// heads (no num_heads in the metadata, the archive or the object). Only the header or the
+// archive's directory and its num_heads member are read; any other question about the file is
+// left to the load.
 bool statesNoHeads(const QString& path)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == u"json") {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxJsonCheckedHere)
+            return false;
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll());
+        return document.isObject() && !document.object().contains(QLatin1String("num_heads"));
+    }
     std::unique_ptr<TensorSource> source;
     if (suffix == u"safetensors") {
         if (auto reader = SafetensorsReader::open(path))
