@@ -98,6 +98,7 @@ private slots:
         m_window->settingsPanel()->headsBox()->setValue(2);
         m_window->controller()->waitForIdle();
         QCOMPARE(m_window->controller()->result()->numHeads(), 2);
+        QCOMPARE(m_window->messageBar()->text(), QString());  // "split into 4 heads" is no longer true
     }
 
     void jsonWithoutHeadsIsSplitAsTheHeadsFieldSays()

@@ -100,15 +100,18 @@ int MainWindow::headsField() const
 void MainWindow::weightsFileLoaded(const QString& path)
 {
     m_restoring_file = false;
-    if (path != m_opening_file)
+    if (path != m_opening_file) {
+        m_message->dismiss(MessageBar::Subject::FileHeads);  // the heads (or layer) were chosen since
         return;  // another layer of the file in use, or a file given on the command line
+    }
     m_opening_file.clear();
     m_settings->addRecentFile(path);
     if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
         m_message->showInfo(tr("%1 does not say how many heads it has: it is split into %2 heads, the number in the "
                                "Heads field. Change Heads to split it otherwise.")
                                 .arg(QFileInfo(path).fileName())
-                                .arg(heads));
+                                .arg(heads),
+                            MessageBar::Subject::FileHeads);
     else
         m_message->hide();
     updateRecentMenu();

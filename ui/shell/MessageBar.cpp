@@ -28,9 +28,9 @@ void MessageBar::showError(const QString& text, Subject subject)
 {
     showText(text, true, subject);
 }
-void MessageBar::showInfo(const QString& text)
+void MessageBar::showInfo(const QString& text, Subject subject)
 {
-    showText(text, false, Subject::Other);
+    showText(text, false, subject);
 }
 void MessageBar::dismiss(Subject subject)
 {
