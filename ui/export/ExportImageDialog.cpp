@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -24,7 +25,10 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     auto* path_row = new QHBoxLayout;
     path_row->addWidget(m_path, 1);
     path_row->addWidget(browse);
-    form->addRow(tr("&File"), path_row);
+    // A row of a layout gets no buddy from addRow: the label is made here, so "&File" is Alt+F.
+    auto* path_label = new QLabel(tr("&File"), this);
+    path_label->setBuddy(m_path);
+    form->addRow(path_label, path_row);
     m_width = new QSpinBox(this);
     m_height = new QSpinBox(this);
     for (QSpinBox* box : {m_width, m_height}) {

@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
@@ -19,6 +20,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -73,6 +75,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
                       QDockWidget::DockWidgetClosable);
     dock->setMinimumWidth(260);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_settings_dock = dock;
 
     buildMenus();
     m_status = new ResultStatus(statusBar());
@@ -154,6 +157,11 @@ void MainWindow::buildMenus()
     view->addAction(a->get(ActionId::NextHead));
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
+    view->addSeparator();
+    QAction* settings_panel = m_settings_dock->toggleViewAction();  // brings a closed panel back
+    settings_panel->setText(tr("Se&ttings panel"));
+    settings_panel->setToolTip(tr("Show or hide the settings panel"));
+    view->addAction(settings_panel);
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     model->addAction(a->get(ActionId::Causal));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
@@ -166,7 +174,10 @@ void MainWindow::buildMenus()
             m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(a->get(ActionId::KeyboardShortcuts));
+    help->addSeparator();
     help->addAction(a->get(ActionId::About));
+    help->addAction(a->get(ActionId::AboutQt));
     for (QMenu* menu : {file, view, model, m_examples_menu, help})
         menu->setToolTipsVisible(true);
 
@@ -191,11 +202,30 @@ void MainWindow::buildMenus()
         if (!m_controller->setConfig(config))
             showConfig(m_controller->config());  // refused: back to the option in use
     });
-    connect(a->get(ActionId::About), &QAction::triggered, this, [this] {
-        QMessageBox::about(this, tr("About attention-lab"),
-                           tr("<b>attention-lab</b> %1<br>What multi-head attention does to a sentence, head by head.")
-                               .arg(QApplication::applicationVersion()));
-    });
+    connect(a->get(ActionId::KeyboardShortcuts), &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
+    connect(a->get(ActionId::About), &QAction::triggered, this, &MainWindow::showAbout);
+    connect(a->get(ActionId::AboutQt), &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::showKeyboardShortcuts()
+{
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"), m_actions->shortcutsHtml(),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("KeyboardShortcuts"));
+    box->setTextFormat(Qt::RichText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();  // the window stays usable: the list can be read while trying the keys
+}
+
+void MainWindow::showAbout()
+{
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About attention-lab"), aboutHtml(), QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("About"));
+    box->setTextFormat(Qt::RichText);
+    box->setTextInteractionFlags(Qt::TextBrowserInteraction);  // the links open in the browser
+    box->setIconPixmap(windowIcon().pixmap(64, 64));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 QString MainWindow::statusText() const
@@ -264,8 +294,16 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     m_status->showResult(*m_result);
 }
 
-void MainWindow::showError(SettingField field, const QString& message)
+void MainWindow::showError(SettingField field, const QString& raw_message)
 {
+    QString message = raw_message;
+    if (field == SettingField::Weights && !message.isEmpty() && !m_opening_file.isEmpty())
+        if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
+            message = tr("%1 does not say how many heads it has, and the %2 heads of the Heads field do not fit it "
+                         "(%3). Set Heads to the file's number of heads and open it again.")
+                          .arg(QFileInfo(m_opening_file).fileName())
+                          .arg(heads)
+                          .arg(message);
     m_panel->setFieldError(field, message);
     if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
         if (std::exchange(m_restoring_file, false))

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class QDockWidget;
 class QLineEdit;
 class QMenu;
 
@@ -66,6 +67,9 @@ public:
     Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
     Status exportData(const QString& path);
     void copyImage();
+    // Where Export image proposes to save: in the pictures folder, the documents folder or the
+    // home folder, the first that exists.
+    QString proposedImagePath() const;
     void saveSettings();
     // The Examples menu's toy example, from the resources built into the program.
     Status showToyExample();
@@ -88,6 +92,9 @@ private:
     void exportImageInteractively();
     void exportDataInteractively();
     void openWeightsInteractively();
+    void showKeyboardShortcuts();
+    void showAbout();
+    int headsField() const;
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
@@ -99,6 +106,7 @@ private:
     HeadsGrid* m_grid = nullptr;
     HeadView* m_head_view = nullptr;
     SettingsPanel* m_panel = nullptr;
+    QDockWidget* m_settings_dock = nullptr;
     QMenu* m_recent_menu = nullptr;
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
@@ -106,6 +114,7 @@ private:
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
     QString m_opening_file;         // the file openWeightsFile asked for, until it is read or refused
+    int m_heads_from_field = 0;     // the Heads field's number, for an opening file that states none
     bool m_restoring_file = false;  // the remembered weight file is being read at start-up
 };
 

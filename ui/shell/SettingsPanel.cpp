@@ -78,9 +78,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     addErrorRow(form, SettingField::InputDim, m_input_dim);
     form->addRow(tr("See&d"), m_seed);
     form->addRow(tr("&Weights"), m_weights);
-    addErrorRow(form, SettingField::Weights, m_weights);
+    addErrorRow(form, SettingField::Weights, m_weights, false);
     form->addRow(tr("&Layer"), m_layer);
-    addErrorRow(form, SettingField::Layer, m_layer);
+    addErrorRow(form, SettingField::Layer, m_layer, false);
     auto* attention = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("Attention")));
     attention->setContentsMargins(0, 8, 0, 2);
     form->addRow(attention);
@@ -111,14 +111,17 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     setConfig(RunSettings{});
 }
 
-void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget)
+void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)
 {
-    auto* label = new QLabel(this);
-    label->setWordWrap(true);
-    label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
-    label->setVisible(false);
-    form->addRow(QString(), label);
-    m_rows.insert_or_assign(field, FieldRow{widget, label});
+    QLabel* label = nullptr;
+    if (reason_underneath) {
+        label = new QLabel(this);
+        label->setWordWrap(true);
+        label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+        label->setVisible(false);
+        form->addRow(QString(), label);
+    }
+    m_rows.insert_or_assign(field, FieldRow{widget, label, QString(), widget->toolTip()});
 }
 
 void SettingsPanel::setConfig(const RunSettings& config)
@@ -189,18 +192,34 @@ void SettingsPanel::setFieldError(SettingField field, const QString& message)
     const auto row = m_rows.find(field);
     if (row == m_rows.end())
         return;
-    auto [widget, label] = row->second;
-    label->setText(message);
-    label->setVisible(!message.isEmpty());
-    widget->setStyleSheet(message.isEmpty() ? QString()
-                                            : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
-    widget->setProperty("error", message);
+    FieldRow& flagged = row->second;
+    flagged.message = message;
+    if (flagged.error) {
+        flagged.error->setText(message);
+        flagged.error->setVisible(!message.isEmpty());
+    }
+    flagged.widget->setToolTip(message.isEmpty() ? flagged.tooltip : message);
+    flagged.widget->setProperty("error", message);
+    if (message.isEmpty()) {
+        flagged.widget->setPalette(QPalette());  // back to the inherited palette
+        return;
+    }
+    // The widget's own look (a style sheet would replace a spin box's arrows), tinted red.
+    QPalette tinted = palette();
+    const QColor red(0xe5, 0x39, 0x35);
+    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
+        const QColor base = tinted.color(role);
+        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
+                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
+                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
+    }
+    flagged.widget->setPalette(tinted);
 }
 
 QString SettingsPanel::fieldError(SettingField field) const
 {
     const auto row = m_rows.find(field);
-    return row == m_rows.end() ? QString() : row->second.error->text();
+    return row == m_rows.end() ? QString() : row->second.message;
 }
 
 void SettingsPanel::showResult(const AttentionResult& result)

@@ -21,7 +21,9 @@ struct AttentionResult;
 
 // The model settings: d_model, heads, input dim, seed, weights, layer, causal mask, scale,
 // positional encoding and colour map. Every change is sent as a whole RunSettings; a value the
-// controller refuses is flagged at its field (red frame and the reason underneath).
+// controller refuses is flagged at its field: a red tint of the field's own palette (so a spin box
+// keeps its arrows) and the reason in its tooltip and underneath. A weight file's refusal is long
+// and also in the window's message bar: it is not repeated underneath, so the panel does not jump.
 class SettingsPanel : public QWidget {
     Q_OBJECT
 public:
@@ -52,7 +54,7 @@ signals:
 private:
     void emitConfig();
     void updateEnabled();
-    void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget);
+    void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath = true);
 
     QSpinBox* m_d_model = nullptr;
     QSpinBox* m_heads = nullptr;
@@ -66,8 +68,10 @@ private:
     QCheckBox* m_positional = nullptr;
     QComboBox* m_color_map = nullptr;
     struct FieldRow {
-        QWidget* widget;  // framed in red while the value is refused
-        QLabel* error;    // the reason, under it
+        QWidget* widget;  // tinted red while the value is refused
+        QLabel* error;    // the reason, under it (nullptr: the message bar says it)
+        QString message;
+        QString tooltip;  // the field's own, shown again once the value is accepted
     };
     std::map<SettingField, FieldRow> m_rows;
     QString m_weights_file;
