@@ -13,6 +13,7 @@
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -201,6 +202,31 @@ private slots:
         controller()->waitForIdle();
         QVERIFY(controller()->result()->isCross());
         QVERIFY(m_window->kvSentenceEdit()->property("error").toString().isEmpty());
+    }
+
+    // The second sentence and the padded keys are remembered like the sentence; a hand-edited
+    // settings file with nonsense in the padded keys loses only the nonsense.
+    void secondSentenceAndPaddingAreRemembered()
+    {
+        m_window->kvSentenceEdit()->setText(QStringLiteral("x y z"));
+        m_window->togglePaddedKey(2);
+        controller()->waitForIdle();
+        m_window->saveSettings();
+        m_window.reset();
+        m_window = std::make_unique<MainWindow>(m_settings.get());
+        m_window->controller()->waitForIdle();
+        QCOMPARE(m_window->kvSentenceEdit()->text(), QStringLiteral("x y z"));
+        QCOMPARE(controller()->config().padded_keys, QList<int>{2});
+        const auto result = controller()->result();
+        QVERIFY(result && result->isCross());
+        QCOMPARE(result->trace.key_padding, (std::vector<bool>{false, false, true}));
+
+        m_window.reset();
+        QSettings raw(m_dir.filePath("settings.ini"), QSettings::IniFormat);
+        raw.setValue("model/pad_keys", "1,x,-4,,1,99999999999");
+        raw.sync();
+        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
+        QCOMPARE(m_settings->runSettings().padded_keys, QList<int>{1});
     }
 
     // The walkthrough lists the keys' own tokens for K, V and the weights.

@@ -188,6 +188,12 @@ bool AttentionController::setKvSentence(const QString& sentence)
     return true;
 }
 
+void AttentionController::presetKvSentence(const QString& sentence)
+{
+    m_kv_sentence = sentence;
+    m_result_outdated = true;
+}
+
 void AttentionController::presetSentence(const QString& sentence)
 {
     m_sentence = sentence;

@@ -51,6 +51,7 @@ public:
     // empty one means self-attention. With the causal mask it is refused (errorChanged for
     // KvSentence) until one of the two is cleared.
     bool setKvSentence(const QString& sentence);
+    void presetKvSentence(const QString& sentence);  // kept for the next computation, as presetSentence
     const QString& kvSentence() const { return m_kv_sentence; }
     // Shows a ready-made example (Examples menu): its config, weights and input rows instead of
     // the sentence. Config changes that keep its weights (causal, scale) stay on its rows; a new

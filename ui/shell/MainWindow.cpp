@@ -249,6 +249,11 @@ void MainWindow::restoreSettings()
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(m_settings->sentence());
     }
+    {
+        const QSignalBlocker block(m_kv_sentence);
+        m_kv_sentence->setText(m_settings->kvSentence());
+    }
+    m_controller->presetKvSentence(m_kv_sentence->text());
     m_controller->presetSentence(m_sentence->text());  // the sentence alone is not worth a result
     m_tabs->setSentence(m_sentence->text());
     // A remembered weight file is read on the worker; if it cannot be, showError says so.
@@ -268,6 +273,7 @@ void MainWindow::saveSettings()
     // An example is not a setting: what it replaced is remembered instead.
     const bool example = m_controller->showsExample();
     m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setKvSentence(m_kv_sentence->text());
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setCurrentView(currentView());
