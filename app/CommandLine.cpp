@@ -55,6 +55,10 @@ QString CommandLine::optionFor(SettingField field)
             return QStringLiteral("--layer");
         case SettingField::Scale:
             return QStringLiteral("--scale");
+        case SettingField::KvSentence:
+            return QStringLiteral("--kv-sentence");
+        case SettingField::PadKeys:
+            return QStringLiteral("--pad-keys");
     }
     return QString();
 }
@@ -69,6 +73,9 @@ QString CommandLine::helpText()
                "  --sentence TEXT        sentence to tokenize (default: \"%1\")\n"
                "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
                "  --tokens A,B,C         labels for the rows of --input\n"
+               "  --kv-sentence TEXT     cross-attention: keys and values from this sentence, queries from --sentence\n"
+               "  --kv-input FILE.npy    cross-attention: keys and values from this T_kv x d_in matrix\n"
+               "  --pad-keys I,J,...     0-based key positions masked as padding (weight exactly 0)\n"
                "Model\n"
                "  --d-model N            model width (default 512)\n"
                "  --heads N              number of heads (default 8; with --weights: the file's)\n"
@@ -102,9 +109,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence", "input", "tokens", "d-model", "heads",      "input-dim", "seed",
-                                "weights",  "layer", "scale",  "json",    "export",     "view",      "head",
-                                "compare",  "size",  "batch",  "tab",     "screenshot", "example"};
+    const QStringList valued = {"sentence",   "input",   "tokens",      "d-model",  "heads",   "input-dim",
+                                "seed",       "weights", "layer",       "scale",    "json",    "export",
+                                "view",       "head",    "compare",     "size",     "batch",   "tab",
+                                "screenshot", "example", "kv-sentence", "kv-input", "pad-keys"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -136,6 +144,27 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (options.input_path.isEmpty())
             return Error{QStringLiteral("--tokens: labels only go with --input")};
         options.token_labels = parser.value("tokens").split(u',');
+    }
+    if (parser.isSet("kv-sentence") && parser.isSet("kv-input"))
+        return Error{QStringLiteral("--kv-sentence: cannot be combined with --kv-input (one second input)")};
+    if (parser.isSet("kv-sentence")) {
+        options.kv_sentence = parser.value("kv-sentence");
+        if (options.kv_sentence.trimmed().isEmpty())
+            return Error{QStringLiteral("--kv-sentence: the sentence is empty")};
+    }
+    if (parser.isSet("kv-input")) {
+        options.kv_input_path = parser.value("kv-input");
+        if (!QFileInfo(options.kv_input_path).isFile())
+            return Error{QStringLiteral("--kv-input %1: no such file").arg(options.kv_input_path)};
+    }
+    if (parser.isSet("pad-keys")) {
+        const QString text = parser.value("pad-keys");
+        static const QRegularExpression position(QStringLiteral("^\\s*\\d{1,9}\\s*$"));
+        for (const QString& part : text.split(u',')) {
+            if (!position.match(part).hasMatch())
+                return Error{QStringLiteral("--pad-keys: expected 0-based key positions I,J,..., got '%1'").arg(text)};
+            config.padded_keys.append(part.trimmed().toInt());
+        }
     }
     auto readInt = [&](const char* name, int& target, int minimum = 1) -> Status {
         if (!parser.isSet(name))
@@ -173,6 +202,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         config.scale = *scale;
     }
     config.causal = parser.isSet("causal");
+    if (config.causal && options.isCross())
+        return Error{
+            QStringLiteral("--causal: cannot be combined with %1 (the causal mask needs self-attention)")
+                .arg(parser.isSet("kv-sentence") ? QStringLiteral("--kv-sentence") : QStringLiteral("--kv-input"))};
     config.positional_encoding = !parser.isSet("no-positional");
     if (parser.isSet("weights") && parser.isSet("identity"))
         return Error{QStringLiteral("--identity: cannot be combined with --weights")};
@@ -249,6 +282,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--screenshot: cannot be combined with --json or --export")};
         if (!options.input_path.isEmpty())
             return Error{QStringLiteral("--screenshot: the window shows sentences, not --input")};
+        if (!options.kv_input_path.isEmpty())
+            return Error{QStringLiteral("--screenshot: the window shows sentences, not --kv-input")};
     }
     if (parser.isSet("example")) {
         options.example = parser.value("example").trimmed().toLower();

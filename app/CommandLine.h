@@ -19,6 +19,9 @@ struct CommandLineOptions {
     QString sentence = RunSettings::defaultSentence();
     QString input_path;        // --input FILE.npy, instead of the sentence
     QStringList token_labels;  // --tokens A,B,C
+    // Cross-attention: keys and values from a second input, --kv-sentence TEXT or --kv-input FILE.npy.
+    QString kv_sentence;
+    QString kv_input_path;
     bool heads_given = false;
 
     QString json_path;       // --json FILE or "-" for standard output
@@ -42,6 +45,7 @@ struct CommandLineOptions {
     bool show_help = false;
     bool show_version = false;
 
+    bool isCross() const { return !kv_sentence.isEmpty() || !kv_input_path.isEmpty(); }
     bool headless() const { return !json_path.isEmpty() || !export_path.isEmpty(); }
 };
 

@@ -4,10 +4,13 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/HeadIndex.h"
 #include "core/report/JsonReport.h"
+#include "core/text/WordSplitter.h"
 #include "ui/export/ViewExporter.h"
 
 #include <QFile>
 #include <QSaveFile>
+
+#include <optional>
 
 namespace attn {
 namespace {
@@ -73,29 +76,93 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
 
 Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
 {
-    if (options.input_path.isEmpty())
+    if (!options.isCross() && options.config.padded_keys.isEmpty() && options.input_path.isEmpty())
         return AttentionPipeline::run(options.config, options.sentence, detail);
 
-    // --input: the rows are given, so there are no embeddings and no positional encoding.
-    auto x = NpyReader::readMatrixFile(options.input_path);
-    if (!x)
-        return Error{QStringLiteral("--input %1").arg(x.error())};
-    auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), options.token_labels);
-    if (!input)
-        return Error{QStringLiteral("--input %1: %2").arg(options.input_path, input.error())};
+    // A sentence is checked before the weights are built, as AttentionPipeline::run does.
+    const auto sentenceTokens = [](const QString& option, const QString& sentence) -> Result<TokenList> {
+        TokenList tokens = WordSplitter::split(sentence);
+        if (tokens.isEmpty())
+            return Error{QStringLiteral("%1: the sentence has no tokens").arg(option)};
+        return tokens;
+    };
+    // --input and --kv-input: the rows are given, so there are no embeddings and no positional encoding.
+    const auto matrixInput = [](const QString& option, const QString& path,
+                                const QStringList& labels) -> Result<AttentionInput> {
+        auto x = NpyReader::readMatrixFile(path);
+        if (!x)
+            return Error{QStringLiteral("%1 %2").arg(option, x.error())};
+        auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), labels);
+        if (!input)
+            return Error{QStringLiteral("%1 %2: %3").arg(option, path, input.error())};
+        return input;
+    };
+
     RunSettings config = options.config;
-    config.positional_encoding = false;
-    if (config.input_dim == 0)
-        config.input_dim = int(input->x.cols());
+    std::optional<AttentionInput> query_rows;  // (query_len, input_dim) from --input
+    std::optional<TokenList> query_tokens;
+    if (!options.input_path.isEmpty()) {
+        auto rows = matrixInput(QStringLiteral("--input"), options.input_path, options.token_labels);
+        if (!rows)
+            return Error{rows.error()};
+        query_rows = std::move(rows).value();
+        config.positional_encoding = false;
+        if (config.input_dim == 0)
+            config.input_dim = int(query_rows->x.cols());
+    } else {
+        auto tokens = sentenceTokens(QStringLiteral("--sentence"), options.sentence);
+        if (!tokens)
+            return Error{tokens.error()};
+        query_tokens = std::move(tokens).value();
+    }
+    std::optional<TokenList> kv_tokens;
+    if (!options.kv_sentence.isEmpty()) {
+        auto tokens = sentenceTokens(QStringLiteral("--kv-sentence"), options.kv_sentence);
+        if (!tokens)
+            return Error{tokens.error()};
+        kv_tokens = std::move(tokens).value();
+    }
+
     auto weights = AttentionPipeline::buildWeights(config);
     if (!weights)
         return Error{weights.error()};
-    if (weights->weights.inputDim() != input->x.cols())
-        return Error{QStringLiteral("--input %1: the rows have %2 columns, the weights expect %3")
-                         .arg(options.input_path)
-                         .arg(input->x.cols())
-                         .arg(weights->weights.inputDim())};
-    return AttentionPipeline::run(config, std::move(input).value(), weights.value(), detail);
+    const int input_dim = weights->weights.inputDim();
+    // Loaded weights fix the input dimension: sentences are embedded at the file's size.
+    RunSettings sized = options.config;
+    sized.input_dim = input_dim;
+    const auto checkColumns = [input_dim](const QString& option, const QString& path,
+                                          const AttentionInput& rows) -> Status {
+        if (rows.x.cols() != input_dim)
+            return Error{QStringLiteral("%1 %2: the rows have %3 columns, the weights expect %4")
+                             .arg(option, path)
+                             .arg(rows.x.cols())
+                             .arg(input_dim)};
+        return {};
+    };
+
+    AttentionInput queries;
+    if (query_rows) {
+        if (Status s = checkColumns(QStringLiteral("--input"), options.input_path, *query_rows); !s)
+            return Error{s.error()};
+        queries = std::move(*query_rows);
+    } else {
+        queries = AttentionPipeline::inputFromTokens(std::move(*query_tokens), sized);
+    }
+    AttentionInput keys;  // no tokens: self-attention
+    if (kv_tokens) {
+        keys = AttentionPipeline::inputFromTokens(std::move(*kv_tokens), sized);
+    } else if (!options.kv_input_path.isEmpty()) {
+        auto rows = matrixInput(QStringLiteral("--kv-input"), options.kv_input_path, {});
+        if (!rows)
+            return Error{rows.error()};
+        if (Status s = checkColumns(QStringLiteral("--kv-input"), options.kv_input_path, *rows); !s)
+            return Error{s.error()};
+        keys = std::move(rows).value();
+    }
+    const int key_len = int(keys.tokens.isEmpty() ? queries.tokens.size() : keys.tokens.size());
+    if (auto padding = AttentionPipeline::keyPadding(config, key_len); !padding)
+        return Error{QStringLiteral("--pad-keys: %1").arg(padding.error())};
+    return AttentionPipeline::run(config, std::move(queries), std::move(keys), weights.value(), detail);
 }
 
 int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)

@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 #include <QImage>
+#include <QLineEdit>
 #include <QMap>
 #include <QPixmap>
 #include <QSaveFile>
@@ -41,6 +42,7 @@ View WindowLauncher::tabFor(const CommandLineOptions& options)
 
 Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
+    window.kvSentenceEdit()->setText(options.kv_sentence);  // before the sentence: one result for both
     window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
     if (options.example == u"toy")
         if (Status shown = window.showToyExample(); !shown)

@@ -56,14 +56,17 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
                 return Error{QStringLiteral("the sentence has no tokens")};
             RunSettings sized = config;  // the weights fix the input width: embed at their size
             sized.input_dim = weights.weights.inputDim();
-            return AttentionPipeline::run(config, AttentionPipeline::inputFromTokens(std::move(tokens), sized), weights,
-                                          TraceDetail::Weights);
+            // Cross-attention: the keys' sentence embedded again under these settings, too.
+            AttentionInput kv =
+                base.isCross() ? AttentionPipeline::inputFromTokens(base.kv_input.tokens, sized) : AttentionInput{};
+            return AttentionPipeline::run(config, AttentionPipeline::inputFromTokens(std::move(tokens), sized),
+                                          std::move(kv), weights, TraceDetail::Weights);
         }
         if (weights.weights.inputDim() != base.input.x.cols())
             return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
                              .arg(weights.weights.inputDim())
                              .arg(base.input.x.cols())};
-        return AttentionPipeline::run(config, base.input, weights, TraceDetail::Weights);
+        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Weights);
     }();
     if (!variant)
         return variant;
@@ -71,6 +74,10 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
         return Error{QStringLiteral("the other settings give %1 tokens, the compared result has %2")
                          .arg(variant->seqLen())
                          .arg(base.seqLen())};
+    if (variant->keyLen() != base.keyLen())
+        return Error{QStringLiteral("the other settings give %1 keys, the compared result has %2")
+                         .arg(variant->keyLen())
+                         .arg(base.keyLen())};
     return variant;
 }
 

@@ -3,6 +3,7 @@
 #include "core/attention/AttentionOptions.h"
 #include "core/pipeline/SettingField.h"
 
+#include <QList>
 #include <QString>
 
 #include <cstdint>
@@ -29,6 +30,9 @@ struct RunSettings {
     bool causal = false;
     ScaleSetting scale;
     bool positional_encoding = true;
+    // 0-based key positions masked as padding (PyTorch's key_padding_mask); checked against the
+    // number of keys when the pass runs (AttentionPipeline::keyPadding).
+    QList<int> padded_keys;
 
     int effectiveInputDim() const { return input_dim > 0 ? input_dim : d_model; }
 

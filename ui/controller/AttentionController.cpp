@@ -23,6 +23,7 @@ struct AttentionController::Job {
     std::shared_ptr<std::atomic<quint64>> latest;
     RunSettings config;
     QString sentence;
+    QString kv_sentence;  // cross-attention: keys and values from this sentence; empty = self-attention
     std::shared_ptr<const LoadedWeights> weights;  // ready; else built or read through `pending`
     std::shared_ptr<PendingWeights> pending;
     std::shared_ptr<const AttentionInput> input;  // an example's rows; null: from the sentence
@@ -175,6 +176,24 @@ bool AttentionController::setSentence(const QString& sentence)
     return true;
 }
 
+bool AttentionController::setKvSentence(const QString& sentence)
+{
+    if (sentence == m_kv_sentence)
+        return true;
+    m_kv_sentence = sentence;
+    m_result_outdated = true;
+    if (showsExample())
+        return true;  // kept for when the sentence comes back
+    request();
+    return true;
+}
+
+void AttentionController::presetKvSentence(const QString& sentence)
+{
+    m_kv_sentence = sentence;
+    m_result_outdated = true;
+}
+
 void AttentionController::presetSentence(const QString& sentence)
 {
     m_sentence = sentence;
@@ -197,6 +216,7 @@ void AttentionController::request()
     job.config = m_config;
     job.sentence = m_sentence;
     job.input = m_leave_example_with_load ? nullptr : m_example_input;
+    job.kv_sentence = job.input ? QString() : m_kv_sentence;  // an example shows its own rows only
     if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
         job.weights = m_weights;
     } else {
@@ -260,11 +280,24 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
         outcome.error = tr("the sentence has no tokens");
         return outcome;
     }
-    // Raw scores (for the walkthrough) only while they are small: T^2 floats per head.
+    AttentionInput kv_input;  // no tokens: self-attention
+    if (!job.kv_sentence.trimmed().isEmpty()) {
+        if (effective.causal) {
+            outcome.error_field = SettingField::KvSentence;
+            outcome.error = tr("the causal mask needs self-attention: switch it off (Ctrl+M) or clear this field");
+            return outcome;
+        }
+        kv_input = AttentionPipeline::inputFromSentence(job.kv_sentence, effective);
+    }
+    // Padded positions the keys do not reach are kept in the config (they come back when the
+    // sentence grows again) but only the keys that exist are padded.
+    const qint64 key_len = kv_input.tokens.isEmpty() ? input.tokens.size() : kv_input.tokens.size();
+    effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
+    // Raw scores (for the walkthrough) only while they are small: T_q T_kv floats per head.
     const qint64 seq_len = input.tokens.size();
     const TraceDetail detail =
-        seq_len * seq_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
-    auto result = AttentionPipeline::run(effective, std::move(input), *weights, detail);
+        seq_len * key_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
+    auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail);
     if (!result) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = result.error();
@@ -289,8 +322,9 @@ void AttentionController::deliver(Outcome outcome)
     }
     m_result = outcome.result;
     m_result_outdated = false;
-    if (m_error_fields.erase(SettingField::Sentence) > 0)
-        emit errorChanged(SettingField::Sentence, QString());
+    for (SettingField field : {SettingField::Sentence, SettingField::KvSentence})
+        if (m_error_fields.erase(field) > 0)
+            emit errorChanged(field, QString());
     emit resultReady(m_result);
 }
 
@@ -458,7 +492,7 @@ void AttentionController::clearErrors()
     // The sentence's error is cleared by its next result; config errors by an accepted config.
     const std::set<SettingField> fields = m_error_fields;
     for (SettingField field : fields) {
-        if (field == SettingField::Sentence)
+        if (field == SettingField::Sentence || field == SettingField::KvSentence)
             continue;
         m_error_fields.erase(field);
         emit errorChanged(field, QString());

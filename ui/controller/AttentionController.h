@@ -47,6 +47,12 @@ public:
     // Keeps the sentence for the next computation without starting one (the window's start-up,
     // which sets the config right after).
     void presetSentence(const QString& sentence);
+    // Cross-attention: keys and values from this second sentence, queries from the sentence; an
+    // empty one means self-attention. With the causal mask it is refused (errorChanged for
+    // KvSentence) until one of the two is cleared.
+    bool setKvSentence(const QString& sentence);
+    void presetKvSentence(const QString& sentence);  // kept for the next computation, as presetSentence
+    const QString& kvSentence() const { return m_kv_sentence; }
     // Shows a ready-made example (Examples menu): its config, weights and input rows instead of
     // the sentence. Config changes that keep its weights (causal, scale) stay on its rows; a new
     // sentence or other weights leave it (exampleActiveChanged(false)).
@@ -121,6 +127,7 @@ private:
     RunSettings m_fallback_config;  // the last config whose weights were in use: a refused file goes back to it
     RunSettings m_weights_config;   // the config m_weights were built from
     QString m_sentence = RunSettings::defaultSentence();
+    QString m_kv_sentence;  // empty: self-attention
     std::shared_ptr<const LoadedWeights> m_weights;
     std::shared_ptr<PendingWeights> m_pending;  // the weights m_config needs while they are built or read
     bool m_leave_example_with_load = false;     // the file being read replaces the example shown

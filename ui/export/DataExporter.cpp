@@ -28,7 +28,8 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
 {
     QString text = QStringLiteral("head,query,query_token,key,key_token,weight\n");
     const AttentionTrace& trace = result.trace;
-    const TokenList& tokens = result.input.tokens;
+    const TokenList& tokens = result.input.tokens;     // the queries
+    const TokenList& key_tokens = result.keyTokens();  // the keys: the same tokens, or a second input
     for (int head = 0; head < trace.num_heads; ++head) {
         const Matrix& weights = trace.weights[head];  // (query_len, key_len)
         for (int query = 0; query < weights.rows(); ++query)
@@ -38,7 +39,7 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
                             .arg(query)
                             .arg(csvField(tokens[query].text))
                             .arg(key)
-                            .arg(csvField(tokens[key].text))
+                            .arg(csvField(key_tokens[key].text))
                             .arg(double(weights(query, key)), 0, 'g', 9);
     }
     return text.toUtf8();

@@ -12,6 +12,9 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result)
     data.labels.reserve(result.input.tokens.size());
     for (const Token& token : result.input.tokens)
         data.labels.append(token.text);
+    data.key_labels.reserve(result.keyTokens().size());
+    for (const Token& token : result.keyTokens())
+        data.key_labels.append(token.text);
     const AttentionTrace& trace = result.trace;
     const int queries = trace.queryLength();
     const int keys = trace.keyLength();

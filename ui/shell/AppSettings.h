@@ -31,6 +31,8 @@ public:
     void setRunSettings(const RunSettings& config);
     QString sentence() const;
     void setSentence(const QString& sentence);
+    QString kvSentence() const;  // cross-attention's second sentence; empty = self-attention
+    void setKvSentence(const QString& sentence);
     ColorMaps::Map colorMap() const;
     void setColorMap(ColorMaps::Map map);
     QStringList recentFiles() const;

@@ -32,6 +32,16 @@
 #include <utility>
 
 namespace attn {
+namespace {
+
+QString kKvToolTip()
+{
+    return MainWindow::tr(
+        "Cross-attention: queries from the sentence above, keys and values from this one, as in "
+        "forward(q, k, v). Empty: self-attention. Click a key's token to mask it as padding.");
+}
+
+}  // namespace
 
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings)
 {
@@ -53,12 +63,26 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_sentence->setFont(big);
     m_sentence->setMinimumHeight(36);
     m_tokens = new TokenStrip(central);
+    m_tokens->setClickable(true);  // self-attention: the sentence's tokens are also the keys
+    // Cross-attention, as forward(q, k, v): a second sentence for the keys and values.
+    m_kv_sentence = new QLineEdit(central);
+    m_kv_sentence->setObjectName(QStringLiteral("KvSentence"));
+    m_kv_sentence->setPlaceholderText(
+        tr("Keys and values from the same sentence (self-attention); type a second "
+           "sentence here for cross-attention"));
+    m_kv_sentence->setClearButtonEnabled(true);
+    m_kv_sentence->setToolTip(kKvToolTip());
+    m_kv_tokens = new TokenStrip(central);
+    m_kv_tokens->setClickable(true);
+    m_kv_tokens->setVisible(false);
     m_message = new MessageBar(central);
     m_tabs = new ViewTabs(central);
     m_grid = m_tabs->grid();
     m_head_view = m_tabs->headView();
     layout->addWidget(m_sentence);
     layout->addWidget(m_tokens);
+    layout->addWidget(m_kv_sentence);
+    layout->addWidget(m_kv_tokens);
     layout->addWidget(m_message);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -81,6 +105,12 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_status = new ResultStatus(statusBar());
 
     connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
+    connect(m_kv_sentence, &QLineEdit::textChanged, this, &MainWindow::editKvSentence);
+    connect(m_tokens, &TokenStrip::tokenClicked, this, [this](int index) {
+        if (m_kv_sentence->text().trimmed().isEmpty())
+            togglePaddedKey(index);
+    });
+    connect(m_kv_tokens, &TokenStrip::tokenClicked, this, &MainWindow::togglePaddedKey);
     connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
     connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
@@ -92,8 +122,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);
     connect(m_controller, &AttentionController::variantReady, compare, &CompareView::showVariant);
     connect(m_controller, &AttentionController::variantFailed, compare, &CompareView::showVariantError);
-    connect(m_panel, &SettingsPanel::configEdited, this, [this](const RunSettings& edited) {
+    connect(m_panel, &SettingsPanel::configEdited, this, [this](RunSettings edited) {
         const RunSettings& current = m_controller->config();
+        edited.padded_keys = current.padded_keys;  // chosen on the token strip, not in the panel
         const bool leaves_example =
             m_controller->showsExample() &&
             (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
@@ -113,15 +144,15 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
-    connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
+    connect(m_head_view, &HeadView::cellHovered, this, &MainWindow::highlightTokens);
     connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
-        m_tokens->setHighlight(query, key);
+        highlightTokens(query, key);
         if (head < 0 || !m_result) {
             statusBar()->clearMessage();
             return;
         }
         const QString& query_text = m_result->input.tokens[query].text;
-        const QString& key_text = m_result->input.tokens[key].text;
+        const QString& key_text = m_result->keyTokens()[key].text;
         statusBar()->showMessage(tr("head %1: %2").arg(head).arg(HeadView::describeCell(query_text, key_text, value)));
     });
 
@@ -248,6 +279,11 @@ void MainWindow::restoreSettings()
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(m_settings->sentence());
     }
+    {
+        const QSignalBlocker block(m_kv_sentence);
+        m_kv_sentence->setText(m_settings->kvSentence());
+    }
+    m_controller->presetKvSentence(m_kv_sentence->text());
     m_controller->presetSentence(m_sentence->text());  // the sentence alone is not worth a result
     m_tabs->setSentence(m_sentence->text());
     // A remembered weight file is read on the worker; if it cannot be, showError says so.
@@ -267,6 +303,7 @@ void MainWindow::saveSettings()
     // An example is not a setting: what it replaced is remembered instead.
     const bool example = m_controller->showsExample();
     m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setKvSentence(m_kv_sentence->text());
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setCurrentView(currentView());
@@ -289,6 +326,14 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     for (const Token& token : m_result->input.tokens)
         labels.append(token.text);
     m_tokens->setTokens(labels);
+    QStringList key_labels;
+    for (const Token& token : m_result->kv_input.tokens)
+        key_labels.append(token.text);
+    m_kv_tokens->setTokens(key_labels);
+    m_kv_tokens->setVisible(m_result->isCross());
+    // The keys' strip shows the padding; the other one shows none.
+    m_tokens->setPadding(m_result->isCross() ? std::vector<bool>{} : m_result->trace.key_padding);
+    m_kv_tokens->setPadding(m_result->isCross() ? m_result->trace.key_padding : std::vector<bool>{});
     m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
     m_panel->showResult(*m_result);
     m_status->showResult(*m_result);
@@ -316,6 +361,17 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
     if (field == SettingField::Sentence)
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
                                                  : message);
+    if (field == SettingField::KvSentence) {
+        m_kv_sentence->setToolTip(message.isEmpty() ? kKvToolTip() : message);
+        m_kv_sentence->setStyleSheet(
+            message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
+        m_kv_sentence->setProperty("error", message);
+        const QString prefix = tr("Keys and values: ");
+        if (!message.isEmpty())
+            m_message->showError(prefix + message);
+        else if (m_message->text().startsWith(prefix))
+            m_message->hide();
+    }
 }
 
 void MainWindow::showConfig(const RunSettings& config)
@@ -324,6 +380,40 @@ void MainWindow::showConfig(const RunSettings& config)
     if (m_result && m_result->config.sameWeightsAs(config))
         m_panel->showResult(*m_result);  // a file's dimensions
     m_actions->get(ActionId::Causal)->setChecked(config.causal);
+}
+
+void MainWindow::highlightTokens(int query, int key)
+{
+    const bool cross = m_result && m_result->isCross();
+    m_tokens->setHighlight(query, cross ? -1 : key);
+    m_kv_tokens->setHighlight(-1, cross ? key : -1);
+}
+
+void MainWindow::editKvSentence(const QString& text)
+{
+    // Padded positions name keys of the sentence the keys come from: going from one sentence to
+    // two (or back) makes them other tokens, so they are let go.
+    const bool was_cross = !m_controller->kvSentence().trimmed().isEmpty();
+    const bool cross = !text.trimmed().isEmpty();
+    if (was_cross != cross && !m_controller->config().padded_keys.isEmpty()) {
+        RunSettings config = m_controller->config();
+        config.padded_keys.clear();
+        m_controller->setConfig(config);
+    }
+    m_controller->setKvSentence(text);
+}
+
+void MainWindow::togglePaddedKey(int key)
+{
+    if (key < 0)
+        return;
+    RunSettings config = m_controller->config();
+    if (config.padded_keys.contains(key))
+        config.padded_keys.removeAll(key);
+    else
+        config.padded_keys.append(key);
+    std::sort(config.padded_keys.begin(), config.padded_keys.end());
+    m_controller->setConfig(config);
 }
 
 void MainWindow::applyOptions(const RunSettings& config, const QString& sentence, View view, int head)

@@ -45,6 +45,11 @@ public:
     AttentionController* controller() const { return m_controller; }
     QLineEdit* sentenceEdit() const { return m_sentence; }
     TokenStrip* tokenStrip() const { return m_tokens; }
+    // Cross-attention: the sentence keys and values come from (empty = self-attention), and its tokens.
+    QLineEdit* kvSentenceEdit() const { return m_kv_sentence; }
+    TokenStrip* kvTokenStrip() const { return m_kv_tokens; }
+    // Masks key `key` as padding, or stops masking it (a click on a key's chip).
+    void togglePaddedKey(int key);
     HeadsGrid* headsGrid() const { return m_grid; }
     HeadView* headView() const { return m_head_view; }
     ViewTabs* viewTabs() const { return m_tabs; }
@@ -88,6 +93,8 @@ private:
     void weightsFileLoaded(const QString& path);
     void updateRecentMenu();
     void editSentence(const QString& text);
+    void editKvSentence(const QString& text);
+    void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
     void exampleActiveChanged(bool active);
     void exportImageInteractively();
     void exportDataInteractively();
@@ -101,6 +108,8 @@ private:
     ActionRegistry* m_actions = nullptr;
     QLineEdit* m_sentence = nullptr;
     TokenStrip* m_tokens = nullptr;
+    QLineEdit* m_kv_sentence = nullptr;
+    TokenStrip* m_kv_tokens = nullptr;
     MessageBar* m_message = nullptr;
     ViewTabs* m_tabs = nullptr;
     HeadsGrid* m_grid = nullptr;

@@ -101,9 +101,9 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
                                        ? MaskMatrix(data_a.mask.array() && data_b.mask.array())
                                        : MaskMatrix();
-    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.labels, data_a.mask);
-    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.labels, data_b.mask);
-    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.labels, both_masked);
+    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.key_labels, data_a.mask);
+    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.key_labels, data_b.mask);
+    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.key_labels, both_masked);
     m_plot_a->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
     m_plot_b->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
     m_plot_difference->setValueRange(-m_comparison.difference_limit, m_comparison.difference_limit);

@@ -270,7 +270,7 @@ void CompareView::showVariantError(const QString& message)
         return;
     m_awaiting_variant = false;
     // Keep the last good B while it still fits the current input.
-    if (m_variant && m_variant->seqLen() != m_result->seqLen())
+    if (m_variant && (m_variant->seqLen() != m_result->seqLen() || m_variant->keyLen() != m_result->keyLen()))
         m_variant.reset();
     m_b_error->setText(tr("B: %1%2").arg(message, m_variant ? tr(" (showing the last good settings)") : QString()));
     m_b_error->show();

@@ -140,11 +140,11 @@ void HeadView::refresh()
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result);
-    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.labels, data.mask);
+    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.key_labels, data.mask);
     m_plot->setValueRange(0.0, data.top(m_scale));
     const QString note = data.scaleNote(m_scale);
     m_plot->setColorBarLabel(note.isEmpty() ? tr("attention weight") : tr("attention weight · %1").arg(note));
-    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->seqLen())
+    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
     m_plot->setTitle(tr("Head %1 of %2%3")
                          .arg(m_head)

@@ -65,7 +65,7 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
     m_pending_replots = heads;
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.labels, m_data.mask);
+        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask);
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
@@ -118,9 +118,10 @@ QString HeadsGrid::caption() const
     const RunSettings& config = m_result->config;
     const int heads = m_result->numHeads();
     const int tokens = m_result->seqLen();
+    const QString lengths = m_result->isCross() ? tr("%1 queries × %2 keys").arg(tokens).arg(m_result->keyLen())
+                                                : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
     return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
-        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads),
-             tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
         .arg(config.d_model)
         .arg(m_result->trace.head_dim)
         .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
