@@ -19,6 +19,8 @@ namespace attn {
 namespace {
 
 constexpr qint64 kChunkBytes = qint64(1) << 20;
+// Magic, version, a 4-byte length (versions 2 and 3) and the longest header NpyReader accepts.
+constexpr qint64 kLongestHeader = 12 + NpyReader::kMaxHeaderBytes;
 const QString kNpySuffix = QStringLiteral(".npy");
 
 QString zipErrorText(int code)
@@ -83,6 +85,25 @@ QStringList NpzReader::tensorNames() const
 
 Result<QByteArray> NpzReader::readMember(const QString& name)
 {
+    return inflateMember(name, Extent::Whole);
+}
+
+Result<Shape> NpzReader::tensorShape(const QString& name)
+{
+    if (const auto known = m_shapes.constFind(name); known != m_shapes.cend())
+        return *known;
+    auto bytes = inflateMember(name, Extent::Header);
+    if (!bytes)
+        return Error{bytes.error()};
+    auto header = NpyReader::parseHeader(*bytes);  // checked against the member's size already
+    if (!header)
+        return Error{QStringLiteral("member '%1%2': %3").arg(name, kNpySuffix, header.error())};
+    m_shapes.insert(name, header->shape);
+    return header->shape;
+}
+
+Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
+{
     const auto member = m_members.constFind(name);
     if (member == m_members.cend())
         return Error{QStringLiteral("no member '%1%2'").arg(name, kNpySuffix)};
@@ -98,7 +119,8 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     if (info.method != 0 && info.method != Z_DEFLATED)
         return fail(
             QStringLiteral("uses compression method %1; .npz members are stored (0) or deflated (8)").arg(info.method));
-    if (info.uncompressedSize > quint64(kMaxTotalBytes - m_inflated))
+    const bool whole = extent == Extent::Whole;
+    if (info.uncompressedSize > quint64(kMaxTotalBytes - (whole ? m_inflated : 0)))
         return fail(QStringLiteral("declares %1 bytes uncompressed, over the %2-byte limit for one archive")
                         .arg(info.uncompressedSize)
                         .arg(kMaxTotalBytes));
@@ -131,7 +153,7 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     // soon as the header has arrived.
     bool headerChecked = false;
     auto checkHeader = [&]() -> Status {
-        if (headerChecked || (data.size() < 10 + NpyReader::kMaxHeaderBytes && data.size() < declared))
+        if (headerChecked || (data.size() < kLongestHeader && data.size() < declared))
             return {};
         headerChecked = true;
         auto header = NpyReader::parseHeader(data);
@@ -162,9 +184,11 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
                 if (data.size() + n > declared)
                     return fail(QStringLiteral("holds more than its declared size of %1 bytes").arg(declared));
                 data.append(in.data(), n);
-                m_inflated += n;
+                m_inflated += whole ? n : 0;
                 if (Status header = checkHeader(); !header)
                     return fail(header.error());
+                if (!whole && headerChecked)
+                    return data;
             } else {
                 if (ended)
                     return fail(QStringLiteral("has data after the end of its deflate stream"));
@@ -182,9 +206,11 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
                     if (data.size() + produced > declared)
                         return fail(QStringLiteral("inflates past its declared size of %1 bytes").arg(declared));
                     data.append(out.data(), produced);
-                    m_inflated += produced;
+                    m_inflated += whole ? produced : 0;
                     if (Status header = checkHeader(); !header)
                         return fail(header.error());
+                    if (!whole && headerChecked)
+                        return data;
                     ended = status == Z_STREAM_END;
                     if (status == Z_BUF_ERROR && produced == 0)
                         break;
@@ -226,6 +252,12 @@ Result<std::optional<int>> NpzReader::declaredNumHeads()
     const QString key = QStringLiteral("num_heads");
     if (!m_members.contains(key))
         return std::optional<int>{};
+    auto shape = tensorShape(key);  // a single value, before the member is inflated
+    if (!shape)
+        return Error{shape.error()};
+    if (elementCount(*shape) != 1)
+        return Error{
+            QStringLiteral("member 'num_heads.npy': expected a single value, got shape %1").arg(shapeString(*shape))};
     auto bytes = readMember(key);
     if (!bytes)
         return Error{bytes.error()};

@@ -19,6 +19,16 @@ std::optional<std::int64_t> elementCount(const Shape& shape)
     return count;
 }
 
+std::optional<QString> tensorSizeProblem(const Shape& shape)
+{
+    const auto count = elementCount(shape);
+    if (count && *count <= TensorSource::kMaxTensorElements)
+        return std::nullopt;
+    return QStringLiteral("shape %1 has %2 elements, over the limit of %3 for one array (4 GiB of float32)")
+        .arg(shapeString(shape), count ? QString::number(*count) : QStringLiteral("more than 2^63"))
+        .arg(TensorSource::kMaxTensorElements);
+}
+
 QString shapeString(const Shape& shape)
 {
     QStringList parts;
