@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <new>
 
 namespace attn {
@@ -172,10 +173,14 @@ Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
         return {};
     };
     try {
-        std::vector<char> in(static_cast<size_t>(kChunkBytes));
-        std::vector<char> out(static_cast<size_t>(kChunkBytes));
+        // Chunks no larger than the member can need (the directory's sizes only bound them here).
+        const qint64 inBytes =
+            std::clamp<qint64>(qint64(std::min<quint64>(info.compressedSize, quint64(kChunkBytes))), 4096, kChunkBytes);
+        const qint64 outBytes = std::min<qint64>(kChunkBytes, declared + 1);
+        const auto in = std::make_unique_for_overwrite<char[]>(size_t(inBytes));
+        const auto out = std::make_unique_for_overwrite<char[]>(size_t(outBytes));
         for (;;) {
-            const qint64 n = file.read(in.data(), kChunkBytes);
+            const qint64 n = file.read(in.get(), inBytes);
             if (n < 0)
                 return fail(QStringLiteral("cannot be read (%1)").arg(zipErrorText(file.getZipError())));
             if (n == 0)
@@ -183,7 +188,7 @@ Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
             if (!deflated) {
                 if (data.size() + n > declared)
                     return fail(QStringLiteral("holds more than its declared size of %1 bytes").arg(declared));
-                data.append(in.data(), n);
+                data.append(in.get(), n);
                 m_inflated += whole ? n : 0;
                 if (Status header = checkHeader(); !header)
                     return fail(header.error());
@@ -192,12 +197,12 @@ Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
             } else {
                 if (ended)
                     return fail(QStringLiteral("has data after the end of its deflate stream"));
-                stream.next_in = reinterpret_cast<Bytef*>(in.data());
+                stream.next_in = reinterpret_cast<Bytef*>(in.get());
                 stream.avail_in = uInt(n);
                 while (stream.avail_in > 0 && !ended) {
                     // At most one byte more than the declared size may come out: enough to notice.
-                    const qint64 room = std::min<qint64>(kChunkBytes, declared - data.size() + 1);
-                    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+                    const qint64 room = std::min<qint64>(outBytes, declared - data.size() + 1);
+                    stream.next_out = reinterpret_cast<Bytef*>(out.get());
                     stream.avail_out = uInt(room);
                     const int status = inflate(&stream, Z_NO_FLUSH);
                     if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR)
@@ -205,7 +210,7 @@ Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
                     const qint64 produced = room - qint64(stream.avail_out);
                     if (data.size() + produced > declared)
                         return fail(QStringLiteral("inflates past its declared size of %1 bytes").arg(declared));
-                    data.append(out.data(), produced);
+                    data.append(out.get(), produced);
                     m_inflated += whole ? produced : 0;
                     if (Status header = checkHeader(); !header)
                         return fail(header.error());
