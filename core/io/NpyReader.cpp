@@ -383,14 +383,15 @@ Result<Matrix> NpyReader::readMatrixFile(const QString& path)
     if (!array)
         return Error{array.error()};
     if (!array->values.allFinite())
-        return Error{QStringLiteral("%1: the matrix contains NaN or infinite values").arg(fileNameOf(path))};
+        return Error{
+            singleLine(QStringLiteral("%1: the matrix contains NaN or infinite values").arg(fileNameOf(path)))};
     return std::move(array).value().values;
 }
 
 Result<TensorArray> NpyReader::readFileAs(const QString& path, Status (*accept)(const NpyHeader&))
 {
     const QString name = fileNameOf(path);
-    auto fail = [&](const QString& reason) { return Error{QStringLiteral("%1: %2").arg(name, reason)}; };
+    auto fail = [&](const QString& reason) { return Error{singleLine(QStringLiteral("%1: %2").arg(name, reason))}; };
     const QFileInfo info(path);
     if (!info.exists())
         return fail(QStringLiteral("no such file"));

@@ -39,6 +39,19 @@ QString shapeString(const Shape& shape)
     return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
 }
 
+QString singleLine(const QString& message)
+{
+    QString line;
+    line.reserve(message.size());
+    for (QChar c : message) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            line += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            line += c;
+    }
+    return line;
+}
+
 Result<int> checkNumHeads(std::int64_t value)
 {
     if (value < 1 || value > 65536)

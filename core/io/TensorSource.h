@@ -21,6 +21,10 @@ std::optional<QString> tensorSizeProblem(const Shape& shape);
 // "(3, 4)", "(3,)" or "()", as numpy prints shapes.
 QString shapeString(const Shape& shape);
 
+// `message` with every control character (a newline inside a tensor name, say) written as \xNN,
+// so that a refusal naming what a file holds stays one line.
+QString singleLine(const QString& message);
+
 // A number of heads stated by a file: a positive integer of at most 65536 ("8" or 8).
 Result<int> parseNumHeads(const QString& text);
 Result<int> checkNumHeads(std::int64_t value);

@@ -85,10 +85,10 @@ Result<LoadedWeights> WeightFile::load(const QString& path, const WeightFileOpti
     try {
         auto loaded = loadChecked(path, options);
         if (!loaded)
-            return Error{QStringLiteral("%1: %2").arg(name, loaded.error())};
+            return Error{singleLine(QStringLiteral("%1: %2").arg(name, loaded.error()))};
         return loaded;
     } catch (const std::bad_alloc&) {
-        return Error{QStringLiteral("%1: the weights do not fit in memory").arg(name)};
+        return Error{singleLine(QStringLiteral("%1: the weights do not fit in memory").arg(name))};
     }
 }
 
