@@ -52,9 +52,12 @@ public:
     // The values of a tensor whose shape has been checked: (rows, cols) for a matrix, (1, n) for a vector.
     Result<Matrix> read(const QString& name)
     {
+        auto planned = m_source.tensorShape(name);
         auto array = m_source.readTensor(name);
         if (!array)
             return Error{array.error()};
+        if (!planned || array->shape != *planned)  // the file changed since its shapes were checked
+            return Error{QStringLiteral("tensor '%1' changed while it was being read").arg(name)};
         if (array->values.size() > 0 && !array->values.allFinite())
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(name)};
         return std::move(array).value().values;
