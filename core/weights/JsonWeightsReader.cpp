@@ -34,20 +34,22 @@ class WeightsParser {
 public:
     explicit WeightsParser(JsonCursor& cursor) : m_cursor(cursor) {}
 
-    // The value at the cursor as a float32; `where` names it ("'wq' row 1 column 2").
-    Result<float> number(const QString& where)
+    // The value at the cursor as a float32; where() names it ("'wq' row 1 column 2"), only when
+    // there is something to say.
+    template <typename Where>
+    Result<float> number(const Where& where)
     {
         if (!startsNumber(m_cursor.peek())) {
             if (Status s = m_cursor.skipValue(); !s)  // a syntax error comes first
                 return Error{s.error()};
-            return Error{QStringLiteral("%1 is not a number").arg(where)};
+            return Error{QStringLiteral("%1 is not a number").arg(where())};
         }
         auto n = m_cursor.number();
         if (!n)
             return Error{n.error()};
         const double d = n->value;
         if (!std::isfinite(d) || std::abs(d) > double(std::numeric_limits<float>::max()))
-            return Error{QStringLiteral("%1 (%2) is not a finite float32 value").arg(where).arg(d)};
+            return Error{QStringLiteral("%1 (%2) is not a finite float32 value").arg(where()).arg(d)};
         return float(d);
     }
 
@@ -92,7 +94,7 @@ public:
                 if (std::int64_t(values.size()) == WeightNaming::kMaxParameters)
                     return Error{
                         QStringLiteral("'%1' has more than %2 numbers").arg(key).arg(WeightNaming::kMaxParameters)};
-                auto x = number(QStringLiteral("'%1' row %2 column %3").arg(key).arg(rows).arg(length));
+                auto x = number([&] { return QStringLiteral("'%1' row %2 column %3").arg(key).arg(rows).arg(length); });
                 if (!x)
                     return Error{x.error()};
                 values.push_back(*x);
@@ -132,7 +134,7 @@ public:
                 return Error{QStringLiteral("'%1' has more than %2 entries (dimensions above %2 are not supported)")
                                  .arg(key)
                                  .arg(WeightNaming::kMaxDimension)};
-            auto x = number(QStringLiteral("'%1' entry %2").arg(key).arg(values.size()));
+            auto x = number([&] { return QStringLiteral("'%1' entry %2").arg(key).arg(values.size()); });
             if (!x)
                 return Error{x.error()};
             values.push_back(*x);
