@@ -69,6 +69,8 @@ float bfloat16ToFloat(std::uint16_t bits)
 
 void decodeFloats(const char* source, std::int64_t count, FloatFormat format, ByteOrder order, float* target)
 {
+    if (count <= 0)  // an empty array's target may be null, which memcpy must not see even for 0 bytes
+        return;
     switch (format) {
         case FloatFormat::F16:
             for (std::int64_t i = 0; i < count; ++i)

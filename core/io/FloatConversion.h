@@ -18,7 +18,7 @@ float halfToFloat(std::uint16_t bits);
 float bfloat16ToFloat(std::uint16_t bits);
 
 // Decodes `count` values stored back to back at `source` (byteSize(format) bytes each, in `order`)
-// into target[0 .. count). F64 values beyond the float32 range become +-Inf (callers reject them).
+// into target[0 .. count); nothing for count <= 0 (where either pointer may be null). F64 values beyond the float32 range become +-Inf (callers reject them).
 void decodeFloats(const char* source, std::int64_t count, FloatFormat format, ByteOrder order, float* target);
 
 }  // namespace attn

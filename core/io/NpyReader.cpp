@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QtEndian>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -19,6 +20,8 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr int kMagicSize = 6;
 constexpr size_t kMaxDimensions = 64;
+// Magic, version, a 4-byte length (versions 2 and 3) and the longest header accepted.
+constexpr qint64 kLongestPrefix = kMagicSize + 2 + 4 + NpyReader::kMaxHeaderBytes;
 
 // A cursor over the header's Python dict literal: {'descr': '<f4', 'fortran_order': False,
 // 'shape': (3, 4), }. Only the literals numpy writes are understood.
@@ -173,6 +176,22 @@ Result<std::int64_t> checkDataSize(const NpyHeader& header, qint64 total_size)
     return *count;
 }
 
+// What read() needs of a header before it allocates: a float dtype, data of exactly the size the
+// shape needs, and a shape within TensorSource::kMaxTensorElements.
+Status checkFloatArray(const NpyHeader& header, qint64 total_size)
+{
+    if (header.kind != 'f')
+        return Error{
+            QStringLiteral("dtype '%1' is not a floating-point type; weights must be float16, float32 or float64")
+                .arg(header.descr)};
+    auto count = checkDataSize(header, total_size);
+    if (!count)
+        return Error{count.error()};
+    if (auto problem = tensorSizeProblem(header.shape))
+        return Error{*problem};
+    return {};
+}
+
 // Reorders a Fortran-order buffer (first index fastest) into C order (last index fastest).
 void fortranToC(const float* fortran, const Shape& shape, float* c_order, std::int64_t count)
 {
@@ -278,13 +297,9 @@ Result<TensorArray> NpyReader::read(QByteArrayView bytes)
     auto header = parseHeader(bytes);
     if (!header)
         return Error{header.error()};
-    if (header->kind != 'f')
-        return Error{
-            QStringLiteral("dtype '%1' is not a floating-point type; weights must be float16, float32 or float64")
-                .arg(header->descr)};
-    auto count = checkDataSize(*header, bytes.size());
-    if (!count)
-        return Error{count.error()};
+    if (Status status = checkFloatArray(*header, bytes.size()); !status)
+        return Error{status.error()};
+    const std::int64_t count = *elementCount(header->shape);  // checked by checkFloatArray
 
     const FloatFormat format = header->item_size == 2   ? FloatFormat::F16
                                : header->item_size == 4 ? FloatFormat::F32
@@ -296,11 +311,11 @@ Result<TensorArray> NpyReader::read(QByteArrayView bytes)
     array.values.resize(rows, cols);
     const char* data = bytes.data() + header->data_offset;
     if (!header->fortran_order || array.shape.size() < 2) {
-        decodeFloats(data, *count, format, order, array.values.data());
+        decodeFloats(data, count, format, order, array.values.data());
     } else {
-        std::vector<float> fortran(static_cast<size_t>(*count));
-        decodeFloats(data, *count, format, order, fortran.data());
-        fortranToC(fortran.data(), array.shape, array.values.data(), *count);
+        std::vector<float> fortran(static_cast<size_t>(count));
+        decodeFloats(data, count, format, order, fortran.data());
+        fortranToC(fortran.data(), array.shape, array.values.data(), count);
     }
     return array;
 }
@@ -352,8 +367,31 @@ Result<std::int64_t> NpyReader::readInteger(QByteArrayView bytes)
 
 Result<TensorArray> NpyReader::readFile(const QString& path)
 {
+    return readFileAs(path, nullptr);
+}
+
+Result<Matrix> NpyReader::readMatrixFile(const QString& path)
+{
+    auto array = readFileAs(path, [](const NpyHeader& header) -> Status {
+        const Shape& shape = header.shape;
+        if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
+            return Error{
+                QStringLiteral("expected a 2-D array (rows x columns) with at least one row and column, got shape %1")
+                    .arg(shapeString(shape))};
+        return {};
+    });
+    if (!array)
+        return Error{array.error()};
+    if (!array->values.allFinite())
+        return Error{
+            singleLine(QStringLiteral("%1: the matrix contains NaN or infinite values").arg(fileNameOf(path)))};
+    return std::move(array).value().values;
+}
+
+Result<TensorArray> NpyReader::readFileAs(const QString& path, Status (*accept)(const NpyHeader&))
+{
     const QString name = fileNameOf(path);
-    auto fail = [&](const QString& reason) { return Error{QStringLiteral("%1: %2").arg(name, reason)}; };
+    auto fail = [&](const QString& reason) { return Error{singleLine(QStringLiteral("%1: %2").arg(name, reason))}; };
     const QFileInfo info(path);
     if (!info.exists())
         return fail(QStringLiteral("no such file"));
@@ -367,6 +405,19 @@ Result<TensorArray> NpyReader::readFile(const QString& path)
     const qint64 size = file.size();
     if (size < kMagicSize + 4)
         return fail(QStringLiteral("not a .npy file (only %1 bytes)").arg(size));
+
+    // The header's claims are checked against the file before the data is mapped or read.
+    const QByteArray head = file.read(std::min<qint64>(size, kLongestPrefix));
+    auto header = parseHeader(head);
+    if (!header)
+        return fail(header.error());
+    if (accept) {
+        if (Status status = accept(*header); !status)
+            return fail(status.error());
+    }
+    if (Status status = checkFloatArray(*header, size); !status)
+        return fail(status.error());
+
     // Map the file rather than copy it; fall back to reading when mapping is not possible.
     QByteArray copy;
     QByteArrayView bytes;
@@ -374,7 +425,7 @@ Result<TensorArray> NpyReader::readFile(const QString& path)
         bytes = QByteArrayView(reinterpret_cast<const char*>(mapped), size);
     } else {
         try {
-            copy = file.readAll();
+            copy = file.seek(0) ? file.readAll() : QByteArray();
         } catch (const std::bad_alloc&) {
             return fail(QStringLiteral("too large to read into memory (%1 bytes)").arg(size));
         }
@@ -390,21 +441,6 @@ Result<TensorArray> NpyReader::readFile(const QString& path)
     } catch (const std::bad_alloc&) {
         return fail(QStringLiteral("the array does not fit in memory"));
     }
-}
-
-Result<Matrix> NpyReader::readMatrixFile(const QString& path)
-{
-    auto array = readFile(path);
-    if (!array)
-        return Error{array.error()};
-    const Shape& shape = array->shape;
-    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
-        return Error{
-            QStringLiteral("%1: expected a 2-D array (rows x columns) with at least one row and column, got shape %2")
-                .arg(fileNameOf(path), shapeString(shape))};
-    if (!array->values.allFinite())
-        return Error{QStringLiteral("%1: the matrix contains NaN or infinite values").arg(fileNameOf(path))};
-    return std::move(array).value().values;
 }
 
 }  // namespace attn

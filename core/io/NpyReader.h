@@ -12,7 +12,9 @@
 // Read as weights: float16, float32 and float64 ('f2', 'f4', 'f8') in either byte order, converted
 // to float32 in C order. Integers are read only as single values (readInteger, for num_heads).
 // The data must be exactly product(shape) * item size bytes: a truncated file or trailing bytes
-// are errors, and nothing is allocated before that has been checked.
+// are errors, and nothing is allocated before that has been checked; an array of more than
+// TensorSource::kMaxTensorElements elements is refused from its header. A file on disk has its
+// header checked before the rest of it is read or mapped.
 
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
@@ -50,6 +52,10 @@ public:
     static Result<TensorArray> readFile(const QString& path);
     // The same, for --input: a 2-D (rows, cols) array with at least one row and one column.
     static Result<Matrix> readMatrixFile(const QString& path);
+
+private:
+    // readFile, refusing before the data is read what `accept` (when given) refuses of the header.
+    static Result<TensorArray> readFileAs(const QString& path, Status (*accept)(const NpyHeader&));
 };
 
 }  // namespace attn

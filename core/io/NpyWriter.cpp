@@ -33,6 +33,8 @@ QByteArray header(const Shape& shape)
 
 void appendValues(QByteArray& out, const float* values, qsizetype count)
 {
+    if (count == 0)  // an empty array's values may be null, which memcpy must not see even for 0 bytes
+        return;
     const qsizetype start = out.size();
     out.resize(start + count * 4);
     char* target = out.data() + start;

@@ -13,12 +13,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <new>
 
 namespace attn {
 namespace {
 
 constexpr qint64 kChunkBytes = qint64(1) << 20;
+// Magic, version, a 4-byte length (versions 2 and 3) and the longest header NpyReader accepts.
+constexpr qint64 kLongestHeader = 12 + NpyReader::kMaxHeaderBytes;
 const QString kNpySuffix = QStringLiteral(".npy");
 
 QString zipErrorText(int code)
@@ -103,6 +106,25 @@ QStringList NpzReader::tensorNames() const
 
 Result<QByteArray> NpzReader::readMember(const QString& name)
 {
+    return inflateMember(name, Extent::Whole);
+}
+
+Result<Shape> NpzReader::tensorShape(const QString& name)
+{
+    if (const auto known = m_shapes.constFind(name); known != m_shapes.cend())
+        return *known;
+    auto bytes = inflateMember(name, Extent::Header);
+    if (!bytes)
+        return Error{bytes.error()};
+    auto header = NpyReader::parseHeader(*bytes);  // checked against the member's size already
+    if (!header)
+        return Error{QStringLiteral("member '%1%2': %3").arg(name, kNpySuffix, header.error())};
+    m_shapes.insert(name, header->shape);
+    return header->shape;
+}
+
+Result<QByteArray> NpzReader::inflateMember(const QString& name, Extent extent)
+{
     const auto member = m_members.constFind(name);
     if (member == m_members.cend())
         return Error{QStringLiteral("no member '%1%2'").arg(name, kNpySuffix)};
@@ -118,7 +140,8 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     if (info.method != 0 && info.method != Z_DEFLATED)
         return fail(
             QStringLiteral("uses compression method %1; .npz members are stored (0) or deflated (8)").arg(info.method));
-    if (info.uncompressedSize > quint64(kMaxTotalBytes - m_inflated))
+    const bool whole = extent == Extent::Whole;
+    if (info.uncompressedSize > quint64(kMaxTotalBytes - (whole ? m_inflated : 0)))
         return fail(QStringLiteral("declares %1 bytes uncompressed, over the %2-byte limit for one archive")
                         .arg(info.uncompressedSize)
                         .arg(kMaxTotalBytes));
@@ -151,7 +174,7 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
     // soon as the header has arrived.
     bool headerChecked = false;
     auto checkHeader = [&]() -> Status {
-        if (headerChecked || (data.size() < 10 + NpyReader::kMaxHeaderBytes && data.size() < declared))
+        if (headerChecked || (data.size() < kLongestHeader && data.size() < declared))
             return {};
         headerChecked = true;
         auto header = NpyReader::parseHeader(data);
@@ -170,10 +193,14 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
         return {};
     };
     try {
-        std::vector<char> in(static_cast<size_t>(kChunkBytes));
-        std::vector<char> out(static_cast<size_t>(kChunkBytes));
+        // Chunks no larger than the member can need (the directory's sizes only bound them here).
+        const qint64 inBytes =
+            std::clamp<qint64>(qint64(std::min<quint64>(info.compressedSize, quint64(kChunkBytes))), 4096, kChunkBytes);
+        const qint64 outBytes = std::min<qint64>(kChunkBytes, declared + 1);
+        const auto in = std::make_unique_for_overwrite<char[]>(size_t(inBytes));
+        const auto out = std::make_unique_for_overwrite<char[]>(size_t(outBytes));
         for (;;) {
-            const qint64 n = file.read(in.data(), kChunkBytes);
+            const qint64 n = file.read(in.get(), inBytes);
             if (n < 0)
                 return fail(QStringLiteral("cannot be read (%1)").arg(zipErrorText(file.getZipError())));
             if (n == 0)
@@ -181,19 +208,21 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
             if (!deflated) {
                 if (data.size() + n > declared)
                     return fail(QStringLiteral("holds more than its declared size of %1 bytes").arg(declared));
-                data.append(in.data(), n);
-                m_inflated += n;
+                data.append(in.get(), n);
+                m_inflated += whole ? n : 0;
                 if (Status header = checkHeader(); !header)
                     return fail(header.error());
+                if (!whole && headerChecked)
+                    return data;
             } else {
                 if (ended)
                     return fail(QStringLiteral("has data after the end of its deflate stream"));
-                stream.next_in = reinterpret_cast<Bytef*>(in.data());
+                stream.next_in = reinterpret_cast<Bytef*>(in.get());
                 stream.avail_in = uInt(n);
                 while (stream.avail_in > 0 && !ended) {
                     // At most one byte more than the declared size may come out: enough to notice.
-                    const qint64 room = std::min<qint64>(kChunkBytes, declared - data.size() + 1);
-                    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+                    const qint64 room = std::min<qint64>(outBytes, declared - data.size() + 1);
+                    stream.next_out = reinterpret_cast<Bytef*>(out.get());
                     stream.avail_out = uInt(room);
                     const int status = inflate(&stream, Z_NO_FLUSH);
                     if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR)
@@ -201,10 +230,12 @@ Result<QByteArray> NpzReader::readMember(const QString& name)
                     const qint64 produced = room - qint64(stream.avail_out);
                     if (data.size() + produced > declared)
                         return fail(QStringLiteral("inflates past its declared size of %1 bytes").arg(declared));
-                    data.append(out.data(), produced);
-                    m_inflated += produced;
+                    data.append(out.get(), produced);
+                    m_inflated += whole ? produced : 0;
                     if (Status header = checkHeader(); !header)
                         return fail(header.error());
+                    if (!whole && headerChecked)
+                        return data;
                     ended = status == Z_STREAM_END;
                     if (status == Z_BUF_ERROR && produced == 0)
                         break;
@@ -246,6 +277,12 @@ Result<std::optional<int>> NpzReader::declaredNumHeads()
     const QString key = QStringLiteral("num_heads");
     if (!m_members.contains(key))
         return std::optional<int>{};
+    auto shape = tensorShape(key);  // a single value, before the member is inflated
+    if (!shape)
+        return Error{shape.error()};
+    if (elementCount(*shape) != 1)
+        return Error{
+            QStringLiteral("member 'num_heads.npy': expected a single value, got shape %1").arg(shapeString(*shape))};
     auto bytes = readMember(key);
     if (!bytes)
         return Error{bytes.error()};

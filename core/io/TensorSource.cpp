@@ -19,6 +19,16 @@ std::optional<std::int64_t> elementCount(const Shape& shape)
     return count;
 }
 
+std::optional<QString> tensorSizeProblem(const Shape& shape)
+{
+    const auto count = elementCount(shape);
+    if (count && *count <= TensorSource::kMaxTensorElements)
+        return std::nullopt;
+    return QStringLiteral("shape %1 has %2 elements, over the limit of %3 for one array (4 GiB of float32)")
+        .arg(shapeString(shape), count ? QString::number(*count) : QStringLiteral("more than 2^63"))
+        .arg(TensorSource::kMaxTensorElements);
+}
+
 QString shapeString(const Shape& shape)
 {
     QStringList parts;
@@ -27,6 +37,19 @@ QString shapeString(const Shape& shape)
     if (shape.size() == 1)
         return QStringLiteral("(%1,)").arg(parts.front());
     return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
+}
+
+QString singleLine(const QString& message)
+{
+    QString line;
+    line.reserve(message.size());
+    for (QChar c : message) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            line += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            line += c;
+    }
+    return line;
 }
 
 Result<int> checkNumHeads(std::int64_t value)

@@ -10,12 +10,15 @@
 //      one of bq/bk/bv is zero when another is given.
 //   5. Every number finite and inside the float32 range. "description", "comment" and keys that
 //      start with "_" are notes and ignored; any other key is an error (a misspelt "bq" must not
-//      silently mean "no bias").
+//      silently mean "no bias"), and so is a key given twice.
+// The text is strict JSON (see JsonCursor.h), read once from front to back straight into float32:
+// a matrix with more rows or columns than WeightNaming::kMaxDimension, or more numbers than
+// WeightNaming::kMaxParameters, is refused as soon as its count passes the limit.
 
 #include "core/attention/AttentionWeights.h"
 #include "core/base/Result.h"
 
-#include <QByteArray>
+#include <QByteArrayView>
 
 namespace attn {
 
@@ -25,7 +28,7 @@ public:
 
     // `num_heads` > 0 overrides the file's "num_heads". Messages are reasons without the file
     // name; they name the key, row and column at fault.
-    static Result<AttentionWeights> parse(const QByteArray& json, int num_heads = 0);
+    static Result<AttentionWeights> parse(QByteArrayView json, int num_heads = 0);
 };
 
 }  // namespace attn

@@ -18,14 +18,24 @@ Result<LoadedWeights> loadJson(const QString& path, const WeightFileOptions& opt
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Error{QStringLiteral("cannot be opened (%1)").arg(file.errorString())};
-    if (file.size() > JsonWeightsReader::kMaxFileBytes)
+    const qint64 size = file.size();
+    if (size > JsonWeightsReader::kMaxFileBytes)
         return Error{QStringLiteral("%1 bytes is too large for JSON weights (limit %2; use .safetensors or .npz)")
-                         .arg(file.size())
+                         .arg(size)
                          .arg(JsonWeightsReader::kMaxFileBytes)};
-    const QByteArray json = file.read(JsonWeightsReader::kMaxFileBytes + 1);
     if (options.layer != 0)
         return Error{
             QStringLiteral("layer %1 is out of range: the file holds 1 attention layer (layer 0)").arg(options.layer)};
+    // Mapped rather than copied: a file refused early (a limit passed in its first rows) costs
+    // only the pages the parser has looked at.
+    QByteArray copy;
+    QByteArrayView json;
+    if (uchar* mapped = size > 0 ? file.map(0, size) : nullptr) {
+        json = QByteArrayView(reinterpret_cast<const char*>(mapped), size);
+    } else {
+        copy = file.read(JsonWeightsReader::kMaxFileBytes + 1);
+        json = copy;
+    }
     auto weights = JsonWeightsReader::parse(json, options.num_heads);
     if (!weights)
         return Error{weights.error()};
@@ -75,10 +85,10 @@ Result<LoadedWeights> WeightFile::load(const QString& path, const WeightFileOpti
     try {
         auto loaded = loadChecked(path, options);
         if (!loaded)
-            return Error{QStringLiteral("%1: %2").arg(name, loaded.error())};
+            return Error{singleLine(QStringLiteral("%1: %2").arg(name, loaded.error()))};
         return loaded;
     } catch (const std::bad_alloc&) {
-        return Error{QStringLiteral("%1: the weights do not fit in memory").arg(name)};
+        return Error{singleLine(QStringLiteral("%1: the weights do not fit in memory").arg(name))};
     }
 }
 

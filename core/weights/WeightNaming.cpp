@@ -8,7 +8,8 @@
 namespace attn {
 namespace {
 
-// Reads tensors by full name and checks their rank and values, naming the tensor on failure.
+// Looks tensors up by full name: their shapes first (from the file's headers, nothing read),
+// then their values, checked for NaN and Inf. Messages name the tensor.
 class TensorFetcher {
 public:
     TensorFetcher(TensorSource& source, const QStringList& names)
@@ -18,155 +19,200 @@ public:
 
     bool has(const QString& name) const { return m_names.contains(name); }
 
-    Result<Matrix> matrix(const QString& name)  // as stored: (rows, cols)
-    {
-        auto array = fetch(name);
-        if (!array)
-            return Error{array.error()};
-        if (array->shape.size() != 2)
-            return Error{QStringLiteral("tensor '%1' has shape %2; expected a matrix (2 dimensions)")
-                             .arg(name, shapeString(array->shape))};
-        return std::move(array).value().values;
-    }
-
-    Result<RowVector> vector(const QString& name, Eigen::Index expected)
-    {
-        auto array = fetch(name);
-        if (!array)
-            return Error{array.error()};
-        if (array->shape.size() != 1 || array->shape[0] != expected)
-            return Error{QStringLiteral("tensor '%1' has shape %2; expected (%3,)")
-                             .arg(name, shapeString(array->shape))
-                             .arg(expected)};
-        return RowVector(array->values);
-    }
-
-    // An optional bias: empty when the file has none.
-    Result<RowVector> optionalVector(const QString& name, Eigen::Index expected)
-    {
-        if (!has(name))
-            return RowVector();
-        return vector(name, expected);
-    }
-
-private:
-    Result<TensorArray> fetch(const QString& name)
+    Result<Shape> shape(const QString& name)
     {
         if (!has(name))
             return Error{QStringLiteral("tensor '%1' is missing").arg(name)};
+        return m_source.tensorShape(name);
+    }
+
+    // A matrix's stored shape: (rows, cols).
+    Result<std::pair<std::int64_t, std::int64_t>> matrixShape(const QString& name)
+    {
+        auto dims = shape(name);
+        if (!dims)
+            return Error{dims.error()};
+        if (dims->size() != 2)
+            return Error{QStringLiteral("tensor '%1' has shape %2; expected a matrix (2 dimensions)")
+                             .arg(name, shapeString(*dims))};
+        return std::pair{(*dims)[0], (*dims)[1]};
+    }
+
+    Status checkVector(const QString& name, std::int64_t expected)
+    {
+        auto dims = shape(name);
+        if (!dims)
+            return Error{dims.error()};
+        if (dims->size() != 1 || (*dims)[0] != expected)
+            return Error{
+                QStringLiteral("tensor '%1' has shape %2; expected (%3,)").arg(name, shapeString(*dims)).arg(expected)};
+        return {};
+    }
+
+    // The values of a tensor whose shape has been checked: (rows, cols) for a matrix, (1, n) for a vector.
+    Result<Matrix> read(const QString& name)
+    {
+        auto planned = m_source.tensorShape(name);
         auto array = m_source.readTensor(name);
         if (!array)
             return Error{array.error()};
+        if (!planned || array->shape != *planned)  // the file changed since its shapes were checked
+            return Error{QStringLiteral("tensor '%1' changed while it was being read").arg(name)};
         if (array->values.size() > 0 && !array->values.allFinite())
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(name)};
-        return array;
+        return std::move(array).value().values;
     }
 
+private:
     TensorSource& m_source;
     QSet<QString> m_names;
 };
 
-QString shapeOf(const Matrix& m)
+// The tensors of one attention layer and the dimensions their shapes give, all checked before
+// any tensor is read.
+struct LayerPlan {
+    QStringList in_weights;        // one stored [Wq; Wk; Wv] (or [Wq | Wk | Wv]), or Wq, Wk, Wv apart
+    bool in_torch_layout = true;   // (out, in) as torch nn.Linear; else (in, out) as GPT-2's Conv1D
+    QStringList in_biases;         // one (3 * d_model) bias, or three (d_model) with "" where absent; or none
+    QString out_weight, out_bias;  // empty when absent
+    bool out_torch_layout = true;
+    std::int64_t input_dim = 0;
+    std::int64_t d_model = 0;
+    std::int64_t output_dim = 0;  // 0 without an output projection
+};
+
+// A dimension the engine cannot take, refused from the shape before anything is read.
+Status checkDimension(const QString& tensor, const std::pair<std::int64_t, std::int64_t>& shape, const char* what,
+                      std::int64_t value)
 {
-    return shapeString({m.rows(), m.cols()});
+    if (value <= WeightNaming::kMaxDimension)
+        return {};
+    return Error{QStringLiteral("tensor '%1' has shape %2: %3 %4 is above the limit of %5")
+                     .arg(tensor, shapeString({shape.first, shape.second}), QLatin1String(what))
+                     .arg(value)
+                     .arg(WeightNaming::kMaxDimension)};
 }
 
 // The output projection from a stored (d_out, d_model) torch weight or (d_model, d_out) Conv1D.
-Status readOutput(TensorFetcher& fetch, const QString& weight, const QString& bias, bool torch_layout,
-                  Eigen::Index d_model, AttentionWeights& w)
+Status planOutput(TensorFetcher& fetch, const QString& weight, const QString& bias, bool torch_layout, LayerPlan& plan)
 {
     if (!fetch.has(weight)) {
         if (fetch.has(bias))
             return Error{QStringLiteral("tensor '%1' is present but '%2' is missing").arg(bias, weight)};
         return {};
     }
-    auto m = fetch.matrix(weight);
+    auto m = fetch.matrixShape(weight);
     if (!m)
         return Error{m.error()};
-    if ((torch_layout ? m->cols() : m->rows()) != d_model)
+    const auto [rows, cols] = *m;
+    if ((torch_layout ? cols : rows) != plan.d_model)
         return Error{QStringLiteral("tensor '%1' has shape %2; expected %3 for d_model = %4")
-                         .arg(weight, shapeOf(*m),
-                              torch_layout ? QStringLiteral("(d_out, %1)").arg(d_model)
-                                           : QStringLiteral("(%1, d_out)").arg(d_model))
-                         .arg(d_model)};
-    w.out_proj = torch_layout ? Matrix(m->transpose()) : std::move(m).value();  // (d_model, d_out)
-    auto b = fetch.optionalVector(bias, w.out_proj.cols());
-    if (!b)
-        return Error{b.error()};
-    w.out_bias = std::move(b).value();
+                         .arg(weight, shapeString({rows, cols}),
+                              torch_layout ? QStringLiteral("(d_out, %1)").arg(plan.d_model)
+                                           : QStringLiteral("(%1, d_out)").arg(plan.d_model))
+                         .arg(plan.d_model)};
+    plan.output_dim = torch_layout ? rows : cols;
+    if (plan.output_dim == 0)
+        return Error{QStringLiteral("tensor '%1' has shape %2; the output dimension must be at least 1")
+                         .arg(weight, shapeString({rows, cols}))};
+    if (Status s = checkDimension(weight, *m, "output_dim", plan.output_dim); !s)
+        return s;
+    plan.out_weight = weight;
+    plan.out_torch_layout = torch_layout;
+    if (fetch.has(bias)) {
+        if (Status s = fetch.checkVector(bias, plan.output_dim); !s)
+            return s;
+        plan.out_bias = bias;
+    }
     return {};
 }
 
-// Three torch (d_model, input_dim) projections side by side as (input_dim, 3 * d_model).
-Status readSeparate(TensorFetcher& fetch, const QString names[3], AttentionWeights& w)
+// Three torch (d_model, input_dim) projections of the same shape.
+Status planSeparate(TensorFetcher& fetch, const QString names[3], LayerPlan& plan)
 {
-    Matrix parts[3];  // torch layout (d_model, input_dim)
+    std::pair<std::int64_t, std::int64_t> first;
     for (int i = 0; i < 3; ++i) {
         if (!fetch.has(names[i]))
             return Error{QStringLiteral("tensor '%1' is missing (found '%2')").arg(names[i], names[0])};
-        auto m = fetch.matrix(names[i]);
+        auto m = fetch.matrixShape(names[i]);
         if (!m)
             return Error{m.error()};
-        parts[i] = std::move(m).value();
-        if (i > 0 && (parts[i].rows() != parts[0].rows() || parts[i].cols() != parts[0].cols()))
+        if (i == 0)
+            first = *m;
+        else if (*m != first)
             return Error{
                 QStringLiteral("tensor '%1' has shape %2 but '%3' has %4; the query, key and value projections "
                                "must have the same shape (grouped-query attention and kdim/vdim are not supported)")
-                    .arg(names[i], shapeOf(parts[i]), names[0], shapeOf(parts[0]))};
+                    .arg(names[i], shapeString({m->first, m->second}), names[0],
+                         shapeString({first.first, first.second}))};
     }
-    w.in_proj.resize(parts[0].cols(), 3 * parts[0].rows());  // (input_dim, 3 * d_model)
-    w.in_proj << parts[0].transpose(), parts[1].transpose(), parts[2].transpose();
+    if (first.first == 0 || first.second == 0)
+        return Error{QStringLiteral("tensor '%1' has shape %2; expected (d_model, input_dim), both at least 1")
+                         .arg(names[0], shapeString({first.first, first.second}))};
+    if (Status s = checkDimension(names[0], first, "d_model", first.first); !s)
+        return s;
+    if (Status s = checkDimension(names[0], first, "input_dim", first.second); !s)
+        return s;
+    plan.in_weights = {names[0], names[1], names[2]};
+    plan.d_model = first.first;
+    plan.input_dim = first.second;
     return {};
 }
 
-Status buildMultiheadAttention(TensorFetcher& fetch, const QString& p, AttentionWeights& w)
+Status planMultiheadAttention(TensorFetcher& fetch, const QString& p, LayerPlan& plan)
 {
     if (fetch.has(p + "bias_k") || fetch.has(p + "bias_v"))
         return Error{QStringLiteral("tensors '%1bias_k'/'%1bias_v' (add_bias_kv) are not supported").arg(p)};
     const QString inProj = p + "in_proj_weight";
     if (fetch.has(inProj)) {
-        auto m = fetch.matrix(inProj);  // (3 * d_model, input_dim)
+        auto m = fetch.matrixShape(inProj);  // (3 * d_model, input_dim)
         if (!m)
             return Error{m.error()};
-        if (m->rows() == 0 || m->rows() % 3 != 0 || m->cols() == 0)
+        const auto [rows, cols] = *m;
+        if (rows == 0 || rows % 3 != 0 || cols == 0)
             return Error{
                 QStringLiteral(
                     "tensor '%1' has shape %2; expected (3 * embed_dim, input_dim), a first dimension divisible by 3")
-                    .arg(inProj, shapeOf(*m))};
-        w.in_proj = m->transpose();
+                    .arg(inProj, shapeString({rows, cols}))};
+        if (Status s = checkDimension(inProj, *m, "embed_dim", rows / 3); !s)
+            return s;
+        if (Status s = checkDimension(inProj, *m, "input_dim", cols); !s)
+            return s;
+        plan.in_weights = {inProj};
+        plan.d_model = rows / 3;
+        plan.input_dim = cols;
     } else {
         const QString names[3] = {p + "q_proj_weight", p + "k_proj_weight", p + "v_proj_weight"};
-        if (Status s = readSeparate(fetch, names, w); !s)
+        if (Status s = planSeparate(fetch, names, plan); !s)
             return s;
     }
-    auto bias = fetch.optionalVector(p + "in_proj_bias", w.in_proj.cols());
-    if (!bias)
-        return Error{bias.error()};
-    w.in_bias = std::move(bias).value();
-    return readOutput(fetch, p + "out_proj.weight", p + "out_proj.bias", true, w.in_proj.cols() / 3, w);
+    const QString bias = p + "in_proj_bias";
+    if (fetch.has(bias)) {
+        if (Status s = fetch.checkVector(bias, 3 * plan.d_model); !s)
+            return s;
+        plan.in_biases = {bias};
+    }
+    return planOutput(fetch, p + "out_proj.weight", p + "out_proj.bias", true, plan);
 }
 
-Status buildSeparate(TensorFetcher& fetch, const QString& p, AttentionWeights& w)
+Status planSeparateProjections(TensorFetcher& fetch, const QString& p, LayerPlan& plan)
 {
     const QString names[3] = {p + "q_proj.weight", p + "k_proj.weight", p + "v_proj.weight"};
-    if (Status s = readSeparate(fetch, names, w); !s)
+    if (Status s = planSeparate(fetch, names, plan); !s)
         return s;
-    const Eigen::Index d_model = w.in_proj.cols() / 3;
-    RowVector biases[3];  // (d_model) each, or empty
-    bool anyBias = false;
-    const char* biasNames[3] = {"q_proj.bias", "k_proj.bias", "v_proj.bias"};
-    for (int i = 0; i < 3; ++i) {
-        auto b = fetch.optionalVector(p + QLatin1String(biasNames[i]), d_model);
-        if (!b)
-            return Error{b.error()};
-        biases[i] = std::move(b).value();
-        anyBias = anyBias || biases[i].size() > 0;
+    QStringList biases;
+    for (const char* suffix : {"q_proj.bias", "k_proj.bias", "v_proj.bias"}) {
+        const QString name = p + QLatin1String(suffix);
+        if (!fetch.has(name)) {
+            biases << QString();  // zero when another of the three is present
+            continue;
+        }
+        if (Status s = fetch.checkVector(name, plan.d_model); !s)
+            return s;
+        biases << name;
     }
-    if (anyBias) {
-        w.in_bias.resize(3 * d_model);
-        for (int i = 0; i < 3; ++i)
-            w.in_bias.segment(i * d_model, d_model) = biases[i].size() ? biases[i] : RowVector::Zero(d_model);
-    }
+    if (biases != QStringList{QString(), QString(), QString()})
+        plan.in_biases = biases;
     const bool out = fetch.has(p + "out_proj.weight");
     const bool o = fetch.has(p + "o_proj.weight");
     if (out && o)
@@ -175,26 +221,105 @@ Status buildSeparate(TensorFetcher& fetch, const QString& p, AttentionWeights& w
                 "both '%1out_proj.weight' and '%1o_proj.weight' are present; the output projection is ambiguous")
                 .arg(p)};
     const QString stem = p + (o ? "o_proj" : "out_proj");
-    return readOutput(fetch, stem + ".weight", stem + ".bias", true, d_model, w);
+    return planOutput(fetch, stem + ".weight", stem + ".bias", true, plan);
 }
 
-Status buildGpt2(TensorFetcher& fetch, const QString& p, AttentionWeights& w)
+Status planGpt2(TensorFetcher& fetch, const QString& p, LayerPlan& plan)
 {
     const QString name = p + "c_attn.weight";
-    auto m = fetch.matrix(name);  // Conv1D: (input_dim, 3 * d_model), math layout already
+    auto m = fetch.matrixShape(name);  // Conv1D: (input_dim, 3 * d_model), math layout already
     if (!m)
         return Error{m.error()};
-    if (m->cols() == 0 || m->cols() % 3 != 0 || m->rows() == 0)
+    const auto [rows, cols] = *m;
+    if (cols == 0 || cols % 3 != 0 || rows == 0)
         return Error{
             QStringLiteral(
                 "tensor '%1' has shape %2; expected (embed_dim, 3 * embed_dim), a second dimension divisible by 3")
-                .arg(name, shapeOf(*m))};
-    w.in_proj = std::move(m).value();
-    auto bias = fetch.optionalVector(p + "c_attn.bias", w.in_proj.cols());
-    if (!bias)
-        return Error{bias.error()};
-    w.in_bias = std::move(bias).value();
-    return readOutput(fetch, p + "c_proj.weight", p + "c_proj.bias", false, w.in_proj.cols() / 3, w);
+                .arg(name, shapeString({rows, cols}))};
+    if (Status s = checkDimension(name, *m, "input_dim", rows); !s)
+        return s;
+    if (Status s = checkDimension(name, *m, "embed_dim", cols / 3); !s)
+        return s;
+    plan.in_weights = {name};
+    plan.in_torch_layout = false;
+    plan.input_dim = rows;
+    plan.d_model = cols / 3;
+    const QString bias = p + "c_attn.bias";
+    if (fetch.has(bias)) {
+        if (Status s = fetch.checkVector(bias, 3 * plan.d_model); !s)
+            return s;
+        plan.in_biases = {bias};
+    }
+    return planOutput(fetch, p + "c_proj.weight", p + "c_proj.bias", false, plan);
+}
+
+// The parameter limit of AttentionWeights, from the planned shapes (every dimension is at most
+// kMaxDimension here, so no product overflows).
+Status checkParameterCount(const LayerPlan& plan)
+{
+    const std::int64_t projections = plan.input_dim * 3 * plan.d_model;
+    const std::int64_t output = plan.d_model * std::max(plan.d_model, plan.output_dim);
+    if (projections + output <= WeightNaming::kMaxParameters)
+        return {};
+    return Error{QStringLiteral("input_dim %1, d_model %2 and output_dim %3 make %4 parameters, over the limit of %5")
+                     .arg(plan.input_dim)
+                     .arg(plan.d_model)
+                     .arg(plan.output_dim ? plan.output_dim : plan.d_model)
+                     .arg(projections + output)
+                     .arg(WeightNaming::kMaxParameters)};
+}
+
+// Reads what the plan names into math layout.
+Status readPlanned(TensorFetcher& fetch, const LayerPlan& plan, AttentionWeights& w)
+{
+    const Eigen::Index d_model = plan.d_model;
+    if (plan.in_weights.size() == 1) {
+        auto m = fetch.read(plan.in_weights[0]);
+        if (!m)
+            return Error{m.error()};
+        w.in_proj = plan.in_torch_layout ? Matrix(m->transpose()) : std::move(m).value();  // (input_dim, 3 * d_model)
+    } else {
+        Matrix parts[3];  // torch layout (d_model, input_dim)
+        for (int i = 0; i < 3; ++i) {
+            auto m = fetch.read(plan.in_weights[i]);
+            if (!m)
+                return Error{m.error()};
+            parts[i] = std::move(m).value();
+        }
+        w.in_proj.resize(plan.input_dim, 3 * d_model);  // (input_dim, 3 * d_model)
+        w.in_proj << parts[0].transpose(), parts[1].transpose(), parts[2].transpose();
+    }
+
+    if (plan.in_biases.size() == 1) {
+        auto b = fetch.read(plan.in_biases[0]);  // (1, 3 * d_model)
+        if (!b)
+            return Error{b.error()};
+        w.in_bias = RowVector(*b);
+    } else if (plan.in_biases.size() == 3) {
+        w.in_bias = RowVector::Zero(3 * d_model);  // (3 * d_model): [bq | bk | bv], zero where absent
+        for (int i = 0; i < 3; ++i) {
+            if (plan.in_biases[i].isEmpty())
+                continue;
+            auto b = fetch.read(plan.in_biases[i]);  // (1, d_model)
+            if (!b)
+                return Error{b.error()};
+            w.in_bias.segment(i * d_model, d_model) = RowVector(*b);
+        }
+    }
+
+    if (!plan.out_weight.isEmpty()) {
+        auto m = fetch.read(plan.out_weight);
+        if (!m)
+            return Error{m.error()};
+        w.out_proj = plan.out_torch_layout ? Matrix(m->transpose()) : std::move(m).value();  // (d_model, d_out)
+    }
+    if (!plan.out_bias.isEmpty()) {
+        auto b = fetch.read(plan.out_bias);  // (1, d_out)
+        if (!b)
+            return Error{b.error()};
+        w.out_bias = RowVector(*b);
+    }
+    return {};
 }
 
 QString describeNames(const QStringList& names)
@@ -310,21 +435,26 @@ Result<LoadedWeights> WeightNaming::build(TensorSource& source, const WeightFile
     const Layer& layer = layers[size_t(options.layer)];
 
     TensorFetcher fetch(source, names);
-    AttentionWeights w;
-    Status built;
+    LayerPlan plan;
+    Status planned;
     switch (layer.scheme) {
         case Scheme::MultiheadAttention:
-            built = buildMultiheadAttention(fetch, layer.prefix, w);
+            planned = planMultiheadAttention(fetch, layer.prefix, plan);
             break;
         case Scheme::SeparateProjections:
-            built = buildSeparate(fetch, layer.prefix, w);
+            planned = planSeparateProjections(fetch, layer.prefix, plan);
             break;
         case Scheme::Gpt2:
-            built = buildGpt2(fetch, layer.prefix, w);
+            planned = planGpt2(fetch, layer.prefix, plan);
             break;
     }
-    if (!built)
-        return Error{built.error()};
+    if (!planned)
+        return Error{planned.error()};
+    if (Status s = checkParameterCount(plan); !s)
+        return Error{s.error()};
+    AttentionWeights w;
+    if (Status read = readPlanned(fetch, plan, w); !read)
+        return Error{read.error()};
 
     if (options.num_heads > 0) {
         w.num_heads = options.num_heads;

@@ -20,12 +20,19 @@
 #include "core/io/TensorSource.h"
 #include "core/weights/WeightFile.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attn {
 
 class WeightNaming {
 public:
+    // The limits of AttentionWeights::checkDimensions (input_dim, d_model and the output dimension
+    // at most kMaxDimension; input_dim * 3 * d_model + d_model * max(d_model, output_dim) at most
+    // kMaxParameters), applied to the shapes in the file before any tensor is read.
+    static constexpr std::int64_t kMaxDimension = 65536;
+    static constexpr std::int64_t kMaxParameters = std::int64_t(1) << 30;
+
     enum class Scheme { MultiheadAttention, SeparateProjections, Gpt2 };
     struct Layer {
         QString prefix;  // e.g. "h.3.attn." or "" for a bare nn.MultiheadAttention state dict
@@ -38,9 +45,10 @@ public:
     // "layers.2" < "layers.10": digit runs compare as numbers.
     static bool naturalLess(const QString& a, const QString& b);
 
-    // Reads layer options.layer of the source, checks every shape and value, resolves num_heads
-    // (options.num_heads, else what the file states) and validates the result. Messages are
-    // reasons without the file name.
+    // Reads layer options.layer of the source: first every shape it needs (from the file's
+    // headers) against the scheme and the limits above, then the values, checked for NaN and Inf;
+    // resolves num_heads (options.num_heads, else what the file states) and validates the result.
+    // Messages are reasons without the file name.
     static Result<LoadedWeights> build(TensorSource& source, const WeightFileOptions& options);
 };
 

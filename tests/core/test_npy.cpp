@@ -252,6 +252,40 @@ private slots:
         QVERIFY(!boolean.ok() && boolean.error().contains("boolean"));
     }
 
+    // Zero rows: a valid empty array (UBSan once saw a null pointer passed to memcpy here).
+    void zeroRowsReadAsAnEmptyMatrix()
+    {
+        for (const QByteArray descr : {"<f4", ">f4", "<f2", "<f8"}) {
+            auto array = NpyReader::read(npy(descr, "(0, 4)", {}));
+            QVERIFY2(array.ok(), qPrintable(array.error()));
+            QCOMPARE(array->values.rows(), 0);
+            QCOMPARE(array->values.cols(), 4);
+        }
+    }
+
+    // The element limit comes from the header, before the file's data is mapped or allocated: a
+    // consistent 4 TiB array (a sparse file) is refused at once.
+    void refusesHugeArraysFromTheHeader()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("huge.npy");
+        const QByteArray header = npy("<f4", "(1048576, 1048576)", {});
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(header) != header.size() ||
+            !file.resize(header.size() + (qint64(4) << 40)))
+            QSKIP("this file system has no sparse files");
+        file.close();
+        auto array = NpyReader::readFile(path);
+        QVERIFY(!array.ok());
+        QCOMPARE(array.error(), QString("huge.npy: shape (1048576, 1048576) has 1099511627776 elements, over the "
+                                        "limit of 1073741824 for one array (4 GiB of float32)"));
+        auto matrix = NpyReader::readMatrixFile(path);
+        QVERIFY(!matrix.ok() && matrix.error().contains("over the limit"));
+        // In memory too, before anything is allocated.
+        auto claimed = NpyReader::read(npy("<f8", "(2147483648,)", {}));
+        QVERIFY(!claimed.ok() && claimed.error().contains("truncated"));
+    }
+
     // --- malformed .npy ---
     void rejectsMalformedNpy_data()
     {

@@ -184,6 +184,53 @@ private slots:
                  qPrintable(loaded.error()));  // words, not minizip's codes
     }
 
+    // A member's shape meets the limits as soon as its .npy header has been inflated: a consistent
+    // member declaring the full 2 GiB (in_proj_weight (3, 178956960) float32) is never inflated
+    // further. The deflate stream here holds only the header and 1 MiB, so inflating the member
+    // would end in "truncated" instead.
+    void shapeLimitsApplyBeforeInflating()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big.npz");
+        const QByteArray start = npy("<f4", "(3, 178956960)", QByteArray(1 << 20, '\0'));
+        QCOMPARE(start.indexOf('\n') + 1 + qint64(3) * 178956960 * 4, NpzReader::kMaxTotalBytes);
+        QVERIFY(writeZipLying(path, "in_proj_weight.npy", rawDeflate(start), 8, 0, quint64(NpzReader::kMaxTotalBytes)));
+        auto loaded = WeightFile::load(path, {0, 1});
+        QVERIFY(!loaded.ok());
+        QCOMPARE(loaded.error(), QString("big.npz: tensor 'in_proj_weight' has shape (3, 178956960): input_dim "
+                                         "178956960 is above the limit of 65536"));
+    }
+
+    void numHeadsIsOneValueBeforeInflating()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("heads.npz");
+        QVERIFY(writeNpz(path, mhaTensors(SampleWeights::make(4, 4, 4))));
+        const QByteArray start = npy("<i8", "(100000000,)", QByteArray(1 << 20, '\0'));
+        const QString lying = dir.filePath("heads-member.npz");
+        QVERIFY(writeZipLying(lying, "num_heads.npy", rawDeflate(start), 8, 0,
+                              quint64(start.indexOf('\n') + 1) + 800000000));
+        auto reader = NpzReader::open(lying);
+        QVERIFY(reader.ok());
+        auto heads = (*reader)->declaredNumHeads();
+        QVERIFY(!heads.ok());
+        QCOMPARE(heads.error(), QString("member 'num_heads.npy': expected a single value, got shape (100000000,)"));
+    }
+
+    void shapeComesFromTheHeaderAlone()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("w.npz");
+        QVERIFY(writeNpz(path, mhaTensors(SampleWeights::make(6, 4, 5))));
+        auto reader = NpzReader::open(path);
+        QVERIFY(reader.ok());
+        auto shape = (*reader)->tensorShape("in_proj_weight");
+        QVERIFY2(shape.ok(), qPrintable(shape.error()));
+        QCOMPARE(*shape, (Shape{12, 6}));
+        QCOMPARE(*(*reader)->tensorShape("out_proj.weight"), (Shape{5, 4}));
+        QVERIFY(!(*reader)->tensorShape("absent").ok());
+    }
+
     void bombIsNotInflated()
     {
         // Inflating stops one byte past the declared 320 bytes: the 16 MiB are never produced.

@@ -71,6 +71,18 @@ QByteArray header(const QList<QByteArray>& entries, const QByteArray& metadata =
     return h + "}";
 }
 
+// A file of `header` whose data section is `data_bytes` long but holds no data: a sparse file, so
+// a consistent file of gigabytes costs nothing on disk. Empty when the file system cannot.
+QString sparseFile(const QTemporaryDir& dir, const QByteArray& header, qint64 data_bytes)
+{
+    const QString path = dir.filePath("huge.safetensors");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(safetensorsRaw(header, {})) != 8 + header.size() ||
+        !file.resize(8 + header.size() + data_bytes))
+        return {};
+    return path;
+}
+
 }  // namespace
 
 class TestSafetensors : public QObject {
@@ -305,6 +317,127 @@ private slots:
         QVERIFY(!a.ok() && a.error().contains("dtype I8"));
     }
 
+    // An extra tensor of a dtype this program does not know (a newer one of the format) is skipped
+    // while it is not needed; used, it is refused by name.
+    void unknownDtypeIsRefusedOnlyWhereUsed()
+    {
+        const QByteArray in12x4 = f32Bytes(std::vector<float>(48, 0.25f));
+        auto unused = loadBytes(safetensors(
+            {{"in_proj_weight", "F32", {12, 4}, in12x4}, {"quant.scale", "F8_E4M3FNUZ", {3}, "abc"}}, kTwoHeads));
+        QVERIFY2(unused.ok(), qPrintable(unused.error()));
+        QCOMPARE(unused->weights.dModel(), 4);
+
+        auto used =
+            loadBytes(safetensors({{"in_proj_weight", "F8_E4M3FNUZ", {12, 4}, QByteArray(48, '\x10')}}, kTwoHeads));
+        QVERIFY(!used.ok());
+        QCOMPARE(used.error(), QString("model.safetensors: tensor 'in_proj_weight' has unknown dtype 'F8_E4M3FNUZ'"));
+    }
+
+    // A shape that the limits refuse is refused from the header: the 3 GiB of a consistent
+    // [3, 2^28] F32 tensor are never read.
+    void limitsApplyBeforeReading_data()
+    {
+        QTest::addColumn<QByteArray>("header");
+        QTest::addColumn<qint64>("data_bytes");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("input_dim 2^28, 3 GiB")
+            << header({entry("in_proj_weight", "F32", "[3, 268435456]", 0, qint64(3) << 30)}) << (qint64(3) << 30)
+            << "tensor 'in_proj_weight' has shape (3, 268435456): input_dim 268435456 is above the limit of 65536";
+        QTest::newRow("q_proj claims 4 TiB")
+            << header({entry("q_proj.weight", "F32", "[1048576, 1048576]", 0, qint64(4) << 40),
+                       entry("k_proj.weight", "F32", "[1, 1]", qint64(4) << 40, (qint64(4) << 40) + 4),
+                       entry("v_proj.weight", "F32", "[1, 1]", (qint64(4) << 40) + 4, (qint64(4) << 40) + 8)})
+            << (qint64(4) << 40) + 8
+            << "tensor 'k_proj.weight' has shape (1, 1) but 'q_proj.weight' has (1048576, 1048576)";
+        QTest::newRow("q/k/v claim 4 TiB each")
+            << header({entry("q_proj.weight", "F32", "[1048576, 1048576]", 0, qint64(4) << 40),
+                       entry("k_proj.weight", "F32", "[1048576, 1048576]", qint64(4) << 40, qint64(8) << 40),
+                       entry("v_proj.weight", "F32", "[1048576, 1048576]", qint64(8) << 40, qint64(12) << 40)})
+            << (qint64(12) << 40)
+            << "tensor 'q_proj.weight' has shape (1048576, 1048576): d_model 1048576 is above the limit of 65536";
+        QTest::newRow("gpt2 output 2^30 wide")
+            << header({entry("h.0.attn.c_attn.weight", "F32", "[1, 3]", 0, 12),
+                       entry("h.0.attn.c_proj.weight", "F32", "[1, 1073741824]", 12, 12 + (qint64(4) << 30))})
+            << 12 + (qint64(4) << 30) << "output_dim 1073741824 is above the limit of 65536";
+        QTest::newRow("parameters over 2^30")
+            << header({entry("in_proj_weight", "F32", "[196608, 65536]", 0, qint64(196608) * 65536 * 4)})
+            << qint64(196608) * 65536 * 4
+            << "input_dim 65536, d_model 65536 and output_dim 65536 make 17179869184 parameters, over the limit of "
+               "1073741824";
+    }
+    void limitsApplyBeforeReading()
+    {
+        QFETCH(QByteArray, header);
+        QFETCH(qint64, data_bytes);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString path = sparseFile(dir, header, data_bytes);
+        if (path.isEmpty())
+            QSKIP("this file system has no sparse files");
+        auto loaded = WeightFile::load(path, {0, 1});
+        QVERIFY(!loaded.ok());
+        QVERIFY2(loaded.error().contains(reason), qPrintable(loaded.error()));
+    }
+
+    // Every array read through a TensorSource is limited to 2^30 elements before anything is
+    // allocated, whoever asks for it.
+    void readerRefusesAFourTebibyteTensor()
+    {
+        QTemporaryDir dir;
+        const QString path =
+            sparseFile(dir, header({entry("w", "F32", "[1048576, 1048576]", 0, qint64(4) << 40)}), qint64(4) << 40);
+        if (path.isEmpty())
+            QSKIP("this file system has no sparse files");
+        auto reader = SafetensorsReader::open(path);
+        QVERIFY2(reader.ok(), qPrintable(reader.error()));
+        auto tensor = (*reader)->readTensor("w");
+        QVERIFY(!tensor.ok());
+        QCOMPARE(tensor.error(), QString("tensor 'w': shape (1048576, 1048576) has 1099511627776 elements, over the "
+                                         "limit of 1073741824 for one array (4 GiB of float32)"));
+    }
+
+    // Zero rows: a valid empty array (UBSan once saw a null pointer passed to memcpy here).
+    void zeroRowTensorIsEmpty()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("empty.safetensors");
+        QVERIFY(writeFile(path, safetensors({{"w", "F32", {0, 8}, {}}, {"h", "F16", {0}, {}}})));
+        auto reader = SafetensorsReader::open(path);
+        QVERIFY2(reader.ok(), qPrintable(reader.error()));
+        for (const QString name : {"w", "h"}) {
+            auto tensor = (*reader)->readTensor(name);
+            QVERIFY2(tensor.ok(), qPrintable(tensor.error()));
+            QCOMPARE(tensor->values.size(), 0);
+        }
+        QCOMPARE((*reader)->readTensor("w")->values.cols(), 8);
+    }
+
+    // A header entry read by hand, as another reader of the format would call it.
+    void headerChecksAreReusable()
+    {
+        auto length = SafetensorsHeader::headerLength(QByteArray("\x10\0\0\0\0\0\0\0", 8), 100);
+        QVERIFY2(length.ok(), qPrintable(length.error()));
+        QCOMPARE(*length, 16);
+        auto parsed = SafetensorsHeader::parse(R"( {"b": {"dtype": "F16", "shape": [2], "data_offsets": [4, 8]},
+            "a": {"dtype": "BF16", "shape": [1, 2], "data_offsets": [0, 4], "extra": [1]}} )",
+                                               8);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->tensors().size(), size_t(2));
+        QCOMPARE(parsed->tensors()[0].name, QString("a"));  // in data order
+        QCOMPARE(parsed->find("b")->begin, 4);
+        QCOMPARE(parsed->find("a")->format, FloatFormat::BF16);
+        QVERIFY(!SafetensorsHeader::headerLength(QByteArray(8, '\xff'), 100).ok());
+    }
+
+    // A name with a line break stays inside the one line of the refusal.
+    void messagesStayOneLine()
+    {
+        auto loaded = loadBytes(safetensors({{"wte\nerror: fake", "F32", {1}, f32Bytes({1})}}));
+        QVERIFY(!loaded.ok());
+        QVERIFY2(!loaded.error().contains('\n'), qPrintable(loaded.error()));
+        QVERIFY2(loaded.error().contains("wte\\x0aerror: fake"), qPrintable(loaded.error()));
+    }
+
     // --- every refusal ---
     void rejects_data()
     {
@@ -406,6 +539,52 @@ private slots:
             << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}, "{\"num_heads\": \"0\"}"),
                               in12x4)
             << "num_heads 0 is not a positive integer";
+        QTest::newRow("byte order mark") << safetensorsRaw("\xef\xbb\xbf" + validHeader, in12x4)
+                                         << "the header starts with a UTF-8 byte order mark";
+        QTest::newRow("tensor named twice") << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192),
+                                                                      entry("in_proj_weight", "F32", "[4]", 192, 208)}),
+                                                              in12x4 + QByteArray(16, '\0'))
+                                            << "tensor 'in_proj_weight' appears twice in the header";
+        QTest::newRow("field given twice")
+            << safetensorsRaw(
+                   "{\"w\": {\"dtype\": \"F32\", \"dtype\": \"F16\", \"shape\": [1], \"data_offsets\": [0, 4]}}",
+                   f32Bytes({1}))
+            << "tensor 'w': 'dtype' appears twice in its header entry";
+        QTest::newRow("__metadata__ twice")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)}) + " ", in12x4)
+                   .replace("{\"__metadata__\"", "{\"__metadata__\": {}, \"__metadata__\"")
+            << "__metadata__ appears twice";
+        QTest::newRow("metadata key twice")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)},
+                                     "{\"num_heads\": \"2\", \"num_heads\": \"1\"}"),
+                              in12x4)
+            << "__metadata__ key 'num_heads' appears twice";
+        QTest::newRow("text after the object")
+            << safetensorsRaw(validHeader + " {}", in12x4) << "unexpected text after the JSON value";
+        QTest::newRow("trailing comma")
+            << safetensorsRaw("{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]},}", f32Bytes({1}))
+            << "a key expected";
+        QTest::newRow("offset beyond 2^63")
+            << safetensorsRaw(header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192)
+                                          .replace("[0, 192]", "[0, 9223372036854775808]")}),
+                              in12x4)
+            << "are not non-negative integers below 2^63";
+        QTest::newRow("offset 1e2")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192).replace("[0, 192]", "[0, 1.92e2]")}),
+                   in12x4)
+            << "data_offsets [0, 1.92e2] are not non-negative integers";
+        QTest::newRow("unknown dtype, offsets outside")
+            << safetensorsRaw(
+                   header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("x", "Q7", "[1]", 192, 300)}),
+                   in12x4)
+            << "tensor 'x': data_offsets [192, 300] lie outside the data section of 192 bytes";
+        QTest::newRow("q/k/v of 2^62 x 0") << safetensors({{"q_proj.weight", "F32", {qint64(1) << 62, 0}, {}},
+                                                           {"k_proj.weight", "F32", {qint64(1) << 62, 0}, {}},
+                                                           {"v_proj.weight", "F32", {qint64(1) << 62, 0}, {}}},
+                                                          kTwoHeads)
+                                           << "tensor 'q_proj.weight' has shape (4611686018427387904, 0); expected "
+                                              "(d_model, input_dim), both at least 1";
         QTest::newRow("sub-byte dtype, partial byte")
             << safetensorsRaw(
                    header({entry("in_proj_weight", "F32", "[12, 4]", 0, 192), entry("packed", "F4", "[3]", 192, 194)}),

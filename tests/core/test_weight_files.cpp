@@ -6,6 +6,7 @@
 #include "core/io/NpzReader.h"
 #include "core/weights/JsonWeightsReader.h"
 #include "core/weights/WeightFile.h"
+#include "core/weights/WeightNaming.h"
 #include "tests/support/WeightFileWriters.h"
 
 #include <QDir>
@@ -258,6 +259,30 @@ private slots:
         QTest::newRow("beyond float32") << toyJson().replace("[1,0,0]", "[1,1e39,0]") << 0
                                         << "'wq' row 1 column 1 (1e+39) is not a finite float32 value";
         QTest::newRow("unknown key") << toyJson("\"w_o\": [[1]], ") << 0 << "unknown key 'w_o'";
+        // Counts are refused as soon as they pass the limit, not after the whole text is parsed.
+        QByteArray rows = "{\"num_heads\": 1, \"wq\": [[0]";
+        for (int r = 1; r < 70000; ++r)
+            rows += ",[0]";
+        QTest::newRow("70000 rows") << rows + "]}" << 0
+                                    << "'wq' has more than 65536 rows (dimensions above 65536 are not supported)";
+        QTest::newRow("70000 columns") << "{\"num_heads\": 1, \"wq\": [[0" + QByteArray(70000, ',').replace(",", ",0") +
+                                              "]]}"
+                                       << 0 << "'wq' row 0 has more than 65536 numbers";
+        QTest::newRow("70000 bias entries") << toyJson("\"bq\": [0" + QByteArray(70000, ',').replace(",", ",0") + "], ")
+                                            << 0 << "'bq' has more than 65536 entries";
+        QTest::newRow("repeated key") << toyJson("\"wq\": [[1]], ") << 0 << "the key 'wq' appears twice";
+        QTest::newRow("repeated note") << toyJson("\"comment\": 1, \"comment\": 2, ") << 0
+                                       << "the key 'comment' appears twice";
+        QTest::newRow("trailing comma") << toyJson().replace("[0,1,1]]", "[0,1,1],]") << 0 << "not valid JSON";
+        QTest::newRow("text after the object")
+            << toyJson() + " {}" << 0 << "not valid JSON (unexpected text after the JSON value";
+        QTest::newRow("lone surrogate in a note")
+            << toyJson("\"comment\": \"\\ud800\", ") << 0 << "not valid JSON (lone high surrogate";
+        QTest::newRow("nested 200 deep in a note")
+            << toyJson("\"_deep\": " + QByteArray(200, '[') + QByteArray(200, ']') + ", ") << 0
+            << "more than 128 nested arrays and objects";
+        QTest::newRow("byte order mark") << "\xef\xbb\xbf" + toyJson() << 0 << "not valid JSON";
+        QTest::newRow("leading zero") << toyJson().replace("[1,0,0]", "[1,00,0]") << 0 << "not valid JSON";
         QTest::newRow("layer beyond json")
             << toyJson() << 1 << "layer 1 is out of range: the file holds 1 attention layer";
     }
@@ -273,6 +298,34 @@ private slots:
         QVERIFY(!loaded.ok());
         QVERIFY2(loaded.error().startsWith("toy.json: "), qPrintable(loaded.error()));
         QVERIFY2(loaded.error().contains(reason), qPrintable(loaded.error()));
+    }
+
+    void jsonAcceptsWhatJsonAllows()
+    {
+        // Escapes and Unicode in notes, every number form, underflow to zero, whitespace anywhere.
+        const QByteArray json =
+            "\r\n\t{ \"description\" : \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" Ã©\",\n"
+            "\"num_heads\":1,\"wq\":[[-0,1E1],[1e-400,2.5e-1]],\"wk\":[[0,0],[0,0]],"
+            "\"wv\":[[1,1],[1,1]], \"_notes\": [null, true, false, {\"a\": []}]}  ";
+        auto w = JsonWeightsReader::parse(json);
+        QVERIFY2(w.ok(), qPrintable(w.error()));
+        QCOMPARE(w->in_proj(0, 1), 10.0f);
+        QCOMPARE(w->in_proj(1, 0), 0.0f);  // 1e-400 underflows to 0
+        QCOMPARE(w->in_proj(1, 1), 0.25f);
+    }
+
+    // The file's dimensions are refused with the engine's own limits, before anything is read.
+    void weightLimitsMatchTheEngine()
+    {
+        const int most = int(WeightNaming::kMaxDimension);
+        QVERIFY(AttentionWeights::checkDimensions(most, 1, 1).ok());
+        QVERIFY(!AttentionWeights::checkDimensions(most + 1, 1, 1).ok());
+        QVERIFY(AttentionWeights::checkDimensions(1, most, 1).error().contains("parameters"));
+        QVERIFY(AttentionWeights::checkDimensions(1, most + 1, 1).error().contains("above 65536"));
+        // input_dim * 3 * d_model + d_model^2 = kMaxParameters exactly, then one input row more.
+        QCOMPARE(std::int64_t(16384) * 3 * 16384 + std::int64_t(16384) * 16384, WeightNaming::kMaxParameters);
+        QVERIFY(AttentionWeights::checkDimensions(16384, 16384, 1).ok());
+        QVERIFY(!AttentionWeights::checkDimensions(16385, 16384, 1).ok());
     }
 
     // --- every scheme in npz as well as safetensors ---

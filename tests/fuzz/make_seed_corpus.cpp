@@ -1,0 +1,115 @@
+// Writes the seed corpus of the fuzz targets with the tests' own writers: small valid files of
+// every kind the program reads (and a few it refuses), one folder per target.
+//   build-fuzz/tests/fuzz/fuzz_seed_corpus tests/fuzz/corpus
+
+#include "tests/support/WeightFileWriters.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <cstdio>
+
+using namespace attn;
+using namespace attn::testing;
+
+namespace {
+
+QString g_root;
+
+void put(const QString& target, const QString& name, const QByteArray& bytes)
+{
+    QDir().mkpath(g_root + "/" + target);
+    if (!writeFile(g_root + "/" + target + "/" + name, bytes)) {
+        std::fprintf(stderr, "cannot write %s/%s\n", qPrintable(target), qPrintable(name));
+        std::exit(1);
+    }
+}
+
+QByteArray npzBytes(const std::vector<NamedF32>& tensors, const std::vector<ZipMember>& extra, bool compress)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("seed.npz");
+    if (!writeNpz(path, tensors, extra, compress))
+        std::exit(1);
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// The first byte of a fuzz_weight_file input: the extension (0 .safetensors, 1 .npz, 2 .json),
+// the layer (bits 2-3) and --heads (bits 4-5, 0: from the file).
+QByteArray selector(int extension, int layer = 0, int heads = 0)
+{
+    return QByteArray(1, char(extension | (layer << 2) | (heads << 4)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+        return 2;
+    }
+    g_root = QString::fromLocal8Bit(argv[1]);
+    const SampleWeights w = SampleWeights::make(4, 4, 4);
+    const SampleWeights narrow = SampleWeights::make(3, 2, 2);
+    const QJsonObject twoHeads{{"num_heads", "2"}};
+
+    // safetensors: each naming scheme, the weight dtypes, other dtypes, an empty header.
+    const QByteArray mha = safetensorsF32(mhaTensors(w), twoHeads);
+    const QByteArray proj = safetensorsF32(projTensors(narrow, "model.layers.0.self_attn.", "o_proj"), twoHeads);
+    std::vector<StTensor> gpt2;
+    for (const NamedF32& t : gpt2Tensors(narrow, "h.0.attn."))
+        gpt2.push_back({t.name, "F32", t.shape, t.data});
+    gpt2.push_back({"h.0.attn.bias", "BOOL", {1, 1, 2, 2}, QByteArray(4, '\1')});
+    gpt2.push_back({"h.1.attn.c_attn.weight", "F16", {1, 3}, u16Bytes({0x3C00, 0x3800, 0x0001})});
+    gpt2.push_back({"h.1.attn.c_attn.bias", "BF16", {3}, u16Bytes({0x3F80, 0xC0A0, 0x0001})});
+    gpt2.push_back({"position_ids", "I64", {1, 2}, i64Bytes({0, 1})});
+    gpt2.push_back({"wte.weight", "F64", {2, 1}, f64Bytes({0.5, -1e-40})});
+    gpt2.push_back({"scale", "F8_E4M3FNUZ", {2}, QByteArray(2, '\x10')});
+    const QByteArray gpt2File = safetensors(gpt2, QJsonObject{{"num_heads", "1"}, {"format", "pt"}});
+    put("fuzz_safetensors", "mha-f32.safetensors", mha);
+    put("fuzz_safetensors", "llama-o_proj.safetensors", proj);
+    put("fuzz_safetensors", "gpt2-mixed-dtypes.safetensors", gpt2File);
+    put("fuzz_safetensors", "empty-header.safetensors", safetensorsRaw("{}      ", {}));
+    put("fuzz_safetensors", "zero-rows.safetensors", safetensors({{"q_proj.weight", "F32", {0, 8}, {}}}));
+
+    // npy: dtypes, byte orders, Fortran order, versions, an integer scalar, zero rows.
+    put("fuzz_npy", "f4-2x3.npy", npy("<f4", "(2, 3)", f32Bytes({1, 2, 3, 4, 5, 6})));
+    put("fuzz_npy", "f8-big-fortran.npy",
+        npy(">f8", "(2, 2)",
+            QByteArray("\x3f\xf0\0\0\0\0\0\0\x40\0\0\0\0\0\0\0\xbf\xf0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32), true));
+    put("fuzz_npy", "f2-vector.npy", npy("<f2", "(3,)", u16Bytes({0x3C00, 0x7BFF, 0x0001})));
+    put("fuzz_npy", "i8-scalar.npy", npy("<i8", "()", i64Bytes({8})));
+    put("fuzz_npy", "zero-rows.npy", npy("<f4", "(0, 4)", {}));
+    put("fuzz_npy", "version-3.npy",
+        npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", f32Bytes({0.5f, -2}), 3));
+
+    // npz: deflated and stored, with num_heads; json: the toy with every key.
+    const QByteArray npzDeflated =
+        npzBytes(mhaTensors(narrow), {{"num_heads.npy", npy("<i8", "()", i64Bytes({2}))}}, true);
+    const QByteArray npzStored = npzBytes(gpt2Tensors(narrow, "transformer.h.0.attn."), {}, false);
+    put("fuzz_npz", "mha-deflated.npz", npzDeflated);
+    put("fuzz_npz", "gpt2-stored.npz", npzStored);
+    put("fuzz_npz", "empty.npz", npzBytes({}, {}, true));
+
+    const QByteArray toy =
+        "{\"num_heads\": 1, \"wq\": [[1,0,1],[1,0,0],[0,0,1],[0,1,1]], \"wk\": [[0,0,1],[1,1,0],[0,1,0],[1,1,0]], "
+        "\"wv\": [[0,2,0],[0,3,0],[1,0,3],[1,1,0]]}";
+    const QByteArray full =
+        "{\"num_heads\": 2, \"description\": \"every key \\u00e9\", \"_note\": [null, true, {}],\n"
+        " \"wq\": [[0.5, -1e-3], [2, 3.25e2]], \"wk\": [[1, 0], [0, 1]], \"wv\": [[-0, 1E1], [0.125, 7]],\n"
+        " \"wo\": [[1, 2, 3], [4, 5, 6]], \"bq\": [1, 2], \"bv\": [0, -1], \"bo\": [0.5, 0.25, 0]}";
+    put("fuzz_json_weights", "toy-4d.json", toy);
+    put("fuzz_json_weights", "every-key.json", full);
+    put("fuzz_json_weights", "num-heads-only.json", "{\"num_heads\": 1}");
+
+    put("fuzz_weight_file", "mha.safetensors.bin", selector(0) + mha);
+    put("fuzz_weight_file", "gpt2-layer1-heads1.safetensors.bin", selector(0, 1, 1) + gpt2File);
+    put("fuzz_weight_file", "mha.npz.bin", selector(1) + npzDeflated);
+    put("fuzz_weight_file", "gpt2-heads2.npz.bin", selector(1, 0, 2) + npzStored);
+    put("fuzz_weight_file", "every-key.json.bin", selector(2) + full);
+    return 0;
+}
