@@ -23,14 +23,27 @@ inline QByteArray bytesOf(const std::uint8_t* data, size_t size)
     return QByteArray(reinterpret_cast<const char*>(data), qsizetype(size));
 }
 
+// The input files of this process, removed when it exits.
+struct InputFiles {
+    QStringList paths;
+    ~InputFiles()
+    {
+        for (const QString& path : paths)
+            QFile::remove(path);
+    }
+};
+
 // The input written to a file of this process named "input<suffix>", in /dev/shm when there is
 // one (no disk traffic per run), as the program would open it.
 inline QString writeInputFile(const QByteArray& bytes, const QString& suffix)
 {
     static const QString folder =
         QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm") : QDir::tempPath();
+    static InputFiles files;
     const QString path =
         QStringLiteral("%1/attention-fuzz-%2-input%3").arg(folder).arg(QCoreApplication::applicationPid()).arg(suffix);
+    if (!files.paths.contains(path))
+        files.paths << path;
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size()) {
         std::fprintf(stderr, "fuzz: cannot write %s\n", qPrintable(path));
