@@ -166,6 +166,7 @@ Result<std::unique_ptr<SafetensorsReader>> SafetensorsReader::open(const QString
     if (json.size() != qint64(headerSize))
         return Error{QStringLiteral("the header could not be read (%1)").arg(reader->m_file.errorString())};
     reader->m_dataStart = 8 + qint64(headerSize);
+    reader->m_dataSize = fileSize - reader->m_dataStart;
     if (Status status = reader->parseHeader(json, fileSize - reader->m_dataStart); !status)
         return Error{status.error()};
     return reader;

@@ -46,6 +46,8 @@ public:
     const std::vector<TensorInfo>& tensors() const { return m_tensors; }  // in data order
     const TensorInfo* find(const QString& name) const;
     const QMap<QString, QString>& metadata() const { return m_metadata; }
+    qint64 dataOffset() const { return m_dataStart; }  // where the data section begins in the file
+    qint64 fileSize() const { return m_dataStart + m_dataSize; }
 
     QStringList tensorNames() const override;
     Result<TensorArray> readTensor(const QString& name) override;
@@ -58,6 +60,7 @@ private:
 
     QFile m_file;
     qint64 m_dataStart = 0;
+    qint64 m_dataSize = 0;
     std::vector<TensorInfo> m_tensors;
     QMap<QString, QString> m_metadata;
 };
