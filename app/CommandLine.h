@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 namespace attn {
 
 // Everything the command line can say (docs/command-line.md), parsed and checked.
@@ -16,6 +18,11 @@ struct CommandLineOptions {
     QString input_path;        // --input FILE.npy, instead of the sentence
     QStringList token_labels;  // --tokens A,B,C
     bool heads_given = false;
+    // --model DIR: a whole pretrained model from a Hugging Face folder, headless only; the
+    // model's layer is config.layer. --token-ids: its input ids as given (else --sentence).
+    QString model_dir;
+    std::vector<int> token_ids;
+    bool token_ids_given = false;
 
     QString json_path;    // --json FILE or "-" for standard output
     QString export_path;  // --export FILE.png|svg|pdf

@@ -16,6 +16,12 @@ public:
 
     // The computation the options ask for, shared with the window's start-up.
     static Result<AttentionResult> compute(const CommandLineOptions& options, TraceDetail detail);
+
+    // --export of one result as --view, --head, --compare and --size ask (with its own `--export`
+    // error prefix); nothing when there is no --export.
+    static Status exportPicture(const AttentionResult& result, const CommandLineOptions& options);
+    // Writes a document atomically to `path`, or to standard output for "-".
+    static Status writeOutput(const QString& path, const QByteArray& data);
 };
 
 }  // namespace attn
