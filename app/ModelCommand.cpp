@@ -112,7 +112,7 @@ AttentionResult ModelCommand::layerResult(const TransformerModel& model, const Q
         result.input.tokens.append(Token{text, 0, 0});
     result.input.x = run.layer_input;
     result.trace = run.layer_trace;
-    result.trace.weights = run.attention[size_t(run.selected_layer)];
+    result.trace.weights = run.attention.layer(run.selected_layer);
     result.output_dim = config.hidden_size;
     result.has_output_projection = true;
     result.parameter_count = layer.attention.parameterCount();

@@ -165,7 +165,7 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
     ModelRun run;
     run.token_ids = token_ids;
     run.selected_layer = selected_layer;
-    run.attention.resize(size_t(config.num_layers));
+    run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
     for (int layer = 0; layer < config.num_layers; ++layer) {
         Matrix* attention_input = layer == selected_layer ? &run.layer_input : nullptr;
@@ -174,7 +174,7 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
                               : postNormBlock(config, layer, w, x, attention_input);
         if (!trace)
             return Error{trace.error()};
-        run.attention[size_t(layer)] = std::move(trace->weights);
+        run.attention.setLayer(layer, std::move(trace->weights));
         if (layer == selected_layer) {
             trace->weights.clear();
             run.layer_trace = std::move(trace).value();

@@ -2,6 +2,8 @@
 
 #include "core/io/JsonWriter.h"
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -38,11 +40,20 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
     json.key("tokens").array(tokens);
     json.key("token_ids").array(run.token_ids);
 
+    const AttentionMaps& maps = run.attention;
+    RowVector row(maps.seqLen());  // one query's weights, the zeros a causal map does not store filled in
     json.key("attention").beginArray();
-    for (const std::vector<Matrix>& layer : run.attention) {
+    for (int l = 0; l < maps.numLayers(); ++l) {
         json.beginArray();
-        for (const Matrix& head : layer) {
-            json.matrix(head);  // (T, T)
+        for (int h = 0; h < maps.numHeads(); ++h) {
+            json.beginArray();  // (T, T)
+            for (int i = 0; i < maps.seqLen(); ++i) {
+                const int stored = maps.rowLength(i);
+                std::copy_n(maps.row(l, h, i), stored, row.data());
+                row.tail(maps.seqLen() - stored).setZero();
+                json.row(row.data(), row.size());
+            }
+            json.endArray();
             if (!drain(json, device))
                 return failed();
         }

@@ -48,9 +48,8 @@ QString expectedIds(const QString& fixture)
 
 void removeTensor(const QString& dir, const QString& name)
 {
-    QVERIFY(editTensors(dir, [&](std::vector<StTensor>& t) {
-        std::erase_if(t, [&](const StTensor& s) { return s.name == name; });
-    }));
+    QVERIFY(editTensors(
+        dir, [&](std::vector<StTensor>& t) { std::erase_if(t, [&](const StTensor& s) { return s.name == name; }); }));
 }
 
 }  // namespace
@@ -170,17 +169,16 @@ void TestCliModel::contractErrors_data()
 
     QTest::newRow("missing folder") << "gpt2-tiny" << keep
                                     << QStringList{"--model", "{dir}/nothing", "--token-ids", "1"} << "no such folder";
-    QTest::newRow("missing config.json")
-        << "gpt2-tiny" << FolderEdit([](const QString& dir) { QFile::remove(dir + "/config.json"); }) << model
-        << "no config.json";
+    QTest::newRow("missing config.json") << "gpt2-tiny"
+                                         << FolderEdit([](const QString& dir) { QFile::remove(dir + "/config.json"); })
+                                         << model << "no config.json";
     QTest::newRow("config.json not JSON")
         << "gpt2-tiny" << FolderEdit([](const QString& dir) { writeFile(dir + "/config.json", "{\"n_embd\": 3"); })
         << model << "config.json: not valid JSON";
     QTest::newRow("missing dimension") << "gpt2-tiny" << config([](QJsonObject& c) { c.remove("n_head"); }) << model
                                        << "'n_head' (or 'num_attention_heads') is missing";
-    QTest::newRow("non-positive dimension")
-        << "bert-tiny" << config([](QJsonObject& c) { c["num_hidden_layers"] = 0; }) << model
-        << "'num_hidden_layers' must be a positive integer";
+    QTest::newRow("non-positive dimension") << "bert-tiny" << config([](QJsonObject& c) { c["num_hidden_layers"] = 0; })
+                                            << model << "'num_hidden_layers' must be a positive integer";
     QTest::newRow("hidden size not divisible by the heads")
         << "distilbert-tiny" << config([](QJsonObject& c) { c["n_heads"] = 5; }) << model
         << "hidden size 48 is not divisible by the 5 attention heads";
@@ -260,8 +258,8 @@ void TestCliModel::contractErrors_data()
     QTest::newRow("token ids with a sentence")
         << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1", "--sentence", "a"}
         << "--token-ids: cannot be combined with --sentence";
-    QTest::newRow("token ids without a model") << "gpt2-tiny" << keep << QStringList{"--token-ids", "1"}
-                                               << "--token-ids: only with --model";
+    QTest::newRow("token ids without a model")
+        << "gpt2-tiny" << keep << QStringList{"--token-ids", "1"} << "--token-ids: only with --model";
     QTest::newRow("layer out of range") << "gpt2-tiny" << keep << (model + QStringList{"--layer", "2"})
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})

@@ -101,9 +101,9 @@ void TestModelAgreement::agreesWithTransformers()
     double worst_attention = 0;
     for (int l = 0; l < attention.size(); ++l) {
         const QJsonArray heads = attention[l].toArray();
-        QCOMPARE(int(run->attention[size_t(l)].size()), int(heads.size()));
+        QCOMPARE(run->attention.numHeads(), int(heads.size()));
         for (int h = 0; h < heads.size(); ++h) {
-            const Matrix& weights = run->attention[size_t(l)][size_t(h)];
+            const Matrix weights = run->attention.head(l, h);
             worst_attention = std::max(worst_attention, maxAbsDifference(weights, matrixOf(heads[h].toArray())));
             if (config.causal)
                 for (int i = 0; i < weights.rows(); ++i)

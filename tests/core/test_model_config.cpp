@@ -131,8 +131,9 @@ private slots:
             << config("bert", R"("vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
                                  "num_attention_heads": 4, "intermediate_size": 80, "max_position_embeddings": 64)")
             << "'type_vocab_size' is missing";
-        QTest::newRow("inverse layer scaling") << config("gpt2", kGpt2Shapes, R"("scale_attn_by_inverse_layer_idx": true)")
-                                               << "'scale_attn_by_inverse_layer_idx': true is not supported";
+        QTest::newRow("inverse layer scaling")
+            << config("gpt2", kGpt2Shapes, R"("scale_attn_by_inverse_layer_idx": true)")
+            << "'scale_attn_by_inverse_layer_idx': true is not supported";
         QTest::newRow("gpt2 cross-attention") << config("gpt2", kGpt2Shapes, R"("add_cross_attention": true)")
                                               << "'add_cross_attention': true is not supported";
         QTest::newRow("bert relative positions")

@@ -32,12 +32,12 @@ Result<ModelRun> runFolder(const QString& dir)
 
 bool sameRun(const ModelRun& a, const ModelRun& b)
 {
-    if (a.attention.size() != b.attention.size() || a.last_hidden_state != b.last_hidden_state ||
+    if (a.numLayers() != b.numLayers() || a.last_hidden_state != b.last_hidden_state ||
         a.layer_trace.q != b.layer_trace.q)
         return false;
-    for (size_t l = 0; l < a.attention.size(); ++l)
-        for (size_t h = 0; h < a.attention[l].size(); ++h)
-            if (a.attention[l][h] != b.attention[l][h])
+    for (int l = 0; l < a.numLayers(); ++l)
+        for (int h = 0; h < a.attention.numHeads(); ++h)
+            if (a.attention.head(l, h) != b.attention.head(l, h))
                 return false;
     return true;
 }
@@ -80,40 +80,34 @@ void TestModelFolder::spellingsOfOneCheckpoint_data()
     QTest::addColumn<int>("shards");
 
     const auto noEdit = TensorEdit([](std::vector<StTensor>&) {});
-    QTest::newRow("gpt2 without the transformer. prefix")
-        << "gpt2-prefixed"
-        << TensorEdit([](auto& t) { renameAll(t, [](const QString& n) { return QString(n).remove("transformer."); }); })
-        << 1;
+    QTest::newRow("gpt2 without the transformer. prefix") << "gpt2-prefixed" << TensorEdit([](auto& t) {
+        renameAll(t, [](const QString& n) { return QString(n).remove("transformer."); });
+    }) << 1;
     QTest::newRow("gpt2 with the transformer. prefix")
         << "gpt2-tiny" << TensorEdit([](auto& t) { renameAll(t, [](const QString& n) { return "transformer." + n; }); })
         << 1;
-    QTest::newRow("bert LayerNorm.weight/bias instead of gamma/beta")
-        << "bert-tiny" << TensorEdit([](auto& t) {
-               renameAll(t, [](const QString& n) {
-                   return QString(n).replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias");
-               });
-           })
-        << 1;
-    QTest::newRow("bert without prefix, pooler, NSP head and position_ids")
-        << "bert-tiny" << TensorEdit([](auto& t) {
-               std::erase_if(t, [](const StTensor& s) {
-                   return s.name.contains("pooler") || s.name.contains("seq_relationship") || s.name.contains("position_ids");
-               });
-               renameAll(t, [](const QString& n) { return QString(n).remove(QRegularExpression("^bert\\.")); });
-           })
-        << 1;
-    QTest::newRow("distilbert without the distilbert. prefix")
-        << "distilbert-tiny"
-        << TensorEdit([](auto& t) { renameAll(t, [](const QString& n) { return QString(n).remove("distilbert."); }); })
-        << 1;
+    QTest::newRow("bert LayerNorm.weight/bias instead of gamma/beta") << "bert-tiny" << TensorEdit([](auto& t) {
+        renameAll(t, [](const QString& n) {
+            return QString(n)
+                .replace("LayerNorm.gamma", "LayerNorm.weight")
+                .replace("LayerNorm.beta", "LayerNorm.bias");
+        });
+    }) << 1;
+    QTest::newRow("bert without prefix, pooler, NSP head and position_ids") << "bert-tiny" << TensorEdit([](auto& t) {
+        std::erase_if(t, [](const StTensor& s) {
+            return s.name.contains("pooler") || s.name.contains("seq_relationship") || s.name.contains("position_ids");
+        });
+        renameAll(t, [](const QString& n) { return QString(n).remove(QRegularExpression("^bert\\.")); });
+    }) << 1;
+    QTest::newRow("distilbert without the distilbert. prefix") << "distilbert-tiny" << TensorEdit([](auto& t) {
+        renameAll(t, [](const QString& n) { return QString(n).remove("distilbert."); });
+    }) << 1;
     // Buffers and unused tensors are skipped whatever their dtype.
-    QTest::newRow("buffers and extra tensors of other dtypes")
-        << "gpt2-prefixed" << TensorEdit([](auto& t) {
-               findTensor(t, "transformer.h.0.attn.masked_bias")->dtype = "I32";  // F32 in the fixture
-               t.push_back({"transformer.rotary_emb.inv_freq", "F64", {2}, f64Bytes({1.0, 0.5})});
-               t.push_back({"score.weight", "U8", {3}, QByteArray(3, '\1')});
-           })
-        << 1;
+    QTest::newRow("buffers and extra tensors of other dtypes") << "gpt2-prefixed" << TensorEdit([](auto& t) {
+        findTensor(t, "transformer.h.0.attn.masked_bias")->dtype = "I32";  // F32 in the fixture
+        t.push_back({"transformer.rotary_emb.inv_freq", "F64", {2}, f64Bytes({1.0, 0.5})});
+        t.push_back({"score.weight", "U8", {3}, QByteArray(3, '\1')});
+    }) << 1;
     QTest::newRow("gpt2 in 2 shards") << "gpt2-prefixed" << noEdit << 2;
     QTest::newRow("bert in 3 shards") << "bert-tiny" << noEdit << 3;
 }

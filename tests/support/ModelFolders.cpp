@@ -82,10 +82,9 @@ bool splitIntoShards(const QString& dir, int shards)
     for (size_t i = 0; i < tensors.size(); ++i) {
         const int shard = int(i % size_t(shards));
         dealt[size_t(shard)].push_back(tensors[i]);
-        weight_map.insert(tensors[i].name,
-                          QStringLiteral("model-%1-of-%2.safetensors")
-                              .arg(shard + 1, 5, 10, QLatin1Char('0'))
-                              .arg(shards, 5, 10, QLatin1Char('0')));
+        weight_map.insert(tensors[i].name, QStringLiteral("model-%1-of-%2.safetensors")
+                                               .arg(shard + 1, 5, 10, QLatin1Char('0'))
+                                               .arg(shards, 5, 10, QLatin1Char('0')));
     }
     for (int shard = 0; shard < shards; ++shard) {
         const QString name = QStringLiteral("model-%1-of-%2.safetensors")
@@ -148,8 +147,8 @@ void storeAs(std::vector<StTensor>& tensors, const QString& dtype)
         const qsizetype count = t.data.size() / 4;
         std::vector<std::uint16_t> bits(static_cast<size_t>(count));
         for (qsizetype i = 0; i < count; ++i)
-            bits[size_t(i)] = dtype == u"BF16" ? std::uint16_t(std::bit_cast<std::uint32_t>(values[i]) >> 16)
-                                               : halfBits(values[i]);
+            bits[size_t(i)] =
+                dtype == u"BF16" ? std::uint16_t(std::bit_cast<std::uint32_t>(values[i]) >> 16) : halfBits(values[i]);
         t.data = u16Bytes(bits);
         t.dtype = dtype;
     }
