@@ -10,16 +10,17 @@ void layerNorm(const ConstMatrixRef& x, const Eigen::Ref<const RowVector>& gamma
 {
     const Eigen::Index rows = x.rows();
     const Eigen::Index width = x.cols();
-    // Two passes over each row (mean, then the squared deviations), so the variance of a row
-    // with a large mean does not lose its digits.
+    // The mean and variance of each row in float64, two passes (mean, then the squared
+    // deviations): a hidden state with a few large entries (GPT-2 has some in the hundreds) keeps
+    // the digits of its small ones. The cost is small next to the matrix products around it.
     const bool parallel = std::int64_t(rows) * width >= (std::int64_t(1) << 16);
 #pragma omp parallel for if (parallel) schedule(static)
     for (Eigen::Index r = 0; r < rows; ++r) {
-        const float mean = x.row(r).sum() / float(width);
-        const auto centered = x.row(r).array() - mean;  // (width)
-        const float variance = centered.square().sum() / float(width);
-        const float inv_std = 1.0f / std::sqrt(variance + eps);
-        out.row(r).array() = centered * inv_std * gamma.array() + beta.array();
+        const Eigen::ArrayXd row = x.row(r).transpose().cast<double>();  // (width)
+        const double mean = row.mean();
+        const Eigen::ArrayXd centered = row - mean;
+        const double inv_std = 1.0 / std::sqrt(centered.square().mean() + double(eps));
+        out.row(r).array() = (centered * inv_std).cast<float>().transpose() * gamma.array() + beta.array();
     }
 }
 
