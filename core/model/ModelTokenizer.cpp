@@ -9,7 +9,7 @@ bool ModelTokenizer::hasFiles(const QString& dir)
 {
     const QDir folder(dir);
     const auto has = [&folder](const char* name) { return QFileInfo(folder.filePath(QLatin1String(name))).isFile(); };
-    return has("tokenizer.json") || (has("vocab.json") && has("merges.txt")) || has("vocab.txt");
+    return has("tokenizer.json") || has("vocab.json") || has("merges.txt") || has("vocab.txt");
 }
 
 Result<std::unique_ptr<ModelTokenizer>> ModelTokenizer::load(const QString& dir)

@@ -17,7 +17,7 @@ class ModelTokenizer {
 public:
     virtual ~ModelTokenizer() = default;
 
-    // True when the folder has tokenizer files: tokenizer.json, vocab.json + merges.txt, or vocab.txt.
+    // True when the folder has any tokenizer file: tokenizer.json, vocab.json, merges.txt, vocab.txt.
     static bool hasFiles(const QString& dir);
     // The folder's tokenizer; an error naming the file when the files are missing or malformed.
     static Result<std::unique_ptr<ModelTokenizer>> load(const QString& dir);

@@ -7,6 +7,9 @@
 //
 //   forward:  "gpt2 T=16" ... "gpt2 T=1024" (GPT-2 small: 12 layers, 12 heads, width 768, vocab
 //             50257) and "bert T=16" ... "bert T=512" (BERT-base), random weights and ids.
+//   open:     TransformerModel::load of the folder in $MODEL_BENCH_FOLDER (skipped without it), e.g.
+//             one written by scripts/make_random_model.py: reading config.json and the header,
+//             mapping the file, converting what is not used in place.
 //   linear:   the products that are most of that work, alone (out = x W + b, the threads sharing
 //             out the columns as in the forward pass), so their GFLOP/s can be read off:
 //             2 * T * inner * cols / time.
@@ -51,6 +54,7 @@ class ModelBench : public QObject {
 private slots:
     void forward_data();
     void forward();
+    void open();
     void linear_data();
     void linear();
 };
@@ -76,6 +80,17 @@ void ModelBench::forward()
     {
         auto run = m.forward(ids);
         Q_UNUSED(run);
+    }
+}
+
+void ModelBench::open()
+{
+    const QString folder = qEnvironmentVariable("MODEL_BENCH_FOLDER");
+    if (folder.isEmpty())
+        QSKIP("set MODEL_BENCH_FOLDER to a model folder");
+    QBENCHMARK {
+        auto model = TransformerModel::load(folder);
+        QVERIFY2(model, qPrintable(model.error()));
     }
 }
 

@@ -139,6 +139,8 @@ void TestCliModel::exportDrawsTheSelectedLayer_data()
     QTest::newRow("grid of layer 1") << QStringList{"--view", "grid", "--layer", "1"};
     QTest::newRow("one head of layer 0") << QStringList{"--view", "head", "--head", "2"};
     QTest::newRow("compare") << QStringList{"--view", "compare", "--compare", "0,1", "--layer", "1"};
+    QTest::newRow("lines") << QStringList{"--view", "lines", "--head", "1"};
+    QTest::newRow("shapes") << QStringList{"--view", "shapes", "--head", "1"};
 }
 
 void TestCliModel::exportDrawsTheSelectedLayer()
