@@ -60,6 +60,7 @@ class TestCliModel : public QObject {
 private slots:
     void jsonAgreesWithTransformers_data();
     void jsonAgreesWithTransformers();
+    void defaultSentenceIsTokenized();
     void exportDrawsTheSelectedLayer_data();
     void exportDrawsTheSelectedLayer();
     void contractErrors_data();
@@ -69,18 +70,25 @@ private slots:
 void TestCliModel::jsonAgreesWithTransformers_data()
 {
     QTest::addColumn<QString>("fixture");
-    for (const char* name : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny"})
-        QTest::newRow(name) << QString::fromLatin1(name);
+    QTest::addColumn<bool>("sentence");  // --sentence through the folder's tokenizer, else --token-ids
+    // The cases with a tokenizer (vocab.json + merges.txt, vocab.txt, tokenizer.json), both ways.
+    for (const char* name : {"gpt2-tiny", "bert-tiny", "distilbert-tiny"}) {
+        QTest::addRow("%s --sentence", name) << QString::fromLatin1(name) << true;
+        QTest::addRow("%s --token-ids", name) << QString::fromLatin1(name) << false;
+    }
+    QTest::newRow("gpt2-prefixed --token-ids (no tokenizer)") << "gpt2-prefixed" << false;
 }
 
 void TestCliModel::jsonAgreesWithTransformers()
 {
     QFETCH(QString, fixture);
+    QFETCH(bool, sentence);
     const QJsonObject expected = readJsonObject(modelFixture(fixture) + "/expected.json");
     QTemporaryDir out;
     const QString path = out.filePath("model.json");
-    const ProgramRun run =
-        runProgram({"--model", modelFixture(fixture), "--token-ids", expectedIds(fixture), "--json", path});
+    const QStringList input = sentence ? QStringList{"--sentence", expected["sentence"].toString()}
+                                       : QStringList{"--token-ids", expectedIds(fixture)};
+    const ProgramRun run = runProgram(QStringList{"--model", modelFixture(fixture), "--json", path} + input);
     QVERIFY2(run.exit_code == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     QCOMPARE(QDir(out.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"model.json"});
@@ -88,8 +96,9 @@ void TestCliModel::jsonAgreesWithTransformers()
 
     QCOMPARE(json["model"].toObject(), expected["model"].toObject());
     QCOMPARE(json["token_ids"].toArray(), expected["token_ids"].toArray());
+    // convert_ids_to_tokens with --sentence or --token-ids alike; ids in decimal without a tokenizer.
     const QJsonArray tokens = json["tokens"].toArray();
-    QCOMPARE(tokens.size(), expected["tokens"].toArray().size());
+    QCOMPARE(tokens, expected["tokens"].toArray());
     const bool causal = expected["model"]["causal"].toBool();
 
     // The numbers as written in the JSON (shortest float32 text): the contract's 2e-5 against
@@ -123,14 +132,31 @@ void TestCliModel::jsonAgreesWithTransformers()
         }
     QVERIFY2(error <= 2e-5 * largest, qPrintable(QString::number(error / largest)));
 
-    // The head's top-5 (an addition): GPT-2 at every position; BERT and DistilBERT at [MASK],
-    // which only a tokenizer can point out.
+    // The head's top-5 (an addition): GPT-2 at every position, BERT and DistilBERT at each
+    // [MASK] (the fixtures keep consecutive logits at least 1.3e-4 apart: the order is certain).
     const QJsonArray top5 = json["top5"].toArray();
-    if (causal) {
-        QCOMPARE(top5.size(), tokens.size());
-        QCOMPARE(top5[3]["ids"].toArray(), expected["top5"][3]["ids"].toArray());
-        QCOMPARE(top5[3]["tokens"].toArray().size(), 5);
+    const QJsonArray want_top5 = expected["top5"].toArray();
+    QCOMPARE(top5.size(), want_top5.size());
+    for (int i = 0; i < top5.size(); ++i) {
+        QCOMPARE(top5[i]["position"].toInt(), want_top5[i]["position"].toInt());
+        QCOMPARE(top5[i]["ids"].toArray(), want_top5[i]["ids"].toArray());
+        QCOMPARE(top5[i]["tokens"].toArray().size(), 5);
     }
+}
+
+void TestCliModel::defaultSentenceIsTokenized()
+{
+    // Without --sentence or --token-ids: "The cat sat on the rug and it was dry-cleaned." by
+    // GPT-2's byte-level BPE (no special tokens).
+    const ProgramRun run = runProgram({"--model", modelFixture("gpt2-tiny"), "--json", "-"});
+    QVERIFY2(run.exit_code == 0, run.err.constData());
+    const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+    const QJsonArray tokens = json["tokens"].toArray();
+    QCOMPARE(tokens.first().toString(), QStringLiteral("The"));
+    QCOMPARE(tokens[1].toString(), QString::fromUtf8("\u0120cat"));  // Ġcat
+    QCOMPARE(json["token_ids"][0].toInt(), 464);
+    QCOMPARE(json["attention"][1].toArray().size(), 4);
+    QCOMPARE(json["attention"][1][3].toArray().size(), tokens.size());
 }
 
 void TestCliModel::exportDrawsTheSelectedLayer_data()
@@ -257,6 +283,17 @@ void TestCliModel::contractErrors_data()
         << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1,two"} << "--token-ids";
     QTest::newRow("no tokenizer files with --sentence")
         << "gpt2-prefixed" << keep << QStringList{"--model", "{dir}", "--sentence", "hello"} << "no tokenizer files";
+    QTest::newRow("no tokenizer files for the default sentence")
+        << "gpt2-prefixed" << keep << QStringList{"--model", "{dir}"} << "no tokenizer files";
+    QTest::newRow("malformed vocab.json")
+        << "gpt2-tiny" << FolderEdit([](const QString& dir) { writeFile(dir + "/vocab.json", "{\"a\": 0,"); })
+        << QStringList{"--model", "{dir}", "--sentence", "hello"} << "vocab.json";
+    QTest::newRow("merges.txt without vocab.json")
+        << "gpt2-tiny" << FolderEdit([](const QString& dir) { QFile::remove(dir + "/vocab.json"); })
+        << QStringList{"--model", "{dir}", "--sentence", "hello"} << "merges.txt";
+    QTest::newRow("malformed tokenizer.json")
+        << "distilbert-tiny" << FolderEdit([](const QString& dir) { writeFile(dir + "/tokenizer.json", "[]"); })
+        << QStringList{"--model", "{dir}", "--sentence", "hello"} << "tokenizer.json";
     QTest::newRow("token ids with a sentence")
         << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1", "--sentence", "a"}
         << "--token-ids: cannot be combined with --sentence";
@@ -266,7 +303,7 @@ void TestCliModel::contractErrors_data()
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})
                                        << "--head 4: out of range, the model has heads 0 to 3";
-    QTest::newRow("no output: the window") << "gpt2-tiny" << keep << QStringList{"--model", "{dir}"}
+    QTest::newRow("no output: the window") << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1"}
                                            << "--model: the window does not show whole models yet";
     const QString weights = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz");
     const QString input = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
