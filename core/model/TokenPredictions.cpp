@@ -1,7 +1,6 @@
 #include "core/model/TokenPredictions.h"
 
 #include "core/ops/LayerNorm.h"
-#include "core/ops/Linear.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +50,7 @@ Result<std::vector<TokenPrediction>> TokenPredictions::topK(const ModelConfig& c
 
     if (!head.transform.isEmpty()) {                    // BERT family: dense, activation, LayerNorm
         Matrix transformed(count, config.hidden_size);  // (P, C)
-        if (!linear(h, head.transform.view(), head.transform_bias.data(), transformed))
+        if (!multiply(h, head.transform, head.transform_bias, transformed))
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(head.transform.name())};
         applyActivation(config.activation, transformed);
         layerNorm(transformed, head.norm_weight, head.norm_bias, float(config.layer_norm_eps), h);

@@ -2,7 +2,6 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/ops/LayerNorm.h"
-#include "core/ops/Linear.h"
 
 namespace attn {
 namespace {
@@ -59,11 +58,11 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
 Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
 {
     Matrix inner(h.rows(), config.intermediate_size);  // (T, I)
-    if (!linear(h, w.mlp_in.view(), w.mlp_in_bias.data(), inner))
+    if (!multiply(h, w.mlp_in, w.mlp_in_bias, inner))
         return notFinite(w.mlp_in);
     applyActivation(config.activation, inner);
     Matrix out(h.rows(), config.hidden_size);  // (T, C)
-    if (!linear(inner, w.mlp_out.view(), w.mlp_out_bias.data(), out))
+    if (!multiply(inner, w.mlp_out, w.mlp_out_bias, out))
         return notFinite(w.mlp_out);
     return out;
 }

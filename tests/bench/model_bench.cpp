@@ -14,6 +14,7 @@
 //             out the columns as in the forward pass), so their GFLOP/s can be read off:
 //             2 * T * inner * cols / time.
 
+#include "core/base/MemoryReuse.h"
 #include "core/base/SplitMix64.h"
 #include "core/ops/Linear.h"
 
@@ -52,6 +53,7 @@ class ModelBench : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { keepFreedBlocksForReuse(); }  // as the program does (app/main.cpp)
     void forward_data();
     void forward();
     void open();
@@ -88,7 +90,8 @@ void ModelBench::open()
     const QString folder = qEnvironmentVariable("MODEL_BENCH_FOLDER");
     if (folder.isEmpty())
         QSKIP("set MODEL_BENCH_FOLDER to a model folder");
-    QBENCHMARK {
+    QBENCHMARK
+    {
         auto model = TransformerModel::load(folder);
         QVERIFY2(model, qPrintable(model.error()));
     }
