@@ -5,6 +5,7 @@
 
 #include <QtEndian>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -59,6 +60,22 @@ enum class Use {
     Copy,                 // copied into a structure of its own (vectors, the engine's weights)
 };
 
+// decodeFloats in chunks shared out among the threads: converting F16 or BF16 is most of the time
+// a half-precision checkpoint takes to open.
+void decodeInParallel(const uchar* bytes, FloatFormat format, Matrix& values)
+{
+    constexpr std::int64_t kChunk = std::int64_t(1) << 16;
+    const std::int64_t count = values.size();
+    const std::int64_t chunks = (count + kChunk - 1) / kChunk;
+    const int size = byteSize(format);
+#pragma omp parallel for if (chunks > 1) schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        const std::int64_t first = c * kChunk;
+        decodeFloats(reinterpret_cast<const char*>(bytes) + first * size, std::min(kChunk, count - first), format,
+                     ByteOrder::Little, values.data() + first);
+    }
+}
+
 bool isLittleEndianHost()
 {
     return QSysInfo::ByteOrder == QSysInfo::LittleEndian;
@@ -102,8 +119,7 @@ public:
             return WeightMatrix::inPlace(info.name, reinterpret_cast<const float*>(bytes), rows, cols);
 
         Matrix values(rows, cols);  // as stored: (out, in) for an nn.Linear weight
-        decodeFloats(reinterpret_cast<const char*>(bytes), values.size(), *info.format, ByteOrder::Little,
-                     values.data());
+        decodeInParallel(bytes, *info.format, values);
         tensor->file->release(info);
         if (!allFinite(values))
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(info.name)};
