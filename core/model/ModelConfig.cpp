@@ -161,7 +161,7 @@ Result<Activation> activationKey(const ConfigKeys& keys, const char* key, const 
     return *activation;
 }
 
-// configuration_gpt2.py: GPT2Config.
+// transformers' GPT2Config.
 Result<ModelConfig> gpt2Config(const QJsonObject& object)
 {
     const ConfigKeys keys(object, {{"n_embd", "hidden_size"},
@@ -193,7 +193,7 @@ Result<ModelConfig> gpt2Config(const QJsonObject& object)
     return c;
 }
 
-// configuration_bert.py: BertConfig (its layer_norm_eps defaults to 1e-12).
+// transformers' BertConfig (its layer_norm_eps defaults to 1e-12).
 Result<ModelConfig> bertConfig(const QJsonObject& object)
 {
     const ConfigKeys keys(object, {});
@@ -223,7 +223,7 @@ Result<ModelConfig> bertConfig(const QJsonObject& object)
     return c;
 }
 
-// configuration_distilbert.py: DistilBertConfig (its LayerNorms use eps 1e-12, fixed in the code).
+// transformers' DistilBertConfig (the model's LayerNorms use eps 1e-12, fixed in its code).
 Result<ModelConfig> distilBertConfig(const QJsonObject& object)
 {
     const ConfigKeys keys(

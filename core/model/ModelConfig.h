@@ -11,9 +11,8 @@ namespace attn {
 // The architectures a model folder can hold today (config.json "model_type").
 enum class ModelArchitecture { Gpt2, Bert, DistilBert };
 
-// What config.json says about a model, resolved as the transformers configuration classes resolve
-// it (configuration_gpt2.py, configuration_bert.py, configuration_distilbert.py): their
-// attribute_map aliases (an alias given in the file wins, as PretrainedConfig's setter makes it)
+// What config.json says about a model, resolved as the transformers configuration classes
+// (GPT2Config, BertConfig, DistilBertConfig) resolve it: their attribute_map aliases (an alias given in the file wins, as PretrainedConfig's setter makes it)
 // and their defaults for every key that does not set a tensor shape. Keys that set a shape must be
 // present; options that would make transformers compute something this program does not are
 // refused.

@@ -149,7 +149,7 @@ private:
     const ModelConfig& m_config;
 };
 
-// modeling_distilbert.py create_sinusoidal_embeddings: the table a DistilBERT checkpoint without
+// transformers' DistilBERT create_sinusoidal_embeddings: the table a DistilBERT checkpoint without
 // position embeddings starts from when sinusoidal_pos_embds is set.
 //   (positions, dim): even columns sin(pos / 10000^(2 (j / 2) / dim)), odd columns cos(...).
 Matrix sinusoidalTable(int positions, int dim)

@@ -12,7 +12,7 @@ constexpr TensorPart kBase = TensorPart::Base;
 // Each line: {slot, name in the base model or head, how it is stored, rows, cols[, part, optional]},
 // in columns (which clang-format would unalign).
 // clang-format off
-// modeling_gpt2.py: GPT2Model (base prefix "transformer.") and GPT2LMHeadModel's lm_head.
+// transformers' GPT2Model (base prefix "transformer.") and GPT2LMHeadModel's lm_head.
 // Buffers (h.N.attn.bias, h.N.attn.masked_bias) are not weights and are not listed.
 constexpr TensorSpec kGpt2[] = {
     {WordEmbedding,      "wte.weight",                Table,   Vocab,      Hidden},
@@ -34,7 +34,7 @@ constexpr TensorSpec kGpt2[] = {
     {HeadDecoderWeight,  "lm_head.weight",            Table,   Vocab,      Hidden,   kHead,  true},
 };
 
-// modeling_bert.py: BertModel (base prefix "bert.", no pooler) and BertForMaskedLM's
+// transformers' BertModel (base prefix "bert.", no pooler) and BertForMaskedLM's
 // cls.predictions. The pooler and the NSP head (cls.seq_relationship) are not used.
 constexpr TensorSpec kBert[] = {
     {WordEmbedding,        "embeddings.word_embeddings.weight",                    Table,   Vocab,       Hidden},
@@ -66,7 +66,7 @@ constexpr TensorSpec kBert[] = {
     {HeadDecoderBias,      "cls.predictions.bias",                                 Vector,  None,        Vocab,   kHead},
 };
 
-// modeling_distilbert.py: DistilBertModel (base prefix "distilbert.") and
+// transformers' DistilBertModel (base prefix "distilbert.") and
 // DistilBertForMaskedLM's head (vocab_transform, vocab_layer_norm, vocab_projector).
 constexpr TensorSpec kDistilBert[] = {
     {WordEmbedding,        "embeddings.word_embeddings.weight",               Table,   Vocab,      Hidden},

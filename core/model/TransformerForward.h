@@ -8,8 +8,9 @@
 
 namespace attn {
 
-// The forward pass of a whole model, as transformers computes it (modeling_gpt2.py,
-// modeling_bert.py, modeling_distilbert.py), in float32, for one unpadded sequence:
+// The forward pass of a whole model, as transformers computes it (GPT2Model, BertModel,
+// DistilBertModel; tests/fixtures/models/reference_models.py is a line-by-line PyTorch port), in
+// float32, for one unpadded sequence:
 //   GPT-2:       x = wte[ids] + wpe[0..T)
 //                per block: x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x))   (causal attention)
 //                last_hidden_state = LN_f(x)

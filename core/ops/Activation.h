@@ -8,7 +8,7 @@
 
 namespace attn {
 
-// The activation functions of transformers' ACT2FN (activations.py) that the supported models
+// The activation functions of transformers' ACT2FN table that the supported models
 // use, each in transformers' own formula.
 enum class Activation {
     Gelu,       // "gelu", "gelu_python": x/2 (1 + erf(x / sqrt 2)), exact

@@ -53,7 +53,7 @@ private slots:
 
         auto distil = ModelConfig::fromJson(config("distilbert", kDistilBertShapes));
         QVERIFY2(distil, qPrintable(distil.error()));
-        QCOMPARE(distil->layer_norm_eps, 1e-12);  // fixed in modeling_distilbert.py
+        QCOMPARE(distil->layer_norm_eps, 1e-12);  // fixed in transformers' DistilBERT code
         QCOMPARE(distil->activation, Activation::Gelu);
         QVERIFY(!distil->sinusoidal_positions);
         QCOMPARE(distil->hidden_size, 32);
