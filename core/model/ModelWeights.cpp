@@ -353,6 +353,13 @@ Result<ModelWeights> ModelWeights::load(const ModelFolder& folder)
                              .arg(table.prefix)
                              .arg(config.max_positions)
                              .arg(config.hidden_size)};
+        // Sized by config.json alone (no tensor in the file bounds it): refused when absurd.
+        constexpr std::int64_t kMaxTable = std::int64_t(1) << 28;  // floats: 1 GiB
+        if (std::int64_t(config.max_positions) * config.hidden_size > kMaxTable)
+            return Error{QStringLiteral("a sinusoidal position table of %1 x %2 is too large (limit %3 values)")
+                             .arg(config.max_positions)
+                             .arg(config.hidden_size)
+                             .arg(kMaxTable)};
         weights.position_embeddings = WeightMatrix::owned(QStringLiteral("sinusoidal positions"),
                                                           sinusoidalTable(config.max_positions, config.hidden_size));
     }

@@ -194,6 +194,12 @@ void TestModelFolder::distilBertSinusoidalPositions()
     QCOMPARE(table(3, 4), float(std::sin(3.0 / std::pow(10000.0, 4.0 / 48))));
     QCOMPARE(table(3, 5), float(std::cos(3.0 / std::pow(10000.0, 4.0 / 48))));
     QVERIFY((*model)->forward(kIds));
+
+    // The table's size comes from config.json alone: an absurd one is refused, not allocated.
+    QVERIFY(editConfig(dir.path(), [](QJsonObject& c) { c["max_position_embeddings"] = 1 << 24; }));
+    auto absurd = TransformerModel::load(dir.path());
+    QVERIFY(!absurd);
+    QVERIFY2(absurd.error().contains("is too large"), qPrintable(absurd.error()));
 }
 
 void TestModelFolder::untiedLmHead()
