@@ -1,7 +1,8 @@
 #include "app/CommandLine.h"
 
+#include "core/io/OutputPath.h"
+
 #include <QCommandLineParser>
-#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -45,7 +46,7 @@ Result<std::vector<int>> parseTokenIds(const QString& text)
 Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOptions& options)
 {
     for (const char* other : {"weights", "input", "d-model", "heads", "input-dim", "seed", "identity", "causal",
-                              "scale", "no-positional", "tokens"})
+                              "scale", "no-positional", "tokens", "kv-sentence", "kv-input", "pad-keys"})
         if (parser.isSet(QLatin1String(other)))
             return Error{QStringLiteral("--model: cannot be combined with --%1 (the model folder defines it)")
                              .arg(QLatin1String(other))};
@@ -56,7 +57,44 @@ Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOpti
     return {};
 }
 
+// An output path checked before anything is computed, so a bad one writes nothing:
+// "--export out.bmp: unknown extension ...".
+Status checkOutput(const QString& option, const QString& path, const QStringList& extensions)
+{
+    if (Status where = OutputPath::check(path, extensions); !where)
+        return Error{QStringLiteral("%1%2%3").arg(option, path.isEmpty() ? QStringLiteral(": ") : QStringLiteral(" "),
+                                                  where.error())};
+    return {};
+}
+
 }  // namespace
+
+QString CommandLine::optionFor(SettingField field)
+{
+    switch (field) {
+        case SettingField::Sentence:
+            return QStringLiteral("--sentence");
+        case SettingField::DModel:
+            return QStringLiteral("--d-model");
+        case SettingField::Heads:
+            return QStringLiteral("--heads");
+        case SettingField::InputDim:
+            return QStringLiteral("--input-dim");
+        case SettingField::Seed:
+            return QStringLiteral("--seed");
+        case SettingField::Weights:
+            return QStringLiteral("--weights");
+        case SettingField::Layer:
+            return QStringLiteral("--layer");
+        case SettingField::Scale:
+            return QStringLiteral("--scale");
+        case SettingField::KvSentence:
+            return QStringLiteral("--kv-sentence");
+        case SettingField::PadKeys:
+            return QStringLiteral("--pad-keys");
+    }
+    return QString();
+}
 
 QString CommandLine::helpText()
 {
@@ -69,6 +107,9 @@ QString CommandLine::helpText()
                "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
                "  --tokens A,B,C         labels for the rows of --input\n"
                "  --token-ids 1,2,3      token ids for --model, used as they are (instead of --sentence)\n"
+               "  --kv-sentence TEXT     cross-attention: keys and values from this sentence, queries from --sentence\n"
+               "  --kv-input FILE.npy    cross-attention: keys and values from this T_kv x d_in matrix\n"
+               "  --pad-keys I,J,...     0-based key positions masked as padding (weight exactly 0)\n"
                "Model\n"
                "  --d-model N            model width (default 512)\n"
                "  --heads N              number of heads (default 8; with --weights: the file's)\n"
@@ -100,32 +141,14 @@ QString CommandLine::helpText()
         .arg(RunSettings::defaultSentence());
 }
 
-Status CommandLine::checkOutputPath(const QString& option, const QString& path, const QStringList& extensions)
-{
-    if (path.isEmpty())
-        return Error{QStringLiteral("%1: the file name is empty").arg(option)};
-    const QFileInfo info(path);
-    if (!extensions.isEmpty() && !extensions.contains(info.suffix().toLower()))
-        return Error{QStringLiteral("%1 %2: unknown extension '%3' (expected %4)")
-                         .arg(option, path, info.suffix(), extensions.join(QStringLiteral(", ")))};
-    const QFileInfo dir(info.absolutePath());
-    if (!dir.exists())
-        return Error{QStringLiteral("%1 %2: the directory %3 does not exist").arg(option, path, dir.filePath())};
-    if (!dir.isDir())
-        return Error{QStringLiteral("%1 %2: %3 is a file, not a directory").arg(option, path, dir.filePath())};
-    if (info.isDir())
-        return Error{QStringLiteral("%1 %2: is a directory").arg(option, path)};
-    return {};
-}
-
 Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence",   "input",   "tokens",  "d-model",  "heads", "input-dim",
-                                "seed",       "weights", "layer",   "scale",    "json",  "export",
-                                "view",       "head",    "compare", "size",     "batch", "tab",
-                                "screenshot", "example", "model",   "token-ids"};
+    const QStringList valued = {"sentence", "input",    "tokens", "d-model",  "heads",      "input-dim", "seed",
+                                "weights",  "layer",    "scale",  "json",     "export",     "view",      "head",
+                                "compare",  "size",     "batch",  "tab",      "screenshot", "example",   "kv-sentence",
+                                "kv-input", "pad-keys", "model",  "token-ids"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -157,6 +180,27 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (options.input_path.isEmpty())
             return Error{QStringLiteral("--tokens: labels only go with --input")};
         options.token_labels = parser.value("tokens").split(u',');
+    }
+    if (parser.isSet("kv-sentence") && parser.isSet("kv-input"))
+        return Error{QStringLiteral("--kv-sentence: cannot be combined with --kv-input (one second input)")};
+    if (parser.isSet("kv-sentence")) {
+        options.kv_sentence = parser.value("kv-sentence");
+        if (options.kv_sentence.trimmed().isEmpty())
+            return Error{QStringLiteral("--kv-sentence: the sentence is empty")};
+    }
+    if (parser.isSet("kv-input")) {
+        options.kv_input_path = parser.value("kv-input");
+        if (!QFileInfo(options.kv_input_path).isFile())
+            return Error{QStringLiteral("--kv-input %1: no such file").arg(options.kv_input_path)};
+    }
+    if (parser.isSet("pad-keys")) {
+        const QString text = parser.value("pad-keys");
+        static const QRegularExpression position(QStringLiteral("^\\s*\\d{1,9}\\s*$"));
+        for (const QString& part : text.split(u',')) {
+            if (!position.match(part).hasMatch())
+                return Error{QStringLiteral("--pad-keys: expected 0-based key positions I,J,..., got '%1'").arg(text)};
+            config.padded_keys.append(part.trimmed().toInt());
+        }
     }
     auto readInt = [&](const char* name, int& target, int minimum = 1) -> Status {
         if (!parser.isSet(name))
@@ -194,6 +238,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         config.scale = *scale;
     }
     config.causal = parser.isSet("causal");
+    if (config.causal && options.isCross())
+        return Error{
+            QStringLiteral("--causal: cannot be combined with %1 (the causal mask needs self-attention)")
+                .arg(parser.isSet("kv-sentence") ? QStringLiteral("--kv-sentence") : QStringLiteral("--kv-input"))};
     config.positional_encoding = !parser.isSet("no-positional");
     if (parser.isSet("weights") && parser.isSet("identity"))
         return Error{QStringLiteral("--identity: cannot be combined with --weights")};
@@ -208,15 +256,15 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     } else if (parser.isSet("layer") && config.layer != 0 && !parser.isSet("model")) {
         return Error{QStringLiteral("--layer: only a weight file or a model has layers")};
     }
-    if (config.weight_source != RunSettings::WeightSource::File && config.d_model % config.num_heads != 0)
-        return Error{QStringLiteral("--heads: d_model %1 is not divisible by %2 heads")
-                         .arg(config.d_model)
-                         .arg(config.num_heads)};
+    if (std::optional<SettingError> invalid = config.validate())
+        return Error{QStringLiteral("%1: %2").arg(optionFor(invalid->field), invalid->message)};
 
     if (parser.isSet("view")) {
-        options.view = parser.value("view");
-        if (!QStringList{"grid", "head", "compare", "shapes", "lines"}.contains(options.view))
-            return Error{QStringLiteral("--view: expected grid, head, compare or shapes, got '%1'").arg(options.view)};
+        const std::optional<View> view = viewFromKey(parser.value("view"));
+        if (!view || *view == View::Walkthrough)
+            return Error{QStringLiteral("--view: expected grid, head, compare, lines or shapes, got '%1'")
+                             .arg(parser.value("view"))};
+        options.view = *view;
     }
     if (parser.isSet("compare")) {
         static const QRegularExpression pair(QStringLiteral("^\\s*(\\d+)\\s*,\\s*(\\d+)\\s*$"));
@@ -245,8 +293,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     options.batch_given = parser.isSet("batch");
     if (parser.isSet("tab")) {
-        options.tab = parser.value("tab").trimmed().toLower();
-        if (!QStringList{"grid", "head", "compare", "lines", "shapes", "walkthrough"}.contains(options.tab))
+        options.tab = viewFromKey(parser.value("tab"));
+        if (!options.tab)
             return Error{QStringLiteral("--tab: expected grid, head, compare, lines, shapes or walkthrough, got '%1'")
                              .arg(parser.value("tab"))};
     }
@@ -254,22 +302,24 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("json")) {
         options.json_path = parser.value("json");
         if (options.json_path != u"-")
-            if (Status s = checkOutputPath(QStringLiteral("--json"), options.json_path, {}); !s)
+            if (Status s = checkOutput(QStringLiteral("--json"), options.json_path, {}); !s)
                 return Error{s.error()};
     }
     if (parser.isSet("export")) {
         options.export_path = parser.value("export");
-        if (Status s = checkOutputPath(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
+        if (Status s = checkOutput(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
             return Error{s.error()};
     }
     if (parser.isSet("screenshot")) {
         options.screenshot_path = parser.value("screenshot");
-        if (Status s = checkOutputPath(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)
+        if (Status s = checkOutput(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)
             return Error{s.error()};
         if (options.headless())
             return Error{QStringLiteral("--screenshot: cannot be combined with --json or --export")};
         if (!options.input_path.isEmpty())
             return Error{QStringLiteral("--screenshot: the window shows sentences, not --input")};
+        if (!options.kv_input_path.isEmpty())
+            return Error{QStringLiteral("--screenshot: the window shows sentences, not --kv-input")};
     }
     if (parser.isSet("example")) {
         options.example = parser.value("example").trimmed().toLower();

@@ -2,12 +2,15 @@
 
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
+#include "ui/shell/View.h"
 
 #include <QSize>
 #include <QString>
 #include <QStringList>
 
 #include <vector>
+#include <optional>
 
 namespace attn {
 
@@ -17,6 +20,9 @@ struct CommandLineOptions {
     QString sentence = RunSettings::defaultSentence();
     QString input_path;        // --input FILE.npy, instead of the sentence
     QStringList token_labels;  // --tokens A,B,C
+    // Cross-attention: keys and values from a second input, --kv-sentence TEXT or --kv-input FILE.npy.
+    QString kv_sentence;
+    QString kv_input_path;
     bool heads_given = false;
     // --model DIR: a whole pretrained model from a Hugging Face folder, headless only; the
     // model's layer is config.layer. --token-ids: its input ids as given (else --sentence).
@@ -24,9 +30,9 @@ struct CommandLineOptions {
     std::vector<int> token_ids;
     bool token_ids_given = false;
 
-    QString json_path;    // --json FILE or "-" for standard output
-    QString export_path;  // --export FILE.png|svg|pdf
-    QString view = QStringLiteral("grid");
+    QString json_path;       // --json FILE or "-" for standard output
+    QString export_path;     // --export FILE.png|svg|pdf
+    View view = View::Grid;  // what --export draws: any view but the walkthrough
     int head = 0;
     int compare_a = 0;
     int compare_b = 1;
@@ -38,13 +44,14 @@ struct CommandLineOptions {
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.
-    QString tab;  // grid|head|compare|lines|shapes|walkthrough, empty: from --view
+    std::optional<View> tab;  // not given: the tab of --view
     QString screenshot_path;
     QString example;  // --example toy: the Examples menu's entry instead of the sentence
 
     bool show_help = false;
     bool show_version = false;
 
+    bool isCross() const { return !kv_sentence.isEmpty() || !kv_input_path.isEmpty(); }
     bool headless() const { return !json_path.isEmpty() || !export_path.isEmpty(); }
 };
 
@@ -54,8 +61,9 @@ public:
     static Result<CommandLineOptions> parse(const QStringList& arguments);
     static QString helpText();
 
-    // Output paths are checked before anything is computed, so a bad one writes nothing.
-    static Status checkOutputPath(const QString& option, const QString& path, const QStringList& extensions);
+    // The option that sets a field: "--heads" for SettingField::Heads. Messages of the settings
+    // say what is wrong with a value; the command line says which option gave it.
+    static QString optionFor(SettingField field);
 };
 
 }  // namespace attn

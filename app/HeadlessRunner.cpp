@@ -3,13 +3,15 @@
 #include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/HeadIndex.h"
 #include "core/report/JsonReport.h"
-#include "ui/export/CompareExport.h"
+#include "core/text/WordSplitter.h"
 #include "ui/export/ViewExporter.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
 
 #include <QFile>
 #include <QSaveFile>
+
+#include <optional>
 
 namespace attn {
 namespace {
@@ -26,85 +28,142 @@ Status writeAtomically(const QString& path, const QByteArray& data)
 
 }  // namespace
 
-Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
+Status HeadlessRunner::checkHeads(const CommandLineOptions& options, int num_heads)
 {
-    if (options.input_path.isEmpty())
-        return AttentionPipeline::run(options.config, options.sentence, detail);
-
-    // --input: the rows are given, so there are no embeddings and no positional encoding.
-    auto x = NpyReader::readMatrixFile(options.input_path);
-    if (!x)
-        return Error{QStringLiteral("--input %1").arg(x.error())};
-    auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), options.token_labels);
-    if (!input)
-        return Error{QStringLiteral("--input %1: %2").arg(options.input_path, input.error())};
-    RunSettings config = options.config;
-    config.positional_encoding = false;
-    if (config.input_dim == 0)
-        config.input_dim = int(input->x.cols());
-    auto weights = AttentionPipeline::buildWeights(config);
-    if (!weights)
-        return Error{weights.error()};
-    if (weights->weights.inputDim() != input->x.cols())
-        return Error{QStringLiteral("--input %1: the rows have %2 columns, the weights expect %3")
-                         .arg(options.input_path)
-                         .arg(input->x.cols())
-                         .arg(weights->weights.inputDim())};
-    return AttentionPipeline::run(config, std::move(input).value(), weights.value(), detail);
-}
-
-Status HeadlessRunner::exportPicture(const AttentionResult& result, const CommandLineOptions& options)
-{
-    if (options.export_path.isEmpty())
-        return {};
-    const int num_heads = result.numHeads();
-    if (options.view == u"compare" || options.view == u"lines") {
-        // Compare heads: two heads and their difference, or the lines view of --head.
-        if (options.view == u"compare") {
-            for (int head : {options.compare_a, options.compare_b})
-                if (head < 0 || head >= num_heads)
-                    return Error{QStringLiteral("--compare %1,%2: head %3 is out of range, the model has heads 0 to %4")
-                                     .arg(options.compare_a)
-                                     .arg(options.compare_b)
-                                     .arg(head)
-                                     .arg(num_heads - 1)};
-        }
-        const Status s = options.view == u"compare"
-                             ? CompareExport::exportCompare(result, options.compare_a, options.compare_b,
-                                                            options.export_path, options.size)
-                             : CompareExport::exportLines(result, options.head, options.export_path, options.size);
-        if (!s)
-            return Error{QStringLiteral("--export %1").arg(s.error())};
-    } else if (options.view == u"shapes") {
-        // The shape diagram of this configuration, batch size B drawn, --head highlighted.
-        if (Status s =
-                ShapeDiagramExport::exportTo(result, options.batch, options.head, options.export_path, options.size);
-            !s)
-            return Error{QStringLiteral("--export %1").arg(s.error())};
-    } else {
-        auto view = ViewExporter::parseView(options.view);
-        if (!view)
-            return Error{view.error()};
-        ExportRequest request;
-        request.path = options.export_path;
-        request.view = view.value();
-        request.head = options.head;
-        request.size = options.size;
-        if (Status s = ViewExporter::exportView(result, request); !s)
-            return Error{QStringLiteral("--export %1").arg(s.error())};
-    }
+    if (Status s = HeadIndex::check(options.head, num_heads); !s)
+        return Error{QStringLiteral("--head %1: %2").arg(options.head).arg(s.error())};
+    // The compared heads matter to a compare picture, and to the window's Compare tab when given.
+    const bool compares =
+        options.headless() ? !options.export_path.isEmpty() && options.view == View::Compare : options.compare_given;
+    if (compares)
+        for (int head : {options.compare_a, options.compare_b})
+            if (Status s = HeadIndex::check(head, num_heads); !s)
+                return Error{
+                    QStringLiteral("--compare %1,%2: %3").arg(options.compare_a).arg(options.compare_b).arg(s.error())};
     return {};
 }
 
-Status HeadlessRunner::writeOutput(const QString& path, const QByteArray& data)
+Status HeadlessRunner::exportView(const CommandLineOptions& options, const AttentionResult& result)
 {
-    if (path == u"-") {
-        QFile stdoutFile;
-        if (!stdoutFile.open(stdout, QIODevice::WriteOnly) || stdoutFile.write(data) != data.size())
-            return Error{QStringLiteral("-: cannot write to standard output")};
-        return {};
+    // Every view through the one picture writer, as the window's File › Export image.
+    ExportRequest request;
+    switch (options.view) {
+        case View::Grid:
+            request.view = ExportView::Grid;
+            break;
+        case View::Head:
+            request.view = ExportView::Head;
+            break;
+        case View::Compare:  // two heads and their difference
+            request.view = ExportView::Compare;
+            break;
+        case View::Lines:
+            request.view = ExportView::Lines;
+            break;
+        case View::Shapes:  // batch size B drawn, --head highlighted
+            request.view = ExportView::Shapes;
+            break;
+        case View::Walkthrough:  // refused by CommandLine::parse
+            return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
     }
-    return writeAtomically(path, data);
+    request.path = options.export_path;
+    request.head = options.head;
+    request.compare_a = options.compare_a;
+    request.compare_b = options.compare_b;
+    request.batch = options.batch;
+    request.size = options.size;
+    return ViewExporter::exportView(result, request);
+}
+
+Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
+{
+    if (!options.isCross() && options.config.padded_keys.isEmpty() && options.input_path.isEmpty())
+        return AttentionPipeline::run(options.config, options.sentence, detail);
+
+    // A sentence is checked before the weights are built, as AttentionPipeline::run does.
+    const auto sentenceTokens = [](const QString& option, const QString& sentence) -> Result<TokenList> {
+        TokenList tokens = WordSplitter::split(sentence);
+        if (tokens.isEmpty())
+            return Error{QStringLiteral("%1: the sentence has no tokens").arg(option)};
+        return tokens;
+    };
+    // --input and --kv-input: the rows are given, so there are no embeddings and no positional encoding.
+    const auto matrixInput = [](const QString& option, const QString& path,
+                                const QStringList& labels) -> Result<AttentionInput> {
+        auto x = NpyReader::readMatrixFile(path);
+        if (!x)
+            return Error{QStringLiteral("%1 %2").arg(option, x.error())};
+        auto input = AttentionPipeline::inputFromMatrix(std::move(x).value(), labels);
+        if (!input)
+            return Error{QStringLiteral("%1 %2: %3").arg(option, path, input.error())};
+        return input;
+    };
+
+    RunSettings config = options.config;
+    std::optional<AttentionInput> query_rows;  // (query_len, input_dim) from --input
+    std::optional<TokenList> query_tokens;
+    if (!options.input_path.isEmpty()) {
+        auto rows = matrixInput(QStringLiteral("--input"), options.input_path, options.token_labels);
+        if (!rows)
+            return Error{rows.error()};
+        query_rows = std::move(rows).value();
+        config.positional_encoding = false;
+        if (config.input_dim == 0)
+            config.input_dim = int(query_rows->x.cols());
+    } else {
+        auto tokens = sentenceTokens(QStringLiteral("--sentence"), options.sentence);
+        if (!tokens)
+            return Error{tokens.error()};
+        query_tokens = std::move(tokens).value();
+    }
+    std::optional<TokenList> kv_tokens;
+    if (!options.kv_sentence.isEmpty()) {
+        auto tokens = sentenceTokens(QStringLiteral("--kv-sentence"), options.kv_sentence);
+        if (!tokens)
+            return Error{tokens.error()};
+        kv_tokens = std::move(tokens).value();
+    }
+
+    auto weights = AttentionPipeline::buildWeights(config);
+    if (!weights)
+        return Error{weights.error()};
+    const int input_dim = weights->weights.inputDim();
+    // Loaded weights fix the input dimension: sentences are embedded at the file's size.
+    RunSettings sized = options.config;
+    sized.input_dim = input_dim;
+    const auto checkColumns = [input_dim](const QString& option, const QString& path,
+                                          const AttentionInput& rows) -> Status {
+        if (rows.x.cols() != input_dim)
+            return Error{QStringLiteral("%1 %2: the rows have %3 columns, the weights expect %4")
+                             .arg(option, path)
+                             .arg(rows.x.cols())
+                             .arg(input_dim)};
+        return {};
+    };
+
+    AttentionInput queries;
+    if (query_rows) {
+        if (Status s = checkColumns(QStringLiteral("--input"), options.input_path, *query_rows); !s)
+            return Error{s.error()};
+        queries = std::move(*query_rows);
+    } else {
+        queries = AttentionPipeline::inputFromTokens(std::move(*query_tokens), sized);
+    }
+    AttentionInput keys;  // no tokens: self-attention
+    if (kv_tokens) {
+        keys = AttentionPipeline::inputFromTokens(std::move(*kv_tokens), sized);
+    } else if (!options.kv_input_path.isEmpty()) {
+        auto rows = matrixInput(QStringLiteral("--kv-input"), options.kv_input_path, {});
+        if (!rows)
+            return Error{rows.error()};
+        if (Status s = checkColumns(QStringLiteral("--kv-input"), options.kv_input_path, *rows); !s)
+            return Error{s.error()};
+        keys = std::move(rows).value();
+    }
+    const int key_len = int(keys.tokens.isEmpty() ? queries.tokens.size() : keys.tokens.size());
+    if (auto padding = AttentionPipeline::keyPadding(config, key_len); !padding)
+        return Error{QStringLiteral("--pad-keys: %1").arg(padding.error())};
+    return AttentionPipeline::run(config, std::move(queries), std::move(keys), weights.value(), detail);
 }
 
 int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)
@@ -120,19 +179,22 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     auto result = compute(options, TraceDetail::Weights);
     if (!result)
         return fail(result.error());
-    const int num_heads = result->numHeads();
-    if (options.head >= num_heads)
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
-                        .arg(options.head)
-                        .arg(num_heads - 1));
-    if (Status s = exportPicture(*result, options); !s)
+    if (Status s = checkHeads(options, result->numHeads()); !s)
         return fail(s.error());
+    if (!options.export_path.isEmpty())
+        if (Status s = exportView(options, *result); !s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
 
     if (!options.json_path.isEmpty()) {
         const QByteArray json = JsonReport::build(*result);
-        out.flush();
-        if (Status s = writeOutput(options.json_path, json); !s)
+        if (options.json_path == u"-") {
+            out.flush();
+            QFile stdoutFile;
+            if (!stdoutFile.open(stdout, QIODevice::WriteOnly) || stdoutFile.write(json) != json.size())
+                return fail(QStringLiteral("--json -: cannot write to standard output"));
+        } else if (Status s = writeAtomically(options.json_path, json); !s) {
             return fail(QStringLiteral("--json %1").arg(s.error()));
+        }
     }
     return 0;
 }

@@ -16,12 +16,12 @@ public:
 
     // The computation the options ask for, shared with the window's start-up.
     static Result<AttentionResult> compute(const CommandLineOptions& options, TraceDetail detail);
-
-    // --export of one result as --view, --head, --compare and --size ask (with its own `--export`
-    // error prefix); nothing when there is no --export.
-    static Status exportPicture(const AttentionResult& result, const CommandLineOptions& options);
-    // Writes a document atomically to `path`, or to standard output for "-".
-    static Status writeOutput(const QString& path, const QByteArray& data);
+    // --head and --compare against the heads the model has: "--head 8: head 8 is out of range: ...".
+    // Shared with the window's screenshot.
+    static Status checkHeads(const CommandLineOptions& options, int num_heads);
+    // --export of one result as --view, --head, --compare, --batch and --size ask (shared with
+    // --model, which draws its selected layer).
+    static Status exportView(const CommandLineOptions& options, const AttentionResult& result);
 };
 
 }  // namespace attn

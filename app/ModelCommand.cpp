@@ -140,10 +140,8 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         return fail(QStringLiteral("--layer %1: out of range, the model has layers 0 to %2")
                         .arg(options.config.layer)
                         .arg(config.num_layers - 1));
-    if (options.head >= config.num_heads)
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
-                        .arg(options.head)
-                        .arg(config.num_heads - 1));
+    if (Status s = HeadlessRunner::checkHeads(options, config.num_heads); !s)
+        return fail(s.error());
 
     auto input = modelInput(options);
     if (!input)
@@ -165,8 +163,8 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
 
     if (!options.export_path.isEmpty()) {
         const AttentionResult result = layerResult(**model, options.model_dir, *run, input->tokens);
-        if (Status s = HeadlessRunner::exportPicture(result, options); !s)
-            return fail(s.error());
+        if (Status s = HeadlessRunner::exportView(options, result); !s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
     }
     if (!options.json_path.isEmpty()) {
         out.flush();

@@ -1,6 +1,7 @@
 #include "app/WindowLauncher.h"
 
 #include "app/CommandLine.h"
+#include "app/HeadlessRunner.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
@@ -11,6 +12,7 @@
 
 #include <QCoreApplication>
 #include <QImage>
+#include <QLineEdit>
 #include <QMap>
 #include <QPixmap>
 #include <QSaveFile>
@@ -33,16 +35,15 @@ void settle(int rounds)
 
 }  // namespace
 
-int WindowLauncher::tabFor(const CommandLineOptions& options)
+View WindowLauncher::tabFor(const CommandLineOptions& options)
 {
-    const QString key = options.tab.isEmpty() ? options.view : options.tab;
-    const int tab = ViewTabs::tabFromKey(key);
-    return tab < 0 ? int(ViewTabs::Grid) : tab;
+    return options.tab.value_or(options.view);
 }
 
 Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
-    window.applyOptions(options.config, options.sentence, MainWindow::View(tabFor(options)), options.head);
+    window.kvSentenceEdit()->setText(options.kv_sentence);  // before the sentence: one result for both
+    window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
     if (options.example == u"toy")
         if (Status shown = window.showToyExample(); !shown)
             return Error{QStringLiteral("--example toy: %1").arg(shown.error())};
@@ -69,15 +70,14 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     MainWindow window(&settings);
     window.resize(options.size_given ? options.size : QSize(1400, 900));
 
-    // Refused values, by the option that set them ("d_model" -> --d-model); cleared ones drop out.
-    QMap<QString, QString> errors;
+    // Refused values, by the option that set them (SettingField::DModel -> --d-model); cleared ones drop out.
+    QMap<SettingField, QString> errors;
     QObject::connect(window.controller(), &AttentionController::errorChanged, &window,
-                     [&errors](const QString& field, const QString& message) {
+                     [&errors](SettingField field, const QString& message) {
                          if (message.isEmpty())
                              errors.remove(field);
                          else
-                             errors.insert(field,
-                                           QStringLiteral("--%1: %2").arg(QString(field).replace(u'_', u'-'), message));
+                             errors.insert(field, QStringLiteral("%1: %2").arg(CommandLine::optionFor(field), message));
                      });
     if (Status applied = apply(window, options); !applied)
         return fail(applied.error());
@@ -88,15 +88,8 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     const auto result = window.controller()->result();
     if (!result)
         return fail(QStringLiteral("--screenshot: nothing was computed"));
-    if (options.head >= result->numHeads())
-        return fail(QStringLiteral("--head %1: out of range, the model has heads 0 to %2")
-                        .arg(options.head)
-                        .arg(result->numHeads() - 1));
-    if (options.compare_given && std::max(options.compare_a, options.compare_b) >= result->numHeads())
-        return fail(QStringLiteral("--compare %1,%2: the model has heads 0 to %3")
-                        .arg(options.compare_a)
-                        .arg(options.compare_b)
-                        .arg(result->numHeads() - 1));
+    if (Status heads = HeadlessRunner::checkHeads(options, result->numHeads()); !heads)
+        return fail(heads.error());
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
     settle(5);

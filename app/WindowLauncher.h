@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/Result.h"
+#include "ui/shell/View.h"
 
 #include <QString>
 
@@ -16,7 +17,7 @@ struct CommandLineOptions;
 class WindowLauncher {
 public:
     // The tab a command line asks for: --tab, else the one drawing --view (grid by default).
-    static int tabFor(const CommandLineOptions& options);
+    static View tabFor(const CommandLineOptions& options);
     static Status apply(MainWindow& window, const CommandLineOptions& options);
 
     // Opens a window (with settings of its own in a temporary file: the user's settings are

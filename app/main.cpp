@@ -7,10 +7,12 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QIcon>
 #include <QTextStream>
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 
 using namespace attn;
@@ -31,6 +33,19 @@ bool hasDisplay()
            qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
 }
 
+// Whether argv names one of these options (-name, --name or --name=value).
+bool mentions(const QStringList& arguments, std::initializer_list<const char*> names)
+{
+    for (const QString& argument : arguments)
+        for (const char* name : names) {
+            const QString option = QString::fromLatin1(name);
+            for (const QString& dashes : {QStringLiteral("-"), QStringLiteral("--")})
+                if (argument == dashes + option || argument.startsWith(dashes + option + QLatin1Char('=')))
+                    return true;
+        }
+    return false;
+}
+
 void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
 {
     if (type == QtFatalMsg) {
@@ -46,7 +61,21 @@ int main(int argc, char** argv)
     keepFreedBlocksForReuse();
     QTextStream out(stdout);
     QTextStream err(stderr);
-    auto options = CommandLine::parse(rawArguments(argc, argv));
+    const QStringList raw = rawArguments(argc, argv);
+    const bool without_window = mentions(raw, {"json", "export", "screenshot"});
+    auto options = CommandLine::parse(raw);
+    std::unique_ptr<QCoreApplication> app;
+    if (!options && (hasDisplay() || without_window || mentions(raw, {"platform"}))) {
+        // Perhaps Qt's own options (-style, -platform, -stylesheet, -reverse, ...): QApplication
+        // takes them out of argv; the command line reads what is left.
+        if (without_window) {
+            qInstallMessageHandler(quietMessages);
+            if (!hasDisplay())
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+        app = std::make_unique<QApplication>(argc, argv);
+        options = CommandLine::parse(QCoreApplication::arguments());
+    }
     if (!options) {
         err << "error: " << options.error() << '\n';
         return 2;
@@ -65,10 +94,9 @@ int main(int argc, char** argv)
         // Standard error carries only the contract's one `error:` line: Qt's own notices (e.g.
         // "XDG_RUNTIME_DIR not set" from the offscreen platform) are dropped.
         qInstallMessageHandler(quietMessages);
-        std::unique_ptr<QCoreApplication> app;
-        if (options->export_path.isEmpty()) {
+        if (!app && options->export_path.isEmpty()) {
             app = std::make_unique<QCoreApplication>(argc, argv);
-        } else {
+        } else if (!app) {
             if (!hasDisplay())
                 qputenv("QT_QPA_PLATFORM", "offscreen");
             app = std::make_unique<QApplication>(argc, argv);
@@ -78,22 +106,30 @@ int main(int argc, char** argv)
 
     if (!options->screenshot_path.isEmpty()) {
         qInstallMessageHandler(quietMessages);
-        if (!hasDisplay())
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        QApplication app(argc, argv);
+        if (!app) {
+            if (!hasDisplay())
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            app = std::make_unique<QApplication>(argc, argv);
+        }
         return WindowLauncher::screenshot(*options, err);
     }
 
-    QApplication app(argc, argv);
+    if (!app)
+        app = std::make_unique<QApplication>(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationVersion(QStringLiteral(ATTENTION_LAB_VERSION));
+    // Wayland compositors find the .desktop file (and so the icon) by this name.
+    QApplication::setDesktopFileName(QStringLiteral(ATTENTION_LAB_APP_ID));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(ATTENTION_LAB_APP_ID),
+                                                 QIcon(QStringLiteral(":/icons/" ATTENTION_LAB_APP_ID ".svg"))));
     AppSettings settings;
     MainWindow window(&settings);
-    // Options given on the command line win over the remembered settings.
-    if (argc > 1)
+    // Options given on the command line (besides Qt's, taken by QApplication) win over the
+    // remembered settings.
+    if (QCoreApplication::arguments().size() > 1)
         if (Status applied = WindowLauncher::apply(window, *options); !applied)
             err << "error: " << applied.error() << '\n';  // the window opens anyway
     window.show();
-    return app.exec();
+    return QApplication::exec();
 }

@@ -10,6 +10,9 @@ packages=(
   libeigen3-dev                       # the engine's matrices
   libqcustomplot-dev libqcustomplot2.1-qt6   # heatmaps
   libquazip1-qt6-dev                  # .npz (zip) weight files
+  help2man                            # the man page, from --help
+  desktop-file-utils appstream        # tests/install validates the .desktop file and metainfo
+  librsvg2-bin poppler-utils          # tests: exported SVG and PDF drawn as viewers draw them
 )
 missing=()
 for p in "${packages[@]}"; do

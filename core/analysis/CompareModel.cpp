@@ -3,6 +3,8 @@
 #include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/HeadIndex.h"
+#include "core/text/WordSplitter.h"
 
 #include <QFileInfo>
 #include <QStringList>
@@ -39,29 +41,32 @@ Result<HeadComparison> CompareModel::compare(const Matrix& a, const Matrix& b)
 
 Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head)
 {
-    const int heads = int(result.trace.weights.size());
-    if (head < 0 || head >= heads)
-        return Error{QStringLiteral("head %1 does not exist (the result has %2 head%3, numbered from 0)")
-                         .arg(head)
-                         .arg(heads)
-                         .arg(heads == 1 ? "" : "s")};
+    if (Status exists = HeadIndex::check(head, int(result.trace.weights.size())); !exists)
+        return Error{exists.error()};
     return result.trace.weights[size_t(head)];
 }
 
 Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
-                                                 const QString& sentence)
+                                                 const LoadedWeights& weights, const QString& sentence)
 {
     Result<AttentionResult> variant = [&]() -> Result<AttentionResult> {
-        if (!sentence.trimmed().isEmpty())
-            return AttentionPipeline::run(config, sentence, TraceDetail::Weights);
-        auto weights = AttentionPipeline::buildWeights(config);
-        if (!weights)
-            return Error{weights.error()};
-        if (weights->weights.inputDim() != base.input.x.cols())
+        if (!sentence.trimmed().isEmpty()) {
+            TokenList tokens = WordSplitter::split(sentence);
+            if (tokens.isEmpty())
+                return Error{QStringLiteral("the sentence has no tokens")};
+            RunSettings sized = config;  // the weights fix the input width: embed at their size
+            sized.input_dim = weights.weights.inputDim();
+            // Cross-attention: the keys' sentence embedded again under these settings, too.
+            AttentionInput kv =
+                base.isCross() ? AttentionPipeline::inputFromTokens(base.kv_input.tokens, sized) : AttentionInput{};
+            return AttentionPipeline::run(config, AttentionPipeline::inputFromTokens(std::move(tokens), sized),
+                                          std::move(kv), weights, TraceDetail::Weights);
+        }
+        if (weights.weights.inputDim() != base.input.x.cols())
             return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
-                             .arg(weights->weights.inputDim())
+                             .arg(weights.weights.inputDim())
                              .arg(base.input.x.cols())};
-        return AttentionPipeline::run(config, base.input, weights.value(), TraceDetail::Weights);
+        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Weights);
     }();
     if (!variant)
         return variant;
@@ -69,7 +74,20 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
         return Error{QStringLiteral("the other settings give %1 tokens, the compared result has %2")
                          .arg(variant->seqLen())
                          .arg(base.seqLen())};
+    if (variant->keyLen() != base.keyLen())
+        return Error{QStringLiteral("the other settings give %1 keys, the compared result has %2")
+                         .arg(variant->keyLen())
+                         .arg(base.keyLen())};
     return variant;
+}
+
+Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
+                                                 const QString& sentence)
+{
+    auto weights = AttentionPipeline::buildWeights(config);
+    if (!weights)
+        return Error{weights.error()};
+    return runVariant(base, config, weights.value(), sentence);
 }
 
 QString CompareModel::describeDifference(const RunSettings& base, const RunSettings& other)

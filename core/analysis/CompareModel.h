@@ -3,6 +3,7 @@
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/weights/LoadedWeights.h"
 
 #include <QString>
 
@@ -27,14 +28,18 @@ public:
     // Refuses matrices of different shapes (the heads of two inputs of different lengths).
     static Result<HeadComparison> compare(const Matrix& a, const Matrix& b);
 
-    // One head of a result, checked: "head 9 does not exist (the result has 8 heads)".
+    // One head of a result, checked: "head 9 is out of range: the model has 8 heads, 0 to 7".
     static Result<Matrix> headWeights(const AttentionResult& result, int head);
 
     // Side B under other settings: the same input as `base` through `config` (another causal
-    // setting, seed, layer or weight file). With a sentence the input is embedded again under
-    // `config` (a new seed gives new embeddings, a file fixes the input size), as the window
-    // does; without one (a matrix input) base's rows are reused as they are. The result must have
-    // as many tokens as base.
+    // setting, seed, layer or weight file) and `weights`, built or loaded from `config` by the
+    // caller (once, and kept while only the causal setting or the input changes). With a sentence
+    // the input is embedded again under `config` (a new seed gives new embeddings, the weights fix
+    // the input size), as the window does; without one (a matrix input) base's rows are reused as
+    // they are. The result must have as many tokens as base.
+    static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
+                                              const LoadedWeights& weights, const QString& sentence);
+    // The same, building or loading the weights from `config` first.
     static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
                                               const QString& sentence);
 

@@ -32,6 +32,7 @@ ShapeConfig ShapeConfig::fromResult(const AttentionResult& result, std::int64_t 
     ShapeConfig config;
     config.batch = batch;
     config.seq_len = result.seqLen();
+    config.kv_len = result.isCross() ? result.keyLen() : 0;
     config.input_dim = result.input.x.cols();
     config.d_model = trace.dModel();
     config.num_heads = trace.num_heads;
@@ -85,7 +86,8 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     using Kind = ShapeStep::Kind;
     // Dimensions, named once.
     const std::int64_t B = config.batch;
-    const std::int64_t T = config.seq_len;
+    const std::int64_t T = config.seq_len;      // queries
+    const std::int64_t S = config.keyLength();  // keys and values: T, or T_kv from a second input
     const std::int64_t d_in = config.input_dim;
     const std::int64_t d_model = config.d_model;
     const std::int64_t h = config.num_heads;
@@ -94,6 +96,9 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     const ShapeDim dB{QStringLiteral("B"), B}, dT{QStringLiteral("T"), T}, dIn{QStringLiteral("d_in"), d_in},
         dModel{QStringLiteral("d_model"), d_model}, dH{QStringLiteral("h"), h}, dK{QStringLiteral("d_k"), d_k},
         dOut{QStringLiteral("d_out"), d_out};
+    // Cross-attention names both lengths; self-attention keeps the one T.
+    const ShapeDim dQ = config.isCross() ? ShapeDim{QStringLiteral("T_q"), T} : dT;
+    const ShapeDim dS = config.isCross() ? ShapeDim{QStringLiteral("T_kv"), S} : dT;
     const QString scale = formatScale(config.effectiveScale(), d_k);
 
     auto add = [this](Id id, Kind kind, QString name, QString formula, QList<ShapeDim> shape) -> ShapeStep& {
@@ -108,8 +113,11 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     };
 
     add(Id::Input, Kind::Tensor, QStringLiteral("X"),
-        config.positional ? QStringLiteral("X = embeddings + positions") : QStringLiteral("X = the token vectors"),
-        {dB, dT, dIn});
+        config.isCross()
+            ? QStringLiteral("X = the queries' token vectors; keys and values from X_kv (B, T_kv = %1, d_in)").arg(S)
+        : config.positional ? QStringLiteral("X = embeddings + positions")
+                            : QStringLiteral("X = the token vectors"),
+        {dB, dQ, dIn});
 
     // 1. Projections: Q = X Wq + bq, one (d_in x d_model) matrix each.
     const struct {
@@ -131,54 +139,59 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
             config.has_input_bias ? QStringLiteral("d_in·d_model + d_model") : QStringLiteral("d_in·d_model");
     }
     for (const auto& p : projections) {
-        ShapeStep& t =
-            add(p.tensor, Kind::Tensor, QLatin1String(p.t),
-                config.has_input_bias
-                    ? QStringLiteral("%1 = X %2 + %3").arg(QLatin1String(p.t), QLatin1String(p.w), QLatin1String(p.b))
-                    : QStringLiteral("%1 = X %2").arg(QLatin1String(p.t), QLatin1String(p.w)),
-                {dB, dT, dModel});
-        t.multiply_adds = B * T * d_in * d_model;
-        t.cost_formula = QStringLiteral("B·T·d_in·d_model");
-        t.elementwise = config.has_input_bias ? B * T * d_model : 0;
+        const bool query = p.tensor == Id::Q;
+        const std::int64_t rows = query ? T : S;
+        const QString x = query || !config.isCross() ? QStringLiteral("X") : QStringLiteral("X_kv");
+        ShapeStep& t = add(
+            p.tensor, Kind::Tensor, QLatin1String(p.t),
+            config.has_input_bias
+                ? QStringLiteral("%1 = %2 %3 + %4").arg(QLatin1String(p.t), x, QLatin1String(p.w), QLatin1String(p.b))
+                : QStringLiteral("%1 = %2 %3").arg(QLatin1String(p.t), x, QLatin1String(p.w)),
+            {dB, query ? dQ : dS, dModel});
+        t.multiply_adds = B * rows * d_in * d_model;
+        t.cost_formula = QStringLiteral("B·%1·d_in·d_model").arg((query ? dQ : dS).name);
+        t.elementwise = config.has_input_bias ? B * rows * d_model : 0;
     }
 
     // 2. Split: d_model = h x d_k, heads become an axis (a reshape and transpose, no arithmetic).
     for (const auto& [id, name] : {std::pair{Id::QHeads, "Q"}, {Id::KHeads, "K"}, {Id::VHeads, "V"}}) {
-        ShapeStep& t =
-            add(id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
-                QStringLiteral("%1 → (B, T, h, d_k), swap T and h").arg(QLatin1String(name)), {dB, dH, dT, dK});
+        const ShapeDim& length = id == Id::QHeads ? dQ : dS;
+        ShapeStep& t = add(id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
+                           QStringLiteral("%1 → (B, %2, h, d_k), swap %2 and h").arg(QLatin1String(name), length.name),
+                           {dB, dH, length, dK});
         t.head_axis = 1;
     }
 
     // 3. Scores per head, then the mask, then the softmax over the keys.
     ShapeStep& scores = add(Id::Scores, Kind::Tensor, QStringLiteral("scores"),
-                            QStringLiteral("S = Q_h K_hᵀ / %1").arg(scale), {dB, dH, dT, dT});
+                            QStringLiteral("S = Q_h K_hᵀ / %1").arg(scale), {dB, dH, dQ, dS});
+    const QString products = QStringLiteral("B·h·%1·%2·d_k").arg(dQ.name, dS.name);
     scores.head_axis = 1;
-    scores.multiply_adds = B * h * T * T * d_k;
-    scores.cost_formula = QStringLiteral("B·h·T·T·d_k");
-    scores.elementwise = B * h * T * T;  // the division by the scale
+    scores.multiply_adds = B * h * T * S * d_k;
+    scores.cost_formula = products;
+    scores.elementwise = B * h * T * S;  // the division by the scale
     if (config.masked) {
         ShapeStep& masked = add(Id::Masked, Kind::Tensor, QStringLiteral("masked scores"),
                                 config.causal ? QStringLiteral("S[i, j] = −∞ for j > i (causal)")
                                               : QStringLiteral("S[i, j] = −∞ for padding keys j"),
-                                {dB, dH, dT, dT});
+                                {dB, dH, dQ, dS});
         masked.head_axis = 1;
-        masked.elementwise = B * h * T * T;
+        masked.elementwise = B * h * T * S;
     }
     ShapeStep& softmax = add(Id::Softmax, Kind::Tensor, QStringLiteral("weights"),
-                             QStringLiteral("A = softmax(S), rows sum to 1"), {dB, dH, dT, dT});
+                             QStringLiteral("A = softmax(S), rows sum to 1"), {dB, dH, dQ, dS});
     softmax.head_axis = 1;
-    softmax.elementwise = B * h * T * T;  // one exponential per entry
+    softmax.elementwise = B * h * T * S;  // one exponential per entry
 
     ShapeStep& heads = add(Id::HeadOutputs, Kind::Tensor, QStringLiteral("head outputs"), QStringLiteral("O_h = A V_h"),
-                           {dB, dH, dT, dK});
+                           {dB, dH, dQ, dK});
     heads.head_axis = 1;
-    heads.multiply_adds = B * h * T * T * d_k;
-    heads.cost_formula = QStringLiteral("B·h·T·T·d_k");
+    heads.multiply_adds = B * h * T * S * d_k;
+    heads.cost_formula = products;
 
     // 4. Heads side by side again, then the output projection.
     add(Id::Concat, Kind::Tensor, QStringLiteral("concat"), QStringLiteral("heads side by side again"),
-        {dB, dT, dModel});
+        {dB, dQ, dModel});
     if (config.has_output_projection) {
         ShapeStep& wo = add(Id::Wo, Kind::Weight, QStringLiteral("Wo"),
                             config.has_output_bias ? QStringLiteral("Wo (d_model × d_out), bias bo (d_out)")
@@ -190,13 +203,13 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
         ShapeStep& out =
             add(Id::Output, Kind::Tensor, QStringLiteral("output"),
                 config.has_output_bias ? QStringLiteral("Y = concat Wo + bo") : QStringLiteral("Y = concat Wo"),
-                {dB, dT, dOut});
+                {dB, dQ, dOut});
         out.multiply_adds = B * T * d_model * d_out;
-        out.cost_formula = QStringLiteral("B·T·d_model·d_out");
+        out.cost_formula = QStringLiteral("B·%1·d_model·d_out").arg(dQ.name);
         out.elementwise = config.has_output_bias ? B * T * d_out : 0;
     } else {
         add(Id::Output, Kind::Tensor, QStringLiteral("output"), QStringLiteral("Y = concat (no output projection)"),
-            {dB, dT, dOut});
+            {dB, dQ, dOut});
     }
 }
 

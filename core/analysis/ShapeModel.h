@@ -21,7 +21,8 @@ struct ShapeDim {
 // What the shape diagram needs to know: only dimensions and which optional parts exist.
 struct ShapeConfig {
     std::int64_t batch = 1;      // B: drawn only, the numbers do not depend on it
-    std::int64_t seq_len = 1;    // T
+    std::int64_t seq_len = 1;    // T, or T_q with cross-attention
+    std::int64_t kv_len = 0;     // T_kv: keys and values from a second input; 0 = self-attention
     std::int64_t input_dim = 1;  // d_in
     std::int64_t d_model = 1;
     std::int64_t num_heads = 1;   // h
@@ -34,6 +35,8 @@ struct ShapeConfig {
     bool positional = false;  // X includes a positional encoding
     double scale = 0.0;       // divisor of the scores; 0 = sqrt(head_dim)
 
+    bool isCross() const { return kv_len > 0; }
+    std::int64_t keyLength() const { return isCross() ? kv_len : seq_len; }
     std::int64_t headDim() const { return num_heads > 0 ? d_model / num_heads : 0; }
     double effectiveScale() const;
 

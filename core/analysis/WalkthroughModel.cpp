@@ -9,19 +9,19 @@
 namespace attn {
 namespace {
 
-QString tokenLabel(const AttentionResult& result, int index)
+QString tokenLabel(const TokenList& tokens, int index)
 {
-    const QString& text = result.input.tokens[index].text;
+    const QString& text = tokens[index].text;
     const QString number = QString::number(index);
     return text == number ? number : number + QLatin1Char(' ') + text;
 }
 
-QStringList tokenLabels(const AttentionResult& result, int count)
+QStringList tokenLabels(const TokenList& tokens, int count)
 {
     QStringList labels;
     labels.reserve(count);
     for (int i = 0; i < count; ++i)
-        labels.append(tokenLabel(result, i));
+        labels.append(tokenLabel(tokens, i));
     return labels;
 }
 
@@ -57,15 +57,16 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     const int key_len = trace.keyLength();
 
     WalkthroughModel walk;
-    if (num_heads <= 0 || query_len <= 0 || key_len <= 0 || result.input.tokens.size() < std::max(query_len, key_len))
+    if (num_heads <= 0 || query_len <= 0 || key_len <= 0 || result.input.tokens.size() < query_len ||
+        result.keyTokens().size() < key_len)
         return walk;
     head = std::clamp(head, 0, num_heads - 1);
     query = std::clamp(query, 0, query_len - 1);
     walk.head = head;
     walk.query = query;
 
-    const QStringList queries = tokenLabels(result, query_len);
-    const QStringList keys = tokenLabels(result, key_len);
+    const QStringList queries = tokenLabels(result.input.tokens, query_len);
+    const QStringList keys = tokenLabels(result.keyTokens(), key_len);
     const QStringList head_dims = indexLabels(head_dim);
     const QString h = QString::number(head);
     const QString scale = QString::number(trace.scale, 'g', 6);
@@ -85,6 +86,10 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
         step(1).tables.push_back(table(QStringLiteral("PE, the positional part of X  (T × d_in)"), queries,
                                        indexLabels(int(result.input.positional.cols())), result.input.positional,
                                        query));
+
+    if (result.isCross())
+        step(1).tables.push_back(table(QStringLiteral("X_kv, the rows keys and values come from  (T_kv × d_in)"), keys,
+                                       indexLabels(int(result.kv_input.x.cols())), result.kv_input.x, -1));
 
     // 2. This head's columns of Q, K and V.
     step(2).title = QStringLiteral("Q, K, V of head %1").arg(h);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/attention/PositionRotation.h"
 #include "core/base/Result.h"
 
 #include <QString>
@@ -33,6 +34,8 @@ struct AttentionOptions {
     // key_padding_mask). Empty means no padding.
     std::vector<bool> key_padding;
     TraceDetail detail = TraceDetail::Full;
+    // Applied to Q and K between the projections and the scores (RoPE); empty: none.
+    PositionRotation rotate_positions;
 };
 
 }  // namespace attn

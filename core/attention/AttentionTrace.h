@@ -8,17 +8,20 @@
 namespace attn {
 
 // Every intermediate of one forward pass, kept so the window can show each step.
-// Head h owns columns [h * head_dim, (h + 1) * head_dim) of q, k, v and concat.
+// Head h owns columns [h * head_dim, (h + 1) * head_dim) of q and concat. With grouped-query
+// attention (num_kv_heads < num_heads) k and v hold num_kv_heads heads, and query head h attends
+// with key/value head kvHeadOf(h), whose columns kHead(h) and vHead(h) return.
 struct AttentionTrace {
     int num_heads = 0;
+    int num_kv_heads = 0;  // divides num_heads; 0 (a trace not made by the engine) = num_heads
     int head_dim = 0;
     float scale = 1.0f;  // the divisor of the scores
     bool causal = false;
     std::vector<bool> key_padding;  // per key; empty = none
 
-    Matrix q;                     // (query_len, d_model)
-    Matrix k;                     // (key_len, d_model)
-    Matrix v;                     // (key_len, d_model)
+    Matrix q;                     // (query_len, d_model), after the position rotation if any
+    Matrix k;                     // (key_len, kv_dim = num_kv_heads * head_dim), after the position rotation
+    Matrix v;                     // (key_len, kv_dim)
     std::vector<Matrix> scores;   // num_heads x (query_len, key_len): raw Q_h K_h^T, TraceDetail::Full only
     std::vector<Matrix> weights;  // num_heads x (query_len, key_len): softmax weights, masked = exactly 0
     Matrix concat;                // (query_len, d_model): the heads' outputs side by side
@@ -27,11 +30,15 @@ struct AttentionTrace {
     int queryLength() const { return int(q.rows()); }
     int keyLength() const { return int(k.rows()); }
     int dModel() const { return num_heads * head_dim; }
+    int kvHeads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }
+    // The key/value head that query head `head` attends with: groups of num_heads / num_kv_heads
+    // consecutive query heads share one.
+    int kvHeadOf(int head) const { return head / (num_heads / kvHeads()); }
     bool hasScores() const { return !scores.empty(); }
 
     auto qHead(int head) const { return q.middleCols(head * head_dim, head_dim); }            // (query_len, head_dim)
-    auto kHead(int head) const { return k.middleCols(head * head_dim, head_dim); }            // (key_len, head_dim)
-    auto vHead(int head) const { return v.middleCols(head * head_dim, head_dim); }            // (key_len, head_dim)
+    auto kHead(int head) const { return k.middleCols(kvHeadOf(head) * head_dim, head_dim); }  // (key_len, head_dim)
+    auto vHead(int head) const { return v.middleCols(kvHeadOf(head) * head_dim, head_dim); }  // (key_len, head_dim)
     auto headOutput(int head) const { return concat.middleCols(head * head_dim, head_dim); }  // (query_len, head_dim)
 
     // True when query `query` may not look at key `key` (causal or padding).

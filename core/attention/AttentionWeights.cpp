@@ -2,7 +2,10 @@
 
 #include "core/base/SplitMix64.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace attn {
 namespace {
@@ -17,17 +20,46 @@ void fillUniform(auto& m, double bound, SplitMix64& rng)
             m(r, c) = static_cast<float>(rng.uniform(-bound, bound));
 }
 
+// The number of heads, and of key/value heads when they are grouped (0: as many as the heads).
+Status checkHeads(int num_heads, int num_kv_heads)
+{
+    if (num_heads <= 0)
+        return Error{QStringLiteral("the number of heads must be a positive integer, got %1").arg(num_heads)};
+    if (num_kv_heads < 0)
+        return Error{
+            QStringLiteral("the number of key/value heads must be a positive integer, got %1").arg(num_kv_heads)};
+    if (num_kv_heads > 0 && num_heads % num_kv_heads != 0)
+        return Error{QStringLiteral("the number of key/value heads (%1) must divide the number of heads (%2)")
+                         .arg(num_kv_heads)
+                         .arg(num_heads)};
+    return {};
+}
+
+// The size of a matrix dimension as an int for the checks, saturated rather than wrapped.
+int clampedSize(Eigen::Index size)
+{
+    return int(std::min<Eigen::Index>(size, std::numeric_limits<int>::max()));
+}
+
 }  // namespace
+
+int AttentionWeights::dModel() const
+{
+    if (num_heads <= 0 || num_kv_heads <= 0)  // Wq, Wk and Wv of equal width
+        return int(in_proj.cols() / 3);
+    // in_proj has (num_heads + 2 * num_kv_heads) * head_dim columns.
+    return int(in_proj.cols() * num_heads / (num_heads + 2 * std::int64_t(num_kv_heads)));
+}
 
 std::int64_t AttentionWeights::parameterCount() const
 {
     return in_proj.size() + in_bias.size() + out_proj.size() + out_bias.size();
 }
 
-Status AttentionWeights::checkDimensions(int input_dim, int d_model, int num_heads)
+Status AttentionWeights::checkDimensions(int input_dim, int d_model, int num_heads, int num_kv_heads)
 {
-    if (num_heads <= 0)
-        return Error{QStringLiteral("the number of heads must be a positive integer, got %1").arg(num_heads)};
+    if (Status heads = checkHeads(num_heads, num_kv_heads); !heads)
+        return heads;
     if (d_model <= 0)
         return Error{QStringLiteral("d_model must be a positive integer, got %1").arg(d_model)};
     if (input_dim <= 0)
@@ -39,7 +71,8 @@ Status AttentionWeights::checkDimensions(int input_dim, int d_model, int num_hea
                          .arg(input_dim)};
     if (d_model % num_heads != 0)
         return Error{QStringLiteral("d_model %1 is not divisible by %2 heads").arg(d_model).arg(num_heads)};
-    const std::int64_t parameters = std::int64_t(input_dim) * 3 * d_model + std::int64_t(d_model) * d_model;
+    const std::int64_t kv_dim = num_kv_heads > 0 ? std::int64_t(d_model) / num_heads * num_kv_heads : d_model;
+    const std::int64_t parameters = std::int64_t(input_dim) * (d_model + 2 * kv_dim) + std::int64_t(d_model) * d_model;
     if (parameters > kMaxParameters)
         return Error{
             QStringLiteral("%1 parameters would not fit in memory (limit %2)").arg(parameters).arg(kMaxParameters)};
@@ -57,9 +90,20 @@ Status AttentionWeights::validate() const
 
 Status AttentionWeights::validateShapes() const
 {
-    if (in_proj.cols() % 3 != 0 || in_proj.size() == 0)
+    if (num_kv_heads != 0) {
+        if (Status heads = checkHeads(num_heads, num_kv_heads); !heads)
+            return heads;
+        const std::int64_t all_heads = num_heads + 2 * std::int64_t(num_kv_heads);
+        if (in_proj.size() == 0 || in_proj.cols() % all_heads != 0)
+            return Error{QStringLiteral("the input projection must have (num_heads + 2 * num_kv_heads) * head_dim = "
+                                        "(%1 + 2 * %2) * head_dim columns, got %3")
+                             .arg(num_heads)
+                             .arg(num_kv_heads)
+                             .arg(in_proj.cols())};
+    } else if (in_proj.cols() % 3 != 0 || in_proj.size() == 0) {
         return Error{QStringLiteral("the input projection must have 3 * d_model columns, got %1").arg(in_proj.cols())};
-    if (Status dims = checkDimensions(inputDim(), dModel(), num_heads); !dims)
+    }
+    if (Status dims = checkDimensions(inputDim(), dModel(), num_heads, num_kv_heads); !dims)
         return dims;
     if (hasInputBias() && in_bias.size() != in_proj.cols())
         return Error{
@@ -74,38 +118,79 @@ Status AttentionWeights::validateShapes() const
     return {};
 }
 
-Result<AttentionWeights> AttentionWeights::fromParts(int num_heads, const Matrix& wq, const Matrix& wk,
-                                                     const Matrix& wv, const RowVector& bq, const RowVector& bk,
-                                                     const RowVector& bv, const Matrix& wo, const RowVector& bo)
+Result<AttentionWeights> AttentionWeights::fromParts(int num_heads, ConstMatrixRef wq, ConstMatrixRef wk,
+                                                     ConstMatrixRef wv, const RowVector& bq, const RowVector& bk,
+                                                     const RowVector& bv, Matrix wo, RowVector bo)
 {
-    auto sameShape = [](const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols(); };
-    if (!sameShape(wq, wk) || !sameShape(wq, wv))
-        return Error{QStringLiteral("Wq (%1x%2), Wk (%3x%4) and Wv (%5x%6) must have the same shape")
+    return fromParts(num_heads, num_heads, wq, wk, wv, bq, bk, bv, std::move(wo), std::move(bo));
+}
+
+Result<AttentionWeights> AttentionWeights::fromParts(int num_heads, int num_kv_heads, ConstMatrixRef wq,
+                                                     ConstMatrixRef wk, ConstMatrixRef wv, const RowVector& bq,
+                                                     const RowVector& bk, const RowVector& bv, Matrix wo, RowVector bo)
+{
+    const bool grouped = num_kv_heads != 0 && num_kv_heads != num_heads;
+    if (grouped) {
+        if (Status dims = checkDimensions(clampedSize(wq.rows()), clampedSize(wq.cols()), num_heads, num_kv_heads);
+            !dims)
+            return Error{dims.error()};
+    }
+    const Eigen::Index kv_dim = grouped ? wq.cols() / num_heads * num_kv_heads : wq.cols();
+    const auto shape = [](const ConstMatrixRef& m) { return QStringLiteral("%1x%2").arg(m.rows()).arg(m.cols()); };
+    if (wk.rows() != wq.rows() || wk.cols() != kv_dim || wv.rows() != wk.rows() || wv.cols() != wk.cols()) {
+        if (!grouped)
+            return Error{QStringLiteral("Wq (%1), Wk (%2) and Wv (%3) must have the same shape")
+                             .arg(shape(wq), shape(wk), shape(wv))};
+        return Error{QStringLiteral("Wk (%1) and Wv (%2) must have the shape %3x%4: Wq's %3 rows, and %5 key/value "
+                                    "heads of %6 columns")
+                         .arg(shape(wk), shape(wv))
                          .arg(wq.rows())
-                         .arg(wq.cols())
-                         .arg(wk.rows())
-                         .arg(wk.cols())
-                         .arg(wv.rows())
-                         .arg(wv.cols())};
+                         .arg(kv_dim)
+                         .arg(num_kv_heads)
+                         .arg(wq.cols() / num_heads)};
+    }
     const bool anyBias = bq.size() || bk.size() || bv.size();
-    if (anyBias && (bq.size() != wq.cols() || bk.size() != wq.cols() || bv.size() != wq.cols()))
-        return Error{QStringLiteral("the biases bq, bk, bv must each have %1 entries (got %2, %3, %4)")
+    if (anyBias && (bq.size() != wq.cols() || bk.size() != kv_dim || bv.size() != kv_dim)) {
+        if (!grouped)
+            return Error{QStringLiteral("the biases bq, bk, bv must each have %1 entries (got %2, %3, %4)")
+                             .arg(wq.cols())
+                             .arg(bq.size())
+                             .arg(bk.size())
+                             .arg(bv.size())};
+        return Error{QStringLiteral("the biases bq, bk, bv must have %1, %2 and %2 entries (got %3, %4, %5)")
                          .arg(wq.cols())
+                         .arg(kv_dim)
                          .arg(bq.size())
                          .arg(bk.size())
                          .arg(bv.size())};
+    }
 
     AttentionWeights w;
     w.num_heads = num_heads;
-    const Eigen::Index d = wq.cols();
-    w.in_proj.resize(wq.rows(), 3 * d);
+    w.num_kv_heads = grouped ? num_kv_heads : 0;
+    w.in_proj.resize(wq.rows(), wq.cols() + 2 * kv_dim);  // (input_dim, d_model + 2 * kv_dim)
     w.in_proj << wq, wk, wv;
     if (anyBias) {
-        w.in_bias.resize(3 * d);
+        w.in_bias.resize(wq.cols() + 2 * kv_dim);
         w.in_bias << bq, bk, bv;
     }
-    w.out_proj = wo;
-    w.out_bias = bo;
+    w.out_proj = std::move(wo);
+    w.out_bias = std::move(bo);
+    if (Status status = w.validate(); !status)
+        return Error{status.error()};
+    return w;
+}
+
+Result<AttentionWeights> AttentionWeights::fromFused(int num_heads, int num_kv_heads, Matrix in_proj, RowVector in_bias,
+                                                     Matrix wo, RowVector bo)
+{
+    AttentionWeights w;
+    w.num_heads = num_heads;
+    w.num_kv_heads = num_kv_heads == num_heads ? 0 : num_kv_heads;
+    w.in_proj = std::move(in_proj);
+    w.in_bias = std::move(in_bias);
+    w.out_proj = std::move(wo);
+    w.out_bias = std::move(bo);
     if (Status status = w.validate(); !status)
         return Error{status.error()};
     return w;
@@ -113,15 +198,23 @@ Result<AttentionWeights> AttentionWeights::fromParts(int num_heads, const Matrix
 
 Result<AttentionWeights> AttentionWeights::random(int input_dim, int d_model, int num_heads, std::uint64_t seed)
 {
-    if (Status dims = checkDimensions(input_dim, d_model, num_heads); !dims)
+    return random(input_dim, d_model, num_heads, 0, seed);
+}
+
+Result<AttentionWeights> AttentionWeights::random(int input_dim, int d_model, int num_heads, int num_kv_heads,
+                                                  std::uint64_t seed)
+{
+    if (Status dims = checkDimensions(input_dim, d_model, num_heads, num_kv_heads); !dims)
         return Error{dims.error()};
     SplitMix64 rng(seed ^ 0xA77E7710A1ull);
     AttentionWeights w;
     w.num_heads = num_heads;
+    w.num_kv_heads = num_kv_heads == num_heads ? 0 : num_kv_heads;
+    const int kv_dim = w.num_kv_heads > 0 ? d_model / num_heads * num_kv_heads : d_model;
     const double inBound = 1.0 / std::sqrt(double(input_dim));
     const double outBound = 1.0 / std::sqrt(double(d_model));
-    w.in_proj.resize(input_dim, 3 * d_model);
-    w.in_bias.resize(3 * d_model);
+    w.in_proj.resize(input_dim, d_model + 2 * kv_dim);
+    w.in_bias.resize(d_model + 2 * kv_dim);
     w.out_proj.resize(d_model, d_model);
     w.out_bias.resize(d_model);
     fillUniform(w.in_proj, inBound, rng);

@@ -30,9 +30,30 @@ QString zipErrorText(int code)
             return QStringLiteral("damaged zip structure");
         case Z_DATA_ERROR:
             return QStringLiteral("damaged compressed data");
+        case UNZ_ERRNO:
+            return QStringLiteral("the file could not be read");
+        case UNZ_END_OF_LIST_OF_FILE:
+            return QStringLiteral("a member listed in the directory is missing");
+        case UNZ_OPENERROR:
+            return QStringLiteral("the file could not be opened as a zip archive");
         default:
-            return QStringLiteral("zip error %1").arg(code);
+            return QStringLiteral("the zip reader failed with code %1").arg(code);
     }
+}
+
+// Why the archive cannot be opened, in words: minizip reports every case as UNZ_OPENERROR.
+QString openFailure(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot be opened (%1)").arg(file.errorString());
+    if (!file.read(2).startsWith("PK"))
+        return QStringLiteral(
+            "not a zip archive: an .npz is a zip of .npy members (what numpy.savez writes), and this file does not "
+            "start like one");
+    return QStringLiteral(
+        "not a zip archive that can be read: it starts like one, but the directory at its end is missing or damaged "
+        "(a file cut short?)");
 }
 
 // Just an end-of-central-directory record ("PK\x05\x06", 18 bytes, and a comment).
@@ -57,8 +78,7 @@ Result<std::unique_ptr<NpzReader>> NpzReader::open(const QString& path)
     if (!reader->m_zip->open(QuaZip::mdUnzip)) {
         if (isEmptyZip(path))  // minizip cannot open an archive without entries
             return reader;
-        return Error{QStringLiteral("not a zip archive (an .npz is a zip of .npy members; %1)")
-                         .arg(zipErrorText(reader->m_zip->getZipError()))};
+        return Error{openFailure(path)};
     }
     const QStringList files = reader->m_zip->getFileNameList();
     if (reader->m_zip->getZipError() != UNZ_OK)

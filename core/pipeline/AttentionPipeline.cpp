@@ -10,6 +10,8 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace attn {
 
 AttentionInput AttentionPipeline::inputFromSentence(const QString& sentence, const RunSettings& config)
@@ -76,13 +78,46 @@ AttentionOptions AttentionPipeline::optionsFor(const RunSettings& config, TraceD
     return options;
 }
 
+Result<std::vector<bool>> AttentionPipeline::keyPadding(const RunSettings& config, int key_len)
+{
+    std::vector<bool> padding;
+    if (config.padded_keys.isEmpty())
+        return padding;
+    padding.assign(size_t(std::max(0, key_len)), false);
+    for (int key : config.padded_keys) {
+        if (key < 0 || key >= key_len)
+            return Error{QStringLiteral("key position %1 is outside the %2 keys (0 to %3)")
+                             .arg(key)
+                             .arg(key_len)
+                             .arg(key_len - 1)};
+        padding[size_t(key)] = true;
+    }
+    return padding;
+}
+
 Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, AttentionInput input,
                                                const LoadedWeights& loaded, TraceDetail detail)
 {
+    return run(config, std::move(input), AttentionInput{}, loaded, detail);
+}
+
+Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, AttentionInput input, AttentionInput kv_input,
+                                               const LoadedWeights& loaded, TraceDetail detail)
+{
     const AttentionWeights& weights = loaded.weights;
+    const bool cross = !kv_input.tokens.isEmpty();
+    if (cross && config.causal)
+        return Error{QStringLiteral("the causal mask needs self-attention: queries and keys from one input")};
+    const Matrix& x_kv = cross ? kv_input.x : input.x;  // (key_len, input_dim)
+    AttentionOptions options = optionsFor(config, detail);
+    auto padding = keyPadding(config, int(x_kv.rows()));
+    if (!padding)
+        return Error{padding.error()};
+    options.key_padding = std::move(padding).value();
+
     QElapsedTimer timer;
     timer.start();
-    auto trace = AttentionEngine::forward(input.x, weights, optionsFor(config, detail));
+    auto trace = AttentionEngine::forward(input.x, x_kv, x_kv, weights, options);
     if (!trace)
         return Error{trace.error()};
 
@@ -90,6 +125,7 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
     result.compute_ms = double(timer.nsecsElapsed()) / 1e6;
     result.config = config;
     result.input = std::move(input);
+    result.kv_input = std::move(kv_input);
     result.trace = std::move(trace).value();
     result.output_dim = weights.outputDim();
     result.has_output_projection = weights.hasOutputProjection();

@@ -29,10 +29,16 @@ public:
     static Result<LoadedWeights> buildWeights(const RunSettings& config);
 
     static AttentionOptions optionsFor(const RunSettings& config, TraceDetail detail);
+    // config.padded_keys as one flag per key (empty when none), or why a position cannot be one.
+    static Result<std::vector<bool>> keyPadding(const RunSettings& config, int key_len);
 
     // The whole computation for a prepared input and weights (built once, reused per keystroke).
     static Result<AttentionResult> run(const RunSettings& config, AttentionInput input, const LoadedWeights& weights,
                                        TraceDetail detail = TraceDetail::Full);
+    // Cross-attention, forward(q, k, v): queries from `input`, keys and values from `kv_input`
+    // (an input with no tokens means self-attention). The causal mask needs self-attention.
+    static Result<AttentionResult> run(const RunSettings& config, AttentionInput input, AttentionInput kv_input,
+                                       const LoadedWeights& weights, TraceDetail detail = TraceDetail::Full);
     // Convenience for one-shot callers (command line, tests): input from the sentence, weights
     // from the config. An empty or blank sentence is an error here.
     static Result<AttentionResult> run(const RunSettings& config, const QString& sentence,

@@ -9,8 +9,9 @@ namespace attn {
 // One complete computation as every view shows it: what was asked, what went in, what came out.
 struct AttentionResult {
     RunSettings config;
-    AttentionInput input;  // tokens and X (seq_len, input_dim)
-    AttentionTrace trace;  // every intermediate of the forward pass
+    AttentionInput input;     // the queries' tokens and X (query_len, input_dim)
+    AttentionInput kv_input;  // cross-attention: the keys' and values' tokens and X (key_len, input_dim); empty = self
+    AttentionTrace trace;     // every intermediate of the forward pass
     int output_dim = 0;
     bool has_output_projection = true;
     std::int64_t parameter_count = 0;
@@ -18,7 +19,11 @@ struct AttentionResult {
     int layer_count = 1;
     double compute_ms = 0.0;  // wall time of the forward pass
 
-    int seqLen() const { return int(input.tokens.size()); }
+    int seqLen() const { return int(input.tokens.size()); }  // the number of queries
+    bool isCross() const { return !kv_input.tokens.isEmpty(); }
+    const AttentionInput& keyInput() const { return isCross() ? kv_input : input; }
+    const TokenList& keyTokens() const { return keyInput().tokens; }
+    int keyLen() const { return int(keyTokens().size()); }
     int numHeads() const { return trace.num_heads; }
 };
 

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "core/attention/AttentionOptions.h"
+#include "core/pipeline/SettingField.h"
 
+#include <QList>
 #include <QString>
 
 #include <cstdint>
+#include <optional>
 
 namespace attn {
 
@@ -27,11 +30,20 @@ struct RunSettings {
     bool causal = false;
     ScaleSetting scale;
     bool positional_encoding = true;
+    // 0-based key positions masked as padding (PyTorch's key_padding_mask); checked against the
+    // number of keys when the pass runs (AttentionPipeline::keyPadding).
+    QList<int> padded_keys;
 
     int effectiveInputDim() const { return input_dim > 0 ? input_dim : d_model; }
 
-    // Settings that change the weights (so the weights must be rebuilt or reloaded).
+    // Settings that change the weights (so the weights must be rebuilt or reloaded): the
+    // dimensions, heads and seed of generated weights; the file, layer and heads of a file.
     bool sameWeightsAs(const RunSettings& other) const;
+
+    // The first value that cannot work, before anything is built: a custom scale that is not a
+    // finite positive number, heads that do not divide d_model, sizes that could not be
+    // allocated. With a weight file the dimensions are the file's, checked when it is read.
+    std::optional<SettingError> validate() const;
 
     bool operator==(const RunSettings&) const = default;
 };

@@ -8,7 +8,8 @@ namespace attn {
 QByteArray JsonReport::build(const AttentionResult& result)
 {
     const AttentionTrace& trace = result.trace;
-    const int seq_len = result.seqLen();
+    const int seq_len = result.seqLen();  // T_q
+    const int key_len = result.keyLen();  // T_kv
     const int num_heads = trace.num_heads;
     const int head_dim = trace.head_dim;
 
@@ -19,6 +20,12 @@ QByteArray JsonReport::build(const AttentionResult& result)
     JsonWriter json;
     json.beginObject();
     json.key("tokens").array(tokens);
+    if (result.isCross()) {
+        QStringList kv_tokens;
+        for (const Token& token : result.kv_input.tokens)
+            kv_tokens.append(token.text);
+        json.key("kv_tokens").array(kv_tokens);
+    }
 
     json.key("config").beginObject();
     json.key("d_model").value(trace.dModel());
@@ -30,17 +37,38 @@ QByteArray JsonReport::build(const AttentionResult& result)
     json.key("output_dim").value(result.output_dim);
     json.key("weights").value(result.weights_description);
     json.key("positional_encoding").value(result.input.positional.size() > 0);
+    if (!result.config.padded_keys.isEmpty()) {
+        std::vector<int> padded;
+        for (int key = 0; key < int(trace.key_padding.size()); ++key)
+            if (trace.key_padding[size_t(key)])
+                padded.push_back(key);
+        json.key("pad_keys").array(padded);
+    }
     json.endObject();
 
     json.key("shapes").beginObject();
     json.key("input").array({seq_len, int(result.input.x.cols())});
+    if (result.isCross())
+        json.key("kv_input").array({key_len, int(result.kv_input.x.cols())});
     json.key("q").array({num_heads, seq_len, head_dim});
-    json.key("scores").array({num_heads, seq_len, seq_len});
+    json.key("scores").array({num_heads, seq_len, key_len});
     json.key("concat").array({seq_len, num_heads * head_dim});
     json.key("output").array({seq_len, result.output_dim});
     json.endObject();
 
     json.key("attention").matrices(trace.weights);
+    if (!trace.key_padding.empty()) {
+        // Queries that see no key at all: their weights (and head outputs) are all zeros.
+        std::vector<int> empty_rows;
+        for (int query = 0; query < seq_len; ++query) {
+            bool sees_a_key = false;
+            for (int key = 0; key < key_len && !sees_a_key; ++key)
+                sees_a_key = !trace.isMasked(query, key);
+            if (!sees_a_key)
+                empty_rows.push_back(query);
+        }
+        json.key("empty_rows").array(empty_rows);
+    }
     json.key("output").matrix(trace.output);
 
     // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon

@@ -302,7 +302,7 @@ void TestCliModel::contractErrors_data()
     QTest::newRow("layer out of range") << "gpt2-tiny" << keep << (model + QStringList{"--layer", "2"})
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})
-                                       << "--head 4: out of range, the model has heads 0 to 3";
+                                       << "--head 4: head 4 is out of range: the model has 4 heads, 0 to 3";
     QTest::newRow("no output: the window") << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1"}
                                            << "--model: the window does not show whole models yet";
     const QString weights = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz");

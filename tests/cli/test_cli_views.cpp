@@ -126,6 +126,23 @@ private slots:
         QVERIFY(inkedPixels(image) > 3000);
     }
 
+    // Qt's own options are QApplication's: taken by it before the command line is read.
+    void qtOptionsAreTakenByQt()
+    {
+        const QString path = m_dir.filePath("styled.png");
+        const ProgramRun run = runProgram({"-platform", "offscreen", "-style", "Fusion", "-reverse", "--screenshot",
+                                           path, "--size", "1000x700", "--sentence", "the cat sat"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QVERIFY2(run.err.isEmpty(), run.err.constData());
+        QCOMPARE(QImage(path).size(), QSize(1000, 700));
+        const ProgramRun json = runProgram({"--json", "-", "-style", "Fusion", "--sentence", "a b"});
+        QVERIFY2(json.exit_code == 0, json.err.constData());
+        QVERIFY(json.out.contains("\"tokens\""));
+        // What neither Qt nor the contract knows is still refused, as one line.
+        const QString refused = m_dir.filePath("refused.png");
+        verifyRefused({"-style", "Fusion", "--screenshot", refused, "--frobnicate"}, refused, "frobnicate");
+    }
+
     void screenshotErrors()
     {
         const QString svg = m_dir.filePath("window.svg");

@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/ProgramRun.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/export/CompareExport.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/lines/LinesView.h"
@@ -57,7 +58,7 @@ class TestCompareExport : public QObject {
         } else if (suffix == QLatin1String("svg")) {
             QSvgRenderer renderer(file);
             QVERIFY(renderer.isValid());
-            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), size));  // pixel units; width/height in mm at 96 dpi
+            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), size));  // pixel units, width and height in px
             QFile f(file);
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray svg = f.readAll();
@@ -86,8 +87,9 @@ class TestCompareExport : public QObject {
             const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
             const QRegularExpressionMatch match = media.match(QString::fromLatin1(pdf));
             QVERIFY(match.hasMatch());
-            QCOMPARE(match.captured(1).toDouble(), double(size.width()));  // one point per pixel
-            QCOMPARE(match.captured(2).toDouble(), double(size.height()));
+            // The one convention of every picture: a pixel is 1/96 inch, 0.75 pt.
+            QCOMPARE(match.captured(1).toDouble(), size.width() * 0.75);
+            QCOMPARE(match.captured(2).toDouble(), size.height() * 0.75);
             QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page "), 1);
         }
     }
@@ -196,6 +198,10 @@ private slots:
     {
         auto shared = std::make_shared<const AttentionResult>(m_result);
         CompareView compare;
+        AttentionController controller;  // computes side B, as in the window
+        connect(&compare, &CompareView::variantRequested, &controller, &AttentionController::requestVariant);
+        connect(&controller, &AttentionController::variantReady, &compare, &CompareView::showVariant);
+        connect(&controller, &AttentionController::variantFailed, &compare, &CompareView::showVariantError);
         compare.resize(1300, 950);
         compare.setSentence(RunSettings::defaultSentence());
         compare.setResult(shared);
@@ -209,6 +215,8 @@ private slots:
         keep(path("compare-widget.png"));
 
         compare.setOtherSettings(true);
+        controller.waitForIdle();
+        QVERIFY(compare.resultB() && compare.resultB()->config.causal);
         compare.pickHead(3);
         QTest::qWait(50);
         QVERIFY(compare.grab().toImage().save(path("compare-widget-causal.png")));

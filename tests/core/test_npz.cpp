@@ -5,6 +5,7 @@
 #include "core/weights/WeightFile.h"
 #include "tests/support/WeightFileWriters.h"
 
+#include <QFile>
 #include <QHash>
 #include <QTemporaryDir>
 #include <QTest>
@@ -100,6 +101,10 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::newRow("not a zip") << "not-zip"
                                    << "not a zip archive";
+        QTest::newRow("a text file") << "text"
+                                     << "not a zip archive: an .npz is a zip of .npy members";
+        QTest::newRow("zip cut short") << "cut-short"
+                                       << "the directory at its end is missing or damaged";
         QTest::newRow("empty zip") << "empty"
                                    << "no attention weights found: expected";
         QTest::newRow("claims small, inflates big (bomb)") << "bomb-small-claim"
@@ -132,6 +137,12 @@ private slots:
         const QByteArray good = npy("<f4", "(12, 4)", QByteArray(12 * 4 * 4, '\0'));
         if (kind == "not-zip") {
             QVERIFY(writeFile(path, "PK\x03\x04 this is not really a zip archive"));
+        } else if (kind == "text") {
+            QVERIFY(writeFile(path, "in_proj_weight = [[1, 2], [3, 4]]\n"));
+        } else if (kind == "cut-short") {
+            QVERIFY(writeZip(path, {{"in_proj_weight.npy", good}}));
+            QFile file(path);
+            QVERIFY(file.resize(file.size() / 2));
         } else if (kind == "empty") {
             QVERIFY(writeZip(path, {}));
         } else if (kind == "bomb-small-claim") {
@@ -169,6 +180,8 @@ private slots:
         QVERIFY(!loaded.ok());
         QVERIFY2(loaded.error().startsWith("bad.npz: "), qPrintable(loaded.error()));
         QVERIFY2(loaded.error().contains(reason), qPrintable(loaded.error()));
+        QVERIFY2(!loaded.error().contains("zip error") && !loaded.error().contains("-1000"),
+                 qPrintable(loaded.error()));  // words, not minizip's codes
     }
 
     void bombIsNotInflated()

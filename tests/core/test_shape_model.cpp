@@ -84,6 +84,47 @@ private slots:
         QCOMPARE(at(model, Id::Scores).formula, QStringLiteral("S = Q_h K_hᵀ / √d_k"));
     }
 
+    // Cross-attention, T_q = 3 queries and T_kv = 5 keys, padded: K, V and the scores take T_kv,
+    // everything after the weighted sum is per query again. Multiply-adds worked out by hand.
+    void crossAttentionNamesBothLengths()
+    {
+        ShapeConfig config;
+        config.batch = 2;
+        config.seq_len = 3;
+        config.kv_len = 5;
+        config.input_dim = 8;
+        config.d_model = 8;
+        config.num_heads = 2;
+        config.output_dim = 8;
+        config.masked = true;  // padding
+        const ShapeModel model(config);
+
+        QCOMPARE(at(model, Id::Input).shapeNames(), QStringLiteral("(B, T_q, d_in)"));
+        QCOMPARE(at(model, Id::Q).shapeText(), QStringLiteral("(2, 3, 8)"));
+        QCOMPARE(at(model, Id::K).shapeText(), QStringLiteral("(2, 5, 8)"));
+        QCOMPARE(at(model, Id::V).shapeNames(), QStringLiteral("(B, T_kv, d_model)"));
+        QCOMPARE(at(model, Id::K).formula, QStringLiteral("K = X_kv Wk + bk"));
+        QCOMPARE(at(model, Id::QHeads).shapeText(), QStringLiteral("(2, 2, 3, 4)"));
+        QCOMPARE(at(model, Id::KHeads).shapeText(), QStringLiteral("(2, 2, 5, 4)"));
+        for (Id id : {Id::Scores, Id::Masked, Id::Softmax}) {
+            QCOMPARE(at(model, id).shapeText(), QStringLiteral("(2, 2, 3, 5)"));
+            QCOMPARE(at(model, id).shapeNames(), QStringLiteral("(B, h, T_q, T_kv)"));
+        }
+        QVERIFY(at(model, Id::Masked).formula.contains(QStringLiteral("padding")));
+        QCOMPARE(at(model, Id::HeadOutputs).shapeText(), QStringLiteral("(2, 2, 3, 4)"));
+        QCOMPARE(at(model, Id::Output).shapeText(), QStringLiteral("(2, 3, 8)"));
+
+        // Q: B T_q d_in d_model = 2·3·8·8 = 384; K, V: 2·5·8·8 = 640 each; scores and A V:
+        // B h T_q T_kv d_k = 2·2·3·5·4 = 240 each; output: 2·3·8·8 = 384.
+        QCOMPARE(at(model, Id::Q).multiply_adds, 384);
+        QCOMPARE(at(model, Id::K).multiply_adds, 640);
+        QCOMPARE(at(model, Id::V).multiply_adds, 640);
+        QCOMPARE(at(model, Id::Scores).multiply_adds, 240);
+        QCOMPARE(at(model, Id::HeadOutputs).multiply_adds, 240);
+        QCOMPARE(at(model, Id::Scores).cost_formula, QStringLiteral("B·h·T_q·T_kv·d_k"));
+        QCOMPARE(model.totalMultiplyAdds(), 384 + 640 + 640 + 240 + 240 + 384);
+    }
+
     // d_in != d_model, causal, no biases: the weights are (d_in x d_model), the mask step appears.
     void inputDimDiffersAndMask()
     {

@@ -3,8 +3,10 @@
 // out in torch for the schemes it cannot express, evaluated in float64 from exactly the values the
 // weight file stores). Each case loads its weight file through attn::WeightFile, runs
 // attn::AttentionEngine::forward on the case's input and compares every attention weight and
-// output value. Regenerate the fixtures with
-// /usr/bin/python3 tests/fixtures/attention/make_fixtures.py.
+// output value. Cross-attention cases also hold kv_input.npy (the keys' and values' rows) and
+// padding cases the padded key positions and the queries left with no key (torch gives NaN there,
+// the contract and the fixture a row of zeros). Regenerate the fixtures with
+// cd tests/fixtures/attention && /usr/bin/python3 make_fixtures.py.
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionOptions.h"
@@ -13,13 +15,14 @@
 #include "core/weights/WeightFile.h"
 
 #include <QDir>
-#include <QFileInfo>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -47,11 +50,15 @@ const QStringList kExpectedCases = {
     QStringLiteral("gpt2_layer1"),
     QStringLiteral("gpt2_layer1_heads4"),
     QStringLiteral("llama_f64_npz"),
+    QStringLiteral("mha_all_padded"),
     QStringLiteral("mha_bf16"),
+    QStringLiteral("mha_cross"),
+    QStringLiteral("mha_cross_padded"),
     QStringLiteral("mha_f32"),
     QStringLiteral("mha_f32_causal"),
     QStringLiteral("mha_f32_scale_none"),
     QStringLiteral("mha_nobias_npz"),
+    QStringLiteral("mha_padded_causal"),
     QStringLiteral("mha_separate_qkv"),
     QStringLiteral("qkv_proj_prefix"),
     QStringLiteral("toy-3x4-concat"),
@@ -75,8 +82,27 @@ struct Fixture {
     bool causal = false;
     ScaleSetting scale;
     Matrix input;                    // (seq_len, input_dim): the float32 values of the .npy
-    std::vector<MatrixD> attention;  // num_heads x (seq_len, seq_len)
+    QString kv_input_path;           // cross-attention cases only
+    Matrix kv_input;                 // (kv_len, input_dim), or empty: self-attention
+    std::vector<bool> key_padding;   // one flag per key, or empty: no padding
+    std::vector<int> empty_rows;     // queries that see no key
+    std::vector<MatrixD> attention;  // num_heads x (seq_len, kv_len)
     MatrixD output;                  // (seq_len, output_dim)
+
+    const Matrix& keyInput() const { return kv_input.size() > 0 ? kv_input : input; }
+    Eigen::Index keyLength() const { return keyInput().rows(); }
+    bool isEmptyRow(Eigen::Index query) const
+    {
+        return std::find(empty_rows.begin(), empty_rows.end(), int(query)) != empty_rows.end();
+    }
+    AttentionOptions options() const
+    {
+        AttentionOptions o;
+        o.causal = causal;
+        o.scale = scale;
+        o.key_padding = key_padding;
+        return o;
+    }
 };
 
 // A rectangular JSON array of arrays of numbers.
@@ -132,6 +158,23 @@ Result<Fixture> readFixture(const QString& path)
     if (!input || !output)
         return Error{QStringLiteral("%1: %2").arg(path, !input ? input.error() : output.error())};
     f.input = input->cast<float>();  // exact: the values were float32 to begin with
+    if (doc.contains(u"kv_input")) {
+        f.kv_input_path = dir.filePath(doc[u"kv_input"].toString());
+        Result<MatrixD> kv = readMatrix(doc[u"kv_input_values"], QStringLiteral("kv_input_values"));
+        if (!kv)
+            return Error{QStringLiteral("%1: %2").arg(path, kv.error())};
+        f.kv_input = kv->cast<float>();
+    }
+    if (doc.contains(u"pad_keys")) {
+        f.key_padding.assign(size_t(f.keyLength()), false);
+        for (const QJsonValue key : doc[u"pad_keys"].toArray()) {
+            if (!key.isDouble() || key.toInt(-1) < 0 || key.toInt(-1) >= f.keyLength())
+                return Error{QStringLiteral("%1: a pad_keys entry is not a key position").arg(path)};
+            f.key_padding[size_t(key.toInt())] = true;
+        }
+        for (const QJsonValue row : doc[u"empty_rows"].toArray())
+            f.empty_rows.push_back(row.toInt(-1));
+    }
     f.output = *output;
     const QJsonArray heads = doc[u"attention"].toArray();
     for (qsizetype h = 0; h < heads.size(); ++h) {
@@ -150,12 +193,13 @@ Result<Fixture> readFixture(const QString& path)
                          .arg(f.output.rows())
                          .arg(seq_len)};
     for (const MatrixD& a : f.attention)
-        if (a.rows() != seq_len || a.cols() != seq_len)
-            return Error{QStringLiteral("%1: an attention matrix is %2x%3, expected %4x%4")
+        if (a.rows() != seq_len || a.cols() != f.keyLength())
+            return Error{QStringLiteral("%1: an attention matrix is %2x%3, expected %4x%5")
                              .arg(path)
                              .arg(a.rows())
                              .arg(a.cols())
-                             .arg(seq_len)};
+                             .arg(seq_len)
+                             .arg(f.keyLength())};
     return f;
 }
 
@@ -198,6 +242,18 @@ void addFixtureRows()
             QTest::newRow(qPrintable(name)) << dir.filePath(name + QStringLiteral("/expected.json"));
 }
 
+// The cases with padded keys only.
+void addPaddedFixtureRows()
+{
+    QTest::addColumn<QString>("path");
+    const QDir dir(fixturesDir());
+    for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        QFile file(dir.filePath(name + QStringLiteral("/expected.json")));
+        if (file.open(QIODevice::ReadOnly) && QJsonDocument::fromJson(file.readAll()).object().contains(u"pad_keys"))
+            QTest::newRow(qPrintable(name)) << file.fileName();
+    }
+}
+
 }  // namespace
 
 class TestTorchAgreement : public QObject {
@@ -215,6 +271,8 @@ private slots:
     void rowsSumToOne();
     void causalUpperTriangleIsExactlyZero_data() { addFixtureRows(); }
     void causalUpperTriangleIsExactlyZero();
+    void paddedKeysAndEmptyRowsAreExactlyZero_data() { addPaddedFixtureRows(); }
+    void paddedKeysAndEmptyRowsAreExactlyZero();
 };
 
 void TestTorchAgreement::everyCaseIsPresent()
@@ -236,12 +294,20 @@ void TestTorchAgreement::fixtureIsConsistent()
     QVERIFY2(QFile::exists(f->input_path), qPrintable(f->input_path));
     QVERIFY(f->num_heads > 0 && f->d_model % f->num_heads == 0);
     QVERIFY(f->layer >= 0 && f->layer < f->layer_count);
+    if (!f->kv_input_path.isEmpty())
+        QVERIFY2(QFile::exists(f->kv_input_path), qPrintable(f->kv_input_path));
     const Eigen::Index seq_len = f->input.rows();
     for (const MatrixD& a : f->attention) {
-        QVERIFY((a.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+        // A row sums to 1, or is all zeros when its query sees no key (the contract, not torch's NaN).
+        for (Eigen::Index i = 0; i < seq_len; ++i)
+            QVERIFY2(std::abs(a.row(i).sum() - (f->isEmptyRow(i) ? 0.0 : 1.0)) < 1e-12,
+                     qPrintable(QStringLiteral("row %1 sums to %2").arg(i).arg(a.row(i).sum())));
         QVERIFY(a.minCoeff() >= 0.0);
+        for (Eigen::Index j = 0; j < Eigen::Index(f->key_padding.size()); ++j)
+            if (f->key_padding[size_t(j)])
+                QVERIFY2(a.col(j).isZero(0.0), qPrintable(QStringLiteral("padded key %1").arg(j)));
         for (Eigen::Index i = 0; i < seq_len && f->causal; ++i)
-            for (Eigen::Index j = i + 1; j < seq_len; ++j)
+            for (Eigen::Index j = i + 1; j < a.cols(); ++j)
                 QVERIFY2(a(i, j) == 0.0, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
     }
 }
@@ -257,6 +323,13 @@ void TestTorchAgreement::inputFileHoldsTheInputValues()
     QCOMPARE(input->rows(), f->input.rows());
     QCOMPARE(input->cols(), f->input.cols());
     QVERIFY(*input == f->input);
+    if (f->kv_input_path.isEmpty())
+        return;
+    const Result<Matrix> kv = NpyReader::readMatrixFile(f->kv_input_path);
+    QVERIFY2(kv.ok(), qPrintable(kv.error()));
+    QCOMPARE(kv->rows(), f->kv_input.rows());
+    QCOMPARE(kv->cols(), f->kv_input.cols());
+    QVERIFY(*kv == f->kv_input);
 }
 
 void TestTorchAgreement::matchesPyTorch()
@@ -275,12 +348,11 @@ void TestTorchAgreement::matchesPyTorch()
     QCOMPARE(w.dModel(), f->d_model);
     QCOMPARE(w.outputDim(), int(f->output.cols()));
 
-    AttentionOptions options;
-    options.causal = f->causal;
-    options.scale = f->scale;
-    const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, w, options);
+    const Result<AttentionTrace> trace =
+        AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), w, f->options());
     QVERIFY2(trace.ok(), qPrintable(trace.error()));
     QCOMPARE(int(trace->weights.size()), f->num_heads);
+    QCOMPARE(trace->keyLength(), int(f->keyLength()));
     QCOMPARE(trace->output.rows(), f->output.rows());
     QCOMPARE(trace->output.cols(), f->output.cols());
 
@@ -307,7 +379,8 @@ void TestTorchAgreement::rowsSumToOne()
         AttentionOptions options;
         options.causal = causal;
         options.scale = f->scale;
-        const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, loaded->weights, options);
+        const Result<AttentionTrace> trace =
+            AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, options);
         QVERIFY2(trace.ok(), qPrintable(trace.error()));
         for (const Matrix& a : trace->weights) {
             QVERIFY(a.minCoeff() >= 0.0f);
@@ -330,12 +403,40 @@ void TestTorchAgreement::causalUpperTriangleIsExactlyZero()
     AttentionOptions options;
     options.causal = true;
     options.scale = f->scale;
-    const Result<AttentionTrace> trace = AttentionEngine::forward(f->input, loaded->weights, options);
+    const Result<AttentionTrace> trace =
+        AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, options);
     QVERIFY2(trace.ok(), qPrintable(trace.error()));
     for (const Matrix& a : trace->weights)
         for (Eigen::Index i = 0; i < a.rows(); ++i)
             for (Eigen::Index j = i + 1; j < a.cols(); ++j)
                 QVERIFY2(a(i, j) == 0.0f, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
+}
+
+// Padding, like the causal mask, is exact: a padded key's weight is 0.0f from every query, and a
+// query that sees no key at all (torch: NaN) has a row of exact zeros, so its output is the
+// output bias alone (checked against the fixture by matchesPyTorch).
+void TestTorchAgreement::paddedKeysAndEmptyRowsAreExactlyZero()
+{
+    QFETCH(QString, path);
+    const Result<Fixture> f = readFixture(path);
+    QVERIFY2(f.ok(), qPrintable(f.error()));
+    QVERIFY(!f->key_padding.empty());
+    const Result<LoadedWeights> loaded = loadWeights(*f);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const Result<AttentionTrace> trace =
+        AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, f->options());
+    QVERIFY2(trace.ok(), qPrintable(trace.error()));
+    for (const Matrix& a : trace->weights) {
+        for (Eigen::Index j = 0; j < a.cols(); ++j)
+            if (f->key_padding[size_t(j)])
+                for (Eigen::Index i = 0; i < a.rows(); ++i)
+                    QVERIFY2(a(i, j) == 0.0f, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
+        for (int row : f->empty_rows)
+            QVERIFY2(a.row(row).isZero(0.0f), qPrintable(QStringLiteral("empty row %1").arg(row)));
+        QVERIFY(allFinite(a));
+    }
+    for (int row : f->empty_rows)
+        QVERIFY2(trace->concat.row(row).isZero(0.0f), qPrintable(QStringLiteral("head outputs of row %1").arg(row)));
 }
 
 QTEST_GUILESS_MAIN(TestTorchAgreement)

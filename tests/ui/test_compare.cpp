@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
@@ -16,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -55,6 +57,14 @@ bool clickCell(HeatmapPlot* plot, int row, int column)
             }
         }
     return false;
+}
+
+// Side B is computed by the controller's worker, as the window connects it.
+void connectVariants(CompareView& view, AttentionController& controller)
+{
+    QObject::connect(&view, &CompareView::variantRequested, &controller, &AttentionController::requestVariant);
+    QObject::connect(&controller, &AttentionController::variantReady, &view, &CompareView::showVariant);
+    QObject::connect(&controller, &AttentionController::variantFailed, &view, &CompareView::showVariantError);
 }
 
 }  // namespace
@@ -375,6 +385,43 @@ private slots:
         QCOMPARE(figure.plotDifference()->values(), expected);
     }
 
+    // The Compare tab in a small window (1024 x 640 leaves it about 740 x 450) and a larger one:
+    // table headers whole, titles and colour-bar labels never clipped (a shorter variant or an
+    // ellipsis), heatmaps no thinner than a readable size (the figure scrolls instead).
+    void smallWindowDegradesGracefully_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("1024 x 640 window") << QSize(740, 450);
+        QTest::addRow("1300 x 800 window") << QSize(1020, 610);
+    }
+    void smallWindowDegradesGracefully()
+    {
+        QFETCH(QSize, size);
+        CompareView view;
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(defaultResult());
+        QCoreApplication::processEvents();
+        QHeaderView* header = view.metricsTable()->horizontalHeader();
+        for (int column = 0; column < header->count(); ++column)
+            QVERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+                     qPrintable(QStringLiteral("column %1: %2 < %3")
+                                    .arg(column)
+                                    .arg(header->sectionSize(column))
+                                    .arg(header->sectionSizeHint(column))));
+        const QChar ellipsis(0x2026);
+        HeatmapPlot* similarity = view.similarityView()->plot();
+        QVERIFY(!similarity->title().isEmpty());
+        QVERIFY2(!similarity->title().contains(ellipsis), qPrintable(similarity->title()));
+        QVERIFY2(!similarity->colorBarLabel().contains(ellipsis), qPrintable(similarity->colorBarLabel()));
+        QVERIFY(similarity->width() >= 240);
+        for (HeatmapPlot* plot : {view.figure()->plotA(), view.figure()->plotB(), view.figure()->plotDifference()}) {
+            QVERIFY2(plot->height() >= 200, qPrintable(QString::number(plot->height())));
+            QVERIFY(!plot->title().contains(ellipsis));
+        }
+    }
+
     void compareViewPicksHeads()
     {
         CompareView view;
@@ -433,7 +480,9 @@ private slots:
     // sides when a head is picked, errors beside the controls and the last good B kept.
     void compareViewOtherSettings()
     {
+        AttentionController controller;
         CompareView view;
+        connectVariants(view, controller);
         view.resize(1100, 800);
         const auto result = defaultResult();
         view.setSentence(RunSettings::defaultSentence());
@@ -445,6 +494,7 @@ private slots:
         QCOMPARE(view.resultB(), result);
         QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
         view.setOtherSettings(true);
+        controller.waitForIdle();
         QVERIFY(view.usesOtherSettings());
         QVERIFY(view.causalBox()->isChecked());
         const auto b = view.resultB();
@@ -463,6 +513,7 @@ private slots:
 
         // Another seed: B changes, the error stays clear.
         view.seedBox()->setValue(7);
+        controller.waitForIdle();
         QCOMPARE(view.resultB()->config.seed, std::uint64_t(7));
         QVERIFY(!view.resultB()->trace.weights[4].isApprox(b->trace.weights[4]));
         const auto good = view.resultB();
@@ -470,11 +521,13 @@ private slots:
         // A weight file that cannot be read: the reason shows, the last good B stays.
         view.weightsFileEdit()->setText(QStringLiteral("/no/such/dir/weights.safetensors"));
         emit view.weightsFileEdit()->editingFinished();
+        controller.waitForIdle();  // a weight file is read on the worker
         QVERIFY(!view.variantError().isEmpty());
         QVERIFY2(view.variantError().contains("weights.safetensors"), qPrintable(view.variantError()));
         QCOMPARE(view.resultB(), good);
         view.weightsFileEdit()->clear();
         emit view.weightsFileEdit()->editingFinished();
+        controller.waitForIdle();
         QCOMPARE(view.variantError(), QString());
 
         // Off again: B is A's result.

@@ -92,6 +92,27 @@ private slots:
         QImage image(path);
         QCOMPARE(image.size(), QSize(600, 400));
         QCOMPARE(image.pixelColor(599, 399), QColor(Qt::red));
+        QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 192);  // 96 picture pixels per inch, doubled
+        // Text is laid out in picture pixels: at scale 2 it is twice as many device pixels, and
+        // a font given in points is not counted twice (the image is painted at 96 dpi).
+        auto textWidth = [](double scale) {
+            const QImage text = ViewExporter::toImage(QSize(300, 60), scale, [](QPainter* painter, const QRectF&) {
+                QFont font = painter->font();
+                font.setPointSize(12);
+                painter->setFont(font);
+                painter->setPen(Qt::black);
+                painter->drawText(QPointF(4, 40), QStringLiteral("attention"));
+            });
+            int right = 0;
+            for (int y = 0; y < text.height(); ++y)
+                for (int x = 0; x < text.width(); ++x)
+                    if (qGray(text.pixel(x, y)) < 128)
+                        right = std::max(right, x);
+            return right;
+        };
+        const int single = textWidth(1.0);
+        const int doubled = textWidth(2.0);
+        QVERIFY2(std::abs(doubled - 2 * single) <= 6, qPrintable(QStringLiteral("%1 vs %2").arg(doubled).arg(single)));
     }
 
     void svgIsValidAndSized()
@@ -124,12 +145,12 @@ private slots:
         const QByteArray pdf = file.readAll();
         QVERIFY(pdf.startsWith("%PDF-"));
         QVERIFY(pdf.trimmed().endsWith("%%EOF"));
-        // One point per pixel: the page is 800 x 600 points.
+        // The one convention: a pixel is 1/96 inch, 0.75 pt; 800 x 600 pixels are 600 x 450 points.
         static const QRegularExpression media(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]"));
         const auto match = media.match(QString::fromLatin1(pdf));
         QVERIFY(match.hasMatch());
-        QCOMPARE(qRound(match.captured(1).toDouble()), 800);
-        QCOMPARE(qRound(match.captured(2).toDouble()), 600);
+        QCOMPARE(qRound(match.captured(1).toDouble()), 600);
+        QCOMPARE(qRound(match.captured(2).toDouble()), 450);
     }
 
     void badPathsReportAndWriteNothing_data()

@@ -1,8 +1,14 @@
 // HeatmapPlot: the matrix -> colour-map mapping, orientation, masks, ranges and rendering.
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
 
 #include <qcustomplot.h>
 
@@ -127,6 +133,107 @@ private slots:
         plot.setMatrix(a, {}, {});  // and back
         QCOMPARE(plot.plottedCell(2, 1), double(a(1, 2)));
         QVERIFY(!plot.isMasked(0, 2));
+    }
+
+    void oneTokenThenTwoFillsEveryCell()
+    {
+        // One token is stored as 2 x 2 equal cells over -0.25..0.25 (see makeColorMapData); two
+        // tokens are also 2 x 2 cells, but over 0..1. Typing "x y" goes from one to the other:
+        // the cells must not be refilled in place into the one-token geometry (the 2 x 2 colours
+        // squeezed into the top-left quarter, the bottom row white).
+        HeatmapPlot plot;
+        const QSize size(300, 300);
+        plot.resize(size);
+        plot.setCellText(HeatmapPlot::CellText::Never);
+        plot.setValueRange(0.0, 1.0);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        Matrix one(1, 1);
+        one << 1.0f;
+        plot.setMatrix(one, {"x"}, {"x"});
+        plot.replotNow();
+        Matrix two(2, 2);  // (queries, keys)
+        two << 0.0f, 1.0f, 1.0f, 0.0f;
+        plot.setMatrix(two, {"x", "y"}, {"x", "y"});
+        plot.replotNow();
+        const QImage screen = plot.grab().toImage();
+        const QImage exported = plot.toImage(size);
+        for (const QImage& image : {screen, exported})
+            for (int row = 0; row < 2; ++row)
+                for (int column = 0; column < 2; ++column) {
+                    QRect cell;  // the widget pixels of the cell
+                    for (int y = 0; y < size.height(); ++y)
+                        for (int x = 0; x < size.width(); ++x) {
+                            int r = 0, c = 0;
+                            if (plot.cellAt(QPoint(x, y), &r, &c) && r == row && c == column)
+                                cell |= QRect(x, y, 1, 1);
+                        }
+                    QVERIFY(!cell.isEmpty());
+                    const QColor expected = ColorMaps::colorAt(ColorMaps::Map::Viridis, two(row, column));
+                    const QColor found = image.pixelColor(cell.center() * image.devicePixelRatio());
+                    // 8 levels: QCustomPlot's 256-level gradient against the exact stop colour.
+                    QVERIFY2(std::abs(found.red() - expected.red()) <= 8 &&
+                                 std::abs(found.green() - expected.green()) <= 8 &&
+                                 std::abs(found.blue() - expected.blue()) <= 8,
+                             qPrintable(QStringLiteral("cell (%1, %2): %3, expected %4")
+                                            .arg(row)
+                                            .arg(column)
+                                            .arg(found.name(), expected.name())));
+                }
+    }
+
+    // Under the causal mask row 0 sees only key 0: its weight 1 would set the shared scale and
+    // leave every other cell dark. The default scale leaves such rows out and the colour bar
+    // says so; "all cells" is the plain 0 .. largest weight.
+    void causalScaleLeavesOutOneKeyRows_data()
+    {
+        QTest::addColumn<bool>("causal");
+        QTest::addRow("causal") << true;
+        QTest::addRow("not causal") << false;
+    }
+    void causalScaleLeavesOutOneKeyRows()
+    {
+        QFETCH(bool, causal);
+        RunSettings config;
+        config.causal = causal;
+        auto computed = AttentionPipeline::run(config, RunSettings::defaultSentence());
+        QVERIFY2(computed.ok(), qPrintable(computed.error()));
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        double largest = 0.0, largest_beyond_row_0 = 0.0;
+        for (const Matrix& weights : result->trace.weights) {  // (queries, keys)
+            largest = std::max(largest, double(weights.maxCoeff()));
+            largest_beyond_row_0 =
+                std::max(largest_beyond_row_0, double(weights.bottomRows(weights.rows() - 1).maxCoeff()));
+        }
+        const HeatmapData data = HeatmapData::fromResult(*result);
+        QCOMPARE(data.top(ColorScale::AllCells), largest);
+        QCOMPARE(data.one_key_row_count, causal ? 1 : 0);
+        if (causal) {
+            QCOMPARE(largest, 1.0);  // row 0, by the mask
+            QCOMPARE(data.top(ColorScale::WithoutOneKeyRows), largest_beyond_row_0);
+            QVERIFY(largest_beyond_row_0 < 0.95);
+        } else {
+            QCOMPARE(data.top(ColorScale::WithoutOneKeyRows), largest);
+        }
+
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        QCOMPARE(grid.colorScale(), ColorScale::WithoutOneKeyRows);  // the default
+        QCOMPARE(grid.plot(3)->valueHigh(), data.top(ColorScale::WithoutOneKeyRows));
+        QCOMPARE(grid.colorBar()->high(), data.top(ColorScale::WithoutOneKeyRows));
+        QCOMPARE(grid.colorBar()->note().contains(QStringLiteral("row 0")), causal);
+        grid.setColorScale(ColorScale::AllCells);
+        QCOMPARE(grid.plot(3)->valueHigh(), largest);
+        QCOMPARE(grid.colorBar()->high(), largest);
+        QVERIFY(grid.colorBar()->note().isEmpty());
+
+        HeadView view;
+        view.setResult(result);
+        view.setHead(2);
+        QCOMPARE(view.plot()->valueHigh(), data.top(ColorScale::WithoutOneKeyRows));
+        view.setColorScale(ColorScale::AllCells);
+        QCOMPARE(view.plot()->valueHigh(), largest);
     }
 
     void hatchFillCoversExactlyTheMaskedCells()

@@ -6,7 +6,7 @@
 #include "core/attention/AttentionWeights.h"
 #include "core/pipeline/Examples.h"
 #include "tests/support/ToyAttention.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
+#include "ui/export/ViewExporter.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
@@ -65,6 +65,19 @@ void keep(const QString& path)
     QFile::copy(path, target);
 }
 
+// The shape diagram through the one picture writer, as --export --view shapes does it.
+Status exportShapes(const AttentionResult& result, int batch, int head, const QString& path,
+                    QSize size = QSize(1200, 900))
+{
+    ExportRequest request;
+    request.path = path;
+    request.view = ExportView::Shapes;
+    request.batch = batch;
+    request.head = head;
+    request.size = size;
+    return ViewExporter::exportView(result, request);
+}
+
 int inkedPixels(const QImage& image)
 {
     int count = 0;
@@ -88,14 +101,14 @@ private slots:
         QVERIFY(dir.isValid());
 
         const QString png = dir.filePath(QStringLiteral("shapes-classic.png"));
-        QVERIFY2(ShapeDiagramExport::exportTo(result, 32, 3, png).ok(), "png");
+        QVERIFY2(exportShapes(result, 32, 3, png).ok(), "png");
         const QImage image(png);
         QCOMPARE(image.size(), QSize(1200, 900));
         QVERIFY(inkedPixels(image) > 10000);
         keep(png);
 
         const QString svg = dir.filePath(QStringLiteral("shapes-classic.svg"));
-        const Status svg_status = ShapeDiagramExport::exportTo(result, 32, 3, svg);
+        const Status svg_status = exportShapes(result, 32, 3, svg);
         QVERIFY2(svg_status.ok(), qPrintable(svg_status.error()));
         const QByteArray svg_text = readAll(svg);
         QVERIFY(svg_text.contains("<svg width=\"1200\" height=\"900\""));
@@ -112,7 +125,7 @@ private slots:
         QCOMPARE(renderer.defaultSize(), QSize(1200, 900));
 
         const QString pdf = dir.filePath(QStringLiteral("shapes-classic.pdf"));
-        QVERIFY(ShapeDiagramExport::exportTo(result, 32, 3, pdf).ok());
+        QVERIFY(exportShapes(result, 32, 3, pdf).ok());
         keep(pdf);
         const QByteArray pdf_bytes = readAll(pdf);
         QVERIFY(pdf_bytes.startsWith("%PDF-"));
@@ -130,23 +143,23 @@ private slots:
         const AttentionResult result = test::sentenceResult(512, 8);
         QTemporaryDir dir;
         const QString png = dir.filePath(QStringLiteral("shapes-sentence.png"));
-        QVERIFY(ShapeDiagramExport::exportTo(result, 1, 0, png, QSize(800, 600)).ok());
+        QVERIFY(exportShapes(result, 1, 0, png, QSize(800, 600)).ok());
         QCOMPARE(QImage(png).size(), QSize(800, 600));
         keep(png);
         const QString big = dir.filePath(QStringLiteral("shapes-sentence-1200.png"));
-        QVERIFY(ShapeDiagramExport::exportTo(result, 1, 0, big).ok());
+        QVERIFY(exportShapes(result, 1, 0, big).ok());
         keep(big);
 
         const AttentionResult causal = test::sentenceResult(96, 12, 40, true);
         const QString masked = dir.filePath(QStringLiteral("shapes-causal.svg"));
-        QVERIFY(ShapeDiagramExport::exportTo(causal, 4, 11, masked).ok());
+        QVERIFY(exportShapes(causal, 4, 11, masked).ok());
         keep(masked);
         const QByteArray text = readAll(masked);
         QVERIFY(text.contains("Mask"));
         QVERIFY(text.contains(QStringLiteral("(4, 12, %1, 8)").arg(causal.seqLen()).toUtf8()));
         QVERIFY(text.contains("(40, 96)"));  // Wq: d_in x d_model
         const QString masked_png = dir.filePath(QStringLiteral("shapes-causal.png"));
-        QVERIFY(ShapeDiagramExport::exportTo(causal, 4, 11, masked_png).ok());
+        QVERIFY(exportShapes(causal, 4, 11, masked_png).ok());
         keep(masked_png);
 
         // The toy as the Examples menu loads it: the caption names the file.
@@ -155,14 +168,14 @@ private slots:
         auto toy_result = Examples::run(example.value());
         QVERIFY(toy_result.ok());
         const QString toy = dir.filePath(QStringLiteral("shapes-toy.svg"));
-        QVERIFY(ShapeDiagramExport::exportTo(toy_result.value(), 1, 0, toy).ok());
+        QVERIFY(exportShapes(toy_result.value(), 1, 0, toy).ok());
         const QByteArray toy_text = readAll(toy);
         QVERIFY(toy_text.contains("toy-4d.json"));
         QVERIFY(toy_text.contains("(1, 3, 4)"));
         QVERIFY(toy_text.contains("Parameters: 36"));
         QVERIFY(!toy_text.contains("Output weights Wo"));  // no output projection, no Wo box
         const QString toy_png = dir.filePath(QStringLiteral("shapes-toy.png"));
-        QVERIFY(ShapeDiagramExport::exportTo(toy_result.value(), 1, 0, toy_png).ok());
+        QVERIFY(exportShapes(toy_result.value(), 1, 0, toy_png).ok());
         keep(toy_png);
     }
 
@@ -183,22 +196,22 @@ private slots:
             QSize size;
             const char* expected;
         } cases[] = {
-            {dir.filePath(QStringLiteral("out.bmp")), 1, 0, {1200, 900}, "unknown picture format"},
-            {dir.filePath(QStringLiteral("out")), 1, 0, {1200, 900}, "unknown picture format"},
+            {dir.filePath(QStringLiteral("out.bmp")), 1, 0, {1200, 900}, "unknown extension"},
+            {dir.filePath(QStringLiteral("out")), 1, 0, {1200, 900}, "unknown extension"},
             {dir.filePath(QStringLiteral("missing/out.png")), 1, 0, {1200, 900}, "does not exist"},
             {file + QStringLiteral("/out.svg"), 1, 0, {1200, 900}, "not a directory"},
             {dir.filePath(QStringLiteral("out.png")), 0, 0, {1200, 900}, "--batch"},
             {dir.filePath(QStringLiteral("out.png")), 1, 1, {1200, 900}, "--head"},
             {dir.filePath(QStringLiteral("out.png")), 1, -1, {1200, 900}, "--head"},
-            {dir.filePath(QStringLiteral("out.png")), 1, 0, {0, 900}, "--size"},
-            {dir.filePath(QStringLiteral("out.pdf")), 1, 0, {100000, 900}, "--size"},
+            {dir.filePath(QStringLiteral("out.png")), 1, 0, {0, 900}, "outside 1 to 16384 pixels per side"},
+            {dir.filePath(QStringLiteral("out.pdf")), 1, 0, {100000, 900}, "outside 1 to 16384 pixels per side"},
         };
         for (const auto& c : cases) {
-            const Status status = ShapeDiagramExport::exportTo(result, c.batch, c.head, c.path, c.size);
+            const Status status = exportShapes(result, c.batch, c.head, c.path, c.size);
             QVERIFY2(!status.ok(), qPrintable(c.path));
             QVERIFY2(status.error().contains(QLatin1String(c.expected)), qPrintable(status.error()));
         }
-        QVERIFY(ShapeDiagramExport::exportTo(AttentionResult{}, 1, 0, dir.filePath(QStringLiteral("x.png")))
+        QVERIFY(exportShapes(AttentionResult{}, 1, 0, dir.filePath(QStringLiteral("x.png")))
                     .error()
                     .contains(QStringLiteral("no computation")));
         // Nothing written but the file made above.

@@ -9,13 +9,18 @@
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QLabel>
+#include <QRegularExpression>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <cmath>
 #include <limits>
@@ -401,6 +406,93 @@ private slots:
             const WalkthroughModel walk = WalkthroughModel::build(result, 3, query++ % 512);
             QCOMPARE(walk.step(5).tables[0].values.rows(), 512);
         }
+    }
+
+    // The wheel over a table scrolls the table while it can scroll that way, then the page;
+    // it never turns into a sideways scroll of the table.
+    void wheelOverATableScrollsThePage()
+    {
+        WalkthroughView view;
+        view.resize(900, 500);
+        view.setResult(std::make_shared<const AttentionResult>(test::sentenceResult(
+            32, 4, 0, false, QStringLiteral("one two three four five six seven eight nine ten eleven"))));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QScrollBar* page = view.findChild<QScrollArea*>()->verticalScrollBar();
+        QVERIFY(page->maximum() > 0);
+        QTableView* table = view.tableView(1, 0);  // X: one row per token, 11 > 8 visible rows
+        QVERIFY(table);
+        QScrollBar* rows = table->verticalScrollBar();
+        QScrollBar* across = table->horizontalScrollBar();
+        QVERIFY(rows->maximum() > 0);
+        const auto wheel = [&](int angle) {
+            const QPointF at(table->viewport()->rect().center());
+            QWheelEvent event(at, table->viewport()->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(table->viewport(), &event);
+        };
+        rows->setValue(rows->minimum());
+        page->setValue(0);
+        const int across_before = across->value();
+        wheel(-120);  // down: the table has rows below
+        QVERIFY(rows->value() > rows->minimum());
+        QCOMPARE(page->value(), 0);
+        rows->setValue(rows->maximum());
+        wheel(-120);  // down at the table's end: the page
+        QVERIFY(page->value() > 0);
+        QCOMPARE(rows->value(), rows->maximum());
+        QCOMPARE(across->value(), across_before);
+        const int page_down = page->value();
+        rows->setValue(rows->minimum());
+        wheel(120);  // up at the table's top: the page
+        QVERIFY(page->value() < page_down);
+        // A table without rows to scroll passes every wheel step to the page.
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));  // 3 rows: nothing to scroll
+        QTableView* weights = view.tableView(1, 0);
+        QVERIFY(weights && weights->verticalScrollBar()->maximum() == 0);
+        QVERIFY(page->maximum() > 0);
+        page->setValue(0);
+        const QPointF at(weights->viewport()->rect().center());
+        QWheelEvent down(at, weights->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                         Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(weights->viewport(), &down);
+        QVERIFY(page->value() > 0);
+    }
+
+    // The formulas beside the step titles take their colour from the palette, readable on a dark one.
+    void formulaCaptionsFollowThePalette_data()
+    {
+        QTest::addColumn<QColor>("text");
+        QTest::addColumn<QColor>("background");
+        QTest::newRow("light") << QColor(Qt::black) << QColor(0xef, 0xef, 0xef);
+        QTest::newRow("dark") << QColor(0xf0, 0xf0, 0xf0) << QColor(0x20, 0x20, 0x20);
+    }
+    void formulaCaptionsFollowThePalette()
+    {
+        QFETCH(QColor, text);
+        QFETCH(QColor, background);
+        WalkthroughView view;
+        QPalette palette = view.palette();
+        palette.setColor(QPalette::WindowText, text);
+        palette.setColor(QPalette::Window, background);
+        view.setPalette(palette);
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));
+        const auto luminance = [](const QColor& c) {
+            const auto linear = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+            return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+        };
+        int headers = 0;
+        static const QRegularExpression colour(QStringLiteral("<i style=\"color:(#[0-9a-fA-F]{6})\">"));
+        for (QLabel* label : view.findChildren<QLabel*>()) {
+            const auto match = colour.match(label->text());
+            if (!match.hasMatch())
+                continue;
+            ++headers;
+            const double a = luminance(QColor(match.captured(1))) + 0.05, b = luminance(background) + 0.05;
+            // 4.5: WCAG AA contrast for normal text; the old fixed #4a5663 gave 2.2 on #202020.
+            QVERIFY2(std::max(a, b) / std::min(a, b) >= 4.5, qPrintable(match.captured(1)));
+        }
+        QCOMPARE(headers, WalkthroughModel::kStepCount);
     }
 };
 

@@ -106,26 +106,28 @@ private slots:
     void everyViewIsATab()
     {
         ViewTabs* tabs = m_window->viewTabs();
-        QCOMPARE(tabs->count(), int(MainWindow::ViewCount));
+        QCOMPARE(tabs->count(), int(kAllViews.size()));
         const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough"};
         for (int i = 0; i < tabs->count(); ++i) {
             QCOMPARE(tabs->tabText(i), titles[i]);
             QVERIFY(!tabs->tabToolTip(i).isEmpty());
-            QCOMPARE(ViewTabs::tabFromKey(ViewTabs::tabKey(ViewTabs::Tab(i))), i);
+            QCOMPARE(viewFromKey(viewKey(kAllViews[size_t(i)])), kAllViews[size_t(i)]);
+            QCOMPARE(viewFromKey(viewKey(kAllViews[size_t(i)]).toUpper() + ' '), kAllViews[size_t(i)]);
         }
-        QCOMPARE(tabs->widget(MainWindow::CompareTab), tabs->compareView());
-        QCOMPARE(tabs->widget(MainWindow::WalkthroughTab), tabs->walkthrough());
+        QCOMPARE(viewFromKey("pie"), std::nullopt);
+        QCOMPARE(tabs->widget(int(View::Compare)), tabs->compareView());
+        QCOMPARE(tabs->widget(int(View::Walkthrough)), tabs->walkthrough());
         // Ctrl+3 .. Ctrl+6 switch to the new tabs.
         QTest::keyClick(m_window.get(), Qt::Key_6, Qt::ControlModifier);
-        QCOMPARE(m_window->currentView(), MainWindow::WalkthroughTab);
+        QCOMPARE(m_window->currentView(), View::Walkthrough);
         QTest::keyClick(m_window.get(), Qt::Key_3, Qt::ControlModifier);
-        QCOMPARE(m_window->currentView(), MainWindow::CompareTab);
+        QCOMPARE(m_window->currentView(), View::Compare);
     }
 
     void resultReachesEachViewWhenShown()
     {
         ViewTabs* tabs = m_window->viewTabs();
-        m_window->setCurrentView(MainWindow::GridView);
+        m_window->setCurrentView(View::Grid);
         m_window->sentenceEdit()->setText(QStringLiteral("a b c d e f g"));
         m_window->controller()->waitForIdle();
         const auto result = m_window->controller()->result();
@@ -135,17 +137,17 @@ private slots:
         QVERIFY(tabs->walkthrough()->result() != result);
         QVERIFY(!tabs->compareView()->resultB() || tabs->compareView()->resultB() != result);
 
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         QCOMPARE(tabs->walkthrough()->result(), result);
         QCOMPARE(tabs->walkthrough()->queryComboBox()->count(), 7);
-        m_window->setCurrentView(MainWindow::CompareTab);
+        m_window->setCurrentView(View::Compare);
         settle();
         QCOMPARE(tabs->compareView()->resultB(), result);  // B = the current result, another head
         QCOMPARE(tabs->compareView()->headChooserA()->count(), result->numHeads());
-        m_window->setCurrentView(MainWindow::LinesTab);
+        m_window->setCurrentView(View::Lines);
         QVERIFY(tabs->linesView()->canvas()->visibleLineCount() > 0);
         QCOMPARE(tabs->linesView()->headChooser()->count(), result->numHeads() + 1);  // + "all heads"
-        m_window->setCurrentView(MainWindow::ShapesTab);
+        m_window->setCurrentView(View::Shapes);
         QVERIFY(tabs->shapesPanel()->view()->diagram() != nullptr);
 
         // Colour maps reach the compare view too.
@@ -156,7 +158,7 @@ private slots:
     void normalSentenceHasEveryStep()
     {
         // Steps 3-5 need the raw scores, which the controller keeps for T^2 h up to 2^19.
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         WalkthroughView* walk = m_window->walkthrough();
         QCOMPARE(walk->result(), m_window->controller()->result());
         for (int step = 1; step <= WalkthroughModel::kStepCount; ++step) {
@@ -173,23 +175,23 @@ private slots:
     void gridClickOpensHeadAndPicksItForComparison()
     {
         ViewTabs* tabs = m_window->viewTabs();
-        m_window->setCurrentView(MainWindow::GridView);
+        m_window->setCurrentView(View::Grid);
         settle();
         QCOMPARE(tabs->compareView()->headA(), 0);
         QVERIFY(clickCell(tabs->grid()->plot(3), 1, 2));
-        QCOMPARE(m_window->currentView(), MainWindow::HeadViewTab);
+        QCOMPARE(m_window->currentView(), View::Head);
         QCOMPARE(tabs->headView()->head(), 3);
         QCOMPARE(tabs->compareView()->headA(), 3);
         QCOMPARE(tabs->compareView()->headB(), 0);  // the previous A
         QCOMPARE(tabs->shapesPanel()->view()->head(), 3);
         // The comparison shows those heads when its tab is opened, the walkthrough follows the head.
-        m_window->setCurrentView(MainWindow::CompareTab);
+        m_window->setCurrentView(View::Compare);
         QCOMPARE(tabs->compareView()->headChooserA()->currentIndex(), 3);
         QCOMPARE(tabs->compareView()->headChooserB()->currentIndex(), 0);
         // The clicked cell (query 1, key 2) is selected in the head view and the walkthrough.
         QCOMPARE(tabs->headView()->plot()->selectedRow(), 1);
         QCOMPARE(tabs->headView()->plot()->selectedColumn(), 2);
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         QCOMPARE(tabs->walkthrough()->head(), 3);
         QCOMPARE(tabs->walkthrough()->query(), 1);
         QCOMPARE(tabs->walkthrough()->headSpinBox()->value(), 3);
@@ -200,7 +202,7 @@ private slots:
         ViewTabs* tabs = m_window->viewTabs();
         HeadView* head_view = tabs->headView();
         WalkthroughView* walk = tabs->walkthrough();
-        m_window->setCurrentView(MainWindow::HeadViewTab);
+        m_window->setCurrentView(View::Head);
         head_view->setHead(2);
         head_view->plot()->replotNow();
         settle();
@@ -230,7 +232,7 @@ private slots:
         QCOMPARE(changed_top, 0);
         if (const QString dir = qEnvironmentVariable("ATTENTION_PICTURES_DIR"); !dir.isEmpty())
             after.save(QDir(dir).filePath(QStringLiteral("head-selection.png")));
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         QCOMPARE(walk->head(), 2);
         QCOMPARE(walk->query(), 4);
         QCOMPARE(walk_changed.count(), 0);  // select() from outside never echoes back
@@ -251,7 +253,7 @@ private slots:
         QCOMPARE(head_view->head(), 6);
         QCOMPARE(head_view->plot()->selectedRow(), 5);
         QCOMPARE(tabs->shapesPanel()->view()->head(), 6);
-        m_window->setCurrentView(MainWindow::HeadViewTab);
+        m_window->setCurrentView(View::Head);
         const Matrix& shown = head_view->plot()->values();
         QVERIFY(shown.isApprox(m_window->controller()->result()->trace.weights[6]));
         QCOMPARE(selected.count(), 1);  // no click, no cellSelected
@@ -266,11 +268,11 @@ private slots:
     {
         const RunSettings before = m_window->controller()->config();
         // A selection made before: the example still starts at head 0, query 0.
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         m_window->walkthrough()->queryComboBox()->setCurrentIndex(4);
         m_window->walkthrough()->headSpinBox()->setValue(3);
         QCOMPARE(m_window->headView()->head(), 3);
-        m_window->setCurrentView(MainWindow::GridView);
+        m_window->setCurrentView(View::Grid);
         QAction* toy = nullptr;
         for (QAction* action : m_window->examplesMenu()->actions())
             if (action->text() == Examples::toyTitle())
@@ -286,7 +288,7 @@ private slots:
         QCOMPARE(shown.scale.mode, ScaleSetting::Mode::None);
         QCOMPARE(m_window->tokenStrip()->tokens(), (QStringList{"0", "1", "2"}));
 
-        m_window->setCurrentView(MainWindow::WalkthroughTab);
+        m_window->setCurrentView(View::Walkthrough);
         WalkthroughView* walk = m_window->walkthrough();
         QCOMPARE(walk->head(), 0);
         QCOMPARE(walk->query(), 0);
@@ -340,18 +342,19 @@ private slots:
 
     void lastTabIsRemembered()
     {
-        m_window->setCurrentView(MainWindow::ShapesTab);
+        m_window->setCurrentView(View::Shapes);
         m_window->saveSettings();
         m_window.reset();
         m_window = std::make_unique<MainWindow>(m_settings.get());
-        QCOMPARE(m_window->currentView(), MainWindow::ShapesTab);
+        QCOMPARE(m_window->currentView(), View::Shapes);
         QVERIFY(m_window->viewTabs()->shapesPanel()->view()->diagram() != nullptr);
     }
 
     void exportsEveryTab()
     {
-        for (int tab = 0; tab < MainWindow::ViewCount; ++tab) {
-            m_window->setCurrentView(MainWindow::View(tab));
+        for (View view : kAllViews) {
+            const int tab = int(view);
+            m_window->setCurrentView(view);
             settle();
             const QString path = m_dir.filePath(QStringLiteral("tab-%1.png").arg(tab));
             QVERIFY2(m_window->exportImage(path, QSize(640, 480)).ok(), qPrintable(path));

@@ -1,8 +1,10 @@
 #include "ui/controller/AttentionController.h"
 
+#include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/Examples.h"
 #include "core/text/WordSplitter.h"
+#include "ui/controller/PendingWeights.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -10,8 +12,8 @@
 
 #include <omp.h>
 
-#include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attn {
 
@@ -21,19 +23,55 @@ struct AttentionController::Job {
     std::shared_ptr<std::atomic<quint64>> latest;
     RunSettings config;
     QString sentence;
-    std::shared_ptr<const LoadedWeights> weights;  // null: build them from the config
-    std::shared_ptr<const AttentionInput> input;   // an example's rows; null: from the sentence
+    QString kv_sentence;  // cross-attention: keys and values from this sentence; empty = self-attention
+    std::shared_ptr<const LoadedWeights> weights;  // ready; else built or read through `pending`
+    std::shared_ptr<PendingWeights> pending;
+    std::shared_ptr<const AttentionInput> input;  // an example's rows; null: from the sentence
 };
 
 struct AttentionController::Outcome {
     quint64 generation = 0;
-    bool skipped = false;  // a newer request arrived before this one started
-    RunSettings config;
+    bool skipped = false;                     // a newer request arrived before this one started
+    std::shared_ptr<PendingWeights> pending;  // the weights this job built or read, or failed to
     std::shared_ptr<const AttentionResult> result;
-    std::shared_ptr<const LoadedWeights> built_weights;
-    QString error_field;
+    SettingField error_field = SettingField::Sentence;
     QString error;
 };
+
+struct AttentionController::VariantJob {
+    quint64 generation = 0;
+    std::shared_ptr<std::atomic<quint64>> latest;
+    RunSettings config;
+    std::shared_ptr<const AttentionResult> base;
+    QString sentence;
+    std::shared_ptr<const LoadedWeights> weights;
+    std::shared_ptr<PendingWeights> pending;
+};
+
+struct AttentionController::VariantOutcome {
+    quint64 generation = 0;
+    bool skipped = false;
+    std::shared_ptr<PendingWeights> pending;
+    std::shared_ptr<const AttentionResult> result;
+    QString error;
+};
+
+namespace {
+
+// Runs `job` on the GUI thread when it is small, on one core: OpenMP's fork and barrier cost
+// more than the work itself, and on a loaded machine a barrier can wait ~100 ms for a descheduled
+// thread. The worker keeps its cores for large inputs.
+template <typename Work>
+auto onOneCore(Work&& work)
+{
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    auto outcome = work();
+    omp_set_num_threads(threads);
+    return outcome;
+}
+
+}  // namespace
 
 AttentionController::AttentionController(QObject* parent) : QObject(parent)
 {
@@ -45,6 +83,7 @@ AttentionController::AttentionController(QObject* parent) : QObject(parent)
 AttentionController::~AttentionController()
 {
     m_latest->store(std::numeric_limits<quint64>::max());  // queued jobs skip themselves
+    m_variant_latest->store(std::numeric_limits<quint64>::max());
     m_pool.clear();
     m_pool.waitForDone();
 }
@@ -57,56 +96,41 @@ double AttentionController::estimatedFlops(int seq_len, int input_dim, int d_mod
            + 2.0 * t * d_model * output_dim;    // output projection
 }
 
-QString AttentionController::fieldOf(const RunSettings& config, const QString& message)
+bool AttentionController::isLoadingWeightFile() const
 {
-    if (config.num_heads <= 0 || (config.d_model > 0 && config.d_model % config.num_heads != 0))
-        return QStringLiteral("heads");
-    if (message.contains(QLatin1String("input dimension")))
-        return QStringLiteral("input_dim");
-    return QStringLiteral("d_model");
+    return m_pending && m_pending->readsFile();
 }
 
 bool AttentionController::setConfig(const RunSettings& config)
 {
-    if (config.scale.mode == ScaleSetting::Mode::Custom &&
-        !(std::isfinite(config.scale.custom) && config.scale.custom > 0)) {
-        reportError(QStringLiteral("scale"), tr("the scale must be a finite positive number"));
+    if (std::optional<SettingError> invalid = config.validate()) {
+        reportError(invalid->field, invalid->message);
         return false;
     }
     const bool from_file = config.weight_source == RunSettings::WeightSource::File;
-    if (!from_file) {
-        if (Status dims =
-                AttentionWeights::checkDimensions(config.effectiveInputDim(), config.d_model, config.num_heads);
-            !dims) {
-            reportError(fieldOf(config, dims.error()), dims.error());
-            return false;
+    const bool leaves_example = showsExample() && (!from_file || config.weights_file != m_example_weights_file);
+    const bool weights_in_use = m_weights && m_weights_config.sameWeightsAs(config);
+    if (from_file && !weights_in_use) {
+        // A file to read, on the worker; the weights in use and their result stay until it is read.
+        if (!m_pending || !m_pending->config().sameWeightsAs(config)) {
+            const bool only_layer =
+                m_weights_config.weights_file == config.weights_file && m_weights_config.layer != config.layer;
+            m_pending =
+                std::make_shared<PendingWeights>(config, only_layer ? SettingField::Layer : SettingField::Weights);
         }
-    } else {
-        const bool reload = !m_weights || m_weights_config.weight_source != RunSettings::WeightSource::File ||
-                            m_weights_config.weights_file != config.weights_file ||
-                            m_weights_config.layer != config.layer ||
-                            m_weights_config.file_num_heads != config.file_num_heads;
-        if (reload) {
-            auto loaded = WeightFile::load(config.weights_file, {config.layer, config.file_num_heads});
-            if (!loaded) {
-                const bool only_layer =
-                    m_weights_config.weights_file == config.weights_file && m_weights_config.layer != config.layer;
-                QString message = loaded.error();
-                const QString name = QFileInfo(config.weights_file).fileName();
-                if (!message.contains(name))
-                    message = QStringLiteral("%1: %2").arg(name, message);
-                reportError(only_layer ? QStringLiteral("layer") : QStringLiteral("weights"), message);
-                return false;
-            }
-            m_weights = std::make_shared<const LoadedWeights>(std::move(loaded).value());
-            m_weights_config = config;
-            emit weightsChanged(
-                QStringLiteral("%1 (%2)").arg(QFileInfo(config.weights_file).fileName(), m_weights->scheme));
-        }
+        m_leave_example_with_load = leaves_example;
+        setCurrentConfig(config);
+        request();
+        return true;
     }
-    if (showsExample() && (!from_file || config.weights_file != m_example_weights_file))
+    if (m_pending && !m_pending->config().sameWeightsAs(config)) {
+        m_pending.reset();  // weights no longer wanted: whatever they become is dropped
+        m_leave_example_with_load = false;
+    }
+    if (leaves_example)
         leaveExample();  // other weights: back to the sentence
-    m_config = config;
+    setCurrentConfig(config);
+    m_fallback_config = config;
     clearErrors();
     request();
     return true;
@@ -114,15 +138,19 @@ bool AttentionController::setConfig(const RunSettings& config)
 
 bool AttentionController::setExample(const Example& example)
 {
+    m_pending.reset();
+    m_leave_example_with_load = false;
     m_weights = std::make_shared<const LoadedWeights>(example.weights);
     m_weights_config = example.config;
     m_example_weights_file = example.config.weights_file;
     const bool was_active = showsExample();
     m_example_input = std::make_shared<const AttentionInput>(example.input);
+    m_result_outdated = true;
     emit weightsChanged(QStringLiteral("%1 (%2)").arg(example.title, m_weights->scheme));
     if (!was_active)
         emit exampleActiveChanged(true);
-    m_config = example.config;
+    setCurrentConfig(example.config);
+    m_fallback_config = example.config;
     clearErrors();
     request();
     return true;
@@ -131,20 +159,53 @@ bool AttentionController::setExample(const Example& example)
 void AttentionController::leaveExample()
 {
     m_example_input.reset();
+    m_result_outdated = true;
     emit exampleActiveChanged(false);
 }
 
 bool AttentionController::setSentence(const QString& sentence)
 {
-    m_sentence = sentence;
+    presetSentence(sentence);
     if (showsExample())
         leaveExample();
     if (sentence.trimmed().isEmpty()) {
-        reportError(QStringLiteral("sentence"), tr("type a sentence"));
+        reportError(SettingField::Sentence, tr("type a sentence"));
         return false;
     }
     request();
     return true;
+}
+
+bool AttentionController::setKvSentence(const QString& sentence)
+{
+    if (sentence == m_kv_sentence)
+        return true;
+    m_kv_sentence = sentence;
+    m_result_outdated = true;
+    if (showsExample())
+        return true;  // kept for when the sentence comes back
+    request();
+    return true;
+}
+
+void AttentionController::presetKvSentence(const QString& sentence)
+{
+    m_kv_sentence = sentence;
+    m_result_outdated = true;
+}
+
+void AttentionController::presetSentence(const QString& sentence)
+{
+    m_sentence = sentence;
+    m_result_outdated = true;
+}
+
+void AttentionController::setCurrentConfig(const RunSettings& config)
+{
+    if (config == m_config)
+        return;
+    m_config = config;
+    emit configChanged(m_config);
 }
 
 void AttentionController::request()
@@ -154,11 +215,15 @@ void AttentionController::request()
     job.latest = m_latest;
     job.config = m_config;
     job.sentence = m_sentence;
-    job.input = m_example_input;
-    const bool weights_current = m_weights && (m_config.weight_source == RunSettings::WeightSource::File ||
-                                               m_config.sameWeightsAs(m_weights_config));
-    if (weights_current)
+    job.input = m_leave_example_with_load ? nullptr : m_example_input;
+    job.kv_sentence = job.input ? QString() : m_kv_sentence;  // an example shows its own rows only
+    if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
         job.weights = m_weights;
+    } else {
+        if (!m_pending || !m_pending->config().sameWeightsAs(m_config))
+            m_pending = std::make_shared<PendingWeights>(m_config, SettingField::Weights);
+        job.pending = m_pending;
+    }
 
     const int seq_len = job.input ? int(job.input->tokens.size()) : int(WordSplitter::split(m_sentence).size());
     const int input_dim = job.weights ? job.weights->weights.inputDim() : m_config.effectiveInputDim();
@@ -167,18 +232,13 @@ void AttentionController::request()
     double flops = estimatedFlops(seq_len, input_dim, d_model, output_dim);
     if (!job.weights)
         flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
-    if (flops <= m_async_threshold) {
-        // Small work on the GUI thread runs on one core: OpenMP's fork and barrier cost more than
-        // the work itself, and on a loaded machine a barrier can wait ~100 ms for a descheduled
-        // thread. The worker keeps every core for large inputs.
-        const int threads = omp_get_max_threads();
-        omp_set_num_threads(1);
-        Outcome outcome = runJob(job);
-        omp_set_num_threads(threads);
-        deliver(std::move(outcome));
+    const bool reads_file = job.pending && job.pending->readsFile();
+    if (!reads_file && flops <= m_async_threshold) {
+        deliver(onOneCore([&job] { return runJob(job); }));
         return;
     }
-    setBusy(true);
+    m_result_running = true;
+    updateBusy();
     m_pool.start([this, job, threads = m_worker_threads] {
         omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
         Outcome outcome = runJob(job);
@@ -194,21 +254,20 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
 {
     Outcome outcome;
     outcome.generation = job.generation;
-    outcome.config = job.config;
     if (job.generation != job.latest->load()) {
         outcome.skipped = true;
         return outcome;
     }
     std::shared_ptr<const LoadedWeights> weights = job.weights;
     if (!weights) {
-        auto built = AttentionPipeline::buildWeights(job.config);
-        if (!built) {
-            outcome.error_field = QStringLiteral("weights");
-            outcome.error = built.error();
+        outcome.pending = job.pending;
+        auto ready = job.pending->get();
+        if (!ready) {
+            outcome.error_field = job.pending->errorField();
+            outcome.error = ready.error();
             return outcome;
         }
-        weights = std::make_shared<const LoadedWeights>(std::move(built).value());
-        outcome.built_weights = weights;
+        weights = std::move(ready).value();
     }
     // The weights fix the dimensions (a file may differ from the panel's numbers).
     RunSettings effective = job.config;
@@ -217,17 +276,30 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     effective.input_dim = weights->weights.inputDim();
     AttentionInput input = job.input ? *job.input : AttentionPipeline::inputFromSentence(job.sentence, effective);
     if (input.tokens.isEmpty()) {
-        outcome.error_field = QStringLiteral("sentence");
+        outcome.error_field = SettingField::Sentence;
         outcome.error = tr("the sentence has no tokens");
         return outcome;
     }
-    // Raw scores (for the walkthrough) only while they are small: T^2 floats per head.
+    AttentionInput kv_input;  // no tokens: self-attention
+    if (!job.kv_sentence.trimmed().isEmpty()) {
+        if (effective.causal) {
+            outcome.error_field = SettingField::KvSentence;
+            outcome.error = tr("the causal mask needs self-attention: switch it off (Ctrl+M) or clear this field");
+            return outcome;
+        }
+        kv_input = AttentionPipeline::inputFromSentence(job.kv_sentence, effective);
+    }
+    // Padded positions the keys do not reach are kept in the config (they come back when the
+    // sentence grows again) but only the keys that exist are padded.
+    const qint64 key_len = kv_input.tokens.isEmpty() ? input.tokens.size() : kv_input.tokens.size();
+    effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
+    // Raw scores (for the walkthrough) only while they are small: T_q T_kv floats per head.
     const qint64 seq_len = input.tokens.size();
     const TraceDetail detail =
-        seq_len * seq_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
-    auto result = AttentionPipeline::run(effective, std::move(input), *weights, detail);
+        seq_len * key_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
+    auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail);
     if (!result) {
-        outcome.error_field = QStringLiteral("sentence");
+        outcome.error_field = SettingField::Sentence;
         outcome.error = result.error();
         return outcome;
     }
@@ -237,26 +309,159 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
 
 void AttentionController::deliver(Outcome outcome)
 {
-    if (outcome.built_weights && outcome.config.sameWeightsAs(m_config) &&
-        !(m_weights && m_config.sameWeightsAs(m_weights_config))) {
-        m_weights = outcome.built_weights;
-        m_weights_config = outcome.config;
-        emit weightsChanged(outcome.result ? outcome.result->weights_description : m_weights->scheme);
-    }
+    if (outcome.pending && outcome.pending == m_pending && !adoptWeights(outcome))
+        return;
     if (outcome.generation != m_latest->load() || outcome.generation <= m_delivered)
         return;  // a newer request is on its way: this result is stale
     m_delivered = outcome.generation;
-    setBusy(false);
+    m_result_running = false;
+    updateBusy();
     if (!outcome.error.isEmpty()) {
         reportError(outcome.error_field, outcome.error);
         return;
     }
     m_result = outcome.result;
-    if (m_error_fields.contains(QStringLiteral("sentence"))) {
-        m_error_fields.remove(QStringLiteral("sentence"));
-        emit errorChanged(QStringLiteral("sentence"), QString());
-    }
+    m_result_outdated = false;
+    for (SettingField field : {SettingField::Sentence, SettingField::KvSentence})
+        if (m_error_fields.erase(field) > 0)
+            emit errorChanged(field, QString());
     emit resultReady(m_result);
+}
+
+bool AttentionController::adoptWeights(const Outcome& outcome)
+{
+    const std::shared_ptr<PendingWeights> pending = std::move(m_pending);
+    auto ready = pending->get();  // already built or read: returns at once
+    if (ready) {
+        m_weights = std::move(ready).value();
+        m_weights_config = pending->config();
+        m_fallback_config = m_config;
+        if (pending->readsFile()) {
+            if (std::exchange(m_leave_example_with_load, false) && showsExample())
+                leaveExample();
+            clearErrors();
+        }
+        emit weightsChanged(outcome.result ? outcome.result->weights_description : m_weights->scheme);
+        if (pending->readsFile())
+            emit weightsFileLoaded(pending->config().weights_file);
+        return true;
+    }
+    if (!pending->readsFile())
+        return true;  // generated weights that could not be built: reported as the result's error
+    // A file that cannot be read: back to the config whose weights are still in use.
+    m_leave_example_with_load = false;
+    setCurrentConfig(m_fallback_config);
+    reportError(pending->errorField(), ready.error());
+    if (!m_result || m_result_outdated) {
+        request();  // what was typed while the file was read, under the weights in use
+    } else {
+        m_delivered = m_latest->fetch_add(1) + 1;  // the jobs still queued for the file skip themselves
+        m_result_running = false;
+        updateBusy();
+    }
+    return false;
+}
+
+void AttentionController::requestVariant(const RunSettings& config, std::shared_ptr<const AttentionResult> base,
+                                         const QString& sentence)
+{
+    VariantJob job;
+    job.generation = m_variant_latest->fetch_add(1) + 1;
+    job.latest = m_variant_latest;
+    job.config = config;
+    job.base = std::move(base);
+    job.sentence = sentence;
+    if (std::optional<SettingError> invalid = config.validate()) {
+        VariantOutcome refused;
+        refused.generation = job.generation;
+        refused.error = invalid->message;
+        deliverVariant(std::move(refused));
+        return;
+    }
+    // B's own weights, else A's when B only changes what the weights do not depend on (causal).
+    if (m_variant_weights && m_variant_weights_config.sameWeightsAs(config) && !m_variant_pending) {
+        job.weights = m_variant_weights;
+    } else if (m_weights && m_weights_config.sameWeightsAs(config)) {
+        job.weights = m_weights;
+    } else {
+        if (!m_variant_pending || !m_variant_pending->config().sameWeightsAs(config))
+            m_variant_pending = std::make_shared<PendingWeights>(config, SettingField::Weights);
+        job.pending = m_variant_pending;
+    }
+
+    const int input_dim = job.weights ? job.weights->weights.inputDim() : config.effectiveInputDim();
+    const int d_model = job.weights ? job.weights->weights.dModel() : config.d_model;
+    const int output_dim = job.weights ? job.weights->weights.outputDim() : config.d_model;
+    double flops = job.base ? estimatedFlops(job.base->seqLen(), input_dim, d_model, output_dim) : 0.0;
+    if (!job.weights)
+        flops += 10.0 * input_dim * 4.0 * d_model;
+    const bool reads_file = job.pending && job.pending->readsFile();
+    if (!reads_file && flops <= m_async_threshold) {
+        deliverVariant(onOneCore([&job] { return runVariantJob(job); }));
+        return;
+    }
+    m_variant_running = true;
+    updateBusy();
+    m_pool.start([this, job, threads = m_worker_threads] {
+        omp_set_num_threads(threads);
+        VariantOutcome outcome = runVariantJob(job);
+        if (outcome.skipped)
+            return;
+        QMetaObject::invokeMethod(
+            this, [this, outcome = std::move(outcome)]() mutable { deliverVariant(std::move(outcome)); },
+            Qt::QueuedConnection);
+    });
+}
+
+AttentionController::VariantOutcome AttentionController::runVariantJob(const VariantJob& job)
+{
+    VariantOutcome outcome;
+    outcome.generation = job.generation;
+    if (job.generation != job.latest->load()) {
+        outcome.skipped = true;
+        return outcome;
+    }
+    if (!job.base) {
+        outcome.error = tr("there is no result to compare with");
+        return outcome;
+    }
+    std::shared_ptr<const LoadedWeights> weights = job.weights;
+    if (!weights) {
+        outcome.pending = job.pending;
+        auto ready = job.pending->get();
+        if (!ready) {
+            outcome.error = ready.error();
+            return outcome;
+        }
+        weights = std::move(ready).value();
+    }
+    auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence);
+    if (!variant) {
+        outcome.error = variant.error();
+        return outcome;
+    }
+    outcome.result = std::make_shared<const AttentionResult>(std::move(variant).value());
+    return outcome;
+}
+
+void AttentionController::deliverVariant(VariantOutcome outcome)
+{
+    if (outcome.pending && outcome.pending == m_variant_pending) {
+        m_variant_pending.reset();
+        if (auto ready = outcome.pending->get()) {  // kept for B's next results; a refusal is not
+            m_variant_weights = std::move(ready).value();
+            m_variant_weights_config = outcome.pending->config();
+        }
+    }
+    if (outcome.generation != m_variant_latest->load() || outcome.generation <= m_variant_delivered)
+        return;
+    m_variant_delivered = outcome.generation;
+    m_variant_running = false;
+    updateBusy();
+    if (outcome.result)
+        emit variantReady(outcome.result);
+    else
+        emit variantFailed(outcome.error);
 }
 
 void AttentionController::waitForIdle()
@@ -267,15 +472,16 @@ void AttentionController::waitForIdle()
     }
 }
 
-void AttentionController::setBusy(bool busy)
+void AttentionController::updateBusy()
 {
+    const bool busy = m_result_running || m_variant_running;
     if (busy == m_busy)
         return;
     m_busy = busy;
     emit busyChanged(busy);
 }
 
-void AttentionController::reportError(const QString& field, const QString& message)
+void AttentionController::reportError(SettingField field, const QString& message)
 {
     m_error_fields.insert(field);
     emit errorChanged(field, message);
@@ -284,11 +490,11 @@ void AttentionController::reportError(const QString& field, const QString& messa
 void AttentionController::clearErrors()
 {
     // The sentence's error is cleared by its next result; config errors by an accepted config.
-    const QSet<QString> fields = m_error_fields;
-    for (const QString& field : fields) {
-        if (field == QLatin1String("sentence"))
+    const std::set<SettingField> fields = m_error_fields;
+    for (SettingField field : fields) {
+        if (field == SettingField::Sentence || field == SettingField::KvSentence)
             continue;
-        m_error_fields.remove(field);
+        m_error_fields.erase(field);
         emit errorChanged(field, QString());
     }
 }

@@ -2,54 +2,79 @@
 
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
-#include "core/weights/WeightFile.h"
+#include "core/pipeline/SettingField.h"
+#include "core/weights/LoadedWeights.h"
 
 #include <QObject>
-#include <QSet>
 #include <QThreadPool>
 
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <set>
 
 namespace attn {
 
 struct Example;
+class PendingWeights;
 
 // The single source of truth of the window: the current RunSettings, sentence and weights, and
 // the latest AttentionResult. Every view (heads grid, head view, shapes, walkthrough, compare)
 // connects to its signals and never computes on its own.
 //
-// - Weights are rebuilt only when the config says they changed (RunSettings::sameWeightsAs);
-//   a weight file is read once, synchronously, when it is chosen.
+// - Weights are rebuilt only when the config says they changed (RunSettings::sameWeightsAs).
+//   A weight file is always read on the worker thread, once per file, layer and heads: until it
+//   has been read, config() is the new config and the previous weights and result stay in use.
 // - Small inputs are computed synchronously, so a keystroke's result is there before the next
 //   paint. Large ones run on a worker thread; every request carries a generation number, the
 //   newest request wins, and results of older ones are dropped, never shown.
-// - A rejected config (heads that do not divide d_model, an unreadable weight file, ...) keeps
-//   the previous config, weights and result; the reason is reported through errorChanged.
+// - A rejected config (heads that do not divide d_model, ...) keeps the previous config, weights
+//   and result; the reason is reported through errorChanged at once. A weight file that cannot be
+//   read is reported when the worker has tried (errorChanged for Weights or Layer), and the
+//   config goes back to the one in use before it (configChanged).
+// - Side B of the compare view (requestVariant) goes through the same worker, with its own
+//   generations, and keeps its own weights so a file is read once, not once per result.
 class AttentionController : public QObject {
     Q_OBJECT
 public:
     explicit AttentionController(QObject* parent = nullptr);
     ~AttentionController() override;  // waits for a running computation
 
-    // Both return false (and emit errorChanged) when the request is refused.
+    // Both return false (and emit errorChanged) when the request is refused at once. A weight
+    // file that has yet to be read is accepted (true) and refused later, if at all.
     bool setConfig(const RunSettings& config);
     bool setSentence(const QString& sentence);
+    // Keeps the sentence for the next computation without starting one (the window's start-up,
+    // which sets the config right after).
+    void presetSentence(const QString& sentence);
+    // Cross-attention: keys and values from this second sentence, queries from the sentence; an
+    // empty one means self-attention. With the causal mask it is refused (errorChanged for
+    // KvSentence) until one of the two is cleared.
+    bool setKvSentence(const QString& sentence);
+    void presetKvSentence(const QString& sentence);  // kept for the next computation, as presetSentence
+    const QString& kvSentence() const { return m_kv_sentence; }
     // Shows a ready-made example (Examples menu): its config, weights and input rows instead of
     // the sentence. Config changes that keep its weights (causal, scale) stay on its rows; a new
     // sentence or other weights leave it (exampleActiveChanged(false)).
     bool setExample(const Example& example);
     bool showsExample() const { return m_example_input != nullptr; }
 
+    // Side B of the compare view: `base`'s input (the sentence embedded again, or base's rows
+    // when the sentence is empty) under `config`. The answer is variantReady or variantFailed,
+    // for the newest request only.
+    void requestVariant(const RunSettings& config, std::shared_ptr<const AttentionResult> base,
+                        const QString& sentence);
+
     const RunSettings& config() const { return m_config; }
     const QString& sentence() const { return m_sentence; }
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
-    std::shared_ptr<const LoadedWeights> weights() const { return m_weights; }
+    std::shared_ptr<const LoadedWeights> weights() const { return m_weights; }  // in use
     bool isBusy() const { return m_busy; }
+    bool isLoadingWeightFile() const;
 
     // Work (in floating-point operations) above which a computation leaves the GUI thread.
     // Default 1e8: T = 16 at d_model 512 (~4e7) stays synchronous, T = 512 (~1.3e9) does not.
+    // Reading a weight file always leaves it.
     void setAsyncThreshold(double flops) { m_async_threshold = flops; }
     static double estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim);
     // OpenMP threads of the worker. Default: one core fewer than the machine has (at least 1,
@@ -58,48 +83,74 @@ public:
     // machine (load 5) one worker thread made a T = 512 keystroke ~2x faster than two.
     void setWorkerThreads(int threads) { m_worker_threads = std::max(1, threads); }
     int workerThreads() const { return m_worker_threads; }
-    // Blocks until no computation is pending and its result has been delivered (tests, export).
+    // Blocks until no computation (result, weight file, side B) is pending and its outcome has
+    // been delivered (tests, export, the command line's screenshot).
     void waitForIdle();
 
 signals:
     // A new result for the current sentence and config. Never emitted for a stale request.
     void resultReady(std::shared_ptr<const attn::AttentionResult> result);
-    // field: "sentence", "d_model", "heads", "input_dim", "weights", "layer" or "scale".
     // A non-empty message means the field's value was refused; an empty one clears the error.
-    void errorChanged(const QString& field, const QString& message);
-    // True while a computation started on the worker has not delivered its result.
+    void errorChanged(attn::SettingField field, const QString& message);
+    // True while a computation started on the worker has not delivered its outcome.
     void busyChanged(bool busy);
+    // config() changed: accepted, or back to the config in use after a refused weight file.
+    void configChanged(const attn::RunSettings& config);
     // Weights were (re)built or loaded; description as in AttentionResult::weights_description.
     void weightsChanged(const QString& description);
+    // A weight file has been read and its weights are in use.
+    void weightsFileLoaded(const QString& path);
     // An example's rows replace the sentence (true) or the sentence is back (false).
     void exampleActiveChanged(bool active);
+    // Side B for the newest requestVariant, or why there is none.
+    void variantReady(std::shared_ptr<const attn::AttentionResult> variant);
+    void variantFailed(const QString& message);
 
 private:
     struct Job;
     struct Outcome;
+    struct VariantJob;
+    struct VariantOutcome;
     static Outcome runJob(const Job& job);
+    static VariantOutcome runVariantJob(const VariantJob& job);
     void request();
     void deliver(Outcome outcome);
-    void setBusy(bool busy);
-    void reportError(const QString& field, const QString& message);
+    bool adoptWeights(const Outcome& outcome);  // false: a refused file, handled here
+    void deliverVariant(VariantOutcome outcome);
+    void setCurrentConfig(const RunSettings& config);
+    void updateBusy();
+    void reportError(SettingField field, const QString& message);
     void clearErrors();
     void leaveExample();
-    static QString fieldOf(const RunSettings& config, const QString& message);
 
-    RunSettings m_config;
-    RunSettings m_weights_config;  // the config m_weights were built from
+    RunSettings m_config;           // asked for; its weights may still be loading
+    RunSettings m_fallback_config;  // the last config whose weights were in use: a refused file goes back to it
+    RunSettings m_weights_config;   // the config m_weights were built from
     QString m_sentence = RunSettings::defaultSentence();
+    QString m_kv_sentence;  // empty: self-attention
     std::shared_ptr<const LoadedWeights> m_weights;
+    std::shared_ptr<PendingWeights> m_pending;  // the weights m_config needs while they are built or read
+    bool m_leave_example_with_load = false;     // the file being read replaces the example shown
     std::shared_ptr<const AttentionResult> m_result;
+    bool m_result_outdated = true;  // the sentence or example changed since m_result was computed
     std::shared_ptr<const AttentionInput> m_example_input;  // set while an example is shown
     QString m_example_weights_file;
-    QSet<QString> m_error_fields;
+    std::set<SettingField> m_error_fields;
     QThreadPool m_pool;
     std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
     quint64 m_delivered = 0;
+    bool m_result_running = false;  // a result is on the worker
     bool m_busy = false;
     double m_async_threshold = 1e8;
     int m_worker_threads = 1;
+
+    // Side B of the compare view.
+    std::shared_ptr<std::atomic<quint64>> m_variant_latest = std::make_shared<std::atomic<quint64>>(0);
+    quint64 m_variant_delivered = 0;
+    bool m_variant_running = false;
+    std::shared_ptr<const LoadedWeights> m_variant_weights;
+    RunSettings m_variant_weights_config;
+    std::shared_ptr<PendingWeights> m_variant_pending;
 };
 
 }  // namespace attn

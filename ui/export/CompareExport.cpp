@@ -1,6 +1,7 @@
 #include "ui/export/CompareExport.h"
 
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/HeadIndex.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/lines/LinesCanvas.h"
@@ -22,22 +23,20 @@ std::shared_ptr<const AttentionResult> borrow(const AttentionResult& result)
 }  // namespace
 
 Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
-                                    const QSize& size)
+                                    const QSize& size, double scale)
 {
-    return exportCompare(result, head_a, result, head_b, QString(), path, size);
+    return exportCompare(result, head_a, result, head_b, QString(), path, size, scale);
 }
 
 Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
-                                    int head_b, const QString& label_b, const QString& path, const QSize& size)
+                                    int head_b, const QString& label_b, const QString& path, const QSize& size,
+                                    double scale)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
     for (auto [head, result] : {std::pair{head_a, &result_a}, std::pair{head_b, &result_b}})
-        if (head < 0 || head >= result->numHeads())
-            return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
-                             .arg(head)
-                             .arg(result->numHeads())
-                             .arg(result->numHeads() - 1)};
+        if (Status exists = HeadIndex::check(head, result->numHeads()); !exists)
+            return Error{QStringLiteral("--compare: %1").arg(exists.error())};
     CompareFigure figure;
     figure.setAttribute(Qt::WA_DontShowOnScreen);
     figure.resize(size);
@@ -45,25 +44,23 @@ Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a,
         !shown)
         return Error{QStringLiteral("--compare: %1").arg(shown.error())};
     return ViewExporter::exportPicture(
-        path, size, 1.0, [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
+        path, size, scale, [&figure](QPainter* painter, const QRectF& target) { figure.paint(painter, target); });
 }
 
-Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size)
+Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
+                                  double scale)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
-    if (head >= result.numHeads() || head < -1)
-        return Error{QStringLiteral("--head: head %1 does not exist (the model has %2 heads: 0..%3)")
-                         .arg(head)
-                         .arg(result.numHeads())
-                         .arg(result.numHeads() - 1)};
+    if (Status exists = HeadIndex::check(head, result.numHeads()); !exists && head != LinesCanvas::kAllHeads)
+        return Error{QStringLiteral("--head: %1").arg(exists.error())};
     LinesCanvas canvas;
     canvas.setAttribute(Qt::WA_DontShowOnScreen);
     canvas.resize(size);
     canvas.setResult(borrow(result));
     canvas.setHead(head);
     return ViewExporter::exportPicture(
-        path, size, 1.0, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
+        path, size, scale, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
 }
 
 Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, int num_heads)
@@ -77,11 +74,8 @@ Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, in
         heads[i] = parts[i].trimmed().toInt(&ok);
         if (!ok || heads[i] < 0)
             return Error{QStringLiteral("--compare: \"%1\" is not a head number (0-based)").arg(parts[i])};
-        if (heads[i] >= num_heads)
-            return Error{QStringLiteral("--compare: head %1 does not exist (the model has %2 heads: 0..%3)")
-                             .arg(heads[i])
-                             .arg(num_heads)
-                             .arg(num_heads - 1)};
+        if (Status exists = HeadIndex::check(heads[i], num_heads); !exists)
+            return Error{QStringLiteral("--compare: %1").arg(exists.error())};
     }
     return std::pair{heads[0], heads[1]};
 }

@@ -1,6 +1,7 @@
 #include "ui/export/DataExporter.h"
 
 #include "core/io/NpyWriter.h"
+#include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
 
@@ -27,7 +28,8 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
 {
     QString text = QStringLiteral("head,query,query_token,key,key_token,weight\n");
     const AttentionTrace& trace = result.trace;
-    const TokenList& tokens = result.input.tokens;
+    const TokenList& tokens = result.input.tokens;     // the queries
+    const TokenList& key_tokens = result.keyTokens();  // the keys: the same tokens, or a second input
     for (int head = 0; head < trace.num_heads; ++head) {
         const Matrix& weights = trace.weights[head];  // (query_len, key_len)
         for (int query = 0; query < weights.rows(); ++query)
@@ -37,7 +39,7 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
                             .arg(query)
                             .arg(csvField(tokens[query].text))
                             .arg(key)
-                            .arg(csvField(tokens[key].text))
+                            .arg(csvField(key_tokens[key].text))
                             .arg(double(weights(query, key)), 0, 'g', 9);
     }
     return text.toUtf8();
@@ -56,22 +58,19 @@ QByteArray DataExporter::toNpy(const AttentionResult& result)
 
 Status DataExporter::exportWeights(const AttentionResult& result, const QString& path)
 {
-    const QFileInfo info(path);
-    const QString suffix = info.suffix().toLower();
+    if (Status where = OutputPath::check(path, {QStringLiteral("csv"), QStringLiteral("json"), QStringLiteral("npy")});
+        !where)
+        return where;
+    const QString suffix = QFileInfo(path).suffix().toLower();
     QByteArray bytes;
     if (suffix == u"csv")
         bytes = toCsv(result);
     else if (suffix == u"json")
         bytes = toJson(result);
-    else if (suffix == u"npy")
-        bytes = toNpy(result);
     else
-        return Error{QStringLiteral("%1: unknown extension (use .csv, .json or .npy)").arg(path)};
+        bytes = toNpy(result);
     if (bytes.isEmpty())
         return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
-    const QFileInfo directory(info.absolutePath());
-    if (!directory.isDir())
-        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};

@@ -1,10 +1,13 @@
 #include "ui/export/ExportImageDialog.h"
 
+#include "ui/export/ViewExporter.h"
+
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -22,16 +25,19 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     auto* path_row = new QHBoxLayout;
     path_row->addWidget(m_path, 1);
     path_row->addWidget(browse);
-    form->addRow(tr("&File"), path_row);
+    // A row of a layout gets no buddy from addRow: the label is made here, so "&File" is Alt+F.
+    auto* path_label = new QLabel(tr("&File"), this);
+    path_label->setBuddy(m_path);
+    form->addRow(path_label, path_row);
     m_width = new QSpinBox(this);
     m_height = new QSpinBox(this);
     for (QSpinBox* box : {m_width, m_height}) {
-        box->setRange(16, 16384);
+        box->setRange(1, ViewExporter::kMaxSide);  // the writer's one limit
         box->setSuffix(tr(" px"));
     }
     m_width->setValue(size.width());
     m_height->setValue(size.height());
-    m_width->setToolTip(tr("Width of the picture (pixels for PNG, points for SVG and PDF)"));
+    m_width->setToolTip(tr("Width of the picture in pixels of 1/96 inch (SVG: px; PDF: 0.75 pt each)"));
     m_height->setToolTip(tr("Height of the picture"));
     form->addRow(tr("&Width"), m_width);
     form->addRow(tr("&Height"), m_height);
@@ -40,7 +46,7 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     m_scale->setSingleStep(0.5);
     m_scale->setValue(2.0);
     m_scale->setSuffix(QStringLiteral("×"));
-    m_scale->setToolTip(tr("PNG only: pixels per point, 2× for sharp slides"));
+    m_scale->setToolTip(tr("PNG only: image pixels per picture pixel, 2× for sharp slides"));
     form->addRow(tr("&Scale"), m_scale);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);

@@ -1,8 +1,13 @@
 #include "ui/export/ViewExporter.h"
 
+#include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/HeadIndex.h"
+#include "ui/export/CompareExport.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/shapes/ShapeDiagramExport.h"
+#include "ui/views/shapes/ShapeDiagramPainter.h"
 
 #include <QBuffer>
 #include <QFileInfo>
@@ -10,18 +15,25 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
+#include <cmath>
+
 namespace attn {
 namespace {
-
-constexpr int kMaxSide = 16384;
 
 void setupPainter(QPainter& painter)
 {
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.setRenderHint(QPainter::LosslessImageRendering);  // Qt's PDF engine would use JPEG
+}
+
+int dotsPerMeter(double dpi)
+{
+    return int(std::lround(dpi / 0.0254));
 }
 
 }  // namespace
@@ -41,101 +53,141 @@ Result<ViewExporter::Format> ViewExporter::formatOf(const QString& path)
 
 Result<ExportView> ViewExporter::parseView(const QString& text)
 {
-    if (text == u"grid")
-        return ExportView::Grid;
-    if (text == u"head")
-        return ExportView::Head;
-    return Error{QStringLiteral("--view %1: this view cannot be exported in this build (use grid or head)").arg(text)};
+    static const std::pair<const char16_t*, ExportView> views[] = {{u"grid", ExportView::Grid},
+                                                                   {u"head", ExportView::Head},
+                                                                   {u"compare", ExportView::Compare},
+                                                                   {u"lines", ExportView::Lines},
+                                                                   {u"shapes", ExportView::Shapes}};
+    for (const auto& [name, view] : views)
+        if (text == name)
+            return view;
+    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines or shapes").arg(text)};
 }
 
 Status ViewExporter::checkPath(const QString& path)
 {
-    if (auto format = formatOf(path); !format)
-        return Error{format.error()};
-    const QFileInfo info(path);
-    const QFileInfo directory(info.absolutePath());
-    if (!directory.exists())
-        return Error{QStringLiteral("%1: the directory %2 does not exist").arg(path, directory.filePath())};
-    if (!directory.isDir())
-        return Error{QStringLiteral("%1: %2 is not a directory").arg(path, directory.filePath())};
-    if (info.isDir())
-        return Error{QStringLiteral("%1: is a directory").arg(path)};
-    return {};
+    return OutputPath::check(path, {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")});
+}
+
+Status ViewExporter::checkSize(const QString& path, const QSize& size, double scale)
+{
+    const bool sides = size.width() >= 1 && size.height() >= 1 && size.width() <= kMaxSide && size.height() <= kMaxSide;
+    const bool scaled =
+        scale > 0.0 && scale <= 8.0 && size.width() * scale <= kMaxSide && size.height() * scale <= kMaxSide;
+    if (sides && scaled)
+        return {};
+    return Error{QStringLiteral("%1: the size %2x%3%4 is outside 1 to %5 pixels per side")
+                     .arg(path)
+                     .arg(size.width())
+                     .arg(size.height())
+                     .arg(scale == 1.0 ? QString() : QStringLiteral(" at scale %1").arg(scale))
+                     .arg(kMaxSide)};
 }
 
 QImage ViewExporter::toImage(const QSize& size, double scale, const Painter& paint)
 {
     QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(scale);
+    image.setDotsPerMeterX(dotsPerMeter(kDpi));  // painted at 96 dpi: fonts in points resolve at 96
+    image.setDotsPerMeterY(dotsPerMeter(kDpi));
     image.fill(Qt::white);
-    QPainter painter(&image);
-    setupPainter(painter);
-    paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    {
+        QPainter painter(&image);
+        setupPainter(painter);
+        paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    }
+    // The file says how large the picture is: 96 of its pixels per inch, times the scale.
+    image.setDotsPerMeterX(dotsPerMeter(kDpi * scale));
+    image.setDotsPerMeterY(dotsPerMeter(kDpi * scale));
     return image;
 }
 
-Status ViewExporter::exportPicture(const QString& path, const QSize& size, double scale, const Painter& paint)
+QByteArray ViewExporter::portableSvg(const QByteArray& svg, const QSize& size)
+{
+    QString text = QString::fromUtf8(svg);
+    static const QRegularExpression millimetres(QStringLiteral("<svg width=\"[0-9.]+mm\" height=\"[0-9.]+mm\""));
+    text.replace(millimetres, QStringLiteral("<svg width=\"%1\" height=\"%2\"").arg(size.width()).arg(size.height()));
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"',]+)\""));
+    QString out;
+    out.reserve(text.size() + text.size() / 8);
+    qsizetype last = 0;
+    for (auto it = family.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString name = m.captured(1);
+        const bool mono = name.contains(QLatin1String("mono"), Qt::CaseInsensitive);
+        out += QStringView(text).mid(last, m.capturedStart() - last);
+        out += (name == QLatin1String("monospace") || name == QLatin1String("sans-serif"))
+                   ? m.captured(0)
+                   : QStringLiteral("font-family=\"'%1', %2\"")
+                         .arg(name, mono ? QStringLiteral("monospace") : QStringLiteral("sans-serif"));
+        last = m.capturedEnd();
+    }
+    out += QStringView(text).mid(last);
+    return out.toUtf8();
+}
+
+Status ViewExporter::exportPicture(const QString& path, const QSize& size, double scale, const Painter& paint,
+                                   const QString& title)
 {
     if (Status ok = checkPath(path); !ok)
         return ok;
-    if (size.width() < 1 || size.height() < 1 || size.width() > kMaxSide || size.height() > kMaxSide ||
-        !(scale > 0.0 && scale <= 8.0) || size.width() * scale > kMaxSide || size.height() * scale > kMaxSide)
-        return Error{QStringLiteral("%1: the size %2x%3 at scale %4 is not supported")
-                         .arg(path)
-                         .arg(size.width())
-                         .arg(size.height())
-                         .arg(scale)};
     const Format format = formatOf(path).value();
+    if (Status ok = checkSize(path, size, format == Format::Png ? scale : 1.0); !ok)
+        return ok;
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
     const QRectF target(QPointF(0, 0), QSizeF(size));
+    bool painted = false;
     switch (format) {
         case Format::Png: {
             QImageWriter writer(&file, "png");
-            if (!writer.write(toImage(size, scale, paint))) {
-                file.cancelWriting();
-                return Error{QStringLiteral("%1: cannot write the PNG: %2").arg(path, writer.errorString())};
-            }
+            painted = writer.write(toImage(size, scale, paint));
             break;
         }
         case Format::Svg: {
+            QBuffer buffer;
+            buffer.open(QIODevice::WriteOnly);
             QSvgGenerator generator;
-            generator.setOutputDevice(&file);
+            generator.setOutputDevice(&buffer);
             generator.setSize(size);
             generator.setViewBox(target);
-            generator.setResolution(96);
-            generator.setTitle(QStringLiteral("attention-lab"));
+            generator.setResolution(int(kDpi));
+            generator.setTitle(title);
             QPainter painter;
-            if (!painter.begin(&generator)) {
-                file.cancelWriting();
-                return Error{QStringLiteral("%1: cannot start the SVG").arg(path)};
+            if (painter.begin(&generator)) {
+                setupPainter(painter);
+                painter.fillRect(target, Qt::white);
+                paint(&painter, target);
+                painted = painter.end();
             }
-            setupPainter(painter);
-            painter.fillRect(target, Qt::white);
-            paint(&painter, target);
-            painter.end();
+            const QByteArray bytes = portableSvg(buffer.data(), size);
+            painted = painted && file.write(bytes) == bytes.size();
             break;
         }
         case Format::Pdf: {
-            // One point per pixel: the page is exactly the requested size.
+            // The page is the picture: 0.75 pt per pixel, no margins; the painter works in pixels.
             QPdfWriter writer(&file);
-            writer.setResolution(72);
-            writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+            writer.setResolution(int(kDpi));
+            writer.setPageSize(QPageSize(QSizeF(size) * (72.0 / kDpi), QPageSize::Point, QStringLiteral("picture"),
+                                         QPageSize::ExactMatch));
             writer.setPageMargins(QMarginsF(0, 0, 0, 0));
             writer.setCreator(QStringLiteral("attention-lab"));
+            writer.setTitle(title);
             QPainter painter;
-            if (!painter.begin(&writer)) {
-                file.cancelWriting();
-                return Error{QStringLiteral("%1: cannot start the PDF").arg(path)};
+            if (painter.begin(&writer)) {
+                setupPainter(painter);
+                paint(&painter, target);
+                painted = painter.end();
             }
-            setupPainter(painter);
-            paint(&painter, target);
-            painter.end();
             break;
         }
     }
-    if (file.error() != QFileDevice::NoError || !file.commit())
+    if (!painted || file.error() != QFileDevice::NoError) {
+        file.cancelWriting();
+        return Error{QStringLiteral("%1: cannot write the picture: %2").arg(path, file.errorString())};
+    }
+    if (!file.commit())
         return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
     return {};
 }
@@ -144,11 +196,13 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
 {
     if (Status ok = checkPath(request.path); !ok)
         return ok;
-    if (request.head < 0 || request.head >= result.numHeads())
-        return Error{QStringLiteral("--head: %1 is out of range (the model has %2 heads: 0..%3)")
-                         .arg(request.head)
-                         .arg(result.numHeads())
-                         .arg(result.numHeads() - 1)};
+    const Format format = formatOf(request.path).value();
+    if (Status ok = checkSize(request.path, request.size, format == Format::Png ? request.scale : 1.0); !ok)
+        return ok;
+    const bool one_head = request.view == ExportView::Grid || request.view == ExportView::Head;
+    if (one_head)
+        if (Status head = HeadIndex::check(request.head, result.numHeads()); !head)
+            return Error{QStringLiteral("--head: %1").arg(head.error())};
     // A non-owning pointer: the views only read the result while this function runs.
     const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &result);
     switch (request.view) {
@@ -170,6 +224,20 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             view.setHead(request.head);
             return exportPicture(request.path, request.size, request.scale,
                                  [&view](QPainter* painter, const QRectF& target) { view.render(painter, target); });
+        }
+        case ExportView::Compare:
+            return CompareExport::exportCompare(result, request.compare_a, request.compare_b, request.path,
+                                                request.size, request.scale);
+        case ExportView::Lines:
+            return CompareExport::exportLines(result, request.head, request.path, request.size, request.scale);
+        case ExportView::Shapes: {
+            if (Status ok = ShapeDiagramExport::check(result, request.batch, request.head); !ok)
+                return ok;
+            const ShapeDiagramPainter diagram = ShapeDiagramExport::painterFor(result, request.batch, request.head);
+            return exportPicture(
+                request.path, request.size, request.scale,
+                [&diagram](QPainter* painter, const QRectF& target) { diagram.paint(*painter, target); },
+                QStringLiteral("attention-lab: tensor shapes"));
         }
     }
     return Error{QStringLiteral("--view: unknown view")};

@@ -16,36 +16,54 @@ namespace attn {
 
 struct AttentionResult;
 
-enum class ExportView { Grid, Head };
+enum class ExportView { Grid, Head, Compare, Lines, Shapes };
 
-// What the command line's --export / --view / --head / --size ask for.
+// What the command line's --export / --view / --head / --compare / --batch / --size ask for.
 struct ExportRequest {
     QString path;  // .png, .svg or .pdf
     ExportView view = ExportView::Grid;
-    int head = 0;
-    QSize size{1200, 900};  // pixels (PNG) or points (SVG, PDF), 1..16384 per side
+    int head = 0;  // head, lines (-1: all heads overlaid) and shapes (the head highlighted)
+    int compare_a = 0;
+    int compare_b = 1;
+    int batch = 1;          // shapes: the batch size B drawn
+    QSize size{1200, 900};  // pixels, see ViewExporter
     double scale = 1.0;     // PNG only: device pixels per pixel
     ColorMaps::Map color_map = ColorMaps::Map::Viridis;
 };
 
-// Pictures of the views, drawn by the same widgets and code as the window. Every file is written
-// atomically (QSaveFile): a failed export leaves no file behind and an existing one untouched.
+// The one picture writer of attention-lab: every view, from the window and from --export, is
+// written here, in one convention. A picture is laid out in pixels of 1/96 inch (CSS pixels):
+// - PNG: size x scale pixels, 96 dpi;
+// - SVG: width and height in px, a viewBox of the same size, every font with a generic fallback;
+// - PDF: one page of 0.75 pt per pixel, vectors and text, images stored losslessly.
+// Sides are 1 to kMaxSide pixels (also after the PNG scale). Every file is written atomically
+// (QSaveFile): a failed export leaves no file behind and an existing one untouched.
 class ViewExporter {
 public:
     using Painter = std::function<void(QPainter* painter, const QRectF& target)>;
     enum class Format { Png, Svg, Pdf };
+    static constexpr double kDpi = 96.0;
+    static constexpr int kMaxSide = 16384;  // a 16k x 16k ARGB image is 1 GiB
 
     static Result<Format> formatOf(const QString& path);       // by extension, case-insensitive
-    static Result<ExportView> parseView(const QString& text);  // "grid" or "head"
+    static Result<ExportView> parseView(const QString& text);  // grid, head, compare, lines, shapes
     // The extension is known and the directory exists (and is a directory).
     static Status checkPath(const QString& path);
+    // Sides within 1..kMaxSide, also multiplied by a PNG's scale (0 < scale <= 8).
+    static Status checkSize(const QString& path, const QSize& size, double scale = 1.0);
 
     // Draws `paint` into a file of the given size; the format comes from the extension.
-    static Status exportPicture(const QString& path, const QSize& size, double scale, const Painter& paint);
+    static Status exportPicture(const QString& path, const QSize& size, double scale, const Painter& paint,
+                                const QString& title = QStringLiteral("attention-lab"));
     static QImage toImage(const QSize& size, double scale, const Painter& paint);
 
     // Builds the requested view offscreen for `result` and exports it (the command line's path).
     static Status exportView(const AttentionResult& result, const ExportRequest& request);
+
+    // What QSvgGenerator writes made portable: the size in px instead of mm (viewers turn mm back
+    // into different pixel counts), and a generic family after every font (a browser otherwise
+    // falls back to a serif face).
+    static QByteArray portableSvg(const QByteArray& svg, const QSize& size);
 };
 
 }  // namespace attn

@@ -37,6 +37,11 @@ void ColorBar::setMaskLegendVisible(bool visible)
     m_mask_legend = visible;
     update();
 }
+void ColorBar::setNote(const QString& note)
+{
+    m_note = note;
+    update();
+}
 
 void ColorBar::paintEvent(QPaintEvent*)
 {
@@ -65,8 +70,12 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
     const QFontMetricsF metrics(font);
     const double legend_height = m_mask_legend ? 40.0 : 0.0;
     const double label_height = m_label.isEmpty() ? 0.0 : metrics.height() + 6;
+    const QRectF note_area(target.left(), 0, target.width(), target.height() / 3);
+    const QRectF note_bounds =
+        m_note.isEmpty() ? QRectF() : metrics.boundingRect(note_area, Qt::TextWordWrap | Qt::AlignLeft, m_note);
+    const double note_height = m_note.isEmpty() ? 0.0 : note_bounds.height() + 8;
     const QRectF bar(target.left() + 6, target.top() + 10 + label_height, 14,
-                     std::max(20.0, target.height() - 20 - legend_height - label_height));
+                     std::max(20.0, target.height() - 20 - legend_height - label_height - note_height));
     if (!m_label.isEmpty()) {
         painter->setPen(QColor(0x30, 0x30, 0x30));
         painter->drawText(QRectF(target.left(), target.top() + 4, target.width(), metrics.height()),
@@ -97,6 +106,11 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
         painter->setPen(QColor(0x30, 0x30, 0x30));
         painter->drawText(QRectF(swatch.right() + 5, swatch.top() - 2, target.right() - swatch.right() - 5, 18),
                           Qt::AlignLeft | Qt::AlignVCenter, tr("masked"));
+    }
+    if (!m_note.isEmpty()) {
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        painter->drawText(QRectF(target.left(), bar.bottom() + legend_height + 8, target.width(), note_bounds.height()),
+                          Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_note);
     }
     painter->restore();
 }

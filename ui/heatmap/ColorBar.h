@@ -17,9 +17,11 @@ public:
     void setRange(double low, double high);
     void setLabel(const QString& label);
     void setMaskLegendVisible(bool visible);
+    void setNote(const QString& note);  // below the bar, e.g. which colour scale is used
 
     double low() const { return m_low; }
     double high() const { return m_high; }
+    QString note() const { return m_note; }
 
     void paintTo(QPainter* painter, const QRectF& target) const;
     QSize sizeHint() const override { return {78, 300}; }
@@ -33,6 +35,7 @@ private:
     double m_high = 1.0;
     QString m_label;
     bool m_mask_legend = false;
+    QString m_note;
 };
 
 }  // namespace attn

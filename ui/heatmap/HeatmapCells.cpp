@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -41,6 +43,14 @@ int keySizeFor(const Matrix& values)
 int valueSizeFor(const Matrix& values)
 {
     return values.rows() == 1 ? 2 : int(values.rows());
+}
+QCPRange keyRangeFor(const Matrix& values)
+{
+    return values.cols() == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(values.cols() - 1));
+}
+QCPRange valueRangeFor(const Matrix& values)
+{
+    return values.rows() == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(values.rows() - 1));
 }
 
 void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix& mask)
@@ -84,11 +94,8 @@ void fillCells(DirectColorMapData* data, const Matrix& values, const MaskMatrix&
 
 QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 {
-    const int rows = int(values.rows());
-    const int columns = int(values.cols());
-    auto* data = new DirectColorMapData(keySizeFor(values), valueSizeFor(values),
-                                        columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                                        rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+    auto* data =
+        new DirectColorMapData(keySizeFor(values), valueSizeFor(values), keyRangeFor(values), valueRangeFor(values));
     fillCells(data, values, mask);
     return data;
 }
@@ -96,10 +103,13 @@ QCPColorMapData* makeColorMapData(const Matrix& values, const MaskMatrix& mask)
 bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskMatrix& mask)
 {
     auto* direct = static_cast<DirectColorMapData*>(data);  // made by makeColorMapData (the caller knows)
+    // The same number of cells is not the same geometry: one token is stored as 2 x 2 cells
+    // over -0.25..0.25, two tokens as 2 x 2 cells over 0..1.
     if (!direct || values.size() == 0 || direct->keySize() != keySizeFor(values) ||
-        direct->valueSize() != valueSizeFor(values))
+        direct->valueSize() != valueSizeFor(values) || direct->keyRange() != keyRangeFor(values) ||
+        direct->valueRange() != valueRangeFor(values))
         return false;
-    fillCells(direct, values, mask);  // same size, same key and value ranges
+    fillCells(direct, values, mask);
     return true;
 }
 
@@ -132,8 +142,9 @@ QString formatValue(double value)
 // rendering (screen, image, SVG, PDF).
 class CellOverlay : public QCPLayerable {
 public:
-    CellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect, const CellOverlayState* state)
-        : QCPLayerable(plot, QStringLiteral("main")), m_owner(owner), m_rect(rect), m_state(state)
+    CellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect, QCPColorMap* map,
+                const CellOverlayState* state)
+        : QCPLayerable(plot, QStringLiteral("main")), m_owner(owner), m_rect(rect), m_map(map), m_state(state)
     {
     }
 
@@ -156,6 +167,8 @@ protected:
         };
         painter->save();
         painter->setClipRect(m_rect->rect());
+        if (m_state->draw_cells)
+            drawCells(painter, x, y);
         // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
         // (lines only while cells are large enough for them to read as a pattern).
         QList<QRectF> masked;
@@ -171,10 +184,16 @@ protected:
         }
         const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
         Hatch::draw(painter, masked, m_state->compact ? 4.0 : 6.0, cell_height >= 3.0);
-        if (m_state->show_text) {
-            QFont font = painter->font();
-            font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
-            painter->setFont(font);
+        const double cell_width = std::abs(x->coordToPixel(1) - x->coordToPixel(0));
+        QFont text_font = painter->font();
+        text_font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
+        // Numbers only where the widest of them ("-0.00") fits the cell as drawn: the estimate
+        // behind show_text does not know the final layout.
+        const QFontMetricsF text_metrics(text_font);
+        const bool text_fits = text_metrics.horizontalAdvance(QStringLiteral("-0.00")) + 2 <= cell_width &&
+                               text_metrics.height() <= cell_height;
+        if (m_state->show_text && text_fits) {
+            painter->setFont(text_font);
             const Matrix& values = m_owner->values();
             for (int row = 0; row < rows; ++row) {
                 for (int column = 0; column < columns; ++column) {
@@ -229,17 +248,96 @@ protected:
     }
 
 private:
+    // The cell colours, exactly as the colour map's gradient gives them (so equal neighbours
+    // merge). Up to kVectorCellLimit cells: one filled path per colour made of runs of equal
+    // cells, over a fill of the whole matrix so that viewers that antialias shared edges show
+    // no white seams. Beyond: one image with a whole number of pixels per cell, drawn without
+    // smoothing and stored losslessly (PNG in SVG, Flate in PDF).
+    void drawCells(QCPPainter* painter, QCPAxis* x, QCPAxis* y)
+    {
+        const Matrix& values = m_owner->values();  // (rows, columns)
+        const int rows = int(values.rows());
+        const int columns = int(values.cols());
+        QCPColorGradient gradient = m_map->gradient();
+        const QCPRange range(m_owner->valueLow(), m_owner->valueHigh());
+        const QRectF matrix = QRectF(QPointF(x->coordToPixel(-0.5), y->coordToPixel(-0.5)),
+                                     QPointF(x->coordToPixel(columns - 0.5), y->coordToPixel(rows - 0.5)))
+                                  .normalized();
+        painter->save();
+        painter->setAntialiasing(false);
+        painter->setPen(Qt::NoPen);
+        if (qsizetype(rows) * columns <= kVectorCellLimit) {
+            std::vector<double> left(size_t(columns) + 1);  // cell edges in pixels
+            std::vector<double> top(size_t(rows) + 1);
+            for (int column = 0; column <= columns; ++column)
+                left[size_t(column)] = x->coordToPixel(column - 0.5);
+            for (int row = 0; row <= rows; ++row)
+                top[size_t(row)] = y->coordToPixel(row - 0.5);
+            std::map<QRgb, QPainterPath> runs;  // colour -> its cells (ordered: the same file every time)
+            double sum = 0.0;
+            int visible = 0;
+            for (int row = 0; row < rows; ++row) {
+                for (int column = 0; column < columns;) {
+                    if (m_owner->isMasked(row, column)) {  // hatched by the caller
+                        ++column;
+                        continue;
+                    }
+                    const QRgb colour = gradient.color(values(row, column), range);
+                    int end = column + 1;
+                    while (end < columns && !m_owner->isMasked(row, end) &&
+                           gradient.color(values(row, end), range) == colour)
+                        ++end;
+                    for (int c = column; c < end; ++c)
+                        sum += values(row, c);
+                    visible += end - column;
+                    runs[colour].addRect(QRectF(QPointF(left[size_t(column)], top[size_t(row)]),
+                                                QPointF(left[size_t(end)], top[size_t(row) + 1]))
+                                             .normalized());
+                    column = end;
+                }
+            }
+            if (visible > 0)
+                painter->fillRect(matrix, QColor(gradient.color(sum / visible, range)));
+            for (const auto& [colour, path] : runs) {
+                painter->setBrush(QColor(colour));
+                painter->drawPath(path);
+            }
+        } else {
+            const int k = imagePixelsPerCell(rows, columns);
+            QImage image(columns * k, rows * k, QImage::Format_RGB32);
+            std::vector<QRgb> line(size_t(columns) * size_t(k));
+            for (int row = 0; row < rows; ++row) {
+                for (int column = 0; column < columns; ++column) {
+                    const double value = m_owner->isMasked(row, column) ? kNan : double(values(row, column));
+                    std::fill_n(line.begin() + qsizetype(column) * k, k, gradient.color(value, range));
+                }
+                for (int i = 0; i < k; ++i)
+                    std::copy(line.begin(), line.end(), reinterpret_cast<QRgb*>(image.scanLine(row * k + i)));
+            }
+            painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
+            painter->setRenderHint(QPainter::LosslessImageRendering, true);
+            painter->drawImage(matrix, image);
+        }
+        painter->restore();
+    }
+
     const HeatmapPlot* m_owner;
     QCPAxisRect* m_rect;
+    QCPColorMap* m_map;
     const CellOverlayState* m_state;
 };
 
 }  // namespace
 
-QCPLayerable* createCellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect,
+int imagePixelsPerCell(int rows, int columns)
+{
+    return std::clamp(2048 / std::max({1, rows, columns}), 1, 16);
+}
+
+QCPLayerable* createCellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect, QCPColorMap* map,
                                 const CellOverlayState* state)
 {
-    return new CellOverlay(plot, owner, rect, state);  // owned by the plot
+    return new CellOverlay(plot, owner, rect, map, state);  // owned by the plot
 }
 
 }  // namespace attn

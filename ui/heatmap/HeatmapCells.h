@@ -21,7 +21,14 @@ struct CellOverlayState {
     bool highlighted = false;  // a frame around the matrix
     int selected_row = -1;     // outlined row (e.g. the selected query), -1 for none
     int selected_column = -1;  // with selected_row: that cell outlined more strongly
+    bool draw_cells = false;   // the overlay draws the cell colours itself (exports; see drawCells)
 };
+
+// Up to this many cells a heatmap is exported as filled rectangles (vector in SVG and PDF);
+// beyond, as one lossless image of a whole number of pixels per cell.
+constexpr int kVectorCellLimit = 64 * 64;
+// Pixels per cell of that image for a (rows, columns) matrix: 16 for 65 tokens, 1 from 2048 on.
+int imagePixelsPerCell(int rows, int columns);
 
 // The single place where a matrix becomes colour-map data: cell(column, row) = values(row, column),
 // NaN where masked. The caller owns the result (QCPColorMap::setData takes it).
@@ -33,7 +40,7 @@ bool refillColorMapData(QCPColorMapData* data, const Matrix& values, const MaskM
 void applyColorMap(QCPColorMap* plottable, ColorMaps::Map map);
 // Hatching over masked cells, the numbers in the cells, the legend swatch and the frame, drawn
 // above the colour map in every rendering (screen, image, SVG, PDF). Owned by `plot`.
-QCPLayerable* createCellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect,
+QCPLayerable* createCellOverlay(QCustomPlot* plot, const HeatmapPlot* owner, QCPAxisRect* rect, QCPColorMap* map,
                                 const CellOverlayState* state);
 
 }  // namespace attn

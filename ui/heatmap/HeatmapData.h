@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include <QStringList>
@@ -10,12 +11,22 @@ struct AttentionResult;
 
 // What every attention view derives from a result once, shared by all of its heads.
 struct HeatmapData {
-    QStringList labels;  // one per token
-    MaskMatrix mask;     // (query_len, key_len): true where the query may not see the key
+    QStringList labels;      // one per query: the rows (y)
+    QStringList key_labels;  // one per key: the columns (x); the same as labels for self-attention
+    MaskMatrix mask;         // (query_len, key_len): true where the query may not see the key
     bool any_masked = false;
     double high = 1.0;  // the largest weight over all heads: the top of the shared colour scale
+    // The largest weight over the rows that see more than one key, and those rows' count.
+    double high_without_one_key_rows = 1.0;
+    QList<int> one_key_rows;  // rows that see a single key (at most the first few are listed)
+    int one_key_row_count = 0;
 
     static HeatmapData fromResult(const AttentionResult& result);
+
+    // The top of the colour scale, and what the colour bar says about it ("" when the scale is
+    // simply 0 .. the largest weight).
+    double top(ColorScale scale) const;
+    QString scaleNote(ColorScale scale) const;
 };
 
 }  // namespace attn

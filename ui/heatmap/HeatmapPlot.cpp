@@ -15,6 +15,7 @@
 namespace attn {
 
 constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
+constexpr int kLongestLabel = 90;    // pixels; longer token labels are elided
 
 struct HeatmapPlot::Private {
     QCustomPlot* plot = nullptr;
@@ -44,7 +45,12 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->plot->installEventFilter(this);
 
     d->rect = d->plot->axisRect();
-    d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), 11, QFont::DemiBold));
+    // Fonts in pixels, not points: a picture is laid out in pixels, and point sizes would follow
+    // each paint device's resolution.
+    QFont title_font = font();
+    title_font.setPixelSize(15);
+    title_font.setWeight(QFont::DemiBold);
+    d->title = new QCPTextElement(d->plot, QString(), title_font);
     d->plot->plotLayout()->insertRow(0);
     d->plot->plotLayout()->addElement(0, 0, d->title);
     d->title->setVisible(false);
@@ -72,6 +78,10 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->scale->setType(QCPAxis::atRight);
     d->scale->setBarWidth(14);
     d->scale->axis()->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+    QFont scale_font = font();
+    scale_font.setPixelSize(12);
+    d->scale->axis()->setTickLabelFont(scale_font);
+    d->scale->axis()->setLabelFont(scale_font);
     d->map->setColorScale(d->scale);  // the map takes the scale's gradient and range from now on
     applyColorMap(d->map, m_map);
     d->margins = new QCPMarginGroup(d->plot);
@@ -79,7 +89,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->scale->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
     d->scale->setVisible(false);
 
-    createCellOverlay(d->plot, this, d->rect, &d->overlay);
+    createCellOverlay(d->plot, this, d->rect, d->map, &d->overlay);
     connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
     connect(d->plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::makeCellsSquare);
     setMinimumSize(60, 60);
@@ -162,15 +172,40 @@ void HeatmapPlot::setColorBarVisible(bool visible)
 
 void HeatmapPlot::setColorBarLabel(const QString& label)
 {
-    d->scale->axis()->setLabel(label);
+    m_bar_label = label;
+    fitTexts(m_render_size.isValid() ? m_render_size : size());
     scheduleReplot();
 }
 
 void HeatmapPlot::setTitle(const QString& title)
 {
-    d->title->setText(title);
+    m_title = title;
     d->title->setVisible(!title.isEmpty());
+    fitTexts(m_render_size.isValid() ? m_render_size : size());
     scheduleReplot();
+}
+
+QString HeatmapPlot::title() const
+{
+    return d->title->text();
+}
+QString HeatmapPlot::colorBarLabel() const
+{
+    return d->scale->axis()->label();
+}
+
+// The title across the plot and the colour bar's label along its bar are never clipped: the
+// first of their length variants (separated by U+009C) that fits is shown, else it is elided.
+void HeatmapPlot::fitTexts(const QSize& size)
+{
+    const double title_room = std::max(20, size.width() - 12);
+    d->title->setText(QFontMetricsF(d->title->font()).elidedText(m_title, Qt::ElideRight, title_room));
+    const double bar_room =
+        std::max(20, size.height() - (m_title.isEmpty() ? 0 : 30) - (m_compact ? 30 : 60));  // less the margins
+    d->scale->axis()->setLabel(
+        QFontMetricsF(d->scale->axis()->labelFont()).elidedText(m_bar_label, Qt::ElideRight, bar_room));
+    // About one tick label per 40 pixels of bar, so that a short bar's labels do not overlap.
+    d->scale->axis()->ticker()->setTickCount(std::clamp(int(bar_room / 40), 2, 5));
 }
 
 void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
@@ -192,9 +227,9 @@ void HeatmapPlot::setCompact(bool compact)
     m_compact = compact;
     d->overlay.compact = compact;
     QFont tick_font = font();
-    tick_font.setPointSizeF(compact ? 7.5 : 9.5);
+    tick_font.setPixelSize(compact ? 10 : 13);
     QFont title_font = font();
-    title_font.setPointSizeF(compact ? 9.5 : 12);
+    title_font.setPixelSize(compact ? 13 : 16);
     title_font.setWeight(QFont::DemiBold);
     d->title->setFont(title_font);
     m_longest_label = -1;
@@ -302,12 +337,29 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
     d->plot->resize(size);  // label density and cell text follow the target size
     m_render_size = size;
     updateLabels();
+    // A picture draws the cells itself (HeatmapCells: rectangles, or an image of whole pixels
+    // per cell): QCPColorMap would embed an image smaller than drawn, which viewers smooth and
+    // Qt's PDF engine stores as JPEG.
+    d->map->setVisible(false);
+    d->overlay.draw_cells = true;
     QPicture picture;
     {
         QCPPainter recorder(&picture);
+        recorder.setRenderHint(QPainter::LosslessImageRendering);
         d->plot->toPainter(&recorder, size.width(), size.height());
     }
-    painter->drawPicture(target.topLeft(), picture);
+    d->overlay.draw_cells = false;
+    d->map->setVisible(m_values.size() > 0);
+    // QPicture records at its own resolution and playback scales to the device's; undo that so
+    // the plot fills `target` on every device (the exporters all use 96 dpi, where it is 1).
+    const double device_dpi = painter->device() ? painter->device()->logicalDpiX() : picture.logicalDpiX();
+    const double k = device_dpi / picture.logicalDpiX();
+    painter->save();
+    painter->translate(target.topLeft());
+    if (std::abs(k - 1.0) > 1e-9)
+        painter->scale(1.0 / k, 1.0 / k);
+    painter->drawPicture(QPointF(0, 0), picture);
+    painter->restore();
     d->plot->resize(on_screen);
     m_render_size = QSize();
     updateLabels();
@@ -401,6 +453,7 @@ void HeatmapPlot::updateRange()
 // the cells when a cell is large enough to hold "0.00" legibly.
 void HeatmapPlot::updateLabels()
 {
+    fitTexts(m_render_size.isValid() ? m_render_size : this->size());
     const int rows = int(m_values.rows());
     const int columns = int(m_values.cols());
     const QSize size = m_render_size.isValid() ? m_render_size : this->size();
@@ -426,32 +479,13 @@ void HeatmapPlot::updateLabels()
     const double cell_height =
         double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
 
-    const bool rotate = longest + 4 > cell_width;
-    x->setTickLabelRotation(rotate ? -90 : 0);
-    const double x_need = rotate ? metrics.height() : longest + 6;
-    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.5, cell_width))));
-    int y_step = std::max(1, int(std::ceil(metrics.height() / std::max(0.5, cell_height))));
-    if (m_compact && !m_render_size.isValid()) {
-        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
-        // tick labels per axis, and with more every replot renders and shapes all of them again
-        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
-        // that fits: they are drawn once.
-        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
-        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
-    }
-
-    const TickKey ticks{x_step, y_step, rows, columns};
-    if (ticks != m_ticks) {
-        m_ticks = ticks;
-        auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, 90); };
-        d->x_ticker->clear();
-        for (int column = 0; column < columns; column += x_step)
-            d->x_ticker->addTick(column, elided(columnLabel(column)));
-        d->y_ticker->clear();
-        for (int row = 0; row < rows; row += y_step)
-            d->y_ticker->addTick(row, elided(rowLabel(row)));
-    }
-
+    // Square cells are as small as the smaller of the two estimates.
+    const double square = std::min(cell_width, cell_height);
+    // At the same size the steps the last layout measured stay (see makeCellsSquare): a
+    // keystroke does not rebuild the labels twice.
+    const bool same_size = size == m_tick_size;
+    m_tick_size = size;
+    setTickSteps(m_square_cells ? square : cell_width, m_square_cells ? square : cell_height, same_size);
     const bool big_enough = cell_width >= 30 && cell_height >= 18;
     d->overlay.show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
     d->overlay.show_legend = !m_compact;
@@ -463,8 +497,53 @@ void HeatmapPlot::setSquareCells(bool square)
     scheduleReplot();
 }
 
+// Every n-th label so that labels never overlap: a label needs its font's height across the
+// axis (x labels turn when a cell is narrower than the longest) plus a gap, and along x, when
+// not turned, its width. Steps only grow with `at_least_current`, so that the label widths they
+// bring never shrink the cells below what they were computed for.
+bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_least_current)
+{
+    const int rows = int(m_values.rows());
+    const int columns = int(m_values.cols());
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    const QFontMetrics metrics(x->tickLabelFont());
+    const int gap = 2;
+    const bool was_rotated = x->tickLabelRotation() != 0;
+    const int longest = std::min(m_longest_label, kLongestLabel);
+    const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
+    x->setTickLabelRotation(rotate ? -90 : 0);
+    const double x_need = rotate ? metrics.height() + gap : longest + 6;
+    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
+    int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
+    if (m_compact && !m_render_size.isValid()) {
+        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
+        // tick labels per axis, and with more every replot renders and shapes all of them again
+        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
+        // that fits: they are drawn once.
+        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
+        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
+    }
+    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns) {
+        x_step = std::max(x_step, m_ticks.x_step);
+        y_step = std::max(y_step, m_ticks.y_step);
+    }
+    const TickKey ticks{x_step, y_step, rows, columns};
+    if (ticks == m_ticks)
+        return rotate != was_rotated;
+    m_ticks = ticks;
+    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
+    d->x_ticker->clear();
+    for (int column = 0; column < columns; column += x_step)
+        d->x_ticker->addTick(column, elided(columnLabel(column)));
+    d->y_ticker->clear();
+    for (int row = 0; row < rows; row += y_step)
+        d->y_ticker->addTick(row, elided(rowLabel(row)));
+    return true;
+}
+
 // After QCustomPlot has laid out the plot: if the cells are not square, pad the layout so they
-// are and lay it out again (once; the padding is computed from the unpadded rectangle).
+// are, and if the labels were estimated for larger cells than the layout gave, thin them; then
+// lay it out again (once; the padding is computed from the unpadded rectangle).
 void HeatmapPlot::makeCellsSquare()
 {
     if (d->squaring)
@@ -480,7 +559,18 @@ void HeatmapPlot::makeCellsSquare()
         const int extra_y = std::max(0, int(height - cell * m_values.rows()));
         wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
     }
-    if (wanted == d->square_margins)
+    bool thinned = false;
+    if (m_values.size() > 0) {
+        const QRect rect = d->rect->rect();
+        const double cell_width = double(rect.width() - (wanted.left() + wanted.right()) +
+                                         (d->square_margins.left() + d->square_margins.right())) /
+                                  m_values.cols();
+        const double cell_height = double(rect.height() - (wanted.top() + wanted.bottom()) +
+                                          (d->square_margins.top() + d->square_margins.bottom())) /
+                                   m_values.rows();
+        thinned = setTickSteps(cell_width, cell_height, true);
+    }
+    if (wanted == d->square_margins && !thinned)
         return;
     d->square_margins = wanted;
     d->squaring = true;

@@ -39,8 +39,12 @@ public:
     void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
     void setAutoValueRange();                     // the data's range (symmetric for Diverging)
     void setColorBarVisible(bool visible);
+    // Title and colour-bar label may hold length variants separated by U+009C, longest first:
+    // the first that fits is shown (else it is elided), at every size and in every picture.
     void setColorBarLabel(const QString& label);
     void setTitle(const QString& title);
+    QString title() const;          // as shown at the current size
+    QString colorBarLabel() const;  // as shown at the current size
     void setAxisTitles(const QString& x_title, const QString& y_title);
     void setCellText(CellText mode);
     void setCompact(bool compact);          // small fonts and margins, for a grid of thumbnails
@@ -106,12 +110,17 @@ private:
     struct TickKey {
         int x_step = -1, y_step = -1, rows = -1, columns = -1;
         bool operator==(const TickKey&) const = default;
-    } m_ticks;  // what the tickers hold; rebuilt when this or the labels change
+    } m_ticks;          // what the tickers hold; rebuilt when this or the labels change
+    QSize m_tick_size;  // the size m_ticks were estimated for
 
     void updateRange();
+    void fitTexts(const QSize& size);
+    QString m_title;
+    QString m_bar_label;
     void updateLabels();
     void scheduleReplot();
     void makeCellsSquare();
+    bool setTickSteps(double cell_width, double cell_height, bool at_least_current);
     bool m_square_cells = false;
 };
 

@@ -86,8 +86,13 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
          {QKeySequence(Qt::CTRL | Qt::Key_M)},
          QT_TR_NOOP("Decoder mask: query i sees keys 0..i only"),
          true},
-        {ActionId::About, QT_TR_NOOP("&About attention-lab"),
-         standard(QKeySequence::HelpContents, QKeySequence(Qt::Key_F1)), QT_TR_NOOP("What this program is")},
+        {ActionId::KeyboardShortcuts, QT_TR_NOOP("&Keyboard shortcuts"),
+         standard(QKeySequence::HelpContents, QKeySequence(Qt::Key_F1)), QT_TR_NOOP("List every keyboard shortcut")},
+        {ActionId::About,
+         QT_TR_NOOP("&About attention-lab"),
+         {},
+         QT_TR_NOOP("Version, licences and where the documentation is")},
+        {ActionId::AboutQt, QT_TR_NOOP("About &Qt"), {}, QT_TR_NOOP("The version and licence of Qt")},
     };
     for (const ActionSpec& spec : table) {
         auto* action = new QAction(tr(spec.text), owner);
@@ -99,9 +104,28 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
                 : QStringLiteral(" (%1)").arg(spec.shortcuts.first().toString(QKeySequence::NativeText));
         action->setToolTip(tr(spec.tip) + shortcut);
         action->setStatusTip(tr(spec.tip));
-        owner->addAction(action);
+        if (!spec.shortcuts.isEmpty())
+            owner->addAction(action);
         m_actions.insert(spec.id, action);
+        m_order.append(spec.id);
     }
+}
+
+QString ActionRegistry::shortcutsHtml() const
+{
+    QString rows;
+    for (ActionId id : m_order) {
+        const QAction* action = m_actions.value(id);
+        if (action->shortcuts().isEmpty())
+            continue;
+        QStringList keys;
+        for (const QKeySequence& shortcut : action->shortcuts())
+            keys << shortcut.toString(QKeySequence::NativeText).toHtmlEscaped();
+        rows +=
+            QStringLiteral("<tr><td>%1</td><td style='padding-left: 16px'><b>%2</b></td></tr>")
+                .arg(QString(action->text()).remove(QLatin1Char('&')).toHtmlEscaped(), keys.join(QStringLiteral(", ")));
+    }
+    return QStringLiteral("<table>%1</table>").arg(rows);
 }
 
 }  // namespace attn

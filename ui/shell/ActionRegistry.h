@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QObject>
 
 class QAction;
@@ -24,19 +25,25 @@ enum class ActionId {
     PreviousHead,
     FocusSentence,
     Causal,
+    KeyboardShortcuts,
     About,
+    AboutQt,
 };
 
-// Every action of the window, created once from one table (text, standard shortcut, tooltip),
-// added to the owner widget so its shortcut works everywhere in the window.
+// Every action of the window, created once from one table (text, standard shortcut, tooltip);
+// those with a shortcut are added to the owner widget so it works everywhere in the window.
 class ActionRegistry : public QObject {
     Q_OBJECT
 public:
     explicit ActionRegistry(QWidget* owner);
     QAction* get(ActionId id) const { return m_actions.value(id); }
+    // Every shortcut of the table, in its order, as an HTML table of action and keys: made from
+    // the actions themselves, so Help › Keyboard shortcuts is never out of date.
+    QString shortcutsHtml() const;
 
 private:
     QHash<ActionId, QAction*> m_actions;
+    QList<ActionId> m_order;  // the table's order
 };
 
 }  // namespace attn

@@ -2,11 +2,15 @@
 
 #include <QDir>
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
 // The table of every key and default.
 const Setting<QString> kSentence{"input/sentence", RunSettings::defaultSentence()};
+const Setting<QString> kKvSentence{"input/kv_sentence", QString()};  // empty: self-attention
+const Setting<QString> kPadKeys{"model/pad_keys", QString()};        // "1,3": 0-based key positions
 const Setting<int> kDModel{"model/d_model", RunSettings::kDefaultDModel};
 const Setting<int> kHeads{"model/heads", RunSettings::kDefaultHeads};
 const Setting<int> kInputDim{"model/input_dim", 0};
@@ -19,7 +23,7 @@ const Setting<bool> kCausal{"model/causal", false};
 const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
-const Setting<int> kView{"view/current", 0};
+const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
 const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
@@ -68,6 +72,14 @@ RunSettings AppSettings::runSettings() const
     if (auto scale = ScaleSetting::parse(get(kScale)))
         config.scale = scale.value();
     config.positional_encoding = get(kPositional);
+    // A settings file is edited by hand at times: anything but a non-negative integer is skipped.
+    for (const QString& part : get(kPadKeys).split(u',', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int key = part.trimmed().toInt(&ok);
+        if (ok && key >= 0 && !config.padded_keys.contains(key))
+            config.padded_keys.append(key);
+    }
+    std::sort(config.padded_keys.begin(), config.padded_keys.end());
     return config;
 }
 
@@ -84,6 +96,10 @@ void AppSettings::setRunSettings(const RunSettings& config)
     set(kCausal, config.causal);
     set(kScale, config.scale.toString());
     set(kPositional, config.positional_encoding);
+    QStringList padded;
+    for (int key : config.padded_keys)
+        padded.append(QString::number(key));
+    set(kPadKeys, padded.join(u','));
 }
 
 QString AppSettings::sentence() const
@@ -93,6 +109,14 @@ QString AppSettings::sentence() const
 void AppSettings::setSentence(const QString& sentence)
 {
     set(kSentence, sentence);
+}
+QString AppSettings::kvSentence() const
+{
+    return get(kKvSentence);
+}
+void AppSettings::setKvSentence(const QString& sentence)
+{
+    set(kKvSentence, sentence);
 }
 ColorMaps::Map AppSettings::colorMap() const
 {
@@ -141,13 +165,19 @@ void AppSettings::setWindowState(const QByteArray& state)
 {
     set(kState, state);
 }
-int AppSettings::currentView() const
+View AppSettings::currentView() const
 {
-    return get(kView);
+    const QString saved = get(kView);
+    if (std::optional<View> view = viewFromKey(saved))
+        return *view;
+    // Earlier versions saved the tab's index.
+    bool is_index = false;
+    const int index = saved.toInt(&is_index);
+    return is_index && index >= 0 && index < int(kAllViews.size()) ? kAllViews[size_t(index)] : View::Grid;
 }
-void AppSettings::setCurrentView(int view)
+void AppSettings::setCurrentView(View view)
 {
-    set(kView, view);
+    set(kView, viewKey(view));
 }
 int AppSettings::currentHead() const
 {

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/shell/View.h"
 
 #include <QByteArray>
 #include <QSettings>
@@ -30,6 +31,8 @@ public:
     void setRunSettings(const RunSettings& config);
     QString sentence() const;
     void setSentence(const QString& sentence);
+    QString kvSentence() const;  // cross-attention's second sentence; empty = self-attention
+    void setKvSentence(const QString& sentence);
     ColorMaps::Map colorMap() const;
     void setColorMap(ColorMaps::Map map);
     QStringList recentFiles() const;
@@ -39,8 +42,8 @@ public:
     void setWindowGeometry(const QByteArray& geometry);
     QByteArray windowState() const;
     void setWindowState(const QByteArray& state);
-    int currentView() const;
-    void setCurrentView(int view);
+    View currentView() const;
+    void setCurrentView(View view);
     int currentHead() const;
     void setCurrentHead(int head);
 

@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
@@ -10,6 +11,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
@@ -18,6 +20,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -26,8 +29,19 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace attn {
+namespace {
+
+QString kKvToolTip()
+{
+    return MainWindow::tr(
+        "Cross-attention: queries from the sentence above, keys and values from this one, as in "
+        "forward(q, k, v). Empty: self-attention. Click a key's token to mask it as padding.");
+}
+
+}  // namespace
 
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings)
 {
@@ -49,12 +63,26 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_sentence->setFont(big);
     m_sentence->setMinimumHeight(36);
     m_tokens = new TokenStrip(central);
+    m_tokens->setClickable(true);  // self-attention: the sentence's tokens are also the keys
+    // Cross-attention, as forward(q, k, v): a second sentence for the keys and values.
+    m_kv_sentence = new QLineEdit(central);
+    m_kv_sentence->setObjectName(QStringLiteral("KvSentence"));
+    m_kv_sentence->setPlaceholderText(
+        tr("Keys and values from the same sentence (self-attention); type a second "
+           "sentence here for cross-attention"));
+    m_kv_sentence->setClearButtonEnabled(true);
+    m_kv_sentence->setToolTip(kKvToolTip());
+    m_kv_tokens = new TokenStrip(central);
+    m_kv_tokens->setClickable(true);
+    m_kv_tokens->setVisible(false);
     m_message = new MessageBar(central);
     m_tabs = new ViewTabs(central);
     m_grid = m_tabs->grid();
     m_head_view = m_tabs->headView();
     layout->addWidget(m_sentence);
     layout->addWidget(m_tokens);
+    layout->addWidget(m_kv_sentence);
+    layout->addWidget(m_kv_tokens);
     layout->addWidget(m_message);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -71,47 +99,60 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
                       QDockWidget::DockWidgetClosable);
     dock->setMinimumWidth(260);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_settings_dock = dock;
 
     buildMenus();
     m_status = new ResultStatus(statusBar());
 
     connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
+    connect(m_kv_sentence, &QLineEdit::textChanged, this, &MainWindow::editKvSentence);
+    connect(m_tokens, &TokenStrip::tokenClicked, this, [this](int index) {
+        if (m_kv_sentence->text().trimmed().isEmpty())
+            togglePaddedKey(index);
+    });
+    connect(m_kv_tokens, &TokenStrip::tokenClicked, this, &MainWindow::togglePaddedKey);
     connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
     connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
-    connect(m_panel, &SettingsPanel::configEdited, this, [this](const RunSettings& edited) {
+    connect(m_controller, &AttentionController::configChanged, this, &MainWindow::showConfig);
+    connect(m_controller, &AttentionController::weightsFileLoaded, this, &MainWindow::weightsFileLoaded);
+    // Side B of the compare view under other settings is computed by the controller's worker.
+    CompareView* compare = m_tabs->compareView();
+    connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);
+    connect(m_controller, &AttentionController::variantReady, compare, &CompareView::showVariant);
+    connect(m_controller, &AttentionController::variantFailed, compare, &CompareView::showVariantError);
+    connect(m_panel, &SettingsPanel::configEdited, this, [this](RunSettings edited) {
         const RunSettings& current = m_controller->config();
+        edited.padded_keys = current.padded_keys;  // chosen on the token strip, not in the panel
         const bool leaves_example =
             m_controller->showsExample() &&
             (edited.weight_source != RunSettings::WeightSource::File || edited.weights_file != current.weights_file);
         if (!leaves_example) {
             m_controller->setConfig(edited);
-        } else {
-            // Other weights than the example's: the settings from before it, with those weights.
-            RunSettings config = m_config_before_example;
-            config.weight_source = edited.weight_source;
-            if (edited.weight_source == RunSettings::WeightSource::File) {
-                config.weights_file = edited.weights_file;
-                config.layer = edited.layer;
-                config.file_num_heads = edited.file_num_heads;
-            }
-            m_controller->setConfig(config);
-            m_panel->setConfig(m_controller->config());
+            return;
         }
-        m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+        // Other weights than the example's: the settings from before it, with those weights.
+        RunSettings config = m_config_before_example;
+        config.weight_source = edited.weight_source;
+        if (edited.weight_source == RunSettings::WeightSource::File) {
+            config.weights_file = edited.weights_file;
+            config.layer = edited.layer;
+            config.file_num_heads = edited.file_num_heads;
+        }
+        m_controller->setConfig(config);
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
-    connect(m_head_view, &HeadView::cellHovered, m_tokens, &TokenStrip::setHighlight);
+    connect(m_head_view, &HeadView::cellHovered, this, &MainWindow::highlightTokens);
     connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
-        m_tokens->setHighlight(query, key);
+        highlightTokens(query, key);
         if (head < 0 || !m_result) {
             statusBar()->clearMessage();
             return;
         }
         const QString& query_text = m_result->input.tokens[query].text;
-        const QString& key_text = m_result->input.tokens[key].text;
+        const QString& key_text = m_result->keyTokens()[key].text;
         statusBar()->showMessage(tr("head %1: %2").arg(head).arg(HeadView::describeCell(query_text, key_text, value)));
     });
 
@@ -134,17 +175,24 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[ViewCount] = {ActionId::ViewGrid,  ActionId::ViewHead,   ActionId::ViewCompare,
-                                             ActionId::ViewLines, ActionId::ViewShapes, ActionId::ViewWalkthrough};
-    for (int tab = 0; tab < ViewCount; ++tab) {
-        view->addAction(a->get(tab_actions[tab]));
-        connect(a->get(tab_actions[tab]), &QAction::triggered, this, [this, tab] { setCurrentView(View(tab)); });
+    const ActionId tab_actions[kAllViews.size()] = {ActionId::ViewGrid,    ActionId::ViewHead,
+                                                    ActionId::ViewCompare, ActionId::ViewLines,
+                                                    ActionId::ViewShapes,  ActionId::ViewWalkthrough};
+    for (View shown : kAllViews) {
+        QAction* action = a->get(tab_actions[int(shown)]);
+        view->addAction(action);
+        connect(action, &QAction::triggered, this, [this, shown] { setCurrentView(shown); });
     }
     view->addSeparator();
     view->addAction(a->get(ActionId::PreviousHead));
     view->addAction(a->get(ActionId::NextHead));
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
+    view->addSeparator();
+    QAction* settings_panel = m_settings_dock->toggleViewAction();  // brings a closed panel back
+    settings_panel->setText(tr("Se&ttings panel"));
+    settings_panel->setToolTip(tr("Show or hide the settings panel"));
+    view->addAction(settings_panel);
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     model->addAction(a->get(ActionId::Causal));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
@@ -157,7 +205,10 @@ void MainWindow::buildMenus()
             m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(a->get(ActionId::KeyboardShortcuts));
+    help->addSeparator();
     help->addAction(a->get(ActionId::About));
+    help->addAction(a->get(ActionId::AboutQt));
     for (QMenu* menu : {file, view, model, m_examples_menu, help})
         menu->setToolTipsVisible(true);
 
@@ -174,20 +225,38 @@ void MainWindow::buildMenus()
         m_sentence->setFocus(Qt::ShortcutFocusReason);
         m_sentence->selectAll();
     });
-    // The causal action and the settings panel's checkbox are one option, bound both ways.
-    connect(a->get(ActionId::Causal), &QAction::toggled, this, [this](bool causal) {
-        if (m_panel->config().causal != causal) {
-            RunSettings config = m_panel->config();
-            config.causal = causal;
-            m_panel->setConfig(config);
-            m_controller->setConfig(config);
-        }
+    // The causal action is the config's causal option: it shows the controller's config
+    // (showConfig, like the settings panel) and changes it when the user toggles it.
+    connect(a->get(ActionId::Causal), &QAction::triggered, this, [this](bool causal) {
+        RunSettings config = m_controller->config();
+        config.causal = causal;
+        if (!m_controller->setConfig(config))
+            showConfig(m_controller->config());  // refused: back to the option in use
     });
-    connect(a->get(ActionId::About), &QAction::triggered, this, [this] {
-        QMessageBox::about(this, tr("About attention-lab"),
-                           tr("<b>attention-lab</b> %1<br>What multi-head attention does to a sentence, head by head.")
-                               .arg(QApplication::applicationVersion()));
-    });
+    connect(a->get(ActionId::KeyboardShortcuts), &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
+    connect(a->get(ActionId::About), &QAction::triggered, this, &MainWindow::showAbout);
+    connect(a->get(ActionId::AboutQt), &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::showKeyboardShortcuts()
+{
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"), m_actions->shortcutsHtml(),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("KeyboardShortcuts"));
+    box->setTextFormat(Qt::RichText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();  // the window stays usable: the list can be read while trying the keys
+}
+
+void MainWindow::showAbout()
+{
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About attention-lab"), aboutHtml(), QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("About"));
+    box->setTextFormat(Qt::RichText);
+    box->setTextInteractionFlags(Qt::TextBrowserInteraction);  // the links open in the browser
+    box->setIconPixmap(windowIcon().pixmap(64, 64));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 QString MainWindow::statusText() const
@@ -205,29 +274,28 @@ void MainWindow::restoreSettings()
     m_tabs->setColorMap(m_settings->colorMap());
     updateRecentMenu();
 
-    RunSettings config = m_settings->runSettings();
+    const RunSettings config = m_settings->runSettings();
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(m_settings->sentence());
     }
-    m_controller->blockSignals(true);  // the sentence alone is not worth a result
-    m_controller->setSentence(m_sentence->text());
-    m_controller->blockSignals(false);
-    m_tabs->setSentence(m_sentence->text());
-    if (!m_controller->setConfig(config)) {
-        const QString reason = config.weight_source == RunSettings::WeightSource::File
-                                   ? tr("The saved weights could not be loaded; using random weights.")
-                                   : tr("The saved settings were invalid; using the defaults.");
-        config = RunSettings{};
-        m_controller->setConfig(config);
-        m_message->showError(reason + QLatin1Char(' ') + m_message->text());
+    {
+        const QSignalBlocker block(m_kv_sentence);
+        m_kv_sentence->setText(m_settings->kvSentence());
     }
-    m_panel->setConfig(m_controller->config());
-    if (m_result)
-        m_panel->showResult(*m_result);
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_controller->presetKvSentence(m_kv_sentence->text());
+    m_controller->presetSentence(m_sentence->text());  // the sentence alone is not worth a result
+    m_tabs->setSentence(m_sentence->text());
+    // A remembered weight file is read on the worker; if it cannot be, showError says so.
+    m_restoring_file = config.weight_source == RunSettings::WeightSource::File;
+    if (!m_controller->setConfig(config)) {
+        m_restoring_file = false;
+        m_controller->setConfig(RunSettings{});
+        m_message->showError(tr("The saved settings were invalid; using the defaults.") + QLatin1Char(' ') +
+                             m_message->text());
+    }
     m_head_view->setHead(m_settings->currentHead());
-    setCurrentView(View(std::clamp(m_settings->currentView(), 0, int(ViewCount) - 1)));
+    setCurrentView(m_settings->currentView());
 }
 
 void MainWindow::saveSettings()
@@ -235,6 +303,7 @@ void MainWindow::saveSettings()
     // An example is not a setting: what it replaced is remembered instead.
     const bool example = m_controller->showsExample();
     m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setKvSentence(m_kv_sentence->text());
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setCurrentView(currentView());
@@ -257,28 +326,99 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     for (const Token& token : m_result->input.tokens)
         labels.append(token.text);
     m_tokens->setTokens(labels);
+    QStringList key_labels;
+    for (const Token& token : m_result->kv_input.tokens)
+        key_labels.append(token.text);
+    m_kv_tokens->setTokens(key_labels);
+    m_kv_tokens->setVisible(m_result->isCross());
+    // The keys' strip shows the padding; the other one shows none.
+    m_tokens->setPadding(m_result->isCross() ? std::vector<bool>{} : m_result->trace.key_padding);
+    m_kv_tokens->setPadding(m_result->isCross() ? m_result->trace.key_padding : std::vector<bool>{});
     m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
     m_panel->showResult(*m_result);
     m_status->showResult(*m_result);
 }
 
-void MainWindow::showError(const QString& field, const QString& message)
+void MainWindow::showError(SettingField field, const QString& raw_message)
 {
+    QString message = raw_message;
+    if (field == SettingField::Weights && !message.isEmpty() && !m_opening_file.isEmpty())
+        if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
+            message = tr("%1 does not say how many heads it has, and the %2 heads of the Heads field do not fit it "
+                         "(%3). Set Heads to the file's number of heads and open it again.")
+                          .arg(QFileInfo(m_opening_file).fileName())
+                          .arg(heads)
+                          .arg(message);
     m_panel->setFieldError(field, message);
-    if (field == QLatin1String("weights") || field == QLatin1String("layer")) {
-        if (!message.isEmpty())
+    if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
+        if (std::exchange(m_restoring_file, false))
+            m_message->showError(tr("The saved weights could not be loaded; using random weights. %1").arg(message));
+        else
             m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
+        if (!std::exchange(m_opening_file, QString()).isEmpty())
+            updateRecentMenu();
     }
-    if (field == QLatin1String("sentence"))
+    if (field == SettingField::Sentence)
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
                                                  : message);
+    if (field == SettingField::KvSentence) {
+        m_kv_sentence->setToolTip(message.isEmpty() ? kKvToolTip() : message);
+        m_kv_sentence->setStyleSheet(
+            message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
+        m_kv_sentence->setProperty("error", message);
+        const QString prefix = tr("Keys and values: ");
+        if (!message.isEmpty())
+            m_message->showError(prefix + message);
+        else if (m_message->text().startsWith(prefix))
+            m_message->hide();
+    }
+}
+
+void MainWindow::showConfig(const RunSettings& config)
+{
+    m_panel->setConfig(config);
+    if (m_result && m_result->config.sameWeightsAs(config))
+        m_panel->showResult(*m_result);  // a file's dimensions
+    m_actions->get(ActionId::Causal)->setChecked(config.causal);
+}
+
+void MainWindow::highlightTokens(int query, int key)
+{
+    const bool cross = m_result && m_result->isCross();
+    m_tokens->setHighlight(query, cross ? -1 : key);
+    m_kv_tokens->setHighlight(-1, cross ? key : -1);
+}
+
+void MainWindow::editKvSentence(const QString& text)
+{
+    // Padded positions name keys of the sentence the keys come from: going from one sentence to
+    // two (or back) makes them other tokens, so they are let go.
+    const bool was_cross = !m_controller->kvSentence().trimmed().isEmpty();
+    const bool cross = !text.trimmed().isEmpty();
+    if (was_cross != cross && !m_controller->config().padded_keys.isEmpty()) {
+        RunSettings config = m_controller->config();
+        config.padded_keys.clear();
+        m_controller->setConfig(config);
+    }
+    m_controller->setKvSentence(text);
+}
+
+void MainWindow::togglePaddedKey(int key)
+{
+    if (key < 0)
+        return;
+    RunSettings config = m_controller->config();
+    if (config.padded_keys.contains(key))
+        config.padded_keys.removeAll(key);
+    else
+        config.padded_keys.append(key);
+    std::sort(config.padded_keys.begin(), config.padded_keys.end());
+    m_controller->setConfig(config);
 }
 
 void MainWindow::applyOptions(const RunSettings& config, const QString& sentence, View view, int head)
 {
-    if (m_controller->setConfig(config))
-        m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
+    m_controller->setConfig(config);
     m_sentence->setText(sentence);
     m_head_view->setHead(head);
     setCurrentView(view);
@@ -286,11 +426,11 @@ void MainWindow::applyOptions(const RunSettings& config, const QString& sentence
 
 void MainWindow::setCurrentView(View view)
 {
-    m_tabs->setCurrentIndex(int(view));
+    m_tabs->setCurrentView(view);
 }
-MainWindow::View MainWindow::currentView() const
+View MainWindow::currentView() const
 {
-    return View(m_tabs->currentIndex());
+    return m_tabs->currentView();
 }
 WalkthroughView* MainWindow::walkthrough() const
 {
@@ -311,8 +451,6 @@ void MainWindow::editSentence(const QString& text)
     exampleActiveChanged(false);
     if (!m_controller->setConfig(m_config_before_example))
         m_controller->setConfig(RunSettings{});
-    m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
 }
 
 Status MainWindow::showToyExample()
@@ -327,8 +465,6 @@ Status MainWindow::showToyExample()
     m_controller->setExample(*example);
     m_tabs->selectHead(0);  // an example starts at its first head and row
     m_tabs->selectInWalkthrough(0, 0);
-    m_panel->setConfig(m_controller->config());
-    m_actions->get(ActionId::Causal)->setChecked(m_controller->config().causal);
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->clear();

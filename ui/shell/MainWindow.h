@@ -2,11 +2,14 @@
 
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
+#include "ui/shell/View.h"
 
 #include <QMainWindow>
 
 #include <memory>
 
+class QDockWidget;
 class QLineEdit;
 class QMenu;
 
@@ -36,15 +39,17 @@ class WalkthroughView;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // The tabs, in ViewTabs::Tab order.
-    enum View { GridView = 0, HeadViewTab, CompareTab, LinesTab, ShapesTab, WalkthroughTab, ViewCount };
-
     explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     AttentionController* controller() const { return m_controller; }
     QLineEdit* sentenceEdit() const { return m_sentence; }
     TokenStrip* tokenStrip() const { return m_tokens; }
+    // Cross-attention: the sentence keys and values come from (empty = self-attention), and its tokens.
+    QLineEdit* kvSentenceEdit() const { return m_kv_sentence; }
+    TokenStrip* kvTokenStrip() const { return m_kv_tokens; }
+    // Masks key `key` as padding, or stops masking it (a click on a key's chip).
+    void togglePaddedKey(int key);
     HeadsGrid* headsGrid() const { return m_grid; }
     HeadView* headView() const { return m_head_view; }
     ViewTabs* viewTabs() const { return m_tabs; }
@@ -59,11 +64,17 @@ public:
     void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
     void setCurrentView(View view);
     View currentView() const;
-    // The seams behind the dialogs: what a dialog would do with its answer.
-    bool openWeightsFile(const QString& path);
+    // The seams behind the dialogs: what a dialog would do with its answer. A weight file is
+    // read on the worker: its weights are used once read, or its refusal is shown beside the
+    // weights and in the message bar, and the previous weights stay (controller()->waitForIdle()
+    // waits for either).
+    void openWeightsFile(const QString& path);
     Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
     Status exportData(const QString& path);
     void copyImage();
+    // Where Export image proposes to save: in the pictures folder, the documents folder or the
+    // home folder, the first that exists.
+    QString proposedImagePath() const;
     void saveSettings();
     // The Examples menu's toy example, from the resources built into the program.
     Status showToyExample();
@@ -77,30 +88,43 @@ private:
     void buildMenus();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
-    void showError(const QString& field, const QString& message);
+    void showError(SettingField field, const QString& message);
+    void showConfig(const RunSettings& config);
+    void weightsFileLoaded(const QString& path);
     void updateRecentMenu();
     void editSentence(const QString& text);
+    void editKvSentence(const QString& text);
+    void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
     void exampleActiveChanged(bool active);
     void exportImageInteractively();
     void exportDataInteractively();
     void openWeightsInteractively();
+    void showKeyboardShortcuts();
+    void showAbout();
+    int headsField() const;
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
     ActionRegistry* m_actions = nullptr;
     QLineEdit* m_sentence = nullptr;
     TokenStrip* m_tokens = nullptr;
+    QLineEdit* m_kv_sentence = nullptr;
+    TokenStrip* m_kv_tokens = nullptr;
     MessageBar* m_message = nullptr;
     ViewTabs* m_tabs = nullptr;
     HeadsGrid* m_grid = nullptr;
     HeadView* m_head_view = nullptr;
     SettingsPanel* m_panel = nullptr;
+    QDockWidget* m_settings_dock = nullptr;
     QMenu* m_recent_menu = nullptr;
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
+    QString m_opening_file;         // the file openWeightsFile asked for, until it is read or refused
+    int m_heads_from_field = 0;     // the Heads field's number, for an opening file that states none
+    bool m_restoring_file = false;  // the remembered weight file is being read at start-up
 };
 
 }  // namespace attn

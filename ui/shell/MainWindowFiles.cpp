@@ -2,6 +2,8 @@
 // view. Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
+#include "core/io/NpzReader.h"
+#include "core/io/SafetensorsReader.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
@@ -18,34 +20,101 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include <initializer_list>
+#include <memory>
+#include <utility>
+
 namespace attn {
 
-bool MainWindow::openWeightsFile(const QString& path)
+namespace {
+
+// A hand-written JSON weight file is small; a larger one is left to the load, off this thread.
+constexpr qint64 kMaxJsonCheckedHere = qint64(4) << 20;
+
+// True when the file opens as a safetensors, npz or (small) JSON file and states no number of
+// heads (no num_heads in the metadata, the archive or the object). Only the header or the
+// archive's directory and its num_heads member are read; any other question about the file is
+// left to the load.
+bool statesNoHeads(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == u"json") {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxJsonCheckedHere)
+            return false;
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll());
+        return document.isObject() && !document.object().contains(QLatin1String("num_heads"));
+    }
+    std::unique_ptr<TensorSource> source;
+    if (suffix == u"safetensors") {
+        if (auto reader = SafetensorsReader::open(path))
+            source = std::move(reader).value();
+    } else if (suffix == u"npz") {
+        if (auto reader = NpzReader::open(path))
+            source = std::move(reader).value();
+    }
+    if (!source)
+        return false;
+    const auto declared = source->declaredNumHeads();
+    return declared && !declared->has_value();
+}
+
+}  // namespace
+
+void MainWindow::openWeightsFile(const QString& path)
 {
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
+    // A file that does not say how many heads it has is split into the number the Heads field shows.
+    m_heads_from_field = statesNoHeads(path) ? headsField() : 0;
     config.weight_source = RunSettings::WeightSource::File;
     config.weights_file = QFileInfo(path).absoluteFilePath();
     config.layer = 0;
-    config.file_num_heads = 0;
-    const bool ok = m_controller->setConfig(config);
-    m_panel->setConfig(m_controller->config());  // on failure: back to the weights in use
-    if (m_result)
-        m_panel->showResult(*m_result);  // a file's dimensions
-    if (ok) {
-        m_settings->addRecentFile(config.weights_file);
-        m_message->hide();
-        m_panel->setFieldError(QStringLiteral("weights"), QString());
+    config.file_num_heads = m_heads_from_field;
+    m_opening_file = config.weights_file;
+    // The panel follows the controller's config (showConfig): the file now, the weights in use
+    // again if it is refused.
+    if (m_controller->setConfig(config) && !m_controller->isLoadingWeightFile())
+        weightsFileLoaded(config.weights_file);  // the file in use already
+}
+
+int MainWindow::headsField() const
+{
+    // What the Heads field shows: the heads of the weights in use ("from file" shows the file's).
+    const RunSettings& config = m_controller->config();
+    if (config.weight_source == RunSettings::WeightSource::File && config.file_num_heads > 0)
+        return config.file_num_heads;
+    return m_result ? m_result->numHeads() : config.num_heads;
+}
+
+void MainWindow::weightsFileLoaded(const QString& path)
+{
+    m_restoring_file = false;
+    if (path != m_opening_file) {
+        m_message->dismiss(MessageBar::Subject::FileHeads);  // the heads (or layer) were chosen since
+        return;  // another layer of the file in use, or a file given on the command line
     }
+    m_opening_file.clear();
+    m_settings->addRecentFile(path);
+    if (const int heads = std::exchange(m_heads_from_field, 0); heads > 0)
+        m_message->showInfo(tr("%1 does not say how many heads it has: it is split into %2 heads, the number in the "
+                               "Heads field. Change Heads to split it otherwise.")
+                                .arg(QFileInfo(path).fileName())
+                                .arg(heads),
+                            MessageBar::Subject::FileHeads);
+    else
+        m_message->hide();
     updateRecentMenu();
-    return ok;
 }
 
 void MainWindow::openWeightsInteractively()
@@ -96,18 +165,39 @@ Status MainWindow::exportImage(const QString& path, const QSize& size, double sc
         return Error{tr("nothing to export yet")};
     Status status = ViewExporter::exportPicture(
         path, size, scale, [this](QPainter* painter, const QRectF& target) { m_tabs->renderCurrent(painter, target); });
-    if (status)
+    if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
+        m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+    } else {
+        m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
+    }
     return status;
+}
+
+namespace {
+
+// The first of the locations that exists, else the home folder: a file proposed there can be saved.
+QString existingFolder(std::initializer_list<QStandardPaths::StandardLocation> locations)
+{
+    for (QStandardPaths::StandardLocation location : locations) {
+        const QString folder = QStandardPaths::writableLocation(location);
+        if (!folder.isEmpty() && QFileInfo(folder).isDir())
+            return folder;
+    }
+    return QDir::homePath();
+}
+
+}  // namespace
+
+QString MainWindow::proposedImagePath() const
+{
+    return QDir(existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation}))
+        .filePath(m_tabs->currentExportName());
 }
 
 void MainWindow::exportImageInteractively()
 {
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString name = m_tabs->currentExportName();
-    ExportImageDialog dialog(QDir(directory).filePath(name), m_tabs->currentViewSize(), this);
+    ExportImageDialog dialog(proposedImagePath(), m_tabs->currentViewSize(), this);
     if (dialog.exec() == QDialog::Accepted)
         exportImage(dialog.path(), dialog.imageSize(), dialog.scale());
 }
@@ -117,16 +207,18 @@ Status MainWindow::exportData(const QString& path)
     if (!m_result)
         return Error{tr("nothing to export yet")};
     Status status = DataExporter::exportWeights(*m_result, path);
-    if (status)
+    if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    else
-        m_message->showError(tr("Export failed: %1").arg(status.error()));
+        m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+    } else {
+        m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
+    }
     return status;
 }
 
 void MainWindow::exportDataInteractively()
 {
-    const QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString directory = existingFolder({QStandardPaths::DocumentsLocation});
     const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights"),
                                                       QDir(directory).filePath(QStringLiteral("attention.csv")),
                                                       tr("CSV (*.csv);;NumPy array (*.npy);;JSON (*.json)"));

@@ -24,21 +24,27 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent)
     hide();
 }
 
-void MessageBar::showError(const QString& text)
+void MessageBar::showError(const QString& text, Subject subject)
 {
-    showText(text, true);
+    showText(text, true, subject);
 }
-void MessageBar::showInfo(const QString& text)
+void MessageBar::showInfo(const QString& text, Subject subject)
 {
-    showText(text, false);
+    showText(text, false, subject);
+}
+void MessageBar::dismiss(Subject subject)
+{
+    if (m_subject == subject)
+        hide();
 }
 QString MessageBar::text() const
 {
     return isVisibleTo(parentWidget()) ? m_label->text() : QString();
 }
 
-void MessageBar::showText(const QString& text, bool error)
+void MessageBar::showText(const QString& text, bool error, Subject subject)
 {
+    m_subject = subject;
     setStyleSheet(
         error ? QStringLiteral("#MessageBar { background: #fdecea; border: 1px solid #f5c2bd; border-radius: 4px; }"
                                " QLabel { color: #8e1c12; }")

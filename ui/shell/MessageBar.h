@@ -11,14 +11,21 @@ namespace attn {
 class MessageBar : public QFrame {
     Q_OBJECT
 public:
+    // What a message is about, so that it can be taken back once its cause is gone.
+    enum class Subject { Other, Export, FileHeads };
+
     explicit MessageBar(QWidget* parent = nullptr);
-    void showError(const QString& text);
-    void showInfo(const QString& text);
+    void showError(const QString& text, Subject subject = Subject::Other);
+    void showInfo(const QString& text, Subject subject = Subject::Other);
     QString text() const;
+    // Hides the message if it is about `subject` (an export that failed, now one succeeded; the
+    // heads a file was split into, now the user chose them).
+    void dismiss(Subject subject);
 
 private:
-    void showText(const QString& text, bool error);
+    void showText(const QString& text, bool error, Subject subject);
     QLabel* m_label = nullptr;
+    Subject m_subject = Subject::Other;
 };
 
 }  // namespace attn

@@ -37,7 +37,8 @@ ResultStatus::ResultStatus(QStatusBar* bar) : QObject(bar)
 void ResultStatus::showResult(const AttentionResult& result)
 {
     const int tokens = result.seqLen();
-    m_tokens->setText(tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
+    const QString lengths = tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens);
+    m_tokens->setText(result.isCross() ? tr("%1 → %2 keys").arg(lengths).arg(result.keyLen()) : lengths);
     m_heads->setText((result.numHeads() == 1 ? tr("1 head × %2 = d_model %3")
                                              : tr("%1 heads × %2 = d_model %3").arg(result.numHeads()))
                          .arg(result.trace.head_dim)

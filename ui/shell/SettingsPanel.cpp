@@ -71,23 +71,23 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     }(tr("Model"));
     form->addRow(section);
     form->addRow(tr("&d_model"), m_d_model);
-    m_errors.insert(QStringLiteral("d_model"), addErrorRow(form, QStringLiteral("d_model"), m_d_model));
+    addErrorRow(form, SettingField::DModel, m_d_model);
     form->addRow(tr("&Heads"), m_heads);
-    m_errors.insert(QStringLiteral("heads"), addErrorRow(form, QStringLiteral("heads"), m_heads));
+    addErrorRow(form, SettingField::Heads, m_heads);
     form->addRow(tr("&Input dim"), m_input_dim);
-    m_errors.insert(QStringLiteral("input_dim"), addErrorRow(form, QStringLiteral("input_dim"), m_input_dim));
+    addErrorRow(form, SettingField::InputDim, m_input_dim);
     form->addRow(tr("See&d"), m_seed);
     form->addRow(tr("&Weights"), m_weights);
-    m_errors.insert(QStringLiteral("weights"), addErrorRow(form, QStringLiteral("weights"), m_weights));
+    addErrorRow(form, SettingField::Weights, m_weights, false);
     form->addRow(tr("&Layer"), m_layer);
-    m_errors.insert(QStringLiteral("layer"), addErrorRow(form, QStringLiteral("layer"), m_layer));
+    addErrorRow(form, SettingField::Layer, m_layer, false);
     auto* attention = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("Attention")));
     attention->setContentsMargins(0, 8, 0, 2);
     form->addRow(attention);
     form->addRow(m_causal);
     form->addRow(tr("&Scale"), m_scale);
     form->addRow(tr("Divisor"), m_custom_scale);
-    m_errors.insert(QStringLiteral("scale"), addErrorRow(form, QStringLiteral("scale"), m_custom_scale));
+    addErrorRow(form, SettingField::Scale, m_custom_scale);
     form->addRow(m_positional);
     auto* view = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("View")));
     view->setContentsMargins(0, 8, 0, 2);
@@ -111,15 +111,17 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     setConfig(RunSettings{});
 }
 
-QLabel* SettingsPanel::addErrorRow(QFormLayout* form, const QString& field, QWidget* widget)
+void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)
 {
-    auto* label = new QLabel(this);
-    label->setWordWrap(true);
-    label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
-    label->setVisible(false);
-    form->addRow(QString(), label);
-    m_fields.insert(field, widget);
-    return label;
+    QLabel* label = nullptr;
+    if (reason_underneath) {
+        label = new QLabel(this);
+        label->setWordWrap(true);
+        label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+        label->setVisible(false);
+        form->addRow(QString(), label);
+    }
+    m_rows.insert_or_assign(field, FieldRow{widget, label, QString(), widget->toolTip()});
 }
 
 void SettingsPanel::setConfig(const RunSettings& config)
@@ -185,23 +187,39 @@ ColorMaps::Map SettingsPanel::colorMap() const
     return ColorMaps::Map(m_color_map->currentData().toInt());
 }
 
-void SettingsPanel::setFieldError(const QString& field, const QString& message)
+void SettingsPanel::setFieldError(SettingField field, const QString& message)
 {
-    QLabel* label = m_errors.value(field);
-    QWidget* widget = m_fields.value(field);
-    if (!label || !widget)
+    const auto row = m_rows.find(field);
+    if (row == m_rows.end())
         return;
-    label->setText(message);
-    label->setVisible(!message.isEmpty());
-    widget->setStyleSheet(message.isEmpty() ? QString()
-                                            : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
-    widget->setProperty("error", message);
+    FieldRow& flagged = row->second;
+    flagged.message = message;
+    if (flagged.error) {
+        flagged.error->setText(message);
+        flagged.error->setVisible(!message.isEmpty());
+    }
+    flagged.widget->setToolTip(message.isEmpty() ? flagged.tooltip : message);
+    flagged.widget->setProperty("error", message);
+    if (message.isEmpty()) {
+        flagged.widget->setPalette(QPalette());  // back to the inherited palette
+        return;
+    }
+    // The widget's own look (a style sheet would replace a spin box's arrows), tinted red.
+    QPalette tinted = palette();
+    const QColor red(0xe5, 0x39, 0x35);
+    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
+        const QColor base = tinted.color(role);
+        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
+                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
+                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
+    }
+    flagged.widget->setPalette(tinted);
 }
 
-QString SettingsPanel::fieldError(const QString& field) const
+QString SettingsPanel::fieldError(SettingField field) const
 {
-    const QLabel* label = m_errors.value(field);
-    return label ? label->text() : QString();
+    const auto row = m_rows.find(field);
+    return row == m_rows.end() ? QString() : row->second.message;
 }
 
 void SettingsPanel::showResult(const AttentionResult& result)

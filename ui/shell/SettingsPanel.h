@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/pipeline/RunSettings.h"
+#include "core/pipeline/SettingField.h"
 #include "ui/heatmap/ColorMaps.h"
 
-#include <QHash>
 #include <QWidget>
+
+#include <map>
 
 class QCheckBox;
 class QComboBox;
@@ -19,7 +21,9 @@ struct AttentionResult;
 
 // The model settings: d_model, heads, input dim, seed, weights, layer, causal mask, scale,
 // positional encoding and colour map. Every change is sent as a whole RunSettings; a value the
-// controller refuses is flagged at its field (red frame and the reason underneath).
+// controller refuses is flagged at its field: a red tint of the field's own palette (so a spin box
+// keeps its arrows) and the reason in its tooltip and underneath. A weight file's refusal is long
+// and also in the window's message bar: it is not repeated underneath, so the panel does not jump.
 class SettingsPanel : public QWidget {
     Q_OBJECT
 public:
@@ -29,9 +33,10 @@ public:
     RunSettings config() const;
     void setColorMap(ColorMaps::Map map);
     ColorMaps::Map colorMap() const;
-    // Fields named as in AttentionController::errorChanged; an empty message clears.
-    void setFieldError(const QString& field, const QString& message);
-    QString fieldError(const QString& field) const;
+    // The field's error as AttentionController::errorChanged reports it; an empty message clears.
+    // Fields the panel does not show (the sentence) are ignored.
+    void setFieldError(SettingField field, const QString& message);
+    QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
 
@@ -49,7 +54,7 @@ signals:
 private:
     void emitConfig();
     void updateEnabled();
-    QLabel* addErrorRow(QFormLayout* form, const QString& field, QWidget* widget);
+    void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath = true);
 
     QSpinBox* m_d_model = nullptr;
     QSpinBox* m_heads = nullptr;
@@ -62,8 +67,13 @@ private:
     QDoubleSpinBox* m_custom_scale = nullptr;
     QCheckBox* m_positional = nullptr;
     QComboBox* m_color_map = nullptr;
-    QHash<QString, QLabel*> m_errors;
-    QHash<QString, QWidget*> m_fields;
+    struct FieldRow {
+        QWidget* widget;  // tinted red while the value is refused
+        QLabel* error;    // the reason, under it (nullptr: the message bar says it)
+        QString message;
+        QString tooltip;  // the field's own, shown again once the value is accepted
+    };
+    std::map<SettingField, FieldRow> m_rows;
     QString m_weights_file;
     int m_file_heads_value = 0;
     int m_heads_value = RunSettings::kDefaultHeads;

@@ -1,5 +1,8 @@
 #include "ui/shell/TokenStrip.h"
 
+#include "ui/heatmap/Hatch.h"
+
+#include <QMouseEvent>
 #include <QPainter>
 
 namespace attn {
@@ -20,6 +23,41 @@ void TokenStrip::setTokens(const QStringList& tokens)
     m_tokens = tokens;
     m_query = m_key = -1;
     update();
+}
+
+void TokenStrip::setPadding(const std::vector<bool>& padded)
+{
+    if (padded == m_padded)
+        return;
+    m_padded = padded;
+    update();
+}
+
+void TokenStrip::setClickable(bool clickable)
+{
+    m_clickable = clickable;
+    setCursor(clickable ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    setToolTip(clickable ? tr("The keys, as the model sees them: click a token to mask it as padding (its weight "
+                              "becomes 0 for every query), click again to unmask it")
+                         : tr("The tokens of the sentence, as the model sees them"));
+}
+
+int TokenStrip::tokenAt(const QPoint& position) const
+{
+    for (size_t i = 0; i < m_chips.size(); ++i)
+        if (m_chips[i].contains(position))
+            return int(i);
+    return -1;
+}
+
+void TokenStrip::mousePressEvent(QMouseEvent* event)
+{
+    const int index = m_clickable && event->button() == Qt::LeftButton ? tokenAt(event->position().toPoint()) : -1;
+    if (index < 0) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    emit tokenClicked(index);
 }
 
 void TokenStrip::setHighlight(int query, int key)
@@ -51,6 +89,7 @@ void TokenStrip::paintEvent(QPaintEvent*)
     const int more_width = metrics.horizontalAdvance(more_template.arg(m_tokens.size())) + 12;
     int x = 2;
     m_visible = 0;
+    m_chips.clear();
     for (int i = 0; i < m_tokens.size(); ++i) {
         const QString text = metrics.elidedText(m_tokens[i], Qt::ElideRight, kMaxChipText);
         const QString index = QString::number(i);
@@ -67,15 +106,24 @@ void TokenStrip::paintEvent(QPaintEvent*)
             fill = QColor(0xfd, 0xf0, 0xc8);
             border = QColor(0xe0, 0xa1, 0x00);
         }
+        const bool padded = isPadded(i);
         painter.setPen(QPen(border, 1));
-        painter.setBrush(fill);
+        painter.setBrush(padded ? Hatch::fill() : fill);
         painter.drawRoundedRect(chip, 6, 6);
-        painter.setPen(QColor(0x20, 0x20, 0x20));
-        painter.setFont(font);
+        if (padded) {  // padding looks like a masked cell of the heatmaps
+            painter.save();
+            Hatch::draw(&painter, {chip.adjusted(3, 3, -3, -3)}, 6.0);
+            painter.restore();
+        }
+        painter.setPen(padded ? QColor(0x70, 0x70, 0x70) : QColor(0x20, 0x20, 0x20));
+        QFont text_font = font;
+        text_font.setStrikeOut(padded);
+        painter.setFont(text_font);
         painter.drawText(chip.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
         painter.setFont(index_font);
         painter.setPen(QColor(0x80, 0x80, 0x80));
         painter.drawText(chip.adjusted(0, 0, -5, -2), Qt::AlignRight | Qt::AlignBottom, index);
+        m_chips.push_back(chip.toRect());
         x += width + 4;
         ++m_visible;
     }

@@ -29,7 +29,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
         QString title;
         QString tip;
     };
-    const TabSpec specs[TabCount] = {
+    const TabSpec specs[kAllViews.size()] = {
         {m_grid, tr("All heads"), tr("Every head as a small heatmap; click one to open it (Ctrl+1)")},
         {m_head_view, tr("One head"),
          tr("One head large; click a cell to follow that query in the walkthrough (Ctrl+2)")},
@@ -39,7 +39,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
         {m_shapes, tr("Shapes"), tr("The tensor shapes of every step, with batch size (Ctrl+5)")},
         {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
     };
-    for (int tab = 0; tab < TabCount; ++tab) {
+    for (int tab = 0; tab < int(kAllViews.size()); ++tab) {
         addTab(specs[tab].widget, specs[tab].title);
         setTabToolTip(tab, specs[tab].tip);
     }
@@ -68,22 +68,6 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     });
 }
 
-QString ViewTabs::tabKey(Tab tab)
-{
-    return tabKeys().value(int(tab));
-}
-
-QStringList ViewTabs::tabKeys()
-{
-    return {QStringLiteral("grid"),  QStringLiteral("head"),   QStringLiteral("compare"),
-            QStringLiteral("lines"), QStringLiteral("shapes"), QStringLiteral("walkthrough")};
-}
-
-int ViewTabs::tabFromKey(const QString& key)
-{
-    return int(tabKeys().indexOf(key.trimmed().toLower()));
-}
-
 void ViewTabs::setResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
@@ -93,32 +77,30 @@ void ViewTabs::setResult(std::shared_ptr<const AttentionResult> result)
 
 void ViewTabs::bringUpToDate(int tab)
 {
-    if (tab < 0 || tab >= TabCount || !m_stale[size_t(tab)] || !m_result)
+    if (tab < 0 || tab >= int(kAllViews.size()) || !m_stale[size_t(tab)] || !m_result)
         return;
     m_stale[size_t(tab)] = false;
-    switch (Tab(tab)) {
-        case Grid:
+    switch (View(tab)) {
+        case View::Grid:
             m_grid->setResult(m_result);
             break;
-        case Head:
+        case View::Head:
             m_head_view->setResult(m_result);
             break;
-        case Compare:
+        case View::Compare:
             m_compare->setResult(m_result);
             break;  // it also defers while hidden
-        case Lines:
+        case View::Lines:
             m_lines->setResult(m_result);
             if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
                 m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
             break;
-        case Shapes:
+        case View::Shapes:
             m_shapes->setResult(m_result);
             break;
-        case Walkthrough:
+        case View::Walkthrough:
             m_walkthrough->setResult(m_result);
             m_walkthrough->select(m_walk_head, m_walk_query);
-            break;
-        case TabCount:
             break;
     }
 }
@@ -138,7 +120,7 @@ void ViewTabs::setSentence(const QString& sentence)
 void ViewTabs::openHead(int head)
 {
     m_compare->pickHead(head);
-    setCurrentTab(Head);  // brings the head view up to date first
+    setCurrentView(View::Head);  // brings the head view up to date first
     selectHead(head);
 }
 
@@ -151,7 +133,7 @@ void ViewTabs::selectHead(int head)
     m_grid->setCurrentHead(m_head);
     m_shapes->setHead(m_head);
     selectInWalkthrough(m_head, m_walk_query);
-    if (!m_stale[Lines] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
+    if (!m_stale[size_t(View::Lines)] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
         m_lines->setHead(m_head);
 }
 
@@ -164,32 +146,32 @@ void ViewTabs::selectInWalkthrough(int head, int query)
         m_walk_query = std::min(m_walk_query, std::max(0, m_result->seqLen() - 1));
     }
     // The walkthrough rebuilds all its tables on a new selection: a hidden one waits.
-    if (currentTab() == Walkthrough && !m_stale[Walkthrough])
+    if (currentView() == View::Walkthrough && !m_stale[size_t(View::Walkthrough)])
         m_walkthrough->select(m_walk_head, m_walk_query);
     else
-        m_stale[Walkthrough] = true;
+        m_stale[size_t(View::Walkthrough)] = true;
 }
 
 void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
 {
-    switch (currentTab()) {
-        case Grid:
+    switch (currentView()) {
+        case View::Grid:
             m_grid->render(painter, target);
             break;
-        case Head:
+        case View::Head:
             m_head_view->render(painter, target);
             break;
-        case Compare:
+        case View::Compare:
             m_compare->renderFigure(painter, target);
             break;
-        case Lines:
+        case View::Lines:
             m_lines->canvas()->paint(*painter, target);
             break;
-        case Shapes:
+        case View::Shapes:
             if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram())
                 diagram->paint(*painter, target);
             break;
-        case Walkthrough: {
+        case View::Walkthrough: {
             // The page as on screen, scaled to the target.
             const QSize size = m_walkthrough->size();
             painter->save();
@@ -199,23 +181,21 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             painter->restore();
             break;
         }
-        case TabCount:
-            break;
     }
 }
 
 QSize ViewTabs::currentViewSize() const
 {
-    switch (currentTab()) {
-        case Head:
+    switch (currentView()) {
+        case View::Head:
             return m_head_view->plot()->size();
-        case Compare:
+        case View::Compare:
             return m_compare->figure()->size();
-        case Lines:
+        case View::Lines:
             return m_lines->canvas()->size();
-        case Shapes:
+        case View::Shapes:
             return m_shapes->view()->size();
-        case Walkthrough:
+        case View::Walkthrough:
             return m_walkthrough->size();
         default:
             return m_grid->size();
@@ -224,16 +204,16 @@ QSize ViewTabs::currentViewSize() const
 
 QString ViewTabs::currentExportName() const
 {
-    switch (currentTab()) {
-        case Head:
+    switch (currentView()) {
+        case View::Head:
             return QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
-        case Compare:
+        case View::Compare:
             return QStringLiteral("attention-compare.png");
-        case Lines:
+        case View::Lines:
             return QStringLiteral("attention-lines.png");
-        case Shapes:
+        case View::Shapes:
             return QStringLiteral("attention-shapes.png");
-        case Walkthrough:
+        case View::Walkthrough:
             return QStringLiteral("attention-walkthrough.png");
         default:
             return QStringLiteral("attention-heads.png");

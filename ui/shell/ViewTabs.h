@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/shell/View.h"
 
 #include <QSize>
 #include <QString>
@@ -32,8 +33,6 @@ class WalkthroughView;
 class ViewTabs : public QTabWidget {
     Q_OBJECT
 public:
-    enum Tab { Grid = 0, Head, Compare, Lines, Shapes, Walkthrough, TabCount };
-
     explicit ViewTabs(QWidget* parent = nullptr);
 
     HeadsGrid* grid() const { return m_grid; }
@@ -43,12 +42,9 @@ public:
     ShapesPanel* shapesPanel() const { return m_shapes; }
     WalkthroughView* walkthrough() const { return m_walkthrough; }
 
-    Tab currentTab() const { return Tab(currentIndex()); }
-    void setCurrentTab(Tab tab) { setCurrentIndex(int(tab)); }
-    // "grid", "head", "compare", "lines", "shapes", "walkthrough" (the command line's --tab).
-    static QString tabKey(Tab tab);
-    static int tabFromKey(const QString& key);  // -1 when unknown
-    static QStringList tabKeys();
+    // The tab of each View, in the order of View.
+    View currentView() const { return View(currentIndex()); }
+    void setCurrentView(View view) { setCurrentIndex(int(view)); }
 
     // The current view for Export image / Copy image: what it draws, its size on screen, and a
     // file name suggestion such as "attention-head-2.png".
@@ -77,7 +73,7 @@ private:
     ShapesPanel* m_shapes = nullptr;
     WalkthroughView* m_walkthrough = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
-    std::array<bool, TabCount> m_stale{};
+    std::array<bool, kAllViews.size()> m_stale{};
     int m_head = 0;
     int m_walk_head = 0;
     int m_walk_query = 0;

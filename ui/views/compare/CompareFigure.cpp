@@ -8,7 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QPicture>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -16,23 +16,36 @@
 
 namespace attn {
 
+// Below this the three heatmaps (each with its colour bar) and the caption stop being readable.
+constexpr QSize kMinimumContent(660, 300);
+
 CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
 {
-    m_plot_a = new HeatmapPlot(this);
-    m_plot_b = new HeatmapPlot(this);
-    m_plot_difference = new HeatmapPlot(this);
+    // In a small window the figure scrolls rather than squeezing the heatmaps into strips.
+    auto* scroll = new QScrollArea(this);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    auto* content = new QWidget(scroll);
+    content->setMinimumSize(kMinimumContent);
+    scroll->setWidget(content);
+
+    m_plot_a = new HeatmapPlot(content);
+    m_plot_b = new HeatmapPlot(content);
+    m_plot_difference = new HeatmapPlot(content);
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b}) {
         plot->setColorMap(ColorMaps::Map::Viridis);
         plot->setColorBarVisible(true);
-        plot->setColorBarLabel(tr("weight (shared scale)"));
+        plot->setColorBarLabel(tr("weight (shared scale)\u009Cweight"));
         plot->setAxisTitles(tr("key"), tr("query"));
     }
     m_plot_difference->setColorMap(ColorMaps::Map::Diverging);
     m_plot_difference->setColorBarVisible(true);
     m_plot_difference->setColorBarLabel(tr("A \u2212 B"));
     m_plot_difference->setAxisTitles(tr("key"), tr("query"));
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
+        plot->setSquareCells(true);  // a head is T x T
 
-    m_caption = new QLabel(this);
+    m_caption = new QLabel(content);
     m_caption->setWordWrap(true);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -41,10 +54,13 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
     plots->addWidget(m_plot_a, 1);
     plots->addWidget(m_plot_b, 1);
     plots->addWidget(m_plot_difference, 1);
+    auto* inner = new QVBoxLayout(content);
+    inner->setContentsMargins(0, 0, 0, 0);
+    inner->addLayout(plots, 1);
+    inner->addWidget(m_caption);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(plots, 1);
-    layout->addWidget(m_caption);
+    layout->addWidget(scroll);
 
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
         connect(plot, &HeatmapPlot::cellHovered, this, [this](int query, int key, double) {
@@ -85,9 +101,9 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
                                        ? MaskMatrix(data_a.mask.array() && data_b.mask.array())
                                        : MaskMatrix();
-    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.labels, data_a.mask);
-    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.labels, data_b.mask);
-    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.labels, both_masked);
+    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.key_labels, data_a.mask);
+    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.key_labels, data_b.mask);
+    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.key_labels, both_masked);
     m_plot_a->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
     m_plot_b->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
     m_plot_difference->setValueRange(-m_comparison.difference_limit, m_comparison.difference_limit);
@@ -144,25 +160,6 @@ QString CompareFigure::caption() const
         .arg(metrics(a), metrics(b));
 }
 
-void CompareFigure::renderPlot(QPainter* painter, HeatmapPlot* plot, const QRectF& target)
-{
-    // HeatmapPlot::render records a QPicture at the screen's 96 dpi, and QPicture playback scales
-    // it by device dpi / 96: on a 72-dpi PDF page the plot would come out at 3/4 of its panel.
-    // Undo that scale so the plot fills its panel on every device.
-    const double device_dpi = painter->device() ? painter->device()->logicalDpiX() : 96.0;
-    const double recorded_dpi = QPicture().logicalDpiX();
-    const double k = device_dpi / recorded_dpi;
-    if (std::abs(k - 1.0) < 1e-9) {
-        plot->render(painter, target);
-        return;
-    }
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(1.0 / k, 1.0 / k);
-    plot->render(painter, QRectF(QPointF(0, 0), target.size()));
-    painter->restore();
-}
-
 void CompareFigure::paint(QPainter* painter, const QRectF& target)
 {
     painter->save();
@@ -194,7 +191,7 @@ void CompareFigure::paint(QPainter* painter, const QRectF& target)
     const double top = block_top + header_height;
     HeatmapPlot* plots[] = {m_plot_a, m_plot_b, m_plot_difference};
     for (int i = 0; i < 3; ++i)
-        renderPlot(painter, plots[i], QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
+        plots[i]->render(painter, QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
     painter->setPen(Qt::black);
     double y = top + panel_height + 6.0;
     for (const QString& line : lines) {

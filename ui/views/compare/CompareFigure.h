@@ -51,7 +51,6 @@ signals:
 
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
-    static void renderPlot(QPainter* painter, HeatmapPlot* plot, const QRectF& target);
 
     HeatmapPlot* m_plot_a = nullptr;
     HeatmapPlot* m_plot_b = nullptr;

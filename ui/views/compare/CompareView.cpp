@@ -11,7 +11,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -112,16 +111,16 @@ void CompareView::buildControls()
     connect(m_choose_b, &QComboBox::activated, this, [this](int index) { setHeads(m_head_a, index); });
     connect(m_swap, &QToolButton::clicked, this, [this] { setHeads(m_head_b, m_head_a); });
     connect(m_other, &QCheckBox::toggled, this, &CompareView::setOtherSettings);
-    connect(m_b_causal, &QCheckBox::toggled, this, &CompareView::recomputeVariant);
-    connect(m_b_seed, &QSpinBox::valueChanged, this, &CompareView::recomputeVariant);
-    connect(m_b_layer, &QSpinBox::valueChanged, this, &CompareView::recomputeVariant);
-    connect(m_b_file, &QLineEdit::editingFinished, this, &CompareView::recomputeVariant);
+    connect(m_b_causal, &QCheckBox::toggled, this, &CompareView::requestVariant);
+    connect(m_b_seed, &QSpinBox::valueChanged, this, &CompareView::requestVariant);
+    connect(m_b_layer, &QSpinBox::valueChanged, this, &CompareView::requestVariant);
+    connect(m_b_file, &QLineEdit::editingFinished, this, &CompareView::requestVariant);
     connect(m_b_browse, &QToolButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Weights for side B"), m_b_file->text(),
                                                           tr("Weight files (*.safetensors *.npz *.json)"));
         if (!path.isEmpty()) {
             m_b_file->setText(path);
-            recomputeVariant();
+            requestVariant();
         }
     });
     setOtherSettings(false);
@@ -160,7 +159,7 @@ void CompareView::setResult(std::shared_ptr<const AttentionResult> result)
     m_table->setMetrics(computeHeadMetrics(m_result->trace.weights));
     m_similarity->setHeads(m_result->trace.weights);
     if (usesOtherSettings())
-        recomputeVariant();  // also refreshes
+        requestVariant();  // refreshes when B is there
     else
         refresh();
 }
@@ -210,9 +209,10 @@ void CompareView::setOtherSettings(bool enabled)
         w->setEnabled(enabled);
     if (enabled) {
         syncVariantControls();
-        recomputeVariant();
+        requestVariant();
     } else {
         m_variant.reset();
+        m_awaiting_variant = false;
         m_b_error->hide();
         refresh();
     }
@@ -245,26 +245,35 @@ RunSettings CompareView::variantConfig() const
     return config;
 }
 
-void CompareView::recomputeVariant()
+void CompareView::requestVariant()
 {
     if (!m_result || !usesOtherSettings())
         return;
-    const RunSettings config = variantConfig();
-    QGuiApplication::setOverrideCursor(Qt::WaitCursor);
-    auto variant = CompareModel::runVariant(*m_result, config, m_sentence);
-    QGuiApplication::restoreOverrideCursor();
-    if (variant) {
-        m_variant = std::make_shared<const AttentionResult>(std::move(variant).value());
-        m_b_error->clear();
-        m_b_error->hide();
-    } else {
-        // Keep the last good B while it still fits the current input.
-        if (m_variant && m_variant->seqLen() != m_result->seqLen())
-            m_variant.reset();
-        m_b_error->setText(
-            tr("B: %1%2").arg(variant.error(), m_variant ? tr(" (showing the last good settings)") : QString()));
-        m_b_error->show();
-    }
+    m_awaiting_variant = true;
+    emit variantRequested(variantConfig(), m_result, m_sentence);  // may be answered before it returns
+}
+
+void CompareView::showVariant(std::shared_ptr<const AttentionResult> variant)
+{
+    if (!m_awaiting_variant || !variant)
+        return;  // other settings were switched off meanwhile
+    m_awaiting_variant = false;
+    m_variant = std::move(variant);
+    m_b_error->clear();
+    m_b_error->hide();
+    refresh();
+}
+
+void CompareView::showVariantError(const QString& message)
+{
+    if (!m_awaiting_variant)
+        return;
+    m_awaiting_variant = false;
+    // Keep the last good B while it still fits the current input.
+    if (m_variant && (m_variant->seqLen() != m_result->seqLen() || m_variant->keyLen() != m_result->keyLen()))
+        m_variant.reset();
+    m_b_error->setText(tr("B: %1%2").arg(message, m_variant ? tr(" (showing the last good settings)") : QString()));
+    m_b_error->show();
     refresh();
 }
 

@@ -24,8 +24,10 @@ struct AttentionResult;
 // Compare heads: head A and head B side by side on one colour scale with A - B on a diverging
 // map, the sortable head metrics table and the head x head similarity map (both of the current
 // result). Side B can be the current result or the same input under other settings (causal,
-// seed, layer, weight file), computed here through CompareModel::runVariant; a setting that
-// fails shows its reason beside the controls and the last good B stays.
+// seed, layer, weight file): the view asks for it (variantRequested) and whoever computes it
+// (the window connects the AttentionController's worker) answers with showVariant or
+// showVariantError. Until the answer comes the last comparison stays; a setting that fails
+// shows its reason beside the controls and the last good B stays.
 //
 // Picking heads: the A and B choosers; a click in the metrics table or on a grid head
 // (pickHead: the clicked head becomes A and the previous A becomes B; with other settings both
@@ -65,9 +67,16 @@ public slots:
     void setHeads(int head_a, int head_b);
     void pickHead(int head);
     void setOtherSettings(bool enabled);
+    // The answer to the newest variantRequested: side B, or why there is none.
+    void showVariant(std::shared_ptr<const attn::AttentionResult> variant);
+    void showVariantError(const QString& message);
 
 signals:
     void headsChanged(int head_a, int head_b);
+    // Side B under `config`: the input of `base` (the sentence embedded again under `config`,
+    // or base's rows when the sentence is empty).
+    void variantRequested(const attn::RunSettings& config, std::shared_ptr<const attn::AttentionResult> base,
+                          const QString& sentence);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -76,7 +85,7 @@ private:
     void buildControls();
     void syncVariantControls();  // from the current result's config
     RunSettings variantConfig() const;
-    void recomputeVariant();
+    void requestVariant();
     void refresh();
     void refillChoosers();
 
@@ -98,6 +107,7 @@ private:
     std::shared_ptr<const AttentionResult> m_result;
     std::shared_ptr<const AttentionResult> m_pending;  // arrived while hidden
     std::shared_ptr<const AttentionResult> m_variant;  // the last good result under other settings
+    bool m_awaiting_variant = false;                   // B for the current result is asked for and not there yet
     QString m_sentence;
     int m_head_a = 0;
     int m_head_b = 1;

@@ -17,6 +17,7 @@ public:
     HeadMetricsModel* metricsModel() const { return m_model; }
     QSortFilterProxyModel* proxyModel() const { return m_proxy; }
     int headAtRow(int view_row) const;  // the head shown in a row of the (sorted) view
+    QSize sizeHint() const override;
 
 public slots:
     void setMetrics(std::vector<attn::HeadMetric> metrics);
@@ -26,7 +27,12 @@ signals:
     void headPicked(int head);   // a plain click
     void headPickedB(int head);  // Shift+click
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitColumns();
+
     HeadMetricsModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
 };

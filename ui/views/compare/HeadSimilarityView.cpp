@@ -15,11 +15,15 @@ HeadSimilarityView::HeadSimilarityView(QWidget* parent) : QWidget(parent)
     m_plot = new HeatmapPlot(this);
     m_plot->setColorMap(ColorMaps::Map::Magma);
     m_plot->setColorBarVisible(true);
-    m_plot->setColorBarLabel(tr("JS divergence (0 = same)"));
-    m_plot->setTitle(tr("How differently the heads attend (similar heads together)"));
+    // Length variants, longest first (U+009C between them): the first that fits is shown.
+    m_plot->setColorBarLabel(tr("JS divergence (0 = same)\u009CJS divergence\u009CJSD"));
+    m_plot->setTitle(
+        tr("How differently the heads attend (similar heads together)\u009C"
+           "How differently the heads attend\u009CHead similarity"));
     m_plot->setToolTip(
         tr("Mean over queries of the Jensen\u2013Shannon divergence between two heads' rows.\n"
            "Click a cell to compare those two heads."));
+    setMinimumSize(240, 160);  // a splitter pane never squeezes the map below a readable size
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);

@@ -25,6 +25,7 @@ public:
     const std::vector<int>& order() const { return m_order; }   // row/column r shows head order()[r]
     HeatmapPlot* plot() const { return m_plot; }
     void render(QPainter* painter, const QRectF& target);
+    QSize sizeHint() const override { return {420, 320}; }  // a square map with its colour bar and title
 
 signals:
     void headsPicked(int head_a, int head_b);

@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -34,6 +35,13 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_of_label);
     bar->addSpacing(24);
     bar->addWidget(m_hover, 1);
+    m_scale_box = new QComboBox(this);
+    for (ColorScale scale : ColorScales::all()) {
+        m_scale_box->addItem(ColorScales::title(scale), int(scale));
+        m_scale_box->setItemData(m_scale_box->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
+    }
+    m_scale_box->setToolTip(tr("Which weights set the top of the colour scale"));
+    bar->addWidget(m_scale_box);
     layout->addLayout(bar);
 
     m_plot = new HeatmapPlot(this);
@@ -45,6 +53,8 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_plot, 1);
 
     connect(m_head_box, &QSpinBox::valueChanged, this, &HeadView::setHead);
+    connect(m_scale_box, &QComboBox::activated, this,
+            [this](int index) { setColorScale(ColorScale(m_scale_box->itemData(index).toInt())); });
     connect(m_plot, &HeatmapPlot::cellHovered, this, [this](int query, int key, double value) {
         m_hover->setText(describeCell(m_plot->rowLabel(query), m_plot->columnLabel(key), value));
         emit cellHovered(query, key);
@@ -94,6 +104,16 @@ void HeadView::setColorMap(ColorMaps::Map map)
     m_plot->setColorMap(map);
 }
 
+void HeadView::setColorScale(ColorScale scale)
+{
+    m_scale_box->setCurrentIndex(m_scale_box->findData(int(scale)));
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    refresh();
+    emit colorScaleChanged(scale);
+}
+
 void HeadView::setHead(int head)
 {
     if (!m_result) {  // remembered until there is a result to clamp it to
@@ -120,9 +140,11 @@ void HeadView::refresh()
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result);
-    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.labels, data.mask);
-    m_plot->setValueRange(0.0, data.high);
-    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->seqLen())
+    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.key_labels, data.mask);
+    m_plot->setValueRange(0.0, data.top(m_scale));
+    const QString note = data.scaleNote(m_scale);
+    m_plot->setColorBarLabel(note.isEmpty() ? tr("attention weight") : tr("attention weight · %1").arg(note));
+    if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
     m_plot->setTitle(tr("Head %1 of %2%3")
                          .arg(m_head)

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include <QWidget>
 
 #include <memory>
 
+class QComboBox;
 class QLabel;
 class QSpinBox;
 
@@ -25,6 +27,9 @@ public:
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setColorMap(ColorMaps::Map map);
     void setHead(int head);
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const { return m_scale; }
+    QComboBox* colorScaleBox() const { return m_scale_box; }
     int head() const { return m_head; }
     HeatmapPlot* plot() const { return m_plot; }
     QString hoverText() const;
@@ -44,6 +49,7 @@ public slots:
 
 signals:
     void headChanged(int head);
+    void colorScaleChanged(attn::ColorScale scale);
     void cellHovered(int query, int key);  // -1, -1 when the mouse leaves
     // The user clicked a cell: this head, that query row and key column (also outlined here).
     void cellSelected(int head, int query, int key);
@@ -56,6 +62,8 @@ private:
     QSpinBox* m_head_box = nullptr;
     QLabel* m_of_label = nullptr;
     QLabel* m_hover = nullptr;
+    QComboBox* m_scale_box = nullptr;
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     int m_head = 0;
     int m_selected_query = -1;
     int m_selected_key = -1;

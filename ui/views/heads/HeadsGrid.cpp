@@ -4,6 +4,7 @@
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
 
+#include <QComboBox>
 #include <QPainter>
 #include <QResizeEvent>
 
@@ -15,6 +16,14 @@ HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent)
 {
     m_color_bar = new ColorBar(this);
     m_color_bar->setLabel(tr("weight"));
+    m_scale_box = new QComboBox(this);
+    for (ColorScale scale : ColorScales::all()) {
+        m_scale_box->addItem(ColorScales::title(scale), int(scale));
+        m_scale_box->setItemData(m_scale_box->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
+    }
+    m_scale_box->setToolTip(tr("Which weights set the top of the shared colour scale"));
+    connect(m_scale_box, &QComboBox::activated, this,
+            [this](int index) { setColorScale(ColorScale(m_scale_box->itemData(index).toInt())); });
     setMinimumSize(320, 240);
     setAutoFillBackground(true);  // one white canvas, as in the exported picture
     QPalette canvas = palette();
@@ -52,19 +61,39 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
     }
     if (!m_result)
         return;
-    const HeatmapData data = HeatmapData::fromResult(*m_result);
+    m_data = HeatmapData::fromResult(*m_result);
     m_pending_replots = heads;
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], data.labels, data.labels, data.mask);
-        plot->setValueRange(0.0, data.high);
+        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask);
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
-    m_color_bar->setRange(0.0, data.high);
-    m_color_bar->setMaskLegendVisible(data.any_masked);
+    m_color_bar->setMaskLegendVisible(m_data.any_masked);
+    applyColorScale();
     relayout();
     update();
+}
+
+void HeadsGrid::setColorScale(ColorScale scale)
+{
+    m_scale_box->setCurrentIndex(m_scale_box->findData(int(scale)));
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    applyColorScale();
+    emit colorScaleChanged(scale);
+}
+
+void HeadsGrid::applyColorScale()
+{
+    if (!m_result)
+        return;
+    const double top = m_data.top(m_scale);
+    for (HeatmapPlot* plot : m_plots)
+        plot->setValueRange(0.0, top);
+    m_color_bar->setRange(0.0, top);
+    m_color_bar->setNote(m_data.scaleNote(m_scale));
 }
 
 void HeadsGrid::setColorMap(ColorMaps::Map map)
@@ -89,9 +118,10 @@ QString HeadsGrid::caption() const
     const RunSettings& config = m_result->config;
     const int heads = m_result->numHeads();
     const int tokens = m_result->seqLen();
+    const QString lengths = m_result->isCross() ? tr("%1 queries × %2 keys").arg(tokens).arg(m_result->keyLen())
+                                                : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
     return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
-        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads),
-             tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens))
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
         .arg(config.d_model)
         .arg(m_result->trace.head_dim)
         .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
@@ -149,6 +179,9 @@ void HeadsGrid::relayout()
     for (int i = 0; i < m_plots.size(); ++i)
         m_plots[i]->setGeometry(geometry.heads.value(i).toAlignedRect());
     m_color_bar->setGeometry(geometry.color_bar.toAlignedRect());
+    // The scale chooser at the right of the caption row (on screen only: not part of a picture).
+    const QSize hint = m_scale_box->sizeHint();
+    m_scale_box->setGeometry(QRect(QPoint(width() - hint.width() - 6, 2), hint));
 }
 
 void HeadsGrid::resizeEvent(QResizeEvent* event)
@@ -164,7 +197,10 @@ void HeadsGrid::paintEvent(QPaintEvent*)
     font.setPixelSize(13);
     painter.setFont(font);
     painter.setPen(QColor(0x30, 0x30, 0x30));
-    painter.drawText(layoutFor(size()).caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
+    QRectF caption_rect = layoutFor(size()).caption;
+    caption_rect.setRight(std::min(caption_rect.right(), double(m_scale_box->geometry().left() - 8)));
+    painter.drawText(caption_rect, Qt::AlignLeft | Qt::AlignVCenter,
+                     QFontMetricsF(font).elidedText(caption(), Qt::ElideRight, caption_rect.width()));
 }
 
 void HeadsGrid::render(QPainter* painter, const QRectF& target)

@@ -1,12 +1,16 @@
 #pragma once
 
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include <QList>
 #include <QWidget>
 
 #include <memory>
+
+class QComboBox;
 
 namespace attn {
 
@@ -24,6 +28,9 @@ public:
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setColorMap(ColorMaps::Map map);
     void setCurrentHead(int head);  // drawn with a frame
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const { return m_scale; }
+    QComboBox* colorScaleBox() const { return m_scale_box; }
 
     int headCount() const { return int(m_plots.size()); }
     HeatmapPlot* plot(int head) const { return m_plots.value(head); }
@@ -38,6 +45,7 @@ signals:
     void cellActivated(int head, int query, int key);              // the click that activated the head
     void cellHovered(int head, int query, int key, double value);  // head -1 when the mouse leaves
     void replotted();  // every head has been redrawn since the last setResult
+    void colorScaleChanged(attn::ColorScale scale);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -52,10 +60,14 @@ private:
     Geometry layoutFor(const QSizeF& size) const;
     QString caption() const;
     void relayout();
+    void applyColorScale();
 
     std::shared_ptr<const AttentionResult> m_result;
     QList<HeatmapPlot*> m_plots;
     ColorBar* m_color_bar = nullptr;
+    QComboBox* m_scale_box = nullptr;
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
     int m_current = -1;
     int m_pending_replots = 0;

@@ -50,7 +50,8 @@ void LinesCanvas::setResult(std::shared_ptr<const AttentionResult> result)
     m_visible.resize(size_t(heads), true);
     if (m_head >= heads)
         m_head = heads > 0 ? 0 : kAllHeads;
-    if (m_focus_index >= (m_result ? m_result->seqLen() : 0))
+    const int focus_limit = !m_result ? 0 : m_focus_side == Side::Key ? m_result->keyLen() : m_result->seqLen();
+    if (m_focus_index >= focus_limit)
         setFocusToken(Side::None, -1);
     update();
 }
@@ -144,7 +145,8 @@ bool LinesCanvas::passesFocus(int query, int key) const
 LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
 {
     Layout layout;
-    const int tokens = m_result ? m_result->seqLen() : 0;
+    // Queries on the left, keys on the right: one token list for self-attention, two for cross.
+    const int tokens = m_result ? std::max(m_result->seqLen(), m_result->keyLen()) : 0;
     const double margin = 12.0;
     QRectF area = rect.adjusted(margin, margin, -margin, -margin);
 
@@ -165,8 +167,10 @@ LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
 
     const QFontMetricsF metrics(layout.font);
     double widest = 0.0;
-    for (int i = 0; i < tokens; ++i)
+    for (int i = 0; i < m_result->seqLen(); ++i)
         widest = std::max(widest, metrics.horizontalAdvance(m_result->input.tokens[i].text));
+    for (int i = 0; m_result->isCross() && i < m_result->keyLen(); ++i)
+        widest = std::max(widest, metrics.horizontalAdvance(m_result->keyTokens()[i].text));
     layout.label_width = std::min(widest + 4.0, area.width() * 0.22);
 
     // The lines get what is left, up to a pleasant width, and the whole figure is centred.
@@ -187,11 +191,13 @@ std::pair<LinesCanvas::Side, int> LinesCanvas::tokenAt(const QPointF& position, 
         return {Side::None, -1};
     const Layout layout = layoutFor(rect);
     const int row = int(std::floor((position.y() - layout.top) / layout.row_height));
-    if (row < 0 || row >= m_result->seqLen())
+    if (row < 0)
         return {Side::None, -1};
-    if (position.x() >= layout.query_x - layout.label_width - 4 && position.x() <= layout.line_left)
+    if (row < m_result->seqLen() && position.x() >= layout.query_x - layout.label_width - 4 &&
+        position.x() <= layout.line_left)
         return {Side::Query, row};
-    if (position.x() >= layout.line_right && position.x() <= layout.key_x + layout.label_width + 4)
+    if (row < m_result->keyLen() && position.x() >= layout.line_right &&
+        position.x() <= layout.key_x + layout.label_width + 4)
         return {Side::Key, row};
     return {Side::None, -1};
 }
@@ -225,8 +231,9 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     }
     const Layout layout = layoutFor(rect);
     const std::vector<int> heads = shownHeads();
-    const int tokens = m_result->seqLen();
+    const int tokens = std::max(m_result->seqLen(), m_result->keyLen());  // rows of the figure
     const int num_heads = m_result->numHeads();
+    const std::vector<bool>& padding = m_result->trace.key_padding;
 
     // Title and column headings.
     QFont title_font = font();
@@ -290,7 +297,6 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
         const bool key_focus = m_focus_side == Side::Key && m_focus_index == i;
         if (i % layout.label_step != 0 && !query_focus && !key_focus)
             continue;
-        const QString label = elided(m_result->input.tokens[i].text, metrics, layout.label_width);
         const double y = layout.rowCentre(i) - layout.row_height / 2;
         const double h = metrics.height() + 2.0;
         const QRectF query_box(layout.query_x - layout.label_width, y + (layout.row_height - h) / 2, layout.label_width,
@@ -298,6 +304,13 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
         const QRectF key_box(layout.key_x, y + (layout.row_height - h) / 2, layout.label_width, h);
         for (auto [box, focused, align] :
              {std::tuple{query_box, query_focus, Qt::AlignRight}, std::tuple{key_box, key_focus, Qt::AlignLeft}}) {
+            const bool key_side = align == Qt::AlignLeft;
+            const TokenList& side_tokens = key_side ? m_result->keyTokens() : m_result->input.tokens;
+            if (i >= side_tokens.size())
+                continue;
+            const QString label = elided(side_tokens[i].text, metrics, layout.label_width);
+            // A padded key is greyed: no query may look at it.
+            const bool padded = key_side && size_t(i) < padding.size() && padding[size_t(i)];
             QFont f = layout.font;
             f.setBold(focused);
             painter.setFont(f);
@@ -307,7 +320,9 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
                                                             : QRectF(box.left() - 3, box.top(), w, box.height());
                 painter.fillRect(mark, palette().color(QPalette::Highlight).lighter(170));
             }
-            painter.setPen(text_color);
+            painter.setPen(padded ? palette().color(QPalette::PlaceholderText) : text_color);
+            f.setStrikeOut(padded);
+            painter.setFont(f);
             painter.drawText(box, align | Qt::AlignVCenter, label);
         }
     }

@@ -102,9 +102,11 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.setFont(fonts.subtitle);
     painter.setPen(kMuted);
     const double sub_h = QFontMetricsF(fonts.subtitle, painter.device()).height();
-    QString dims = QStringLiteral("B = %1    T = %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
+    const QString lengths = c.isCross() ? QStringLiteral("T_q = %1    T_kv = %2").arg(c.seq_len).arg(c.kv_len)
+                                        : QStringLiteral("T = %1").arg(c.seq_len);
+    QString dims = QStringLiteral("B = %1    %2    d_in = %3    d_model = %4    h = %5    d_k = %6    d_out = %7")
                        .arg(c.batch)
-                       .arg(c.seq_len)
+                       .arg(lengths)
                        .arg(c.input_dim)
                        .arg(c.d_model)
                        .arg(c.num_heads)

@@ -82,12 +82,17 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
                             caption.isEmpty() ? steps[size_t(i)].formula : caption};
     };
     auto triple = [&](Id a, Id b, Id d, QString title, QString caption) {
-        const int i = index(a);
-        return DiagramStage{std::move(title),
-                            {i, index(b), index(d)},
-                            steps[size_t(i)].shapeText() + QStringLiteral(" each"),
-                            steps[size_t(i)].shapeNames(),
-                            std::move(caption)};
+        const ShapeStep& first = steps[size_t(index(a))];
+        const ShapeStep& second = steps[size_t(index(b))];
+        // Cross-attention: the queries' length T_q is not the keys' and values' T_kv.
+        const bool same = first.shape == second.shape;
+        const QString both = QStringLiteral("Q %1 · K, V %2");
+        return DiagramStage{
+            std::move(title),
+            {index(a), index(b), index(d)},
+            same ? first.shapeText() + QStringLiteral(" each") : both.arg(first.shapeText(), second.shapeText()),
+            same ? first.shapeNames() : both.arg(first.shapeNames(), second.shapeNames()),
+            std::move(caption)};
     };
 
     std::vector<std::vector<DiagramStage>> rows(3);
@@ -95,8 +100,10 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
     rows[0].push_back(triple(
         Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
         QStringLiteral("%1 parameters each").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
-    rows[0].push_back(triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
-                             steps[size_t(index(Id::Q))].formula + QStringLiteral(", same for K, V")));
+    rows[0].push_back(
+        triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
+               steps[size_t(index(Id::Q))].formula +
+                   (c.isCross() ? QStringLiteral(", K and V likewise from X_kv") : QStringLiteral(", same for K, V"))));
     rows[1].push_back(triple(
         Id::QHeads, Id::KHeads, Id::VHeads,
         c.num_heads == 1 ? QStringLiteral("Split into 1 head") : QStringLiteral("Split into %1 heads").arg(c.num_heads),
@@ -106,8 +113,9 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
         rows[1].push_back(single(Id::Masked, QStringLiteral("Mask")));
     rows[1].push_back(single(Id::Softmax, QStringLiteral("Softmax")));
     rows[2].push_back(single(Id::HeadOutputs, QStringLiteral("Weighted sum A V")));
-    rows[2].push_back(
-        single(Id::Concat, QStringLiteral("Concatenate heads"), QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
+    rows[2].push_back(single(Id::Concat, QStringLiteral("Concatenate heads"),
+                             c.isCross() ? QStringLiteral("(B, h, T_q, d_k) → (B, T_q, h·d_k)")
+                                         : QStringLiteral("(B, h, T, d_k) → (B, T, h·d_k)")));
     if (index(Id::Wo) >= 0)
         rows[2].push_back(single(
             Id::Wo, QStringLiteral("Output weights Wo"),

@@ -5,6 +5,7 @@
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetrics>
 #include <QHBoxLayout>
@@ -16,21 +17,34 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace attn {
 namespace {
 
 constexpr int kVisibleRows = 8;  // taller tables scroll inside their frame
 
-QString headerHtml(const WalkthroughStep& step)
+// Secondary text (the formulas) in the palette's colours, light or dark: the text colour
+// two thirds of the way from the background.
+QColor mutedText(const QPalette& palette)
+{
+    const QColor text = palette.color(QPalette::WindowText);
+    const QColor back = palette.color(QPalette::Window);
+    return QColor::fromRgbF(float(back.redF() + (text.redF() - back.redF()) * 2 / 3),
+                            float(back.greenF() + (text.greenF() - back.greenF()) * 2 / 3),
+                            float(back.blueF() + (text.blueF() - back.blueF()) * 2 / 3));
+}
+
+QString headerHtml(const WalkthroughStep& step, const QColor& formula_color)
 {
     return QStringLiteral(
                "<span style=\"font-size:large; font-weight:600\">%1.&nbsp;%2</span>"
-               "&nbsp;&nbsp;&nbsp;<i style=\"color:#4a5663\">%3</i>")
+               "&nbsp;&nbsp;&nbsp;<i style=\"color:%4\">%3</i>")
         .arg(step.number)
-        .arg(step.title.toHtmlEscaped(), step.formula.toHtmlEscaped());
+        .arg(step.title.toHtmlEscaped(), step.formula.toHtmlEscaped(), formula_color.name());
 }
 
 }  // namespace
@@ -67,6 +81,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
     layout->addLayout(bar);
 
     auto* scroll = new QScrollArea(this);
+    m_scroll = scroll;
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     auto* page = new QWidget(scroll);
@@ -87,7 +102,9 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
         section.header->setContentsMargins(0, 10, 0, 2);
         steps->addWidget(section.header);
         section.unavailable = new QLabel(page);
-        section.unavailable->setStyleSheet(QStringLiteral("color: #8a4b00"));
+        QFont italic = section.unavailable->font();  // the palette's text colour, light or dark
+        italic.setItalic(true);
+        section.unavailable->setFont(italic);
         section.unavailable->setWordWrap(true);
         section.unavailable->hide();
         steps->addWidget(section.unavailable);
@@ -105,6 +122,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             slot.view->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
             slot.view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
             slot.view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+            slot.view->viewport()->installEventFilter(this);  // the wheel goes on to the page at the table's end
             slot.caption->hide();
             slot.view->hide();
             steps->addWidget(slot.caption);
@@ -252,8 +270,44 @@ void WalkthroughView::fitTable(const TableSlot& slot) const
     }
 }
 
+bool WalkthroughView::forwardWheelToPage(QTableView* table, QWheelEvent* event)
+{
+    // Up and down: the table while it can scroll that way, then the page (never sideways).
+    // Sideways (a tilt wheel, a touchpad, Shift+wheel) stays with the table.
+    const QPoint delta = event->angleDelta();
+    if (std::abs(delta.y()) <= std::abs(delta.x()) || (event->modifiers() & (Qt::ShiftModifier | Qt::AltModifier)))
+        return false;
+    const QScrollBar* bar = table->verticalScrollBar();
+    const bool table_can_scroll = delta.y() > 0 ? bar->value() > bar->minimum() : bar->value() < bar->maximum();
+    if (table_can_scroll)
+        return false;
+    QCoreApplication::sendEvent(m_scroll->verticalScrollBar(), event);
+    return true;
+}
+
+void WalkthroughView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+        updateHeaders();
+    QWidget::changeEvent(event);
+}
+
+void WalkthroughView::updateHeaders()
+{
+    if (m_walk.steps.empty())
+        return;
+    const QColor formula = mutedText(palette());
+    for (int s = 0; s < WalkthroughModel::kStepCount; ++s)
+        m_sections[size_t(s)].header->setText(headerHtml(m_walk.steps[size_t(s)], formula));
+}
+
 bool WalkthroughView::eventFilter(QObject* watched, QEvent* event)
 {
+    if (event->type() == QEvent::Wheel)
+        for (const Section& section : m_sections)
+            for (const TableSlot& slot : section.tables)
+                if (watched == slot.view->viewport())
+                    return forwardWheelToPage(slot.view, static_cast<QWheelEvent*>(event));
     // The tables are as wide as the page allows: fit them again when the page changes width.
     if (watched == m_page && event->type() == QEvent::Resize) {
         for (const Section& section : m_sections)
@@ -283,7 +337,7 @@ void WalkthroughView::rebuild()
         section.header->setVisible(!empty);
         const WalkthroughStep* step = empty ? nullptr : &m_walk.steps[size_t(s)];
         if (step) {
-            section.header->setText(headerHtml(*step));
+            section.header->setText(headerHtml(*step, mutedText(palette())));
             section.unavailable->setText(step->unavailable);
         }
         section.unavailable->setVisible(step && !step->unavailable.isEmpty());

@@ -9,8 +9,10 @@
 
 class QComboBox;
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 class QTableView;
+class QWheelEvent;
 
 namespace attn {
 
@@ -19,8 +21,9 @@ class ScoreBreakdownView;
 class WalkthroughTableModel;
 
 // The numbers of every step of attention for one head and one query token, in the order a
-// tutorial explains them (WalkthroughModel), as scrolling tables with the query's row
-// highlighted, plus the per-dimension breakdown of the raw scores.
+// tutorial explains them (WalkthroughModel), as tables with the query's row highlighted, plus the
+// per-dimension breakdown of the raw scores. The page scrolls: the wheel over a table scrolls
+// the table only while it can scroll further that way, then the page.
 //
 // Selection: the user's choice of head or query (selectors, or a click on a row of a table
 // whose rows are queries) emits selectionChanged; select() sets it from outside (the heatmaps)
@@ -57,6 +60,7 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct TableSlot {
@@ -74,6 +78,8 @@ private:
     void rebuild();
     void updateSelectors();
     void fitTable(const TableSlot& slot) const;
+    void updateHeaders();
+    bool forwardWheelToPage(QTableView* table, QWheelEvent* event);
 
     std::shared_ptr<const AttentionResult> m_result;
     WalkthroughModel m_walk;
@@ -84,6 +90,7 @@ private:
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
     QSpinBox* m_precision_spin = nullptr;
+    QScrollArea* m_scroll = nullptr;
     QWidget* m_page = nullptr;  // inside the scroll area
     QLabel* m_summary = nullptr;
     QLabel* m_breakdown_caption = nullptr;

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "core/attention/AttentionTrace.h"
+
+namespace attn {
+
+// Attention within every head, from the trace's projected (and position-rotated) q, k and v:
+// for query head h, its key/value head g = trace.kvHeadOf(h), and each block of 64 queries,
+//   scores  = Q_h K_g^T                          (rows, key_len)
+//   weights = softmax(mask(scores) / scale)      (rows, key_len)   (MaskedSoftmax.h)
+//   output  = weights V_g                        (rows, head_dim), head h's columns of concat
+// one block at a time, so that a block's scores are still in the cache for its softmax and its
+// product with V_g. Fills trace.weights, trace.concat and, with keep_scores, trace.scores.
+// With the causal mask the keys after a block's last query are never multiplied: their weights
+// are exactly 0 (their raw scores are still computed when kept, for the walkthrough).
+void attendHeads(AttentionTrace& trace, bool keep_scores);
+
+}  // namespace attn

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <QString>
+
+namespace attn {
+
+// The settings a value can be refused for. Validation names the field, the window flags it in the
+// settings panel and the command line names its option (--heads, --d-model, ...), so a message
+// says only what is wrong with the value, never where it was typed.
+enum class SettingField { Sentence, DModel, Heads, InputDim, Seed, Weights, Layer, Scale, KvSentence, PadKeys };
+
+// A refused value: which setting, and why ("d_model 512 is not divisible by 7 heads").
+struct SettingError {
+    SettingField field;
+    QString message;
+};
+
+}  // namespace attn

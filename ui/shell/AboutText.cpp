@@ -1,0 +1,26 @@
+#include "ui/shell/AboutText.h"
+
+#include <QCoreApplication>
+
+namespace attn {
+
+QString aboutHtml()
+{
+    const QString home = QStringLiteral(ATTENTION_LAB_HOMEPAGE);
+    return QCoreApplication::translate(
+               "attn::MainWindow",
+               "<p><b>attention-lab</b> %1</p>"
+               "<p>What multi-head attention does to a sentence, head by head.</p>"
+               "<p><b>Documentation</b>: the <a href='%2'>home page</a>, its README.md (the window, weight files, "
+               "speed) and docs/command-line.md (every option); <code>attention-lab --help</code> and "
+               "<code>man attention-lab</code>.</p>"
+               "<p><b>Shipped data</b>: the toy 4-dimensional example (toy-4d.json, toy-4d-input.npy) is written "
+               "for this program and distributed with it, under its terms. No vocabulary or model weights are "
+               "shipped: the weights you open are your own files.</p>"
+               "<p><b>Linked libraries</b>: Qt %3 (LGPL 3; Help › About Qt), QCustomPlot (GPL 3), Eigen (MPL 2), "
+               "QuaZip (LGPL 2.1) with zlib (zlib licence).</p>")
+        .arg(QCoreApplication::applicationVersion().toHtmlEscaped(), home.toHtmlEscaped(),
+             QString::fromLatin1(qVersion()));
+}
+
+}  // namespace attn

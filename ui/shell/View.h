@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QString>
+
+#include <array>
+#include <optional>
+
+namespace attn {
+
+// The views of the window, in tab order: the window's tabs, the command line's --tab and --view,
+// and the remembered view all speak of these.
+enum class View { Grid, Head, Compare, Lines, Shapes, Walkthrough };
+
+inline constexpr std::array<View, 6> kAllViews = {View::Grid,  View::Head,   View::Compare,
+                                                  View::Lines, View::Shapes, View::Walkthrough};
+
+// "grid", "head", "compare", "lines", "shapes", "walkthrough": the keys of the command line and
+// of the saved settings.
+QString viewKey(View view);
+std::optional<View> viewFromKey(const QString& key);  // trimmed, case-insensitive; nullopt when unknown
+
+}  // namespace attn
