@@ -24,6 +24,39 @@ Result<int> positiveInt(const QString& option, const QString& text, int minimum 
     return int(value);
 }
 
+// --token-ids 1,2,3: non-negative integers; whether they are in the vocabulary is the model's to say.
+Result<std::vector<int>> parseTokenIds(const QString& text)
+{
+    if (text.trimmed().isEmpty())
+        return Error{QStringLiteral("--token-ids: no tokens (the list is empty)")};
+    std::vector<int> ids;
+    for (const QString& part : text.split(u',')) {
+        bool ok = false;
+        const qlonglong id = part.trimmed().toLongLong(&ok);
+        if (!ok || id < 0 || id > std::numeric_limits<int>::max() || part.trimmed().startsWith(u'+'))
+            return Error{
+                QStringLiteral("--token-ids: expected comma-separated non-negative integers, got '%1'").arg(part)};
+        ids.push_back(int(id));
+    }
+    return ids;
+}
+
+// --model takes the architecture, its sizes and its input from the folder: options that would set
+// them otherwise are refused rather than ignored.
+Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOptions& options)
+{
+    for (const char* other : {"weights", "input", "d-model", "heads", "input-dim", "seed", "identity", "causal",
+                              "scale", "no-positional", "tokens", "kv-sentence", "kv-input", "pad-keys"})
+        if (parser.isSet(QLatin1String(other)))
+            return Error{QStringLiteral("--model: cannot be combined with --%1 (the model folder defines it)")
+                             .arg(QLatin1String(other))};
+    if (parser.isSet("token-ids") && parser.isSet("sentence"))
+        return Error{QStringLiteral("--token-ids: cannot be combined with --sentence")};
+    if (!options.headless())
+        return Error{QStringLiteral("--model: the window does not show whole models yet; use --json or --export")};
+    return {};
+}
+
 // An output path checked before anything is computed, so a bad one writes nothing:
 // "--export out.bmp: unknown extension ...".
 Status checkOutput(const QString& option, const QString& path, const QStringList& extensions)
@@ -73,6 +106,7 @@ QString CommandLine::helpText()
                "  --sentence TEXT        sentence to tokenize (default: \"%1\")\n"
                "  --input FILE.npy       T x d_in matrix used as token vectors instead of the sentence\n"
                "  --tokens A,B,C         labels for the rows of --input\n"
+               "  --token-ids 1,2,3      token ids for --model, used as they are (instead of --sentence)\n"
                "  --kv-sentence TEXT     cross-attention: keys and values from this sentence, queries from --sentence\n"
                "  --kv-input FILE.npy    cross-attention: keys and values from this T_kv x d_in matrix\n"
                "  --pad-keys I,J,...     0-based key positions masked as padding (weight exactly 0)\n"
@@ -82,8 +116,10 @@ QString CommandLine::helpText()
                "  --input-dim N          input width (default: d-model)\n"
                "  --seed N               seed of the random weights and the token embeddings (default 0)\n"
                "  --weights FILE         .safetensors, .npz or .json weights\n"
+               "  --model DIR            a whole GPT-2, BERT or DistilBERT model from a Hugging Face folder\n"
+               "                         (config.json, model.safetensors): the attention of every layer\n"
                "  --identity             identity weights (scores = raw dot products of the inputs)\n"
-               "  --layer N              layer of a multi-layer file (default 0)\n"
+               "  --layer N              layer of a multi-layer file or model (default 0)\n"
                "  --causal               causal (decoder) mask: query i sees keys 0..i\n"
                "  --scale sqrt|none|X    divisor of the scores (default sqrt(head_dim))\n"
                "  --no-positional        no sinusoidal positional encoding\n"
@@ -109,10 +145,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence",   "input",   "tokens",      "d-model",  "heads",   "input-dim",
-                                "seed",       "weights", "layer",       "scale",    "json",    "export",
-                                "view",       "head",    "compare",     "size",     "batch",   "tab",
-                                "screenshot", "example", "kv-sentence", "kv-input", "pad-keys"};
+    const QStringList valued = {"sentence", "input",    "tokens", "d-model",  "heads",      "input-dim", "seed",
+                                "weights",  "layer",    "scale",  "json",     "export",     "view",      "head",
+                                "compare",  "size",     "batch",  "tab",      "screenshot", "example",   "kv-sentence",
+                                "kv-input", "pad-keys", "model",  "token-ids"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -217,8 +253,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         config.file_num_heads = options.heads_given ? config.num_heads : 0;
         if (!QFileInfo(config.weights_file).isFile())
             return Error{QStringLiteral("--weights %1: no such file").arg(config.weights_file)};
-    } else if (parser.isSet("layer") && config.layer != 0) {
-        return Error{QStringLiteral("--layer: only a weight file has layers")};
+    } else if (parser.isSet("layer") && config.layer != 0 && !parser.isSet("model")) {
+        return Error{QStringLiteral("--layer: only a weight file or a model has layers")};
     }
     if (std::optional<SettingError> invalid = config.validate())
         return Error{QStringLiteral("%1: %2").arg(optionFor(invalid->field), invalid->message)};
@@ -294,6 +330,21 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     if (!options.input_path.isEmpty() && !QFileInfo(options.input_path).isFile())
         return Error{QStringLiteral("--input %1: no such file").arg(options.input_path)};
+
+    if (parser.isSet("token-ids")) {
+        if (!parser.isSet("model"))
+            return Error{QStringLiteral("--token-ids: only with --model")};
+        auto ids = parseTokenIds(parser.value("token-ids"));
+        if (!ids)
+            return Error{ids.error()};
+        options.token_ids = std::move(ids).value();
+        options.token_ids_given = true;
+    }
+    if (parser.isSet("model")) {
+        options.model_dir = parser.value("model");
+        if (Status s = checkModelOptions(parser, options); !s)
+            return Error{s.error()};
+    }
     return options;
 }
 

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
 #include <optional>
 
 namespace attn {
@@ -23,6 +24,11 @@ struct CommandLineOptions {
     QString kv_sentence;
     QString kv_input_path;
     bool heads_given = false;
+    // --model DIR: a whole pretrained model from a Hugging Face folder, headless only; the
+    // model's layer is config.layer. --token-ids: its input ids as given (else --sentence).
+    QString model_dir;
+    std::vector<int> token_ids;
+    bool token_ids_given = false;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -1,5 +1,6 @@
 #include "app/HeadlessRunner.h"
 
+#include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/HeadIndex.h"
@@ -172,6 +173,8 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         err.flush();
         return 1;
     };
+    if (!options.model_dir.isEmpty())
+        return ModelCommand::run(options, out, err);
 
     auto result = compute(options, TraceDetail::Weights);
     if (!result)

@@ -19,8 +19,8 @@ public:
     // --head and --compare against the heads the model has: "--head 8: head 8 is out of range: ...".
     // Shared with the window's screenshot.
     static Status checkHeads(const CommandLineOptions& options, int num_heads);
-
-private:
+    // --export of one result as --view, --head, --compare, --batch and --size ask (shared with
+    // --model, which draws its selected layer).
     static Status exportView(const CommandLineOptions& options, const AttentionResult& result);
 };
 

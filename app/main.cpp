@@ -1,6 +1,7 @@
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
 #include "app/WindowLauncher.h"
+#include "core/base/MemoryReuse.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 
@@ -57,6 +58,7 @@ void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& mes
 
 int main(int argc, char** argv)
 {
+    keepFreedBlocksForReuse();
     QTextStream out(stdout);
     QTextStream err(stderr);
     const QStringList raw = rawArguments(argc, argv);

@@ -33,6 +33,7 @@ Result<std::unique_ptr<SafetensorsReader>> SafetensorsReader::open(std::unique_p
     std::unique_ptr<SafetensorsReader> reader(new SafetensorsReader);
     reader->m_device = std::move(device);
     reader->m_dataStart = dataStart;
+    reader->m_dataSize = fileSize - dataStart;
     reader->m_header = std::move(header).value();
     return reader;
 }

@@ -28,6 +28,8 @@ public:
     const std::vector<TensorInfo>& tensors() const { return m_header.tensors(); }  // in data order
     const TensorInfo* find(const QString& name) const { return m_header.find(name); }
     const QMap<QString, QString>& metadata() const { return m_header.metadata(); }
+    qint64 dataOffset() const { return m_dataStart; }  // where the data section begins in the file
+    qint64 fileSize() const { return m_dataStart + m_dataSize; }
 
     QStringList tensorNames() const override;
     Result<Shape> tensorShape(const QString& name) override;
@@ -40,6 +42,7 @@ private:
 
     std::unique_ptr<QIODevice> m_device;
     qint64 m_dataStart = 0;
+    qint64 m_dataSize = 0;
     SafetensorsHeader m_header;
 };
 

@@ -1,0 +1,177 @@
+#include "app/ModelCommand.h"
+
+#include "app/HeadlessRunner.h"
+#include "core/model/ModelTokenizer.h"
+#include "core/model/TransformerForward.h"
+#include "core/report/ModelJsonReport.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace attn {
+namespace {
+
+struct ModelInput {
+    std::vector<int> ids;
+    QStringList tokens;  // convert_ids_to_tokens, or the id in decimal without a tokenizer
+    std::unique_ptr<ModelTokenizer> tokenizer;
+    QString option;  // "--token-ids" or "--sentence", for messages about the input
+};
+
+QString tokenText(const ModelTokenizer* tokenizer, int id)
+{
+    const QString text = tokenizer ? tokenizer->tokenText(id) : QString();
+    return text.isEmpty() ? QString::number(id) : text;
+}
+
+Result<ModelInput> modelInput(const CommandLineOptions& options)
+{
+    ModelInput input;
+    if (options.token_ids_given) {
+        // The ids are used as they are; a tokenizer, when the folder has a usable one, only spells them.
+        input.option = QStringLiteral("--token-ids");
+        input.ids = options.token_ids;
+        if (ModelTokenizer::hasFiles(options.model_dir)) {
+            auto tokenizer = ModelTokenizer::load(options.model_dir);
+            if (tokenizer)
+                input.tokenizer = std::move(tokenizer).value();
+        }
+    } else {
+        input.option = QStringLiteral("--sentence");
+        auto tokenizer = ModelTokenizer::load(options.model_dir);
+        if (!tokenizer)
+            return Error{QStringLiteral("--model %1: %2").arg(options.model_dir, tokenizer.error())};
+        input.tokenizer = std::move(tokenizer).value();
+        input.ids = input.tokenizer->encode(options.sentence);
+        if (input.ids.empty())
+            return Error{QStringLiteral("--sentence: the sentence gives no tokens")};
+    }
+    for (int id : input.ids)
+        input.tokens << tokenText(input.tokenizer.get(), id);
+    return input;
+}
+
+// The positions the head predicts at: GPT-2 every position (the next token), the BERT family
+// each [MASK] (known only from a tokenizer).
+std::vector<int> predictedPositions(const ModelConfig& config, const ModelInput& input)
+{
+    std::vector<int> positions;
+    if (config.causal) {
+        for (int i = 0; i < int(input.ids.size()); ++i)
+            positions.push_back(i);
+        return positions;
+    }
+    const std::optional<int> mask = input.tokenizer ? input.tokenizer->tokenId(QStringLiteral("[MASK]")) : std::nullopt;
+    for (int i = 0; mask && i < int(input.ids.size()); ++i)
+        if (input.ids[size_t(i)] == *mask)
+            positions.push_back(i);
+    return positions;
+}
+
+Status writeJson(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
+                 const ModelInput& input, const std::vector<TokenPrediction>& predictions)
+{
+    const auto spell = [&input](int id) { return tokenText(input.tokenizer.get(), id); };
+    if (options.json_path == u"-") {
+        QFile stdout_file;
+        if (!stdout_file.open(stdout, QIODevice::WriteOnly))
+            return Error{QStringLiteral("--json -: cannot write to standard output")};
+        if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, stdout_file); !s)
+            return Error{QStringLiteral("--json -: %1").arg(s.error())};
+        return {};
+    }
+    QSaveFile file(options.json_path);  // atomic: nothing is left behind when writing fails
+    if (!file.open(QIODevice::WriteOnly))
+        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
+    if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, file); !s)
+        return Error{QStringLiteral("--json %1: %2").arg(options.json_path, s.error())};
+    if (!file.commit())
+        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
+    return {};
+}
+
+}  // namespace
+
+AttentionResult ModelCommand::layerResult(const TransformerModel& model, const QString& dir, const ModelRun& run,
+                                          const QStringList& tokens)
+{
+    const ModelConfig& config = model.config();
+    const LayerWeights& layer = model.weights().layers[size_t(run.selected_layer)];
+    AttentionResult result;
+    result.config.d_model = config.hidden_size;
+    result.config.num_heads = config.num_heads;
+    result.config.input_dim = config.hidden_size;
+    result.config.weight_source = RunSettings::WeightSource::File;
+    result.config.weights_file = dir;
+    result.config.layer = run.selected_layer;
+    result.config.causal = config.causal;
+    result.config.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
+    result.config.positional_encoding = false;
+    for (const QString& text : tokens)
+        result.input.tokens.append(Token{text, 0, 0});
+    result.input.x = run.layer_input;
+    result.trace = run.layer_trace;
+    result.trace.weights = run.attention.layer(run.selected_layer);
+    result.output_dim = config.hidden_size;
+    result.has_output_projection = true;
+    result.parameter_count = layer.attention.parameterCount();
+    result.weights_description = QStringLiteral("%1 (%2, layer %3 of %4)")
+                                     .arg(QFileInfo(dir).fileName(), config.model_type)
+                                     .arg(run.selected_layer)
+                                     .arg(config.num_layers);
+    result.layer_count = config.num_layers;
+    return result;
+}
+
+int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)
+{
+    auto fail = [&](const QString& message) {
+        err << "error: " << message << '\n';
+        err.flush();
+        return 1;
+    };
+
+    auto model = TransformerModel::load(options.model_dir);
+    if (!model)
+        return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, model.error()));
+    const ModelConfig& config = (*model)->config();
+    if (options.config.layer >= config.num_layers)
+        return fail(QStringLiteral("--layer %1: out of range, the model has layers 0 to %2")
+                        .arg(options.config.layer)
+                        .arg(config.num_layers - 1));
+    if (Status s = HeadlessRunner::checkHeads(options, config.num_heads); !s)
+        return fail(s.error());
+
+    auto input = modelInput(options);
+    if (!input)
+        return fail(input.error());
+    if (Status s = TransformerForward::checkInput(config, input->ids, options.config.layer); !s)
+        return fail(QStringLiteral("%1: %2").arg(input->option, s.error()));
+    auto run = (*model)->forward(input->ids, options.config.layer);
+    if (!run)
+        return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
+
+    std::vector<TokenPrediction> predictions;
+    const std::vector<int> positions = predictedPositions(config, *input);
+    if ((*model)->hasPredictionHead() && !positions.empty() && !options.json_path.isEmpty()) {
+        auto predicted = (*model)->predict(*run, positions);
+        if (!predicted)
+            return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, predicted.error()));
+        predictions = std::move(predicted).value();
+    }
+
+    if (!options.export_path.isEmpty()) {
+        const AttentionResult result = layerResult(**model, options.model_dir, *run, input->tokens);
+        if (Status s = HeadlessRunner::exportView(options, result); !s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
+    }
+    if (!options.json_path.isEmpty()) {
+        out.flush();
+        if (Status s = writeJson(options, **model, *run, *input, predictions); !s)
+            return fail(s.error());
+    }
+    return 0;
+}
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/attention/AttentionTrace.h"
+#include "core/base/Tensor.h"
+#include "core/model/AttentionMaps.h"
+
+#include <vector>
+
+namespace attn {
+
+// Everything one forward pass of a whole model gives: the attention of every layer and head,
+// the base model's output, and what a walkthrough of one selected layer needs.
+struct ModelRun {
+    std::vector<int> token_ids;  // (T)
+    AttentionMaps attention;     // (L, H, T, T), rows sum to 1
+    Matrix last_hidden_state;    // (T, C): after ln_f (GPT-2), the last layer's output (BERT-family)
+
+    int selected_layer = 0;
+    Matrix layer_input;          // (T, C): what the selected layer's attention reads (after ln_1 for GPT-2)
+    AttentionTrace layer_trace;  // its Q, K, V (T, C), head outputs and output; its weights are in
+                                 // attention.layer(selected_layer), not repeated here
+
+    int seqLen() const { return int(token_ids.size()); }
+    int numLayers() const { return attention.numLayers(); }
+};
+
+}  // namespace attn

@@ -1,0 +1,188 @@
+#include "core/model/TransformerForward.h"
+
+#include "core/attention/AttentionEngine.h"
+#include "core/ops/LayerNorm.h"
+
+namespace attn {
+namespace {
+
+Error notFinite(const WeightMatrix& w)
+{
+    return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(w.name())};
+}
+
+// The embeddings of the tokens: word[ids] (+ type[0]) + pos[0..T), then the embedding LayerNorm
+// of the BERT family. In-place tables are checked here, row by row, for the rows used.
+Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std::vector<int>& ids)
+{
+    const int seq_len = int(ids.size());
+    const auto word = w.word_embeddings.view();          // (V, C)
+    const auto position = w.position_embeddings.view();  // (P, C)
+    Matrix x(seq_len, config.hidden_size);               // (T, C)
+    for (int t = 0; t < seq_len; ++t) {
+        const auto word_row = word.row(ids[size_t(t)]);  // (C)
+        if (!allFinite(word_row))
+            return notFinite(w.word_embeddings);
+        if (!allFinite(position.row(t)))
+            return notFinite(w.position_embeddings);
+        if (w.token_type_embeddings.isEmpty()) {
+            x.row(t) = word_row + position.row(t);
+        } else {
+            // BertEmbeddings: (inputs_embeds + token_type_embeddings) + position_embeddings.
+            const auto type_row = w.token_type_embeddings.view().row(0);  // token type 0 everywhere
+            if (!allFinite(type_row))
+                return notFinite(w.token_type_embeddings);
+            x.row(t) = (word_row + type_row) + position.row(t);
+        }
+    }
+    if (w.embedding_norm_weight.size() > 0)
+        layerNorm(x, w.embedding_norm_weight, w.embedding_norm_bias, float(config.layer_norm_eps), x);
+    return x;
+}
+
+// Self-attention of one block by the engine: Q, K, V, every head's weights, and the output
+// projection concat Wo + bo.   x (T, C) -> trace.output (T, C), trace.weights H x (T, T).
+Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w, const Matrix& x)
+{
+    AttentionOptions options;
+    options.causal = config.causal;  // GPT-2: masked scores replaced, their weights exactly 0
+    options.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
+    options.detail = TraceDetail::Weights;
+    auto trace = AttentionEngine::forward(x, w.attention, options);
+    if (!trace)
+        return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
+    return trace;
+}
+
+// MLP(h) = act(h W_in + b_in) W_out + b_out.   h (T, C) -> (T, I) -> (T, C)
+Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
+{
+    Matrix inner(h.rows(), config.intermediate_size);  // (T, I)
+    if (!multiply(h, w.mlp_in, w.mlp_in_bias, inner))
+        return notFinite(w.mlp_in);
+    applyActivation(config.activation, inner);
+    Matrix out(h.rows(), config.hidden_size);  // (T, C)
+    if (!multiply(inner, w.mlp_out, w.mlp_out_bias, out))
+        return notFinite(w.mlp_out);
+    return out;
+}
+
+// GPT2Block (pre-LN):  x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x)).   x (T, C), updated in place.
+Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
+                                    Matrix* attention_input)
+{
+    const float eps = float(config.layer_norm_eps);
+    Matrix attn_in(x.rows(), x.cols());  // (T, C): LN_1(x)
+    layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, attn_in);
+    auto attention = attend(config, layer, w, attn_in);
+    if (!attention)
+        return attention;
+    x += attention->output;
+
+    Matrix mlp_in(x.rows(), x.cols());  // (T, C): LN_2(x)
+    layerNorm(x, w.mlp_norm_weight, w.mlp_norm_bias, eps, mlp_in);
+    auto feed_forward = feedForward(config, w, mlp_in);  // (T, C)
+    if (!feed_forward)
+        return Error{feed_forward.error()};
+    x += *feed_forward;
+    if (attention_input)
+        *attention_input = std::move(attn_in);
+    return attention;
+}
+
+// BertLayer, DistilBERT TransformerBlock (post-LN):  x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x)).
+Result<AttentionTrace> postNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
+                                     Matrix* attention_input)
+{
+    const float eps = float(config.layer_norm_eps);
+    if (attention_input)
+        *attention_input = x;
+    auto attention = attend(config, layer, w, x);
+    if (!attention)
+        return attention;
+    x += attention->output;
+    layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, x);  // LN_1(x + Attn(x))
+
+    auto feed_forward = feedForward(config, w, x);  // (T, C)
+    if (!feed_forward)
+        return Error{feed_forward.error()};
+    feed_forward.value() += x;
+    layerNorm(feed_forward.value(), w.mlp_norm_weight, w.mlp_norm_bias, eps, x);  // LN_2(x + MLP(x))
+    return attention;
+}
+
+}  // namespace
+
+QString TransformerForward::positionsKey(const ModelConfig& config)
+{
+    return config.architecture == ModelArchitecture::Gpt2 ? QStringLiteral("n_positions")
+                                                          : QStringLiteral("max_position_embeddings");
+}
+
+Status TransformerForward::checkInput(const ModelConfig& config, const std::vector<int>& token_ids, int selected_layer)
+{
+    const std::int64_t seq_len = std::int64_t(token_ids.size());
+    if (seq_len == 0)
+        return Error{QStringLiteral("no tokens: the input is empty")};
+    if (seq_len > config.max_positions)
+        return Error{QStringLiteral("%1 tokens are more than the model's %2 positions (%3)")
+                         .arg(seq_len)
+                         .arg(config.max_positions)
+                         .arg(positionsKey(config))};
+    for (size_t i = 0; i < token_ids.size(); ++i)
+        if (token_ids[i] < 0 || token_ids[i] >= config.vocab_size)
+            return Error{QStringLiteral("token id %1 (position %2) is outside the vocabulary (ids 0 to %3)")
+                             .arg(token_ids[i])
+                             .arg(i)
+                             .arg(config.vocab_size - 1)};
+    if (selected_layer < 0 || selected_layer >= config.num_layers)
+        return Error{QStringLiteral("layer %1 is out of range, the model has layers 0 to %2")
+                         .arg(selected_layer)
+                         .arg(config.num_layers - 1)};
+    const std::int64_t kept = std::int64_t(config.num_layers) * config.num_heads * seq_len * seq_len;
+    if (kept > kMaxKeptAttention)
+        return Error{QStringLiteral("%1 tokens are too many to keep the attention of %2 layers x %3 heads "
+                                    "(%4 weights, limit %5)")
+                         .arg(seq_len)
+                         .arg(config.num_layers)
+                         .arg(config.num_heads)
+                         .arg(kept)
+                         .arg(kMaxKeptAttention)};
+    return {};
+}
+
+Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelWeights& weights,
+                                         const std::vector<int>& token_ids, int selected_layer)
+{
+    if (Status s = checkInput(config, token_ids, selected_layer); !s)
+        return Error{s.error()};
+    auto embeddings = embed(config, weights, token_ids);
+    if (!embeddings)
+        return Error{embeddings.error()};
+    Matrix x = std::move(embeddings).value();  // (T, C): the residual stream
+
+    ModelRun run;
+    run.token_ids = token_ids;
+    run.selected_layer = selected_layer;
+    run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
+    for (int layer = 0; layer < config.num_layers; ++layer) {
+        Matrix* attention_input = layer == selected_layer ? &run.layer_input : nullptr;
+        const LayerWeights& w = weights.layers[size_t(layer)];
+        auto trace = pre_norm ? preNormBlock(config, layer, w, x, attention_input)
+                              : postNormBlock(config, layer, w, x, attention_input);
+        if (!trace)
+            return Error{trace.error()};
+        run.attention.setLayer(layer, std::move(trace->weights));
+        if (layer == selected_layer) {
+            trace->weights.clear();
+            run.layer_trace = std::move(trace).value();
+        }
+    }
+    if (weights.final_norm_weight.size() > 0)
+        layerNorm(x, weights.final_norm_weight, weights.final_norm_bias, float(config.layer_norm_eps), x);
+    run.last_hidden_state = std::move(x);
+    return run;
+}
+
+}  // namespace attn

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/model/ModelConfig.h"
+#include "core/model/ModelRun.h"
+#include "core/model/ModelWeights.h"
+
+#include <vector>
+
+namespace attn {
+
+// The forward pass of a whole model, as transformers computes it (GPT2Model, BertModel,
+// DistilBertModel; tests/fixtures/models/reference_models.py is a line-by-line PyTorch port), in
+// float32, for one unpadded sequence:
+//   GPT-2:       x = wte[ids] + wpe[0..T)
+//                per block: x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x))   (causal attention)
+//                last_hidden_state = LN_f(x)
+//   BERT:        x = LN(word[ids] + type[0] + pos[0..T))
+//   DistilBERT:  x = LN(word[ids] + pos[0..T))
+//                per block: x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x))
+//   MLP(h) = act(h W_in + b_in) W_out + b_out.
+// Every layer's attention is computed by AttentionEngine and its (H, T, T) weights kept.
+class TransformerForward {
+public:
+    // Refuses, before anything is allocated, ids outside the vocabulary, zero tokens or more than
+    // the positions the model has, a selected layer that does not exist, and attention maps that
+    // could not be kept in memory.
+    static Status checkInput(const ModelConfig& config, const std::vector<int>& token_ids, int selected_layer);
+
+    static Result<ModelRun> run(const ModelConfig& config, const ModelWeights& weights,
+                                const std::vector<int>& token_ids, int selected_layer = 0);
+
+    // The config key that bounds the number of tokens ("n_positions", "max_position_embeddings").
+    static QString positionsKey(const ModelConfig& config);
+
+    static constexpr std::int64_t kMaxKeptAttention = std::int64_t(1) << 30;  // floats: 4 GiB of maps
+};
+
+}  // namespace attn

@@ -1,0 +1,93 @@
+#include "core/report/ModelJsonReport.h"
+
+#include "core/io/JsonWriter.h"
+
+#include <algorithm>
+
+namespace attn {
+namespace {
+
+constexpr qsizetype kChunkBytes = 1 << 20;
+
+// Hands what the writer holds to the device once it has grown past a chunk.
+bool drain(JsonWriter& json, QIODevice& device)
+{
+    if (json.data().size() < kChunkBytes)
+        return true;
+    const QByteArray piece = json.take();
+    return device.write(piece) == piece.size();
+}
+
+}  // namespace
+
+Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
+                              const std::vector<TokenPrediction>& predictions,
+                              const std::function<QString(int)>& token_text, QIODevice& device)
+{
+    const auto failed = [&device] { return Error{QStringLiteral("cannot write: %1").arg(device.errorString())}; };
+    JsonWriter json;
+    json.beginObject();
+    json.key("model").beginObject();
+    json.key("model_type").value(config.model_type);
+    json.key("num_layers").value(config.num_layers);
+    json.key("num_heads").value(config.num_heads);
+    json.key("num_kv_heads").value(config.num_kv_heads);
+    json.key("head_dim").value(config.headDim());
+    json.key("hidden_size").value(config.hidden_size);
+    json.key("vocab_size").value(config.vocab_size);
+    json.key("causal").value(config.causal);
+    json.endObject();
+    json.key("tokens").array(tokens);
+    json.key("token_ids").array(run.token_ids);
+
+    const AttentionMaps& maps = run.attention;
+    RowVector row(maps.seqLen());  // one query's weights, the zeros a causal map does not store filled in
+    json.key("attention").beginArray();
+    for (int l = 0; l < maps.numLayers(); ++l) {
+        json.beginArray();
+        for (int h = 0; h < maps.numHeads(); ++h) {
+            json.beginArray();  // (T, T)
+            for (int i = 0; i < maps.seqLen(); ++i) {
+                const int stored = maps.rowLength(i);
+                std::copy_n(maps.row(l, h, i), stored, row.data());
+                row.tail(maps.seqLen() - stored).setZero();
+                json.row(row.data(), row.size());
+            }
+            json.endArray();
+            if (!drain(json, device))
+                return failed();
+        }
+        json.endArray();
+    }
+    json.endArray();
+    json.key("last_hidden_state").matrix(run.last_hidden_state);
+
+    if (!predictions.empty()) {
+        json.key("top5").beginArray();
+        for (const TokenPrediction& prediction : predictions) {
+            QStringList texts;
+            for (int id : prediction.ids)
+                texts << token_text(id);
+            json.beginObject();
+            json.key("position").value(prediction.position);
+            json.key("ids").array(prediction.ids);
+            json.key("tokens").array(texts);
+            json.key("logits").beginArray();
+            for (float logit : prediction.logits)
+                json.value(logit);
+            json.endArray();
+            json.endObject();
+            if (!drain(json, device))
+                return failed();
+        }
+        json.endArray();
+    }
+    json.endObject();
+    QByteArray last = json.take();
+    last += '\n';
+    if (device.write(last) != last.size())
+        return failed();
+    return {};
+}
+
+}  // namespace attn

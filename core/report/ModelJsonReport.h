@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/base/Result.h"
+#include "core/model/ModelConfig.h"
+#include "core/model/ModelRun.h"
+#include "core/model/TokenPredictions.h"
+
+#include <QIODevice>
+#include <QStringList>
+
+#include <functional>
+#include <vector>
+
+namespace attn {
+
+// The --json document with --model (docs/command-line.md, "Real models"):
+//   {"model": {...}, "tokens": [...], "token_ids": [...], "attention": (L, H, T, T),
+//    "last_hidden_state": (T, C), "top5": [{"position", "ids", "tokens", "logits"}, ...]}
+// "top5" (an addition) holds the head's predictions when there are any: GPT-2's next token after
+// every position, BERT's and DistilBERT's token at every [MASK]. The document is written to the
+// device in pieces of about a megabyte: a 1,024-token GPT-2 run has 150 million attention
+// weights, never held as text at once.
+class ModelJsonReport {
+public:
+    // token_text: a vocabulary id's string (convert_ids_to_tokens), for the predictions.
+    static Status write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
+                        const std::vector<TokenPrediction>& predictions, const std::function<QString(int)>& token_text,
+                        QIODevice& device);
+};
+
+}  // namespace attn
