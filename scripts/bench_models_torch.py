@@ -31,7 +31,29 @@ adds OPENBLAS_VERBOSE=2, so OpenBLAS prints the kernel it chose ("Core: ...") on
 GPT-2 / BERT forward pass at T=64 with float64, to show the chosen kernels compute correctly. Change
 neither variable in tests or CI.
 
-Measured on the 2-core build machine (AVX-512), see tests/fixtures/models/README.md for the table.
+Measured on the 2-core build machine (AVX-512 AMD CPU), all rows, 2 threads, ms. The machine was
+shared with other builds and benchmarks throughout (1-minute load average 5.3-7.4 on 2 cores), so
+every number is an upper bound dominated by OpenMP threads waiting for a core; rerun on a quiet
+machine before comparing with the engine. Both configurations pass --check (float32 product
+against float64 1.2e-7 relative; GPT-2 / BERT T=64 attention within 4.0e-7 / 2.9e-8, hidden
+state within 9.5e-7 / 5.3e-7 relative).
+
+| row         | environment as is: Core: Haswell | unset: Core: Cooperlake |
+|-------------|---------------------------------:|------------------------:|
+| gpt2 T=16   |  1109 |  397 |
+| gpt2 T=64   |  1612 |  403 |
+| gpt2 T=256  |  3304 | 1579 |
+| gpt2 T=1024 | 12896 | 6700 |
+| bert T=16   |  2144 |  502 |
+| bert T=64   |  3132 |  905 |
+| bert T=256  |  3454 | 2524 |
+| bert T=512  |  6960 | 4393 |
+
+Under that load one thread is faster than two (`--threads 1`, same minutes, load 7.0-7.1):
+gpt2 T=64 347 / 214 ms, gpt2 T=256 1078 / 648, bert T=64 284 / 200, bert T=256 1001 / 630
+(Haswell / Cooperlake): OpenBLAS's own AVX-512 (Cooperlake) kernels are 1.4-1.7x faster than the
+pinned Haswell ones, and compute correctly here. Earlier, at load 0.8-1.5, the pinned
+configuration took 189 ms for gpt2 T=16 and 140 ms for bert T=16 on 2 threads.
 """
 
 import argparse
