@@ -52,7 +52,7 @@ state within 9.5e-7 / 5.3e-7 relative).
 Under that load one thread is faster than two (`--threads 1`, same minutes, load 7.0-7.1):
 gpt2 T=64 347 / 214 ms, gpt2 T=256 1078 / 648, bert T=64 284 / 200, bert T=256 1001 / 630
 (Haswell / Cooperlake): OpenBLAS's own AVX-512 (Cooperlake) kernels are 1.4-1.7x faster than the
-pinned Haswell ones, and compute correctly here. Earlier, at load 0.8-1.5, the pinned
+pinned Haswell ones, and compute correctly here. Earlier, with the load rising from 0.8 to 4, the pinned
 configuration took 189 ms for gpt2 T=16 and 140 ms for bert T=16 on 2 threads.
 """
 
