@@ -71,6 +71,22 @@ auto onOneCore(Work&& work)
     return outcome;
 }
 
+// Runs `work` on a pool thread with the worker's OpenMP setting and hands a result that is not
+// stale to `deliver` on the GUI thread, in the order the queued calls arrive.
+template <typename Work, typename Deliver>
+void startOnWorker(QThreadPool& pool, QObject* receiver, int threads, Work work, Deliver deliver)
+{
+    pool.start([receiver, threads, work = std::move(work), deliver = std::move(deliver)] {
+        omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
+        auto outcome = work();
+        if (outcome.skipped)
+            return;
+        QMetaObject::invokeMethod(
+            receiver, [deliver, outcome = std::move(outcome)]() mutable { deliver(std::move(outcome)); },
+            Qt::QueuedConnection);
+    });
+}
+
 }  // namespace
 
 AttentionController::AttentionController(QObject* parent) : QObject(parent)
@@ -239,15 +255,9 @@ void AttentionController::request()
     }
     m_result_running = true;
     updateBusy();
-    m_pool.start([this, job, threads = m_worker_threads] {
-        omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
-        Outcome outcome = runJob(job);
-        if (outcome.skipped)
-            return;
-        QMetaObject::invokeMethod(
-            this, [this, outcome = std::move(outcome)]() mutable { deliver(std::move(outcome)); },
-            Qt::QueuedConnection);
-    });
+    startOnWorker(
+        m_pool, this, m_worker_threads, [job] { return runJob(job); },
+        [this](Outcome outcome) { deliver(std::move(outcome)); });
 }
 
 AttentionController::Outcome AttentionController::runJob(const Job& job)
@@ -402,15 +412,9 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
     }
     m_variant_running = true;
     updateBusy();
-    m_pool.start([this, job, threads = m_worker_threads] {
-        omp_set_num_threads(threads);
-        VariantOutcome outcome = runVariantJob(job);
-        if (outcome.skipped)
-            return;
-        QMetaObject::invokeMethod(
-            this, [this, outcome = std::move(outcome)]() mutable { deliverVariant(std::move(outcome)); },
-            Qt::QueuedConnection);
-    });
+    startOnWorker(
+        m_pool, this, m_worker_threads, [job] { return runVariantJob(job); },
+        [this](VariantOutcome outcome) { deliverVariant(std::move(outcome)); });
 }
 
 AttentionController::VariantOutcome AttentionController::runVariantJob(const VariantJob& job)
