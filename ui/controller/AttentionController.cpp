@@ -87,6 +87,19 @@ void startOnWorker(QThreadPool& pool, QObject* receiver, int threads, Work work,
     });
 }
 
+// The work of a pass whose weights are `weights`, or still to be made from `config` (random
+// weights cost a few multiply-adds per parameter to generate).
+double passFlops(const LoadedWeights* weights, const RunSettings& config, int seq_len)
+{
+    const int input_dim = weights ? weights->weights.inputDim() : config.effectiveInputDim();
+    const int d_model = weights ? weights->weights.dModel() : config.d_model;
+    const int output_dim = weights ? weights->weights.outputDim() : config.d_model;
+    double flops = AttentionController::estimatedFlops(seq_len, input_dim, d_model, output_dim);
+    if (!weights)
+        flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
+    return flops;
+}
+
 }  // namespace
 
 AttentionController::AttentionController(QObject* parent) : QObject(parent)
@@ -242,12 +255,7 @@ void AttentionController::request()
     }
 
     const int seq_len = job.input ? int(job.input->tokens.size()) : int(WordSplitter::split(m_sentence).size());
-    const int input_dim = job.weights ? job.weights->weights.inputDim() : m_config.effectiveInputDim();
-    const int d_model = job.weights ? job.weights->weights.dModel() : m_config.d_model;
-    const int output_dim = job.weights ? job.weights->weights.outputDim() : m_config.d_model;
-    double flops = estimatedFlops(seq_len, input_dim, d_model, output_dim);
-    if (!job.weights)
-        flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
+    const double flops = passFlops(job.weights.get(), m_config, seq_len);
     const bool reads_file = job.pending && job.pending->readsFile();
     if (!reads_file && flops <= m_async_threshold) {
         deliver(onOneCore([&job] { return runJob(job); }));
@@ -399,12 +407,7 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
         job.pending = m_variant_pending;
     }
 
-    const int input_dim = job.weights ? job.weights->weights.inputDim() : config.effectiveInputDim();
-    const int d_model = job.weights ? job.weights->weights.dModel() : config.d_model;
-    const int output_dim = job.weights ? job.weights->weights.outputDim() : config.d_model;
-    double flops = job.base ? estimatedFlops(job.base->seqLen(), input_dim, d_model, output_dim) : 0.0;
-    if (!job.weights)
-        flops += 10.0 * input_dim * 4.0 * d_model;
+    const double flops = passFlops(job.weights.get(), config, job.base ? job.base->seqLen() : 0);
     const bool reads_file = job.pending && job.pending->readsFile();
     if (!reads_file && flops <= m_async_threshold) {
         deliverVariant(onOneCore([&job] { return runVariantJob(job); }));
