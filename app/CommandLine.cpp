@@ -131,6 +131,12 @@ QString CommandLine::helpText()
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
                "  --batch N              batch size drawn in the shape diagram (default 1)\n"
+               "  --color-scale S        heatmap colours: linear (default), log, percentile (clipped at the 99th),\n"
+               "                         all-cells or per-row\n"
+               "  --hide-tokens I,J,...  0-based key positions hidden in the pictures, each row renormalised\n"
+               "  --top-mass X           per query row only the strongest keys up to X % of its weight (others dimmed)\n"
+               "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
+               "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "Window\n"
                "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
@@ -148,10 +154,11 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     const QStringList valued = {"sentence", "input",    "tokens", "d-model",  "heads",      "input-dim", "seed",
                                 "weights",  "layer",    "scale",  "json",     "export",     "view",      "head",
                                 "compare",  "size",     "batch",  "tab",      "screenshot", "example",   "kv-sentence",
-                                "kv-input", "pad-keys", "model",  "token-ids"};
+                                "kv-input", "pad-keys", "model",  "token-ids",  "color-scale", "hide-tokens",
+                                "top-mass", "aggregate-heads"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
-    for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
+    for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
         parser.addOption(QCommandLineOption(QString::fromLatin1(flag)));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
@@ -292,6 +299,40 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.size_given = true;
     }
     options.batch_given = parser.isSet("batch");
+    if (parser.isSet("color-scale")) {
+        const std::optional<ColorScale> scale = ColorScales::fromCommandLine(parser.value("color-scale").trimmed());
+        if (!scale)
+            return Error{QStringLiteral("--color-scale: expected linear, log, percentile, all-cells or per-row, got '%1'")
+                             .arg(parser.value("color-scale"))};
+        options.color_scale = *scale;
+        options.color_scale_given = true;
+    }
+    if (parser.isSet("hide-tokens")) {
+        const QString text = parser.value("hide-tokens");
+        static const QRegularExpression position(QStringLiteral("^\\s*\\d{1,9}\\s*$"));
+        for (const QString& part : text.split(u',')) {
+            if (!position.match(part).hasMatch())
+                return Error{
+                    QStringLiteral("--hide-tokens: expected 0-based token positions I,J,..., got '%1'").arg(text)};
+            options.hidden_tokens.append(part.trimmed().toInt());
+        }
+    }
+    if (parser.isSet("top-mass")) {
+        bool ok = false;
+        const double percent = parser.value("top-mass").trimmed().toDouble(&ok);
+        if (!ok || !(percent > 0.0) || percent > 100.0)
+            return Error{QStringLiteral("--top-mass: expected a percentage above 0 and at most 100, got '%1'")
+                             .arg(parser.value("top-mass"))};
+        options.top_mass = percent / 100.0;
+    }
+    if (parser.isSet("aggregate-heads")) {
+        const QString fusion = parser.value("aggregate-heads").trimmed();
+        if (fusion != u"mean" && fusion != u"max")
+            return Error{
+                QStringLiteral("--aggregate-heads: expected mean or max, got '%1'").arg(parser.value("aggregate-heads"))};
+        options.aggregate = fusion == u"mean" ? 1 : 2;
+    }
+    options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("tab")) {
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)
@@ -310,6 +351,15 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (Status s = checkOutput(QStringLiteral("--export"), options.export_path, {"png", "svg", "pdf"}); !s)
             return Error{s.error()};
     }
+    // The heatmap options draw pictures: --export (or the window); a --json alone has none.
+    if (!parser.isSet("export") && parser.isSet("json"))
+        for (const char* picture : {"color-scale", "hide-tokens", "top-mass", "aggregate-heads"})
+            if (parser.isSet(QLatin1String(picture)))
+                return Error{QStringLiteral("--%1: only for --export or the window").arg(QLatin1String(picture))};
+    if (options.json_trace && !parser.isSet("json"))
+        return Error{QStringLiteral("--json-trace: only with --json")};
+    if (options.json_trace && parser.isSet("model"))
+        return Error{QStringLiteral("--json-trace: not with --model (the trace is of a single attention layer)")};
     if (parser.isSet("screenshot")) {
         options.screenshot_path = parser.value("screenshot");
         if (Status s = checkOutput(QStringLiteral("--screenshot"), options.screenshot_path, {"png"}); !s)

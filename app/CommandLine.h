@@ -3,6 +3,7 @@
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
+#include "ui/heatmap/ColorScale.h"
 #include "ui/shell/View.h"
 
 #include <QSize>
@@ -41,6 +42,15 @@ struct CommandLineOptions {
     bool size_given = false;
     int batch = 1;
     bool batch_given = false;
+    // How --export draws heatmaps: the colour scale, key positions hidden (rows renormalised),
+    // exBERT's top X % per row (1 = off), an extra head of the mean or max over heads (grid).
+    ColorScale color_scale = ColorScale::WithoutOneKeyRows;
+    bool color_scale_given = false;
+    QList<int> hidden_tokens;
+    double top_mass = 1.0;
+    int aggregate = 0;  // 0 none, 1 mean, 2 max (ExportRequest::aggregate)
+    // --json-trace: --json also holds what reproduces the result (X, Q, K, V, raw scores).
+    bool json_trace = false;
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.

@@ -72,6 +72,10 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
     request.compare_b = options.compare_b;
     request.batch = options.batch;
     request.size = options.size;
+    request.color_scale = options.color_scale;
+    request.hidden_keys = options.hidden_tokens;
+    request.top_mass = options.top_mass;
+    request.aggregate = options.aggregate;
     return ViewExporter::exportView(result, request);
 }
 
@@ -186,7 +190,7 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
             return fail(QStringLiteral("--export %1").arg(s.error()));
 
     if (!options.json_path.isEmpty()) {
-        const QByteArray json = JsonReport::build(*result);
+        const QByteArray json = JsonReport::build(*result, options.json_trace);
         if (options.json_path == u"-") {
             out.flush();
             QFile stdoutFile;

@@ -83,6 +83,17 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
         return fail(applied.error());
     window.show();
     window.controller()->waitForIdle();
+    // The window cannot be smaller than its layout allows: a picture of another size than asked
+    // would pass for the requested one, so a --size below the minimum is refused.
+    const QSize requested = options.size_given ? options.size : QSize(1400, 900);
+    if (window.size() != requested) {
+        const QSize minimum = window.minimumSize().expandedTo(window.minimumSizeHint());
+        return fail(QStringLiteral("--size %1x%2: the window cannot be drawn at this size (its smallest size is %3x%4)")
+                        .arg(requested.width())
+                        .arg(requested.height())
+                        .arg(std::max(minimum.width(), window.width()))
+                        .arg(std::max(minimum.height(), window.height())));
+    }
     if (!errors.isEmpty())
         return fail(errors.first());
     const auto result = window.controller()->result();

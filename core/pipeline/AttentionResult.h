@@ -18,6 +18,9 @@ struct AttentionResult {
     QString weights_description;  // "random (seed 0)", "identity", "model.safetensors (gpt2, layer 1 of 12)"
     int layer_count = 1;
     double compute_ms = 0.0;  // wall time of the forward pass
+    // Keys hidden from the views (AttentionDisplay::withHiddenKeys): their weights are 0 and each
+    // row is renormalised over the others; the views mark them. Empty = none hidden.
+    std::vector<bool> hidden_keys;
 
     int seqLen() const { return int(input.tokens.size()); }  // the number of queries
     bool isCross() const { return !kv_input.tokens.isEmpty(); }

@@ -3,9 +3,53 @@
 #include "core/analysis/HeadMetrics.h"
 #include "core/io/JsonWriter.h"
 
+#include <limits>
+
 namespace attn {
 
-QByteArray JsonReport::build(const AttentionResult& result)
+TraceData TraceData::of(const AttentionResult& result, int head)
+{
+    const AttentionTrace& trace = result.trace;
+    TraceData data;
+    if (head >= 0)
+        data.heads = {head};
+    else
+        for (int h = 0; h < trace.num_heads; ++h)
+            data.heads.push_back(h);
+    data.x = result.input.x;
+    if (result.isCross())
+        data.kv_x = result.kv_input.x;
+    const float infinity = std::numeric_limits<float>::infinity();
+    for (int h : data.heads) {
+        data.q.push_back(trace.qHead(h));
+        data.k.push_back(trace.kHead(h));
+        data.v.push_back(trace.vHead(h));
+        Matrix scores = (data.q.back() * data.k.back().transpose()) / trace.scale;  // (query_len, key_len)
+        for (int query = 0; query < int(scores.rows()); ++query)
+            for (int key = 0; key < int(scores.cols()); ++key)
+                if (trace.isMasked(query, key))
+                    scores(query, key) = -infinity;
+        data.scores.push_back(std::move(scores));
+    }
+    return data;
+}
+
+void JsonReport::writeTrace(JsonWriter& json, const TraceData& trace, float scale)
+{
+    json.beginObject();
+    json.key("heads").array(trace.heads);
+    json.key("scale").value(double(scale));
+    json.key("x").matrix(trace.x);
+    if (trace.kv_x.size() > 0)
+        json.key("kv_x").matrix(trace.kv_x);
+    json.key("q").matrices(trace.q);
+    json.key("k").matrices(trace.k);
+    json.key("v").matrices(trace.v);
+    json.key("scores").matrices(trace.scores);  // -infinity (masked) is written as null
+    json.endObject();
+}
+
+QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int trace_head)
 {
     const AttentionTrace& trace = result.trace;
     const int seq_len = result.seqLen();  // T_q
@@ -70,6 +114,10 @@ QByteArray JsonReport::build(const AttentionResult& result)
         json.key("empty_rows").array(empty_rows);
     }
     json.key("output").matrix(trace.output);
+    if (with_trace) {
+        json.key("trace");
+        writeTrace(json, TraceData::of(result, trace_head), trace.scale);
+    }
 
     // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon
     // divergence (natural log), both in head order (definitions in core/analysis/HeadMetrics.h).

@@ -463,8 +463,8 @@ Result<LoadedWeights> WeightNaming::build(TensorSource& source, const WeightFile
         if (!declared)
             return Error{declared.error()};
         if (!declared->has_value())
-            return Error{QStringLiteral("the number of heads is not known: it was not given (--heads N) and the file "
-                                        "states none (%1)")
+            return Error{QStringLiteral("the number of heads is not known: none was chosen and the file states none "
+                                        "(%1)")
                              .arg(source.numHeadsHint())};
         w.num_heads = **declared;
     }

@@ -165,6 +165,9 @@ private slots:
         verifyRefused({"--screenshot", example, "--example", "big"}, example, "--example");
         const QString json = m_dir.filePath("example.json");
         verifyRefused({"--json", json, "--example", "toy"}, json, "--example");
+        // Smaller than the window can be: refused rather than saved at another size than asked.
+        const QString tiny = m_dir.filePath("tiny.png");
+        verifyRefused({"--screenshot", tiny, "--size", "200x150"}, tiny, "--size 200x150");
     }
 
     void screenshotOfTheToyExample()

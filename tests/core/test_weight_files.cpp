@@ -298,6 +298,8 @@ private slots:
         QVERIFY(!loaded.ok());
         QVERIFY2(loaded.error().startsWith("toy.json: "), qPrintable(loaded.error()));
         QVERIFY2(loaded.error().contains(reason), qPrintable(loaded.error()));
+        // Core messages name no command-line option: the window shows them too.
+        QVERIFY2(!loaded.error().contains("--"), qPrintable(loaded.error()));
     }
 
     void jsonAcceptsWhatJsonAllows()

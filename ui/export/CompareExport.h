@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/Result.h"
+#include "ui/heatmap/ColorScale.h"
 
 #include <QSize>
 #include <QString>
@@ -17,11 +18,12 @@ public:
     // Head a beside head b of the same result on one colour scale, and a - b centred at 0
     // (--view compare --compare A,B). Heads out of range are an error naming them.
     static Status exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
-                                const QSize& size, double scale = 1.0);
+                                const QSize& size, double scale = 1.0,
+                                ColorScale color_scale = ColorScale::WithoutOneKeyRows);
     // The same with side B from another result (other settings), e.g. a causal twin.
     static Status exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
                                 int head_b, const QString& label_b, const QString& path, const QSize& size,
-                                double scale = 1.0);
+                                double scale = 1.0, ColorScale color_scale = ColorScale::WithoutOneKeyRows);
     // The lines view (--view lines): one head, or all heads overlaid with head = -1.
     static Status exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
                               double scale = 1.0);

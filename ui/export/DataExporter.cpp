@@ -5,8 +5,13 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
+
+#include <cmath>
+#include <memory>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -45,9 +50,50 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
     return text.toUtf8();
 }
 
-QByteArray DataExporter::toJson(const AttentionResult& result)
+QByteArray DataExporter::toJson(const AttentionResult& result, int trace_head)
 {
-    return JsonReport::build(result);
+    return JsonReport::build(result, trace_head >= 0, trace_head);
+}
+
+QByteArray DataExporter::matrixCsv(const Matrix& matrix)
+{
+    QByteArray text;
+    for (int row = 0; row < matrix.rows(); ++row) {
+        for (int column = 0; column < matrix.cols(); ++column) {
+            if (column > 0)
+                text += ',';
+            const float value = matrix(row, column);
+            if (std::isinf(value))
+                text += value < 0 ? "-inf" : "inf";
+            else if (std::isnan(value))
+                text += "nan";
+            else
+                text += QByteArray::number(double(value), 'g', 9);
+        }
+        text += '\n';
+    }
+    return text;
+}
+
+QList<QPair<QString, QByteArray>> DataExporter::traceFiles(const AttentionResult& result, const QString& path,
+                                                           int head)
+{
+    const TraceData trace = TraceData::of(result, head);
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().toLower();
+    const QString stem = info.dir().filePath(info.completeBaseName());
+    QList<QPair<QString, const Matrix*>> arrays = {{QStringLiteral("x"), &trace.x}};
+    if (trace.kv_x.size() > 0)
+        arrays.append({QStringLiteral("kv_x"), &trace.kv_x});
+    arrays.append({QStringLiteral("q"), &trace.q.front()});
+    arrays.append({QStringLiteral("k"), &trace.k.front()});
+    arrays.append({QStringLiteral("v"), &trace.v.front()});
+    arrays.append({QStringLiteral("scores"), &trace.scores.front()});
+    QList<QPair<QString, QByteArray>> files;
+    for (const auto& [name, matrix] : arrays)
+        files.append({QStringLiteral("%1.%2.%3").arg(stem, name, suffix),
+                      suffix == u"csv" ? matrixCsv(*matrix) : NpyWriter::encode(*matrix)});
+    return files;
 }
 
 QByteArray DataExporter::toNpy(const AttentionResult& result)
@@ -56,31 +102,40 @@ QByteArray DataExporter::toNpy(const AttentionResult& result)
     return bytes ? bytes.value() : QByteArray();
 }
 
-Status DataExporter::exportWeights(const AttentionResult& result, const QString& path)
+Status DataExporter::exportWeights(const AttentionResult& result, const QString& path, int trace_head)
 {
     if (Status where = OutputPath::check(path, {QStringLiteral("csv"), QStringLiteral("json"), QStringLiteral("npy")});
         !where)
         return where;
+    if (trace_head >= result.numHeads())
+        return Error{QStringLiteral("%1: head %2 is out of range (%3 heads)").arg(path).arg(trace_head).arg(result.numHeads())};
     const QString suffix = QFileInfo(path).suffix().toLower();
-    QByteArray bytes;
+    QList<QPair<QString, QByteArray>> files;
     if (suffix == u"csv")
-        bytes = toCsv(result);
+        files.append({path, toCsv(result)});
     else if (suffix == u"json")
-        bytes = toJson(result);
+        files.append({path, toJson(result, trace_head)});
     else
-        bytes = toNpy(result);
-    if (bytes.isEmpty())
+        files.append({path, toNpy(result)});
+    if (files.front().second.isEmpty())
         return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
-    if (file.write(bytes) != bytes.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return Error{QStringLiteral("%1: cannot write: %2").arg(path, reason)};
+    if (trace_head >= 0 && suffix != u"json")
+        files += traceFiles(result, path, trace_head);
+    // Every file is prepared beside its target first and renamed into place only when all are
+    // written, so a failure leaves none of them behind.
+    std::vector<std::unique_ptr<QSaveFile>> saves;
+    for (const auto& [name, bytes] : files) {
+        auto file = std::make_unique<QSaveFile>(name);
+        if (!file->open(QIODevice::WriteOnly) || file->write(bytes) != bytes.size()) {
+            const QString reason = file->errorString();
+            file->cancelWriting();
+            return Error{QStringLiteral("%1: cannot write: %2").arg(name, reason)};
+        }
+        saves.push_back(std::move(file));
     }
-    if (!file.commit())
-        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
+    for (auto& file : saves)
+        if (!file->commit())
+            return Error{QStringLiteral("%1: cannot write: %2").arg(file->fileName(), file->errorString())};
     return {};
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/base/Result.h"
+#include "core/base/Tensor.h"
 
 #include <QByteArray>
+#include <QList>
+#include <QPair>
 #include <QString>
 
 namespace attn {
@@ -14,13 +17,22 @@ struct AttentionResult;
 // - .json: the command line's --json document (core/report/JsonReport): tokens, config, shapes,
 //          attention [h][T][T], output, head metrics; one schema for both
 // - .npy : float32 array of shape (num_heads, query_len, key_len), C order (core/NpyWriter)
+// With `trace_head` >= 0 the export also holds what reproduces that head (core/report TraceData):
+// - .json: "trace" {heads, scale, x, kv_x, q, k, v, scores}, masked scores null;
+// - .csv and .npy: one more file per array beside the weights, NAME.x, NAME.kv_x (a second
+//   input), NAME.q, NAME.k, NAME.v (query_len or key_len, head_dim) and NAME.scores
+//   (query_len, key_len), masked scores -inf. Every file is written, or none.
 class DataExporter {
 public:
-    static Status exportWeights(const AttentionResult& result, const QString& path);
+    static Status exportWeights(const AttentionResult& result, const QString& path, int trace_head = -1);
 
     static QByteArray toCsv(const AttentionResult& result);
-    static QByteArray toJson(const AttentionResult& result);
+    static QByteArray toJson(const AttentionResult& result, int trace_head = -1);
     static QByteArray toNpy(const AttentionResult& result);
+    // A matrix as CSV: one line per row, numbers in shortest round-trip form, -inf / inf / nan.
+    static QByteArray matrixCsv(const Matrix& matrix);
+    // The sidecar files of a trace: (file path, bytes), in the format of `path`'s extension.
+    static QList<QPair<QString, QByteArray>> traceFiles(const AttentionResult& result, const QString& path, int head);
 };
 
 }  // namespace attn

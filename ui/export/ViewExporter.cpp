@@ -1,5 +1,6 @@
 #include "ui/export/ViewExporter.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/HeadIndex.h"
@@ -20,6 +21,7 @@
 #include <QSvgGenerator>
 
 #include <cmath>
+#include <optional>
 
 namespace attn {
 namespace {
@@ -203,13 +205,25 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
     if (one_head)
         if (Status head = HeadIndex::check(request.head, result.numHeads()); !head)
             return Error{QStringLiteral("--head: %1").arg(head.error())};
+    // Hidden keys: the views draw a result whose rows are renormalised without them.
+    std::optional<AttentionResult> shown;
+    if (!request.hidden_keys.isEmpty()) {
+        auto hidden = AttentionDisplay::hiddenKeys(request.hidden_keys, result.keyLen());
+        if (!hidden)
+            return Error{QStringLiteral("--hide-tokens: %1").arg(hidden.error())};
+        shown = AttentionDisplay::withHiddenKeys(result, *hidden);
+    }
+    const AttentionResult& drawn = shown ? *shown : result;
     // A non-owning pointer: the views only read the result while this function runs.
-    const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &result);
+    const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &drawn);
     switch (request.view) {
         case ExportView::Grid: {
             HeadsGrid grid;
             grid.setAttribute(Qt::WA_DontShowOnScreen);
             grid.setColorMap(request.color_map);
+            grid.setColorScale(request.color_scale);
+            grid.setTopMass(request.top_mass);
+            grid.setAggregate(HeadsGrid::Aggregate(std::clamp(request.aggregate, 0, 2)));
             grid.resize(request.size);
             grid.setResult(shared);
             return exportPicture(request.path, request.size, request.scale,
@@ -219,6 +233,8 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             HeadView view;
             view.setAttribute(Qt::WA_DontShowOnScreen);
             view.setColorMap(request.color_map);
+            view.setColorScale(request.color_scale);
+            view.setTopMass(request.top_mass);
             view.resize(request.size);
             view.setResult(shared);
             view.setHead(request.head);
@@ -226,10 +242,10 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
                                  [&view](QPainter* painter, const QRectF& target) { view.render(painter, target); });
         }
         case ExportView::Compare:
-            return CompareExport::exportCompare(result, request.compare_a, request.compare_b, request.path,
-                                                request.size, request.scale);
+            return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path,
+                                                request.size, request.scale, request.color_scale);
         case ExportView::Lines:
-            return CompareExport::exportLines(result, request.head, request.path, request.size, request.scale);
+            return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale);
         case ExportView::Shapes: {
             if (Status ok = ShapeDiagramExport::check(result, request.batch, request.head); !ok)
                 return ok;

@@ -2,6 +2,9 @@
 
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
+
+#include <QList>
 
 #include <QImage>
 #include <QSize>
@@ -29,6 +32,12 @@ struct ExportRequest {
     QSize size{1200, 900};  // pixels, see ViewExporter
     double scale = 1.0;     // PNG only: device pixels per pixel
     ColorMaps::Map color_map = ColorMaps::Map::Viridis;
+    ColorScale color_scale = ColorScale::WithoutOneKeyRows;  // grid, head and compare's A and B
+    // Key positions hidden in every view (each row renormalised over the others); every one must
+    // be inside the input and at least one key must stay.
+    QList<int> hidden_keys;
+    double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
+    int aggregate = 0;      // grid: 0 none, 1 an extra head of the mean over heads, 2 of the maximum
 };
 
 // The one picture writer of attention-lab: every view, from the window and from --export, is

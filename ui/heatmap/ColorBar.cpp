@@ -43,6 +43,12 @@ void ColorBar::setNote(const QString& note)
     update();
 }
 
+void ColorBar::setLogarithmic(bool logarithmic)
+{
+    m_logarithmic = logarithmic;
+    update();
+}
+
 void ColorBar::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
@@ -89,7 +95,19 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
     painter->drawRect(bar);
 
     const double range = m_high - m_low;
-    if (range > 0 && std::isfinite(range)) {
+    if (m_logarithmic && m_low > 0 && m_high > m_low) {
+        // A tick at every power of ten inside the range, placed as the colours are: by log(value).
+        const double decades = std::log10(m_high / m_low);
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        for (double exponent = std::ceil(std::log10(m_low) - 1e-9); exponent <= std::log10(m_high) + 1e-9;
+             exponent += 1.0) {
+            const double tick = std::pow(10.0, exponent);
+            const double y = bar.bottom() - std::log10(tick / m_low) / decades * bar.height();
+            painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+            painter->drawText(QRectF(bar.right() + 7, y - 8, target.right() - bar.right() - 7, 16),
+                              Qt::AlignLeft | Qt::AlignVCenter, QString::number(tick, 'g', 1));
+        }
+    } else if (range > 0 && std::isfinite(range)) {
         const double step = niceStep(range);
         const int decimals = std::max(0, int(-std::floor(std::log10(step))));
         painter->setPen(QColor(0x30, 0x30, 0x30));

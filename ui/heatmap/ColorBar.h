@@ -18,6 +18,8 @@ public:
     void setLabel(const QString& label);
     void setMaskLegendVisible(bool visible);
     void setNote(const QString& note);  // below the bar, e.g. which colour scale is used
+    void setLogarithmic(bool logarithmic);  // ticks at powers of ten, low > 0
+    bool logarithmic() const { return m_logarithmic; }
 
     double low() const { return m_low; }
     double high() const { return m_high; }
@@ -36,6 +38,7 @@ private:
     QString m_label;
     bool m_mask_legend = false;
     QString m_note;
+    bool m_logarithmic = false;
 };
 
 }  // namespace attn

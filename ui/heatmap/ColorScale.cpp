@@ -6,7 +6,8 @@ namespace attn {
 
 QList<ColorScale> ColorScales::all()
 {
-    return {ColorScale::WithoutOneKeyRows, ColorScale::AllCells};
+    return {ColorScale::WithoutOneKeyRows, ColorScale::AllCells, ColorScale::PerRow, ColorScale::Log,
+            ColorScale::Percentile};
 }
 
 QString ColorScales::key(ColorScale scale)
@@ -16,6 +17,12 @@ QString ColorScales::key(ColorScale scale)
             return QStringLiteral("all-cells");
         case ColorScale::WithoutOneKeyRows:
             return QStringLiteral("without-one-key-rows");
+        case ColorScale::PerRow:
+            return QStringLiteral("per-row");
+        case ColorScale::Log:
+            return QStringLiteral("log");
+        case ColorScale::Percentile:
+            return QStringLiteral("percentile");
     }
     return {};
 }
@@ -28,13 +35,37 @@ ColorScale ColorScales::fromKey(const QString& key, ColorScale fallback)
     return fallback;
 }
 
+std::optional<ColorScale> ColorScales::fromCommandLine(const QString& name)
+{
+    if (name == u"linear")
+        return ColorScale::WithoutOneKeyRows;
+    if (name == u"without-one-key-rows")
+        return std::nullopt;  // spelt "linear" on the command line
+    for (ColorScale scale : all())
+        if (key(scale) == name)
+            return scale;
+    return std::nullopt;
+}
+
+QStringList ColorScales::commandLineNames()
+{
+    return {QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("percentile"), QStringLiteral("all-cells"),
+            QStringLiteral("per-row")};
+}
+
 QString ColorScales::title(ColorScale scale)
 {
     switch (scale) {
         case ColorScale::AllCells:
-            return QCoreApplication::translate("ColorScales", "Scale: all cells");
+            return QCoreApplication::translate("ColorScales", "Scale: linear, all cells");
         case ColorScale::WithoutOneKeyRows:
-            return QCoreApplication::translate("ColorScales", "Scale: without one-key rows");
+            return QCoreApplication::translate("ColorScales", "Scale: linear");
+        case ColorScale::PerRow:
+            return QCoreApplication::translate("ColorScales", "Scale: each row to its max");
+        case ColorScale::Log:
+            return QCoreApplication::translate("ColorScales", "Scale: logarithmic");
+        case ColorScale::Percentile:
+            return QCoreApplication::translate("ColorScales", "Scale: clipped at the 99th percentile");
     }
     return {};
 }
@@ -47,8 +78,19 @@ QString ColorScales::toolTip(ColorScale scale)
         case ColorScale::WithoutOneKeyRows:
             return QCoreApplication::translate(
                 "ColorScales",
-                "The colour scale ignores rows that see a single key (row 0 under the causal mask, whose weight "
-                "is 1 by construction); they are drawn in the top colour");
+                "The colour scale runs from 0 to the largest weight, ignoring rows that see a single key (row 0 under "
+                "the causal mask, whose weight is 1 by construction); they are drawn in the top colour");
+        case ColorScale::PerRow:
+            return QCoreApplication::translate(
+                "ColorScales", "Each query row is scaled to its own largest weight: where each query looks");
+        case ColorScale::Log:
+            return QCoreApplication::translate(
+                "ColorScales", "Logarithmic colours over four decades below the largest weight: small weights show");
+        case ColorScale::Percentile:
+            return QCoreApplication::translate(
+                "ColorScales",
+                "The colour scale runs from 0 to the 99th percentile of the weights; larger weights (attention "
+                "sinks) are drawn in the top colour");
     }
     return {};
 }

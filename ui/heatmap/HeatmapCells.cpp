@@ -128,6 +128,15 @@ void applyColorMap(QCPColorMap* plottable, ColorMaps::Map map)
 
 namespace {
 
+// How strongly dimmed cells are covered with white, and the colour of such a cell under it.
+constexpr int kDimAlpha = 190;
+QColor fadedTowardsWhite(const QColor& colour)
+{
+    const double keep = 1.0 - kDimAlpha / 255.0;
+    auto mix = [keep](int channel) { return int(std::lround(channel * keep + 255 * (1.0 - keep))); };
+    return QColor(mix(colour.red()), mix(colour.green()), mix(colour.blue()));
+}
+
 QString formatValue(double value)
 {
     if (std::isnan(value))
@@ -184,6 +193,15 @@ protected:
         }
         const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
         Hatch::draw(painter, masked, m_state->compact ? 4.0 : 6.0, cell_height >= 3.0);
+        // Dimmed cells (outside a row's strongest keys): white over them, one path per picture.
+        if (m_owner->hasDimmed()) {
+            QPainterPath dimmed;
+            for (int row = 0; row < rows; ++row)
+                for (int column = 0; column < columns; ++column)
+                    if (m_owner->isDimmed(row, column) && !m_owner->isMasked(row, column))
+                        dimmed.addRect(cellRect(row, column, column + 1));
+            painter->fillPath(dimmed, QColor(255, 255, 255, kDimAlpha));
+        }
         const double cell_width = std::abs(x->coordToPixel(1) - x->coordToPixel(0));
         QFont text_font = painter->font();
         text_font.setPixelSize(int(std::clamp(cell_height * 0.32, 8.0, 15.0)));
@@ -200,9 +218,9 @@ protected:
                     if (m_owner->isMasked(row, column))
                         continue;
                     const double value = values(row, column);
-                    const double t =
-                        (value - m_owner->valueLow()) / std::max(1e-12, m_owner->valueHigh() - m_owner->valueLow());
-                    const QColor background = ColorMaps::colorAt(m_owner->colorMap(), t);
+                    QColor background = ColorMaps::colorAt(m_owner->colorMap(), m_owner->colourPosition(row, column));
+                    if (m_owner->isDimmed(row, column))
+                        background = fadedTowardsWhite(background);
                     const double luminance =
                         0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue();
                     painter->setPen(luminance > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
@@ -255,11 +273,12 @@ private:
     // smoothing and stored losslessly (PNG in SVG, Flate in PDF).
     void drawCells(QCPPainter* painter, QCPAxis* x, QCPAxis* y)
     {
-        const Matrix& values = m_owner->values();  // (rows, columns)
+        const Matrix& values = m_owner->colourValues();  // (rows, columns)
         const int rows = int(values.rows());
         const int columns = int(values.cols());
         QCPColorGradient gradient = m_map->gradient();
-        const QCPRange range(m_owner->valueLow(), m_owner->valueHigh());
+        const QCPRange range(m_owner->colourLow(), m_owner->colourHigh());
+        const bool log = m_owner->colorMapping() == HeatmapPlot::ColorMapping::Log;
         const QRectF matrix = QRectF(QPointF(x->coordToPixel(-0.5), y->coordToPixel(-0.5)),
                                      QPointF(x->coordToPixel(columns - 0.5), y->coordToPixel(rows - 0.5)))
                                   .normalized();
@@ -282,10 +301,10 @@ private:
                         ++column;
                         continue;
                     }
-                    const QRgb colour = gradient.color(values(row, column), range);
+                    const QRgb colour = gradient.color(values(row, column), range, log);
                     int end = column + 1;
                     while (end < columns && !m_owner->isMasked(row, end) &&
-                           gradient.color(values(row, end), range) == colour)
+                           gradient.color(values(row, end), range, log) == colour)
                         ++end;
                     for (int c = column; c < end; ++c)
                         sum += values(row, c);
@@ -297,7 +316,7 @@ private:
                 }
             }
             if (visible > 0)
-                painter->fillRect(matrix, QColor(gradient.color(sum / visible, range)));
+                painter->fillRect(matrix, QColor(gradient.color(sum / visible, range, log)));
             for (const auto& [colour, path] : runs) {
                 painter->setBrush(QColor(colour));
                 painter->drawPath(path);
@@ -309,7 +328,7 @@ private:
             for (int row = 0; row < rows; ++row) {
                 for (int column = 0; column < columns; ++column) {
                     const double value = m_owner->isMasked(row, column) ? kNan : double(values(row, column));
-                    std::fill_n(line.begin() + qsizetype(column) * k, k, gradient.color(value, range));
+                    std::fill_n(line.begin() + qsizetype(column) * k, k, gradient.color(value, range, log));
                 }
                 for (int i = 0; i < k; ++i)
                     std::copy(line.begin(), line.end(), reinterpret_cast<QRgb*>(image.scanLine(row * k + i)));

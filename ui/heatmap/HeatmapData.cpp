@@ -1,12 +1,15 @@
 #include "ui/heatmap/HeatmapData.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <QCoreApplication>
 
+#include <cmath>
+
 namespace attn {
 
-HeatmapData HeatmapData::fromResult(const AttentionResult& result)
+HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale scale)
 {
     HeatmapData data;
     data.labels.reserve(result.input.tokens.size());
@@ -27,6 +30,14 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result)
     for (int key = 0; key < int(trace.key_padding.size()) && key < keys; ++key)
         if (trace.key_padding[size_t(key)])
             data.mask.col(key).setConstant(true);
+    for (int key = 0; key < int(result.hidden_keys.size()) && key < keys; ++key) {
+        if (!result.hidden_keys[size_t(key)])
+            continue;
+        data.hidden_keys.append(key);
+        data.mask.col(key).setConstant(true);
+        if (key < data.key_labels.size())
+            data.key_labels[key] = struck(data.key_labels[key]);
+    }
     data.any_masked = data.mask.any();
     std::vector<bool> one_key(size_t(queries), false);  // rows that see a single key
     for (int query = 0; query < queries; ++query) {
@@ -51,7 +62,57 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result)
     data.high_without_one_key_rows = data.one_key_row_count == 0 ? data.high : high_without;
     if (!(data.high_without_one_key_rows > 0.0))  // every row sees one key (a single token)
         data.high_without_one_key_rows = data.high;
+    if (scale == ColorScale::Percentile) {
+        const double top = AttentionDisplay::percentile(trace.weights, data.mask, ColorScales::kPercentile);
+        data.percentile_top = top > 0.0 ? top : data.high;
+    }
     return data;
+}
+
+QString HeatmapData::struck(const QString& label)
+{
+    QString out;
+    out.reserve(label.size() * 2);
+    for (const QChar c : label) {
+        out += c;
+        out += QChar(0x0336);  // COMBINING LONG STROKE OVERLAY
+    }
+    return out;
+}
+
+HeatmapData::Range HeatmapData::range(ColorScale scale) const
+{
+    Range range;
+    switch (scale) {
+        case ColorScale::AllCells:
+        case ColorScale::WithoutOneKeyRows:
+            range.high = top(scale);
+            range.note = scaleNote(scale);
+            break;
+        case ColorScale::PerRow:
+            range.high = 1.0;
+            range.mapping = HeatmapPlot::ColorMapping::PerRow;
+            range.note = QCoreApplication::translate("HeatmapData", "each row / its max");
+            break;
+        case ColorScale::Log:
+            range.high = high;
+            range.low = high * std::pow(10.0, -ColorScales::kLogDecades);
+            range.mapping = HeatmapPlot::ColorMapping::Log;
+            range.note = QCoreApplication::translate("HeatmapData", "log scale");
+            break;
+        case ColorScale::Percentile:
+            range.high = percentile_top;
+            range.note = QCoreApplication::translate("HeatmapData", "clipped at the %1th percentile")
+                             .arg(ColorScales::kPercentile);
+            break;
+    }
+    if (!hidden_keys.isEmpty()) {
+        const QString hidden = hidden_keys.size() == 1
+                                   ? QCoreApplication::translate("HeatmapData", "key %1 hidden").arg(hidden_keys.first())
+                                   : QCoreApplication::translate("HeatmapData", "%1 keys hidden").arg(hidden_keys.size());
+        range.note = range.note.isEmpty() ? hidden : range.note + QStringLiteral(" · ") + hidden;
+    }
+    return range;
 }
 
 double HeatmapData::top(ColorScale scale) const

@@ -20,13 +20,30 @@ struct HeatmapData {
     double high_without_one_key_rows = 1.0;
     QList<int> one_key_rows;  // rows that see a single key (at most the first few are listed)
     int one_key_row_count = 0;
+    // Keys hidden (AttentionResult::hidden_keys): masked above, their labels struck through.
+    QList<int> hidden_keys;
+    // ColorScale::Percentile: the ColorScales::kPercentile-th percentile of the unmasked weights
+    // of every head (computed only when fromResult is asked for that scale).
+    double percentile_top = 1.0;
 
-    static HeatmapData fromResult(const AttentionResult& result);
+    static HeatmapData fromResult(const AttentionResult& result, ColorScale scale = ColorScale::WithoutOneKeyRows);
 
     // The top of the colour scale, and what the colour bar says about it ("" when the scale is
     // simply 0 .. the largest weight).
     double top(ColorScale scale) const;
     QString scaleNote(ColorScale scale) const;
+
+    // Everything a plot and its colour bar need for a scale: the value range, how values map to
+    // colours, and the note that says which scale it is.
+    struct Range {
+        double low = 0.0;
+        double high = 1.0;
+        HeatmapPlot::ColorMapping mapping = HeatmapPlot::ColorMapping::Linear;
+        QString note;
+    };
+    Range range(ColorScale scale) const;
+    // A token label drawn struck through (a hidden key).
+    static QString struck(const QString& label);
 };
 
 }  // namespace attn

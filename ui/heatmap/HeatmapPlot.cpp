@@ -2,6 +2,8 @@
 
 #include "ui/heatmap/HeatmapCells.h"
 
+#include "core/analysis/AttentionDisplay.h"
+
 #include <qcustomplot.h>
 
 #include <QMouseEvent>
@@ -116,21 +118,94 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
         m_longest_label = -1;
         m_ticks = {};
     }
-    if (values.size() > 0) {
-        const bool reused = d->map->data() == d->made_data && refillColorMapData(d->map->data(), m_values, m_mask);
-        if (!reused) {
-            d->made_data = makeColorMapData(m_values, m_mask);
-            d->map->setData(d->made_data);  // takes ownership
-        }
-    } else {
-        d->map->data()->clear();
-    }
-    d->map->setVisible(values.size() > 0);
+    if (m_dimmed.rows() != values.rows() || m_dimmed.cols() != values.cols())
+        m_dimmed = MaskMatrix();
+    updateColourValues();
+    fillMap();
     d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, values.cols()) - 0.5);
     d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, values.rows()) - 0.5);
     updateRange();
     updateLabels();
     scheduleReplot();
+}
+
+void HeatmapPlot::fillMap()
+{
+    if (m_values.size() > 0) {
+        const Matrix& colours = colourValues();
+        const bool reused = d->map->data() == d->made_data && refillColorMapData(d->map->data(), colours, m_mask);
+        if (!reused) {
+            d->made_data = makeColorMapData(colours, m_mask);
+            d->map->setData(d->made_data);  // takes ownership
+        }
+    } else {
+        d->map->data()->clear();
+    }
+    d->map->setVisible(m_values.size() > 0);
+}
+
+void HeatmapPlot::updateColourValues()
+{
+    switch (m_mapping) {
+        case ColorMapping::Linear:
+            m_colour_values = Matrix();
+            break;
+        case ColorMapping::Log:  // the logarithm of 0 has no colour: the bottom of the range does
+            m_colour_values = m_values.cwiseMax(float(colourLow()));
+            break;
+        case ColorMapping::PerRow:
+            m_colour_values = AttentionDisplay::perRowScaled(m_values, m_mask);
+            break;
+    }
+}
+
+void HeatmapPlot::setColorMapping(ColorMapping mapping)
+{
+    if (mapping == m_mapping)
+        return;
+    m_mapping = mapping;
+    const bool log = mapping == ColorMapping::Log;
+    d->scale->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);  // the map follows its scale
+    if (log)
+        d->scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+        d->scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    updateColourValues();
+    fillMap();
+    updateRange();
+    scheduleReplot();
+}
+
+void HeatmapPlot::setDimmed(const MaskMatrix& dimmed)
+{
+    const bool fits = dimmed.rows() == m_values.rows() && dimmed.cols() == m_values.cols() && dimmed.any();
+    m_dimmed = fits ? dimmed : MaskMatrix();
+    scheduleReplot();
+}
+
+bool HeatmapPlot::isDimmed(int row, int column) const
+{
+    return m_dimmed.size() > 0 && m_dimmed(row, column);
+}
+
+double HeatmapPlot::colourLow() const
+{
+    return m_mapping == ColorMapping::PerRow ? 0.0 : m_low;
+}
+
+double HeatmapPlot::colourHigh() const
+{
+    return m_mapping == ColorMapping::PerRow ? 1.0 : m_high;
+}
+
+double HeatmapPlot::colourPosition(int row, int column) const
+{
+    const double value = colourValues()(row, column);
+    const double low = colourLow();
+    const double high = colourHigh();
+    if (m_mapping == ColorMapping::Log)
+        return std::log(std::max(value, low) / low) / std::max(1e-12, std::log(high / low));
+    return (value - low) / std::max(1e-12, high - low);
 }
 
 void HeatmapPlot::setColorMap(ColorMaps::Map map)
@@ -146,6 +221,10 @@ void HeatmapPlot::setValueRange(double low, double high)
     m_auto_range = false;
     m_low = low;
     m_high = high > low ? high : low + 1e-9;
+    if (m_mapping == ColorMapping::Log) {  // the values are clamped to the new low end
+        updateColourValues();
+        fillMap();
+    }
     updateRange();
     scheduleReplot();
 }
@@ -446,7 +525,7 @@ void HeatmapPlot::updateRange()
         m_low = low;
         m_high = high > low ? high : low + 1e-9;
     }
-    d->map->setDataRange(QCPRange(m_low, m_high));
+    d->map->setDataRange(QCPRange(colourLow(), colourHigh()));
 }
 
 // Token labels where they fit: every n-th label so that labels never overlap, and numbers in

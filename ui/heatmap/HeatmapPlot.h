@@ -28,6 +28,10 @@ class HeatmapPlot : public QWidget {
     Q_OBJECT
 public:
     enum class CellText { Auto, Never, Always };
+    // How values become colours over the value range: linearly; logarithmically (values below the
+    // range's low end, which must be positive, in the bottom colour); or each row divided by its
+    // largest unmasked value first, over 0 .. 1. Numbers, hover and clicks always show the values.
+    enum class ColorMapping { Linear, Log, PerRow };
 
     explicit HeatmapPlot(QWidget* parent = nullptr);
     ~HeatmapPlot() override;
@@ -38,6 +42,12 @@ public:
     void setColorMap(ColorMaps::Map map);
     void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
     void setAutoValueRange();                     // the data's range (symmetric for Diverging)
+    void setColorMapping(ColorMapping mapping);
+    ColorMapping colorMapping() const { return m_mapping; }
+    // Cells drawn faded towards white (true), e.g. outside a row's strongest keys; empty: none.
+    void setDimmed(const MaskMatrix& dimmed);
+    bool isDimmed(int row, int column) const;
+    bool hasDimmed() const { return m_dimmed.size() > 0; }
     void setColorBarVisible(bool visible);
     // Title and colour-bar label may hold length variants separated by U+009C, longest first:
     // the first that fits is shown (else it is elided), at every size and in every picture.
@@ -66,6 +76,13 @@ public:
     QString columnLabel(int column) const;
     double valueLow() const;
     double valueHigh() const;
+    // What the colours are computed from: the values, or (PerRow) the row-scaled values over
+    // colourLow() .. colourHigh() = 0 .. 1; with Log the gradient position is logarithmic.
+    const Matrix& colourValues() const { return m_mapping == ColorMapping::Linear ? m_values : m_colour_values; }
+    double colourLow() const;
+    double colourHigh() const;
+    // The gradient position 0 .. 1 of a value at (row, column), as the cell is coloured.
+    double colourPosition(int row, int column) const;
     ColorMaps::Map colorMap() const { return m_map; }
 
     // What QCustomPlot holds for cell (key = column, value = row): the plotted number, NaN when
@@ -96,6 +113,11 @@ private:
     std::unique_ptr<Private> d;
     Matrix m_values;  // (rows, columns)
     MaskMatrix m_mask;
+    ColorMapping m_mapping = ColorMapping::Linear;
+    Matrix m_colour_values;  // (rows, columns) with Log (clamped to the low end) and PerRow; else empty
+    MaskMatrix m_dimmed;     // (rows, columns), or empty
+    void updateColourValues();
+    void fillMap();
     QStringList m_row_labels;
     QStringList m_column_labels;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;

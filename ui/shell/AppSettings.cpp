@@ -23,6 +23,7 @@ const Setting<bool> kCausal{"model/causal", false};
 const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
+const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
 const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
@@ -118,6 +119,16 @@ void AppSettings::setKvSentence(const QString& sentence)
 {
     set(kKvSentence, sentence);
 }
+ColorScale AppSettings::colorScale() const
+{
+    return ColorScales::fromKey(get(kColorScale));
+}
+
+void AppSettings::setColorScale(ColorScale scale)
+{
+    set(kColorScale, ColorScales::key(scale));
+}
+
 ColorMaps::Map AppSettings::colorMap() const
 {
     return ColorMaps::fromName(get(kColorMap));

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 #include "ui/shell/View.h"
 
 #include <QByteArray>
@@ -35,6 +36,8 @@ public:
     void setKvSentence(const QString& sentence);
     ColorMaps::Map colorMap() const;
     void setColorMap(ColorMaps::Map map);
+    ColorScale colorScale() const;  // of every heatmap view
+    void setColorScale(ColorScale scale);
     QStringList recentFiles() const;
     void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecentFile(const QString& path);

@@ -6,6 +6,7 @@
 #include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
+#include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
@@ -101,8 +102,24 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_settings_dock = dock;
 
+    m_heatmap_menu = new HeatmapMenu(this);
     buildMenus();
     m_status = new ResultStatus(statusBar());
+    // One heatmap choice for every view: the menu, the grid's and the head view's choosers.
+    connect(m_heatmap_menu, &HeatmapMenu::colorScaleChanged, m_tabs, &ViewTabs::setColorScale);
+    connect(m_grid, &HeadsGrid::colorScaleChanged, m_heatmap_menu, &HeatmapMenu::setColorScale);
+    connect(m_head_view, &HeadView::colorScaleChanged, m_heatmap_menu, &HeatmapMenu::setColorScale);
+    connect(m_heatmap_menu, &HeatmapMenu::topMassChanged, m_tabs, &ViewTabs::setTopMass);
+    connect(m_heatmap_menu, &HeatmapMenu::aggregateChanged, m_tabs, &ViewTabs::setAggregate);
+    connect(m_heatmap_menu, &HeatmapMenu::hiddenKeysChanged, this, [this](const QList<int>& keys) {
+        m_tabs->setHiddenKeys(keys);
+        showHiddenKeys();
+    });
+    connect(m_tokens, &TokenStrip::tokenContextMenu, this, [this](int index, const QPoint& where) {
+        if (m_kv_sentence->text().trimmed().isEmpty())  // self-attention: the sentence's tokens are the keys
+            showTokenMenu(index, where);
+    });
+    connect(m_kv_tokens, &TokenStrip::tokenContextMenu, this, &MainWindow::showTokenMenu);
 
     connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
     connect(m_kv_sentence, &QLineEdit::textChanged, this, &MainWindow::editKvSentence);
@@ -189,6 +206,8 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
     view->addSeparator();
+    view->addMenu(m_heatmap_menu);
+    view->addSeparator();
     QAction* settings_panel = m_settings_dock->toggleViewAction();  // brings a closed panel back
     settings_panel->setText(tr("Se&ttings panel"));
     settings_panel->setToolTip(tr("Show or hide the settings panel"));
@@ -272,6 +291,8 @@ void MainWindow::restoreSettings()
     restoreState(m_settings->windowState());
     m_panel->setColorMap(m_settings->colorMap());
     m_tabs->setColorMap(m_settings->colorMap());
+    m_heatmap_menu->setColorScale(m_settings->colorScale());
+    m_tabs->setColorScale(m_settings->colorScale());
     updateRecentMenu();
 
     const RunSettings config = m_settings->runSettings();
@@ -306,6 +327,7 @@ void MainWindow::saveSettings()
     m_settings->setKvSentence(m_kv_sentence->text());
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
+    m_settings->setColorScale(m_heatmap_menu->colorScale());
     m_settings->setCurrentView(currentView());
     m_settings->setCurrentHead(m_head_view->head());
     m_settings->setWindowGeometry(saveGeometry());
@@ -335,6 +357,7 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     m_tokens->setPadding(m_result->isCross() ? std::vector<bool>{} : m_result->trace.key_padding);
     m_kv_tokens->setPadding(m_result->isCross() ? m_result->trace.key_padding : std::vector<bool>{});
     m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
+    showHiddenKeys();
     m_panel->showResult(*m_result);
     m_status->showResult(*m_result);
 }

@@ -25,6 +25,7 @@ class MessageBar;
 class ResultStatus;
 class SettingsPanel;
 class TokenStrip;
+class HeatmapMenu;
 class ViewTabs;
 class WalkthroughView;
 
@@ -53,6 +54,7 @@ public:
     HeadsGrid* headsGrid() const { return m_grid; }
     HeadView* headView() const { return m_head_view; }
     ViewTabs* viewTabs() const { return m_tabs; }
+    HeatmapMenu* heatmapMenu() const { return m_heatmap_menu; }
     WalkthroughView* walkthrough() const;
     QMenu* examplesMenu() const { return m_examples_menu; }
     SettingsPanel* settingsPanel() const { return m_panel; }
@@ -70,7 +72,11 @@ public:
     // waits for either).
     void openWeightsFile(const QString& path);
     Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
-    Status exportData(const QString& path);
+    // With `trace_head` >= 0 the export adds what reproduces that head (DataExporter).
+    Status exportData(const QString& path, int trace_head = -1);
+    // What the token chips' context menu does: hide key `key` in the heatmaps, or show it again.
+    // Hiding the last key shown is refused in the message bar.
+    void toggleHiddenKey(int key);
     void copyImage();
     // Where Export image proposes to save: in the pictures folder, the documents folder or the
     // home folder, the first that exists.
@@ -117,6 +123,9 @@ private:
     SettingsPanel* m_panel = nullptr;
     QDockWidget* m_settings_dock = nullptr;
     QMenu* m_recent_menu = nullptr;
+    HeatmapMenu* m_heatmap_menu = nullptr;
+    void showTokenMenu(int key, const QPoint& global_position);
+    void showHiddenKeys();
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;

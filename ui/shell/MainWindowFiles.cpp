@@ -7,12 +7,14 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
+#include "ui/export/ExportDataDialog.h"
 #include "ui/export/ExportImageDialog.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/heads/HeadView.h"
 
 #include <QAction>
 #include <QApplication>
@@ -202,11 +204,11 @@ void MainWindow::exportImageInteractively()
         exportImage(dialog.path(), dialog.imageSize(), dialog.scale());
 }
 
-Status MainWindow::exportData(const QString& path)
+Status MainWindow::exportData(const QString& path, int trace_head)
 {
     if (!m_result)
         return Error{tr("nothing to export yet")};
-    Status status = DataExporter::exportWeights(*m_result, path);
+    Status status = DataExporter::exportWeights(*m_result, path, trace_head);
     if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
         m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
@@ -219,11 +221,9 @@ Status MainWindow::exportData(const QString& path)
 void MainWindow::exportDataInteractively()
 {
     const QString directory = existingFolder({QStandardPaths::DocumentsLocation});
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights"),
-                                                      QDir(directory).filePath(QStringLiteral("attention.csv")),
-                                                      tr("CSV (*.csv);;NumPy array (*.npy);;JSON (*.json)"));
-    if (!path.isEmpty())
-        exportData(path);
+    ExportDataDialog dialog(QDir(directory).filePath(QStringLiteral("attention.csv")), m_head_view->head(), this);
+    if (dialog.exec() == QDialog::Accepted && !dialog.path().isEmpty())
+        exportData(dialog.path(), dialog.withTrace() ? m_head_view->head() : -1);
 }
 
 void MainWindow::copyImage()

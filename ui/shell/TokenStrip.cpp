@@ -2,6 +2,7 @@
 
 #include "ui/heatmap/Hatch.h"
 
+#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -31,6 +32,24 @@ void TokenStrip::setPadding(const std::vector<bool>& padded)
         return;
     m_padded = padded;
     update();
+}
+
+void TokenStrip::setHidden(const std::vector<bool>& hidden)
+{
+    if (hidden == m_hidden)
+        return;
+    m_hidden = hidden;
+    update();
+}
+
+void TokenStrip::contextMenuEvent(QContextMenuEvent* event)
+{
+    const int index = tokenAt(event->pos());
+    if (index < 0) {
+        QWidget::contextMenuEvent(event);
+        return;
+    }
+    emit tokenContextMenu(index, event->globalPos());
 }
 
 void TokenStrip::setClickable(bool clickable)
@@ -107,7 +126,8 @@ void TokenStrip::paintEvent(QPaintEvent*)
             border = QColor(0xe0, 0xa1, 0x00);
         }
         const bool padded = isPadded(i);
-        painter.setPen(QPen(border, 1));
+        const bool hidden = isHidden(i);  // hidden in the heatmaps: a dashed border, struck through
+        painter.setPen(QPen(border, 1, hidden ? Qt::DashLine : Qt::SolidLine));
         painter.setBrush(padded ? Hatch::fill() : fill);
         painter.drawRoundedRect(chip, 6, 6);
         if (padded) {  // padding looks like a masked cell of the heatmaps
@@ -115,9 +135,9 @@ void TokenStrip::paintEvent(QPaintEvent*)
             Hatch::draw(&painter, {chip.adjusted(3, 3, -3, -3)}, 6.0);
             painter.restore();
         }
-        painter.setPen(padded ? QColor(0x70, 0x70, 0x70) : QColor(0x20, 0x20, 0x20));
+        painter.setPen(padded || hidden ? QColor(0x70, 0x70, 0x70) : QColor(0x20, 0x20, 0x20));
         QFont text_font = font;
-        text_font.setStrikeOut(padded);
+        text_font.setStrikeOut(padded || hidden);
         painter.setFont(text_font);
         painter.drawText(chip.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
         painter.setFont(index_font);

@@ -24,6 +24,9 @@ public:
     // One flag per token, true = padded; empty = none. Only a strip of keys shows padding.
     void setPadding(const std::vector<bool>& padded);
     bool isPadded(int index) const { return size_t(index) < m_padded.size() && m_padded[size_t(index)]; }
+    // One flag per token, true = hidden in the heatmaps (struck through, dashed); empty = none.
+    void setHidden(const std::vector<bool>& hidden);
+    bool isHidden(int index) const { return size_t(index) < m_hidden.size() && m_hidden[size_t(index)]; }
     // Chips react to clicks (tokenClicked) and say so in their tooltip.
     void setClickable(bool clickable);
     // The chip under a point of the widget, or -1 (hidden behind "+N more", or no chip there).
@@ -34,10 +37,13 @@ public:
 
 signals:
     void tokenClicked(int index);  // a chip was clicked (only when clickable)
+    // A chip was right-clicked (or the context-menu key pressed over it): where to show a menu.
+    void tokenContextMenu(int index, const QPoint& global_position);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     QStringList m_tokens;
@@ -45,6 +51,7 @@ private:
     int m_key = -1;
     int m_visible = 0;
     std::vector<bool> m_padded;
+    std::vector<bool> m_hidden;
     bool m_clickable = false;
     std::vector<QRect> m_chips;  // where the visible chips were drawn, for clicks
 };

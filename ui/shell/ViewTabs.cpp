@@ -1,5 +1,6 @@
 #include "ui/shell/ViewTabs.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
@@ -71,8 +72,63 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
 void ViewTabs::setResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
+    updateShown();
     m_stale.fill(true);
     bringUpToDate(currentIndex());
+}
+
+std::vector<bool> ViewTabs::shownHiddenKeys() const
+{
+    std::vector<bool> hidden;
+    if (!m_result)
+        return hidden;
+    hidden.assign(size_t(m_result->keyLen()), false);
+    for (int key : m_hidden_keys)
+        if (key >= 0 && key < m_result->keyLen())
+            hidden[size_t(key)] = true;
+    return hidden;
+}
+
+void ViewTabs::updateShown()
+{
+    const std::vector<bool> hidden = shownHiddenKeys();
+    const bool any = std::find(hidden.begin(), hidden.end(), true) != hidden.end();
+    const bool every = !hidden.empty() && std::find(hidden.begin(), hidden.end(), false) == hidden.end();
+    if (m_result && any && !every)  // every key hidden would leave nothing: shown as computed
+        m_shown = std::make_shared<const AttentionResult>(AttentionDisplay::withHiddenKeys(*m_result, hidden));
+    else
+        m_shown = m_result;
+}
+
+void ViewTabs::setHiddenKeys(const QList<int>& positions)
+{
+    if (positions == m_hidden_keys)
+        return;
+    m_hidden_keys = positions;
+    if (!m_result)
+        return;
+    updateShown();
+    for (View view : {View::Grid, View::Head, View::Compare, View::Lines})
+        m_stale[size_t(view)] = true;
+    bringUpToDate(currentIndex());
+}
+
+void ViewTabs::setColorScale(ColorScale scale)
+{
+    m_grid->setColorScale(scale);
+    m_head_view->setColorScale(scale);
+    m_compare->setColorScale(scale);
+}
+
+void ViewTabs::setTopMass(double fraction)
+{
+    m_grid->setTopMass(fraction);
+    m_head_view->setTopMass(fraction);
+}
+
+void ViewTabs::setAggregate(int aggregate)
+{
+    m_grid->setAggregate(HeadsGrid::Aggregate(std::clamp(aggregate, 0, 2)));
 }
 
 void ViewTabs::bringUpToDate(int tab)
@@ -82,16 +138,16 @@ void ViewTabs::bringUpToDate(int tab)
     m_stale[size_t(tab)] = false;
     switch (View(tab)) {
         case View::Grid:
-            m_grid->setResult(m_result);
+            m_grid->setResult(m_shown);
             break;
         case View::Head:
-            m_head_view->setResult(m_result);
+            m_head_view->setResult(m_shown);
             break;
         case View::Compare:
-            m_compare->setResult(m_result);
+            m_compare->setResult(m_shown);
             break;  // it also defers while hidden
         case View::Lines:
-            m_lines->setResult(m_result);
+            m_lines->setResult(m_shown);
             if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
                 m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
             break;

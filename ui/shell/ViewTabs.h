@@ -1,8 +1,10 @@
 #pragma once
 
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 #include "ui/shell/View.h"
 
+#include <QList>
 #include <QSize>
 #include <QString>
 #include <QTabWidget>
@@ -55,6 +57,17 @@ public:
 public slots:
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
     void setColorMap(attn::ColorMaps::Map map);
+    // The one colour scale of every heatmap view (grid, one head, Compare's A and B).
+    void setColorScale(attn::ColorScale scale);
+    // Keys hidden in the grid, head, compare and lines views, each row renormalised over the
+    // others (AttentionDisplay::withHiddenKeys). Positions beyond the current input are kept for
+    // a longer one and ignored meanwhile; the walkthrough and shapes show the computation as it is.
+    void setHiddenKeys(const QList<int>& positions);
+    QList<int> hiddenKeys() const { return m_hidden_keys; }
+    // The keys hidden in what is shown now (inside the input).
+    std::vector<bool> shownHiddenKeys() const;
+    void setTopMass(double fraction);   // grid and head view (HeadsGrid::setTopMass)
+    void setAggregate(int aggregate);   // grid: 0 none, 1 mean, 2 max
     void setSentence(const QString& sentence);
     void openHead(int head);  // what a click on a grid head does
     // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the
@@ -73,6 +86,9 @@ private:
     ShapesPanel* m_shapes = nullptr;
     WalkthroughView* m_walkthrough = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
+    std::shared_ptr<const AttentionResult> m_shown;  // m_result with the hidden keys applied (or m_result)
+    QList<int> m_hidden_keys;
+    void updateShown();
     std::array<bool, kAllViews.size()> m_stale{};
     int m_head = 0;
     int m_walk_head = 0;

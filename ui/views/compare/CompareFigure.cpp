@@ -1,5 +1,6 @@
 #include "ui/views/compare/CompareFigure.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
@@ -104,14 +105,64 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.key_labels, data_a.mask);
     m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.key_labels, data_b.mask);
     m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.key_labels, both_masked);
-    m_plot_a->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
-    m_plot_b->setValueRange(m_comparison.shared_min, m_comparison.shared_max);
+    applyColorScale();
     m_plot_difference->setValueRange(-m_comparison.difference_limit, m_comparison.difference_limit);
     m_plot_a->setTitle(sideTitle(tr("A"), a));
     m_plot_b->setTitle(sideTitle(tr("B"), b));
     m_plot_difference->setTitle(tr("A \u2212 B"));
     m_caption->setText(caption());
     return {};
+}
+
+void CompareFigure::setColorScale(ColorScale scale)
+{
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    applyColorScale();
+}
+
+// A and B on one scale made from the two heads shown: linear from their smallest to their largest
+// weight (the one-key-row rule is the grid's; here two heads set it), per row, logarithmic below
+// their largest, or clipped at the percentile of their unmasked weights.
+void CompareFigure::applyColorScale()
+{
+    if (!m_a.result)
+        return;
+    HeatmapPlot::ColorMapping mapping = HeatmapPlot::ColorMapping::Linear;
+    double low = m_comparison.shared_min;
+    double high = m_comparison.shared_max;
+    QString note;
+    switch (m_scale) {
+        case ColorScale::AllCells:
+        case ColorScale::WithoutOneKeyRows:
+            break;
+        case ColorScale::PerRow:
+            mapping = HeatmapPlot::ColorMapping::PerRow;
+            note = tr("each row ÷ its max");
+            break;
+        case ColorScale::Log:
+            mapping = HeatmapPlot::ColorMapping::Log;
+            low = high * std::pow(10.0, -ColorScales::kLogDecades);
+            note = tr("log scale");
+            break;
+        case ColorScale::Percentile: {
+            // Each head's cells outside its own mask (the two sides may differ in their masks).
+            const double top_a = AttentionDisplay::percentile({m_comparison.a}, m_plot_a->mask(), ColorScales::kPercentile);
+            const double top_b = AttentionDisplay::percentile({m_comparison.b}, m_plot_b->mask(), ColorScales::kPercentile);
+            low = 0.0;
+            high = std::max(top_a, top_b) > 0.0 ? std::max(top_a, top_b) : high;
+            note = tr("clipped at the %1th percentile").arg(ColorScales::kPercentile);
+            break;
+        }
+    }
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b}) {
+        plot->setColorMapping(mapping);
+        plot->setValueRange(low, high);
+        const QString weight = mapping == HeatmapPlot::ColorMapping::PerRow ? tr("weight ÷ row max") : tr("weight");
+        plot->setColorBarLabel(note.isEmpty() ? tr("weight (shared scale)\u009Cweight")
+                                              : tr("%1 · %2\u009C%1").arg(weight, note));
+    }
 }
 
 void CompareFigure::setColorMap(ColorMaps::Map map)

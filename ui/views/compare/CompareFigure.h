@@ -3,6 +3,7 @@
 #include "core/analysis/CompareModel.h"
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 
 #include <QWidget>
 
@@ -35,6 +36,9 @@ public:
     // changes and the reason is returned.
     Status setComparison(const CompareSide& a, const CompareSide& b);
     void setColorMap(ColorMaps::Map map);  // of A and B; the difference is always diverging
+    // The colour scale A and B share (the windows's one choice); the difference stays linear.
+    void setColorScale(ColorScale scale);
+    ColorScale colorScale() const { return m_scale; }
 
     const HeadComparison& comparison() const { return m_comparison; }
     HeatmapPlot* plotA() const { return m_plot_a; }
@@ -59,6 +63,8 @@ private:
     HeadComparison m_comparison;
     CompareSide m_a;
     CompareSide m_b;
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    void applyColorScale();
 };
 
 }  // namespace attn

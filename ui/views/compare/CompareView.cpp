@@ -181,6 +181,11 @@ void CompareView::setColorMap(ColorMaps::Map map)
     m_figure->setColorMap(map);
 }
 
+void CompareView::setColorScale(ColorScale scale)
+{
+    m_figure->setColorScale(scale);
+}
+
 void CompareView::setHeads(int head_a, int head_b)
 {
     if (head_a == m_head_a && head_b == m_head_b)

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 
 #include <QWidget>
 
@@ -64,6 +65,7 @@ public slots:
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
     void setSentence(const QString& sentence);  // side B under a new seed is embedded from it
     void setColorMap(attn::ColorMaps::Map map);
+    void setColorScale(attn::ColorScale scale);  // of A and B (CompareFigure::setColorScale)
     void setHeads(int head_a, int head_b);
     void pickHead(int head);
     void setOtherSettings(bool enabled);

@@ -1,5 +1,6 @@
 #include "ui/views/heads/HeadView.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 
@@ -114,6 +115,15 @@ void HeadView::setColorScale(ColorScale scale)
     emit colorScaleChanged(scale);
 }
 
+void HeadView::setTopMass(double fraction)
+{
+    fraction = std::clamp(fraction, 0.01, 1.0);
+    if (fraction == m_top_mass)
+        return;
+    m_top_mass = fraction;
+    refresh();
+}
+
 void HeadView::setHead(int head)
 {
     if (!m_result) {  // remembered until there is a result to clamp it to
@@ -139,11 +149,22 @@ void HeadView::refresh()
     m_head_box->blockSignals(true);
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
-    const HeatmapData data = HeatmapData::fromResult(*m_result);
-    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.key_labels, data.mask);
-    m_plot->setValueRange(0.0, data.top(m_scale));
-    const QString note = data.scaleNote(m_scale);
-    m_plot->setColorBarLabel(note.isEmpty() ? tr("attention weight") : tr("attention weight · %1").arg(note));
+    const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
+    const Matrix& weights = m_result->trace.weights[m_head];  // (query_len, key_len)
+    m_plot->setMatrix(weights, data.labels, data.key_labels, data.mask);
+    const HeatmapData::Range range = data.range(m_scale);
+    m_plot->setColorMapping(range.mapping);
+    m_plot->setValueRange(range.low, range.high);
+    m_plot->setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(weights, m_top_mass).array())
+                                       : MaskMatrix());
+    QString note = range.note;
+    if (m_top_mass < 1.0) {
+        const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
+        note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
+    }
+    const QString label =
+        range.mapping == HeatmapPlot::ColorMapping::PerRow ? tr("weight ÷ row max") : tr("attention weight");
+    m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
     m_plot->setTitle(tr("Head %1 of %2%3")

@@ -29,6 +29,8 @@ public:
     void setHead(int head);
     void setColorScale(ColorScale scale);
     ColorScale colorScale() const { return m_scale; }
+    void setTopMass(double fraction);  // as HeadsGrid::setTopMass
+    double topMass() const { return m_top_mass; }
     QComboBox* colorScaleBox() const { return m_scale_box; }
     int head() const { return m_head; }
     HeatmapPlot* plot() const { return m_plot; }
@@ -64,6 +66,7 @@ private:
     QLabel* m_hover = nullptr;
     QComboBox* m_scale_box = nullptr;
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    double m_top_mass = 1.0;
     int m_head = 0;
     int m_selected_query = -1;
     int m_selected_key = -1;

@@ -1,5 +1,6 @@
 #include "ui/views/heads/HeadsGrid.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
@@ -34,10 +35,16 @@ HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent)
 void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
+    updatePlots();
+}
+
+void HeadsGrid::updatePlots()
+{
     const int heads = m_result ? m_result->numHeads() : 0;
-    while (m_plots.size() > heads)
+    const int plots = heads + (heads > 0 && m_aggregate != Aggregate::None ? 1 : 0);
+    while (m_plots.size() > plots)
         delete m_plots.takeLast();
-    while (m_plots.size() < heads) {
+    while (m_plots.size() < plots) {
         auto* plot = new HeatmapPlot(this);
         const int head = int(m_plots.size());
         plot->setCompact(true);
@@ -46,6 +53,8 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
         plot->setToolTip(tr("Head %1: click to open it large").arg(head));
         plot->setCursor(Qt::PointingHandCursor);
         connect(plot, &HeatmapPlot::cellClicked, this, [this, head](int query, int key) {
+            if (!m_result || head >= m_result->numHeads())  // the aggregate is no head to open
+                return;
             emit headActivated(head);
             emit cellActivated(head, query, key);
         });
@@ -61,18 +70,51 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
     }
     if (!m_result)
         return;
-    m_data = HeatmapData::fromResult(*m_result);
-    m_pending_replots = heads;
+    m_data = HeatmapData::fromResult(*m_result, m_scale);
+    m_pending_replots = plots;
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
         plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask);
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
+    if (HeatmapPlot* plot = aggregatePlot()) {
+        const bool mean = m_aggregate == Aggregate::Mean;
+        plot->setMatrix(AttentionDisplay::fuseHeads(m_result->trace.weights, mean ? AttentionDisplay::Fusion::Mean
+                                                                                   : AttentionDisplay::Fusion::Max),
+                        m_data.labels, m_data.key_labels, m_data.mask);
+        plot->setTitle(mean ? tr("mean of heads") : tr("max of heads"));
+        plot->setToolTip(mean ? tr("The mean of every head's weights") : tr("The largest weight of any head"));
+        plot->setHighlighted(false);
+    }
     m_color_bar->setMaskLegendVisible(m_data.any_masked);
     applyColorScale();
     relayout();
     update();
+}
+
+HeatmapPlot* HeadsGrid::aggregatePlot() const
+{
+    if (!m_result || m_aggregate == Aggregate::None || m_plots.size() <= m_result->numHeads())
+        return nullptr;
+    return m_plots.last();
+}
+
+void HeadsGrid::setAggregate(Aggregate aggregate)
+{
+    if (aggregate == m_aggregate)
+        return;
+    m_aggregate = aggregate;
+    updatePlots();
+}
+
+void HeadsGrid::setTopMass(double fraction)
+{
+    fraction = std::clamp(fraction, 0.01, 1.0);
+    if (fraction == m_top_mass)
+        return;
+    m_top_mass = fraction;
+    applyColorScale();
 }
 
 void HeadsGrid::setColorScale(ColorScale scale)
@@ -81,6 +123,8 @@ void HeadsGrid::setColorScale(ColorScale scale)
     if (scale == m_scale)
         return;
     m_scale = scale;
+    if (m_result)
+        m_data = HeatmapData::fromResult(*m_result, m_scale);  // a percentile is computed only when asked for
     applyColorScale();
     emit colorScaleChanged(scale);
 }
@@ -89,11 +133,22 @@ void HeadsGrid::applyColorScale()
 {
     if (!m_result)
         return;
-    const double top = m_data.top(m_scale);
-    for (HeatmapPlot* plot : m_plots)
-        plot->setValueRange(0.0, top);
-    m_color_bar->setRange(0.0, top);
-    m_color_bar->setNote(m_data.scaleNote(m_scale));
+    const HeatmapData::Range range = m_data.range(m_scale);
+    for (HeatmapPlot* plot : m_plots) {
+        plot->setColorMapping(range.mapping);
+        plot->setValueRange(range.low, range.high);
+        plot->setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(plot->values(), m_top_mass).array())
+                                         : MaskMatrix());
+    }
+    m_color_bar->setLogarithmic(range.mapping == HeatmapPlot::ColorMapping::Log);
+    m_color_bar->setRange(range.low, range.high);
+    m_color_bar->setLabel(range.mapping == HeatmapPlot::ColorMapping::PerRow ? tr("÷ row max") : tr("weight"));
+    QString note = range.note;
+    if (m_top_mass < 1.0) {
+        const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
+        note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
+    }
+    m_color_bar->setNote(note);
 }
 
 void HeadsGrid::setColorMap(ColorMaps::Map map)

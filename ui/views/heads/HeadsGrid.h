@@ -30,6 +30,15 @@ public:
     void setCurrentHead(int head);  // drawn with a frame
     void setColorScale(ColorScale scale);
     ColorScale colorScale() const { return m_scale; }
+    // exBERT's "top X %": per query row the strongest keys up to this fraction of the row's
+    // weight are drawn, the others dimmed; 1 draws every key as it is.
+    void setTopMass(double fraction);
+    double topMass() const { return m_top_mass; }
+    // An extra "head" after the last: the mean or maximum over the heads (None: no extra head).
+    enum class Aggregate { None, Mean, Max };
+    void setAggregate(Aggregate aggregate);
+    Aggregate aggregate() const { return m_aggregate; }
+    HeatmapPlot* aggregatePlot() const;  // nullptr without one
     QComboBox* colorScaleBox() const { return m_scale_box; }
 
     int headCount() const { return int(m_plots.size()); }
@@ -67,6 +76,9 @@ private:
     ColorBar* m_color_bar = nullptr;
     QComboBox* m_scale_box = nullptr;
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    double m_top_mass = 1.0;
+    Aggregate m_aggregate = Aggregate::None;
+    void updatePlots();
     HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
     int m_current = -1;

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/base/MaskMatrix.h"
+#include "core/base/Result.h"
+#include "core/base/Tensor.h"
+
+#include <QList>
+
+#include <vector>
+
+namespace attn {
+
+struct AttentionResult;
+
+// What the heatmaps draw besides the weights as computed: keys hidden with the rows
+// renormalised, heads fused into one, the strongest keys of each row, a percentile of the
+// weights. Pure functions of the weights (query_len, key_len), each tested on its own.
+struct AttentionDisplay {
+    // Weights with the hidden keys' columns set to 0 and every row renormalised to sum 1 over the
+    // keys that remain. A row whose remaining weights sum to 0 (every key it sees is hidden) is
+    // all zeros and its index is appended to `empty_rows` (when given).
+    static Matrix hideKeys(const Matrix& weights, const std::vector<bool>& hidden, std::vector<int>* empty_rows = nullptr);
+
+    // Checks 0-based key positions against a key length: every position inside 0..key_len-1,
+    // not all of them hidden. Returns the per-key flags.
+    static Result<std::vector<bool>> hiddenKeys(const QList<int>& positions, int key_len);
+
+    // The result as the views show it with these keys hidden: every head's weights renormalised
+    // (hideKeys), everything else as computed. The rows left without a key are listed in
+    // `empty_rows` (when given), once per row over all heads.
+    static AttentionResult withHiddenKeys(const AttentionResult& result, const std::vector<bool>& hidden,
+                                          std::vector<int>* empty_rows = nullptr);
+
+    enum class Fusion { Mean, Max };
+    // Element-wise over heads (all of one shape): the mean or the maximum.
+    static Matrix fuseHeads(const std::vector<Matrix>& heads, Fusion fusion);
+
+    // exBERT's "top X %": per row, the strongest keys whose weights together reach `fraction`
+    // (0 < fraction <= 1) of the row's total, strongest first; the key that crosses the line is
+    // kept, ties broken by the lower key. True = kept; a weight of 0 (masked) is never kept.
+    static MaskMatrix topMass(const Matrix& weights, double fraction);
+
+    // The p-th percentile (0 <= p <= 100, linear interpolation between order statistics, as
+    // numpy.percentile) of every head's weights outside `mask` (empty: no cell masked). 0 when
+    // no cell is left.
+    static double percentile(const std::vector<Matrix>& heads, const MaskMatrix& mask, double p);
+
+    // Each row divided by its largest weight outside `mask` (a row without a positive weight stays 0).
+    static Matrix perRowScaled(const Matrix& weights, const MaskMatrix& mask);
+};
+
+}  // namespace attn

@@ -1,0 +1,104 @@
+#include "ui/shell/HeatmapMenu.h"
+
+#include <QActionGroup>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+HeatmapMenu::HeatmapMenu(QWidget* parent) : QMenu(tr("&Heatmaps"), parent)
+{
+    setToolTipsVisible(true);
+    m_scales = new QActionGroup(this);
+    for (ColorScale scale : ColorScales::all()) {
+        QAction* action = addAction(ColorScales::title(scale));
+        action->setCheckable(true);
+        action->setChecked(scale == m_scale);
+        action->setToolTip(ColorScales::toolTip(scale));
+        action->setData(int(scale));
+        m_scales->addAction(action);
+        connect(action, &QAction::triggered, this, [this, scale] { setColorScale(scale); });
+    }
+    addSeparator();
+    m_aggregates = new QActionGroup(this);
+    const QString aggregates[] = {tr("No extra head"), tr("Extra head: mean of the heads"),
+                                  tr("Extra head: max of the heads")};
+    for (int aggregate = 0; aggregate < 3; ++aggregate) {
+        QAction* action = addAction(aggregates[aggregate]);
+        action->setCheckable(true);
+        action->setChecked(aggregate == m_aggregate);
+        action->setToolTip(tr("All heads: one more heatmap after the last head"));
+        m_aggregates->addAction(action);
+        connect(action, &QAction::triggered, this, [this, aggregate] { setAggregate(aggregate); });
+    }
+    addSeparator();
+    m_masses = new QActionGroup(this);
+    for (double fraction : kTopMassChoices) {
+        QAction* action = addAction(fraction >= 1.0 ? tr("Every key of a row")
+                                                    : tr("Top %1% of each row").arg(std::lround(fraction * 100)));
+        action->setCheckable(true);
+        action->setChecked(fraction == m_top_mass);
+        action->setToolTip(tr("Per query row, the strongest keys that together hold this share of the row's weight "
+                              "are drawn; the others are dimmed (exBERT's top X %)"));
+        m_masses->addAction(action);
+        connect(action, &QAction::triggered, this, [this, fraction] { setTopMass(fraction); });
+    }
+    addSeparator();
+    m_show_all = addAction(tr("Show every &token"));
+    m_show_all->setToolTip(tr("Hidden tokens: right-click a token chip to hide it in the heatmaps"));
+    m_show_all->setEnabled(false);
+    connect(m_show_all, &QAction::triggered, this, [this] { setHiddenKeys({}); });
+}
+
+QAction* HeatmapMenu::scaleAction(ColorScale scale) const
+{
+    for (QAction* action : m_scales->actions())
+        if (action->data().toInt() == int(scale))
+            return action;
+    return nullptr;
+}
+
+void HeatmapMenu::setColorScale(ColorScale scale)
+{
+    if (QAction* action = scaleAction(scale))
+        action->setChecked(true);
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    emit colorScaleChanged(scale);
+}
+
+void HeatmapMenu::setTopMass(double fraction)
+{
+    for (int i = 0; i < int(std::size(kTopMassChoices)); ++i)
+        m_masses->actions()[i]->setChecked(kTopMassChoices[i] == fraction);
+    if (fraction == m_top_mass)
+        return;
+    m_top_mass = fraction;
+    emit topMassChanged(fraction);
+}
+
+void HeatmapMenu::setAggregate(int aggregate)
+{
+    aggregate = std::clamp(aggregate, 0, 2);
+    m_aggregates->actions()[aggregate]->setChecked(true);
+    if (aggregate == m_aggregate)
+        return;
+    m_aggregate = aggregate;
+    emit aggregateChanged(aggregate);
+}
+
+void HeatmapMenu::setHiddenKeys(const QList<int>& keys)
+{
+    QList<int> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    m_show_all->setEnabled(!sorted.isEmpty());
+    if (sorted == m_hidden)
+        return;
+    m_hidden = sorted;
+    emit hiddenKeysChanged(sorted);
+}
+
+}  // namespace attn
