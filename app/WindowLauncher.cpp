@@ -2,9 +2,11 @@
 
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
+#include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/compare/CompareView.h"
@@ -53,6 +55,14 @@ Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& optio
         tabs->shapesPanel()->setBatch(options.batch);
     if (options.compare_given)
         tabs->compareView()->setHeads(options.compare_a, options.compare_b);
+    // The heatmap options, as View › Heatmaps sets them (hidden tokens beyond the input wait for a
+    // longer one there; --screenshot checks them against its result).
+    HeatmapMenu* heatmaps = window.heatmapMenu();
+    if (options.color_scale_given)
+        heatmaps->setColorScale(options.color_scale);
+    heatmaps->setTopMass(options.top_mass);
+    heatmaps->setAggregate(options.aggregate);
+    heatmaps->setHiddenKeys(options.hidden_tokens);
     return {};
 }
 
@@ -101,6 +111,9 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
         return fail(QStringLiteral("--screenshot: nothing was computed"));
     if (Status heads = HeadlessRunner::checkHeads(options, result->numHeads()); !heads)
         return fail(heads.error());
+    if (!options.hidden_tokens.isEmpty())
+        if (auto hidden = AttentionDisplay::hiddenKeys(options.hidden_tokens, result->keyLen()); !hidden)
+            return fail(QStringLiteral("--hide-tokens: %1").arg(hidden.error()));
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
     settle(5);

@@ -17,6 +17,11 @@ export QT_QPA_PLATFORM=offscreen
 "$exe" --export "$out/heads-grid-causal.png" --view grid --causal --size 1200x900
 # One head large, causal, with the weights written in the cells.
 "$exe" --export "$out/head-causal.png" --view head --head 2 --causal --size 1000x900
+# The causal grid with the first token hidden (each row renormalised over the others) and the
+# weights clipped at their 99th percentile; one head on the logarithmic scale.
+"$exe" --export "$out/heads-grid-hidden-first.png" --view grid --causal --hide-tokens 0 --color-scale percentile \
+  --size 1200x900
+"$exe" --export "$out/head-log.png" --view head --head 2 --causal --color-scale log --size 1000x900
 # A vector version for papers.
 "$exe" --export "$out/heads-grid.svg" --view grid --size 1200x900
 

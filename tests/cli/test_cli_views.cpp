@@ -5,8 +5,13 @@
 
 #include <QDir>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 namespace {
 
@@ -176,6 +181,81 @@ private slots:
         const ProgramRun run = runProgram({"--screenshot", path, "--tab", "walkthrough", "--example", "toy"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QCOMPARE(QImage(path).size(), QSize(1400, 900));  // the default window size
+    }
+
+    // --color-scale and --hide-tokens for every --export (contract, "Across layers"), and the
+    // additions --top-mass, --aggregate-heads and --json-trace.
+    void heatmapOptionsOfExports()
+    {
+        const QString sentence = QStringLiteral("the cat sat on the mat");
+        for (const char* scale : {"linear", "log", "percentile", "per-row", "all-cells"}) {
+            const QString path = m_dir.filePath(QStringLiteral("grid-%1.png").arg(QLatin1String(scale)));
+            const ProgramRun run = runProgram({"--sentence", sentence, "--export", path, "--color-scale", scale,
+                                               "--hide-tokens", "0", "--top-mass", "90", "--aggregate-heads", "max"});
+            QVERIFY2(run.exit_code == 0, run.err.constData());
+            QVERIFY(inkedPixels(QImage(path)) > 3000);
+        }
+        const QString head = m_dir.filePath("head-log.svg");
+        QVERIFY(runProgram({"--sentence", sentence, "--export", head, "--view", "head", "--color-scale", "log"})
+                    .exit_code == 0);
+        const QString bad_scale = m_dir.filePath("bad-scale.png");
+        verifyRefused({"--export", bad_scale, "--color-scale", "rainbow"}, bad_scale, "--color-scale");
+        const QString outside = m_dir.filePath("outside.png");
+        verifyRefused({"--sentence", sentence, "--export", outside, "--hide-tokens", "6"}, outside, "--hide-tokens");
+        const QString every = m_dir.filePath("every.png");
+        verifyRefused({"--sentence", "a b", "--export", every, "--hide-tokens", "1,0"}, every, "every token");
+        const QString garbled = m_dir.filePath("garbled.png");
+        verifyRefused({"--export", garbled, "--hide-tokens", "x"}, garbled, "--hide-tokens");
+        const QString mass = m_dir.filePath("mass.png");
+        verifyRefused({"--export", mass, "--top-mass", "0"}, mass, "--top-mass");
+        const QString json = m_dir.filePath("scale.json");
+        verifyRefused({"--json", json, "--color-scale", "log"}, json, "--color-scale");
+        verifyRefused({"--export", json + ".png", "--json-trace"}, json + ".png", "--json-trace");
+    }
+
+    void jsonTraceHoldsWhatReproducesTheResult()
+    {
+        const ProgramRun run = runProgram({"--sentence", "the cat sat", "--causal", "--heads", "2", "--d-model", "8",
+                                           "--json", "-", "--json-trace"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject trace = json["trace"].toObject();
+        QCOMPARE(trace["heads"].toArray(), (QJsonArray{0, 1}));
+        QCOMPARE(trace["x"].toArray().size(), 3);
+        const QJsonArray q = trace["q"].toArray();
+        const QJsonArray k = trace["k"].toArray();
+        const QJsonArray scores = trace["scores"].toArray();
+        QCOMPARE(q.size(), 2);
+        QCOMPARE(q[0].toArray()[0].toArray().size(), 4);  // head_dim
+        const double scale = trace["scale"].toDouble();
+        QCOMPARE(scale, json["config"].toObject()["scale"].toDouble());
+        // Scores are Q_h K_h^T / scale (float: 1e-5), null above the diagonal, and their softmax
+        // is the attention of the document (1e-6: float softmax).
+        for (int head = 0; head < 2; ++head)
+            for (int query = 0; query < 3; ++query) {
+                double row_max = -1e300;
+                for (int key = 0; key <= query; ++key) {
+                    double dot = 0.0;
+                    for (int d = 0; d < 4; ++d)
+                        dot += q[head].toArray()[query].toArray()[d].toDouble() *
+                               k[head].toArray()[key].toArray()[d].toDouble();
+                    const double score = scores[head].toArray()[query].toArray()[key].toDouble();
+                    QVERIFY(std::abs(score - dot / scale) < 1e-5 * std::max(1.0, std::abs(score)));
+                    row_max = std::max(row_max, score);
+                }
+                for (int key = query + 1; key < 3; ++key)
+                    QVERIFY(scores[head].toArray()[query].toArray()[key].isNull());
+                double sum = 0.0;
+                for (int key = 0; key <= query; ++key)
+                    sum += std::exp(scores[head].toArray()[query].toArray()[key].toDouble() - row_max);
+                for (int key = 0; key <= query; ++key) {
+                    const double softmax =
+                        std::exp(scores[head].toArray()[query].toArray()[key].toDouble() - row_max) / sum;
+                    const double weight =
+                        json["attention"].toArray()[head].toArray()[query].toArray()[key].toDouble();
+                    QVERIFY(std::abs(softmax - weight) < 1e-6);
+                }
+            }
     }
 };
 

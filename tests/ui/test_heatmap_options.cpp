@@ -1,0 +1,283 @@
+// What every heatmap view draws besides the weights: the colour scales (linear, per row, log,
+// percentile) shared by the views and remembered, hidden keys, the top X % per row, the mean /
+// max head, and the data export with what reproduces a head. Each check reads the plots.
+#include "core/analysis/AttentionDisplay.h"
+#include "core/io/NpyReader.h"
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/export/DataExporter.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/heatmap/ColorBar.h"
+#include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/shell/HeatmapMenu.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/TokenStrip.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace attn;
+
+namespace {
+
+std::shared_ptr<const AttentionResult> compute(bool causal, TraceDetail detail = TraceDetail::Weights)
+{
+    RunSettings config;
+    config.d_model = 32;
+    config.num_heads = 4;
+    config.causal = causal;
+    auto result = AttentionPipeline::run(config, QStringLiteral("the cat sat on the warm mat"), detail);
+    return result ? std::make_shared<const AttentionResult>(std::move(result).value()) : nullptr;
+}
+
+}  // namespace
+
+class TestHeatmapOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void logScaleColoursByTheLogarithm()
+    {
+        HeatmapPlot plot;
+        plot.resize(400, 400);
+        Matrix values(1, 4);  // (rows, columns)
+        values << 0.0f, 1e-3f, 1e-1f, 1.0f;
+        plot.setMatrix(values, {}, {});
+        plot.setColorMapping(HeatmapPlot::ColorMapping::Log);
+        plot.setValueRange(1e-4, 1.0);
+        // Four decades: 1e-3 is a quarter up, 1e-1 three quarters, 0 (no logarithm) at the bottom.
+        QVERIFY(std::abs(plot.colourPosition(0, 1) - 0.25) < 1e-6);
+        QVERIFY(std::abs(plot.colourPosition(0, 2) - 0.75) < 1e-6);
+        QCOMPARE(plot.colourPosition(0, 0), 0.0);
+        QCOMPARE(plot.colourPosition(0, 3), 1.0);
+        QCOMPARE(plot.plottedCell(0, 0), double(1e-4f));  // clamped to the range, never log(0)
+        QCOMPARE(plot.values()(0, 0), 0.0f);               // what hover and cell text show
+        // Linear again: the plotted cells are the values.
+        plot.setColorMapping(HeatmapPlot::ColorMapping::Linear);
+        QCOMPARE(plot.plottedCell(0, 0), 0.0);
+    }
+
+    void perRowScalingAndPercentileInTheGridAndTheHead()
+    {
+        const auto result = compute(true);
+        QVERIFY(result);
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        grid.setColorScale(ColorScale::PerRow);
+        const HeatmapPlot* plot = grid.plot(1);
+        QCOMPARE(plot->colorMapping(), HeatmapPlot::ColorMapping::PerRow);
+        for (int row = 0; row < plot->rowCount(); ++row)  // every row reaches the top colour
+            QCOMPARE(plot->colourValues().row(row).maxCoeff(), 1.0f);
+        QCOMPARE(grid.colorBar()->high(), 1.0);
+        QVERIFY2(grid.colorBar()->note().contains("row"), qPrintable(grid.colorBar()->note()));
+
+        grid.setColorScale(ColorScale::Percentile);
+        const HeatmapData data = HeatmapData::fromResult(*result, ColorScale::Percentile);
+        const double p99 = AttentionDisplay::percentile(result->trace.weights, data.mask, 99.0);
+        QCOMPARE(grid.plot(0)->valueHigh(), p99);
+        QVERIFY(p99 < 1.0);  // row 0 of a causal head is 1: clipped
+        QVERIFY2(grid.colorBar()->note().contains("99th percentile"), qPrintable(grid.colorBar()->note()));
+
+        grid.setColorScale(ColorScale::Log);
+        QVERIFY(grid.colorBar()->logarithmic());
+        QCOMPARE(grid.plot(0)->colorMapping(), HeatmapPlot::ColorMapping::Log);
+        QVERIFY(std::abs(grid.plot(0)->valueLow() * 1e4 - grid.plot(0)->valueHigh()) < 1e-9);
+
+        HeadView view;
+        view.resize(700, 600);
+        view.setResult(result);
+        view.setColorScale(ColorScale::Log);
+        QCOMPARE(view.plot()->colorMapping(), HeatmapPlot::ColorMapping::Log);
+        QVERIFY2(view.plot()->colorBarLabel().contains("log"), qPrintable(view.plot()->colorBarLabel()));
+    }
+
+    void oneScaleForEveryViewRememberedInTheSettings()
+    {
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        {
+            MainWindow window(&settings);
+            window.show();
+            window.controller()->waitForIdle();
+            // Chosen in the grid's chooser: the head view, Compare's A and B and the menu follow.
+            QComboBox* box = window.headsGrid()->colorScaleBox();
+            box->setCurrentIndex(box->findData(int(ColorScale::Log)));
+            emit box->activated(box->currentIndex());
+            QCOMPARE(window.headView()->colorScale(), ColorScale::Log);
+            QCOMPARE(window.viewTabs()->compareView()->figure()->colorScale(), ColorScale::Log);
+            QVERIFY(window.heatmapMenu()->scaleAction(ColorScale::Log)->isChecked());
+            window.viewTabs()->setCurrentView(View::Compare);
+            window.controller()->waitForIdle();
+            QCOMPARE(window.viewTabs()->compareView()->figure()->plotA()->colorMapping(),
+                     HeatmapPlot::ColorMapping::Log);
+            // And from the menu.
+            window.heatmapMenu()->scaleAction(ColorScale::PerRow)->trigger();
+            QCOMPARE(window.headsGrid()->colorScale(), ColorScale::PerRow);
+            QCOMPARE(window.viewTabs()->compareView()->figure()->plotB()->colorMapping(),
+                     HeatmapPlot::ColorMapping::PerRow);
+            window.saveSettings();
+        }
+        QCOMPARE(settings.colorScale(), ColorScale::PerRow);
+        MainWindow restored(&settings);
+        QCOMPARE(restored.headsGrid()->colorScale(), ColorScale::PerRow);
+        QCOMPARE(restored.headView()->colorScale(), ColorScale::PerRow);
+    }
+
+    void hiddenKeysAreMarkedAndRowsRenormalised()
+    {
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        MainWindow window(&settings);
+        window.show();
+        window.controller()->waitForIdle();
+        window.viewTabs()->setCurrentView(View::Grid);
+        window.toggleHiddenKey(0);
+        QCOMPARE(window.heatmapMenu()->hiddenKeys(), QList<int>{0});
+        const HeatmapPlot* plot = window.headsGrid()->plot(2);
+        for (int row = 0; row < plot->rowCount(); ++row) {
+            QVERIFY(plot->isMasked(row, 0));  // hatched
+            QVERIFY(std::abs(plot->values().row(row).sum() - 1.0f) < 1e-5f);
+        }
+        QVERIFY(plot->columnLabel(0).contains(QChar(0x0336)));  // struck through
+        QVERIFY(window.tokenStrip()->isHidden(0));
+        // The walkthrough's numbers stay those of the computation.
+        QVERIFY(window.controller()->result()->trace.weights[2](1, 0) > 0.0f);
+        // Hiding every token is refused; showing brings the weights back.
+        const int keys = window.controller()->result()->keyLen();
+        for (int key = 1; key < keys; ++key)
+            window.toggleHiddenKey(key);
+        QCOMPARE(window.heatmapMenu()->hiddenKeys().size(), keys - 1);
+        window.heatmapMenu()->setHiddenKeys({});
+        QVERIFY(!window.headsGrid()->plot(2)->isMasked(1, 0));
+        QCOMPARE(window.headsGrid()->plot(2)->values(), window.controller()->result()->trace.weights[2]);
+    }
+
+    void topMassDimsTheWeakKeys()
+    {
+        const auto result = compute(false);
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        grid.setTopMass(0.5);
+        const MaskMatrix kept = AttentionDisplay::topMass(result->trace.weights[0], 0.5);
+        for (int row = 0; row < int(kept.rows()); ++row)
+            for (int column = 0; column < int(kept.cols()); ++column)
+                QCOMPARE(grid.plot(0)->isDimmed(row, column), !kept(row, column));
+        QVERIFY(grid.colorBar()->note().contains("top 50%"));
+        grid.setTopMass(1.0);
+        QVERIFY(!grid.plot(0)->hasDimmed());
+    }
+
+    void meanAndMaxHeadAfterTheLast()
+    {
+        const auto result = compute(true);
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        QVERIFY(!grid.aggregatePlot());
+        grid.setAggregate(HeadsGrid::Aggregate::Mean);
+        QCOMPARE(grid.headCount(), result->numHeads() + 1);
+        QCOMPARE(grid.aggregatePlot()->values(),
+                 AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Mean));
+        QVERIFY(grid.aggregatePlot()->isMasked(0, 1));  // the causal mask is drawn there too
+        grid.setAggregate(HeadsGrid::Aggregate::Max);
+        QCOMPARE(grid.aggregatePlot()->values(),
+                 AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Max));
+        grid.setAggregate(HeadsGrid::Aggregate::None);
+        QCOMPARE(grid.headCount(), result->numHeads());
+    }
+
+    void dataExportWithTheTraceOfAHead()
+    {
+        // The engine's own scores (TraceDetail::Full) are the reference: the exported scores are
+        // Q_h K_h^T / scale recomputed from the exported Q and K (float sums in another order:
+        // 1e-5 relative), -inf where masked.
+        const auto result = compute(true, TraceDetail::Full);
+        QTemporaryDir dir;
+        const int head = 2;
+        const QString json_path = dir.filePath("weights.json");
+        QVERIFY(DataExporter::exportWeights(*result, json_path, head).ok());
+        QFile file(json_path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject trace = QJsonDocument::fromJson(file.readAll()).object()["trace"].toObject();
+        QCOMPARE(trace["heads"].toArray(), QJsonArray{head});
+        const QJsonArray scores = trace["scores"].toArray()[0].toArray();
+        const AttentionTrace& engine = result->trace;
+        for (int query = 0; query < result->seqLen(); ++query)
+            for (int key = 0; key < result->keyLen(); ++key) {
+                const QJsonValue value = scores[query].toArray()[key];
+                if (engine.isMasked(query, key)) {
+                    QVERIFY(value.isNull());
+                    continue;
+                }
+                const double expected = engine.scaledScore(head, query, key);
+                QVERIFY2(std::abs(value.toDouble() - expected) <= 1e-5 * std::max(1.0, std::abs(expected)),
+                         qPrintable(QStringLiteral("%1 %2").arg(value.toDouble()).arg(expected)));
+            }
+        const QJsonArray q = trace["q"].toArray()[0].toArray();
+        QCOMPARE(q.size(), result->seqLen());
+        QCOMPARE(q[1].toArray()[3].toDouble(), double(engine.qHead(head)(1, 3)));
+        QCOMPARE(trace["x"].toArray()[2].toArray()[5].toDouble(), double(result->input.x(2, 5)));
+
+        // NPY: the weights, and one file per array beside them.
+        const QString npy_path = dir.filePath("weights.npy");
+        QVERIFY(DataExporter::exportWeights(*result, npy_path, head).ok());
+        auto v = NpyReader::readMatrixFile(dir.filePath("weights.v.npy"));
+        QVERIFY2(v.ok(), qPrintable(v.error()));
+        QCOMPARE(*v, Matrix(engine.vHead(head)));
+        const QByteArray scores_npy = [&] {
+            QFile f(dir.filePath("weights.scores.npy"));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        QVERIFY(!scores_npy.isEmpty());
+        // CSV: masked scores are written -inf.
+        const QString csv_path = dir.filePath("weights.csv");
+        QVERIFY(DataExporter::exportWeights(*result, csv_path, head).ok());
+        QFile csv(dir.filePath("weights.scores.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> first_row = csv.readLine().trimmed().split(',');
+        QCOMPARE(first_row.size(), result->keyLen());
+        QCOMPARE(first_row[1], QByteArray("-inf"));  // causal: query 0 does not see key 1
+        QVERIFY(QFile::exists(dir.filePath("weights.x.csv")) && QFile::exists(dir.filePath("weights.k.csv")));
+    }
+
+    void exportsFollowScaleAndHiddenKeys()
+    {
+        const auto result = compute(false);
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.path = dir.filePath("grid.png");
+        request.size = QSize(800, 600);
+        request.color_scale = ColorScale::Log;
+        request.hidden_keys = {0};
+        QVERIFY(ViewExporter::exportView(*result, request).ok());
+        request.hidden_keys = {0, 9};
+        const Status outside = ViewExporter::exportView(*result, request);
+        QVERIFY(!outside.ok());
+        QVERIFY2(outside.error().contains("--hide-tokens") && outside.error().contains("outside"),
+                 qPrintable(outside.error()));
+        request.hidden_keys = {0, 1, 2, 3, 4, 5, 6};
+        QVERIFY(!ViewExporter::exportView(*result, request).ok());
+    }
+};
+
+QTEST_MAIN(TestHeatmapOptions)
+#include "test_heatmap_options.moc"
