@@ -14,6 +14,8 @@
 
 #include <QPainter>
 
+#include <algorithm>
+
 namespace attn {
 
 ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
