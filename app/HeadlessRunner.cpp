@@ -6,9 +6,11 @@
 #include "core/pipeline/HeadIndex.h"
 #include "core/report/JsonReport.h"
 #include "core/text/WordSplitter.h"
+#include "core/weights/WeightFile.h"
 #include "ui/export/ViewExporter.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QSaveFile>
 
 #include <optional>
@@ -81,6 +83,15 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
 
 Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
 {
+    // A weight file that states no number of heads needs --heads: said by the option, as the
+    // settings' own refusals are (the loader's message names no option: the window has none).
+    if (options.config.weight_source == RunSettings::WeightSource::File && !options.heads_given) {
+        const auto declared = WeightFile::declaredNumHeads(options.config.weights_file);
+        if (declared && !declared->has_value())
+            return Error{QStringLiteral("%1: %2 states no number of heads; give it with --heads N")
+                             .arg(CommandLine::optionFor(SettingField::Heads),
+                                  QFileInfo(options.config.weights_file).fileName())};
+    }
     if (!options.isCross() && options.config.padded_keys.isEmpty() && options.input_path.isEmpty())
         return AttentionPipeline::run(options.config, options.sentence, detail);
 

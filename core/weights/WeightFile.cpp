@@ -7,7 +7,11 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
 
+#include <memory>
 #include <new>
 
 namespace attn {
@@ -76,6 +80,38 @@ Result<LoadedWeights> loadChecked(const QString& path, const WeightFileOptions& 
 }
 
 }  // namespace
+
+Result<std::optional<int>> WeightFile::declaredNumHeads(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == u"json") {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly) || file.size() > JsonWeightsReader::kMaxFileBytes)
+            return Error{QStringLiteral("cannot be read")};
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll());
+        if (!document.isObject())
+            return Error{QStringLiteral("is not a JSON object")};
+        const QJsonValue heads = document.object().value(QLatin1String("num_heads"));
+        if (heads.isUndefined())
+            return std::optional<int>{};
+        return std::optional<int>{heads.toInt()};
+    }
+    std::unique_ptr<TensorSource> source;
+    if (suffix == u"safetensors") {
+        auto reader = SafetensorsReader::open(path);
+        if (!reader)
+            return Error{reader.error()};
+        source = std::move(reader).value();
+    } else if (suffix == u"npz") {
+        auto reader = NpzReader::open(path);
+        if (!reader)
+            return Error{reader.error()};
+        source = std::move(reader).value();
+    } else {
+        return Error{QStringLiteral("not a weight file")};
+    }
+    return source->declaredNumHeads();
+}
 
 Result<LoadedWeights> WeightFile::load(const QString& path, const WeightFileOptions& options)
 {

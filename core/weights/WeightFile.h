@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace attn {
 
 struct WeightFileOptions {
@@ -20,6 +22,12 @@ struct WeightFileOptions {
 class WeightFile {
 public:
     static Result<LoadedWeights> load(const QString& path, const WeightFileOptions& options = {});
+
+    // The number of heads the file states (safetensors "__metadata__", an npz member or a JSON
+    // key "num_heads"), nullopt when it states none; reads only the header, the archive's
+    // directory and that member, or (JSON) the object. An error when the file cannot be read
+    // that far: the load will say why.
+    static Result<std::optional<int>> declaredNumHeads(const QString& path);
 };
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 #include "tests/support/ProgramRun.h"
 
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -256,6 +257,20 @@ private slots:
                     QVERIFY(std::abs(softmax - weight) < 1e-6);
                 }
             }
+    }
+
+    // The loader's reason names no option (the window shows it too); the command line says which.
+    void weightsWithoutHeadsNameTheOption()
+    {
+        const QString weights = m_dir.filePath("no-heads.json");
+        QFile file(weights);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"wq": [[1, 0], [0, 1]], "wk": [[1, 0], [0, 1]], "wv": [[1, 0], [0, 1]]})");
+        file.close();
+        const QString json = m_dir.filePath("no-heads-out.json");
+        verifyRefused({"--weights", weights, "--json", json}, json, "--heads");
+        const ProgramRun given = runProgram({"--weights", weights, "--heads", "1", "--json", "-"});
+        QVERIFY2(given.exit_code == 0, given.err.constData());
     }
 };
 

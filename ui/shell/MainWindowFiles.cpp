@@ -2,8 +2,7 @@
 // view. Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
-#include "core/io/NpzReader.h"
-#include "core/io/SafetensorsReader.h"
+#include "core/weights/WeightFile.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
@@ -49,25 +48,10 @@ constexpr qint64 kMaxJsonCheckedHere = qint64(4) << 20;
 // left to the load.
 bool statesNoHeads(const QString& path)
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == u"json") {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxJsonCheckedHere)
-            return false;
-        const QJsonDocument document = QJsonDocument::fromJson(file.readAll());
-        return document.isObject() && !document.object().contains(QLatin1String("num_heads"));
-    }
-    std::unique_ptr<TensorSource> source;
-    if (suffix == u"safetensors") {
-        if (auto reader = SafetensorsReader::open(path))
-            source = std::move(reader).value();
-    } else if (suffix == u"npz") {
-        if (auto reader = NpzReader::open(path))
-            source = std::move(reader).value();
-    }
-    if (!source)
+    const QFileInfo info(path);
+    if (info.suffix().toLower() == u"json" && info.size() > kMaxJsonCheckedHere)
         return false;
-    const auto declared = source->declaredNumHeads();
+    const auto declared = WeightFile::declaredNumHeads(path);
     return declared && !declared->has_value();
 }
 
