@@ -134,7 +134,8 @@ QString CommandLine::helpText()
                "  --color-scale S        heatmap colours: linear (default), log, percentile (clipped at the 99th),\n"
                "                         all-cells or per-row\n"
                "  --hide-tokens I,J,...  0-based key positions hidden in the pictures, each row renormalised\n"
-               "  --top-mass X           per query row only the strongest keys up to X % of its weight (others dimmed)\n"
+               "  --top-mass X           per query row only the strongest keys up to X % of its weight (others "
+               "dimmed)\n"
                "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "Window\n"
@@ -151,11 +152,11 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence", "input",    "tokens", "d-model",  "heads",      "input-dim", "seed",
-                                "weights",  "layer",    "scale",  "json",     "export",     "view",      "head",
-                                "compare",  "size",     "batch",  "tab",      "screenshot", "example",   "kv-sentence",
-                                "kv-input", "pad-keys", "model",  "token-ids",  "color-scale", "hide-tokens",
-                                "top-mass", "aggregate-heads"};
+    const QStringList valued = {"sentence",   "input",       "tokens",      "d-model",  "heads",          "input-dim",
+                                "seed",       "weights",     "layer",       "scale",    "json",           "export",
+                                "view",       "head",        "compare",     "size",     "batch",          "tab",
+                                "screenshot", "example",     "kv-sentence", "kv-input", "pad-keys",       "model",
+                                "token-ids",  "color-scale", "hide-tokens", "top-mass", "aggregate-heads"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -302,8 +303,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("color-scale")) {
         const std::optional<ColorScale> scale = ColorScales::fromCommandLine(parser.value("color-scale").trimmed());
         if (!scale)
-            return Error{QStringLiteral("--color-scale: expected linear, log, percentile, all-cells or per-row, got '%1'")
-                             .arg(parser.value("color-scale"))};
+            return Error{
+                QStringLiteral("--color-scale: expected linear, log, percentile, all-cells or per-row, got '%1'")
+                    .arg(parser.value("color-scale"))};
         options.color_scale = *scale;
         options.color_scale_given = true;
     }
@@ -328,8 +330,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("aggregate-heads")) {
         const QString fusion = parser.value("aggregate-heads").trimmed();
         if (fusion != u"mean" && fusion != u"max")
-            return Error{
-                QStringLiteral("--aggregate-heads: expected mean or max, got '%1'").arg(parser.value("aggregate-heads"))};
+            return Error{QStringLiteral("--aggregate-heads: expected mean or max, got '%1'")
+                             .arg(parser.value("aggregate-heads"))};
         options.aggregate = fusion == u"mean" ? 1 : 2;
     }
     options.json_trace = parser.isSet("json-trace");

@@ -33,7 +33,8 @@ Result<std::vector<bool>> AttentionDisplay::hiddenKeys(const QList<int>& positio
     std::vector<bool> hidden(size_t(std::max(0, key_len)), false);
     for (int position : positions) {
         if (position < 0 || position >= key_len)
-            return Error{QStringLiteral("token %1 is outside the input (positions 0 to %2)").arg(position).arg(key_len - 1)};
+            return Error{
+                QStringLiteral("token %1 is outside the input (positions 0 to %2)").arg(position).arg(key_len - 1)};
         hidden[size_t(position)] = true;
     }
     if (key_len > 0 && std::all_of(hidden.begin(), hidden.end(), [](bool h) { return h; }))

@@ -19,7 +19,8 @@ struct AttentionDisplay {
     // Weights with the hidden keys' columns set to 0 and every row renormalised to sum 1 over the
     // keys that remain. A row whose remaining weights sum to 0 (every key it sees is hidden) is
     // all zeros and its index is appended to `empty_rows` (when given).
-    static Matrix hideKeys(const Matrix& weights, const std::vector<bool>& hidden, std::vector<int>* empty_rows = nullptr);
+    static Matrix hideKeys(const Matrix& weights, const std::vector<bool>& hidden,
+                           std::vector<int>* empty_rows = nullptr);
 
     // Checks 0-based key positions against a key length: every position inside 0..key_len-1,
     // not all of them hidden. Returns the per-key flags.

@@ -15,13 +15,13 @@ class JsonWriter;
 // softmax: Q_h K_h^T divided by the scale, -infinity where masked (JSON: null, which has no
 // infinity; NPY and CSV: -inf).
 struct TraceData {
-    std::vector<int> heads;        // which heads, in order
-    Matrix x;                      // (query_len, input_dim)
-    Matrix kv_x;                   // (key_len, input_dim) with a second input; else empty
-    std::vector<Matrix> q;         // per head (query_len, head_dim)
-    std::vector<Matrix> k;         // per head (key_len, head_dim): its key/value head under grouped queries
-    std::vector<Matrix> v;         // per head (key_len, head_dim)
-    std::vector<Matrix> scores;    // per head (query_len, key_len): scaled, masked = -infinity
+    std::vector<int> heads;      // which heads, in order
+    Matrix x;                    // (query_len, input_dim)
+    Matrix kv_x;                 // (key_len, input_dim) with a second input; else empty
+    std::vector<Matrix> q;       // per head (query_len, head_dim)
+    std::vector<Matrix> k;       // per head (key_len, head_dim): its key/value head under grouped queries
+    std::vector<Matrix> v;       // per head (key_len, head_dim)
+    std::vector<Matrix> scores;  // per head (query_len, key_len): scaled, masked = -infinity
 
     // Every head (head = -1) or one head of a result.
     static TraceData of(const AttentionResult& result, int head = -1);

@@ -232,8 +232,9 @@ Result<AttentionWeights> JsonWeightsReader::parse(QByteArrayView json, int num_h
     int heads = num_heads;
     if (heads <= 0) {
         if (!headsGiven)
-            return Error{QStringLiteral("the number of heads is not known: none was chosen and the file states none "
-                                        "(no \"num_heads\" key)")};
+            return Error{
+                QStringLiteral("the number of heads is not known: none was chosen and the file states none "
+                               "(no \"num_heads\" key)")};
         const double value = headsValue ? headsValue->value : 0.5;
         if (!headsValue || value != std::floor(value) || std::abs(value) > 1e15)
             return Error{QStringLiteral("\"num_heads\" is not an integer")};

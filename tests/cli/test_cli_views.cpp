@@ -216,8 +216,8 @@ private slots:
 
     void jsonTraceHoldsWhatReproducesTheResult()
     {
-        const ProgramRun run = runProgram({"--sentence", "the cat sat", "--causal", "--heads", "2", "--d-model", "8",
-                                           "--json", "-", "--json-trace"});
+        const ProgramRun run = runProgram(
+            {"--sentence", "the cat sat", "--causal", "--heads", "2", "--d-model", "8", "--json", "-", "--json-trace"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         const QJsonObject json = QJsonDocument::fromJson(run.out).object();
         const QJsonObject trace = json["trace"].toObject();
@@ -252,8 +252,7 @@ private slots:
                 for (int key = 0; key <= query; ++key) {
                     const double softmax =
                         std::exp(scores[head].toArray()[query].toArray()[key].toDouble() - row_max) / sum;
-                    const double weight =
-                        json["attention"].toArray()[head].toArray()[query].toArray()[key].toDouble();
+                    const double weight = json["attention"].toArray()[head].toArray()[query].toArray()[key].toDouble();
                     QVERIFY(std::abs(softmax - weight) < 1e-6);
                 }
             }

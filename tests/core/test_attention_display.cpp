@@ -28,9 +28,10 @@ private slots:
     void hiddenKeyRowsSumToOneOverTheVisibleKeys()
     {
         // A causal head: row 0 sees only key 0, which is hidden.
-        const Matrix weights = matrix(3, 3, {1.0f, 0.0f, 0.0f,  //
-                                             0.6f, 0.4f, 0.0f,  //
-                                             0.5f, 0.2f, 0.3f});
+        const Matrix weights = matrix(3, 3,
+                                      {1.0f, 0.0f, 0.0f,  //
+                                       0.6f, 0.4f, 0.0f,  //
+                                       0.5f, 0.2f, 0.3f});
         std::vector<int> empty;
         const Matrix shown = AttentionDisplay::hideKeys(weights, {true, false, false}, &empty);
         QCOMPARE(shown.col(0).cwiseAbs().maxCoeff(), 0.0f);  // hidden: exactly 0
@@ -91,8 +92,9 @@ private slots:
 
     void topMassKeepsTheStrongestKeysUpToTheFraction()
     {
-        const Matrix weights = matrix(2, 4, {0.1f, 0.5f, 0.3f, 0.1f,  //
-                                             0.25f, 0.25f, 0.25f, 0.25f});
+        const Matrix weights = matrix(2, 4,
+                                      {0.1f, 0.5f, 0.3f, 0.1f,  //
+                                       0.25f, 0.25f, 0.25f, 0.25f});
         const MaskMatrix half = AttentionDisplay::topMass(weights, 0.5);
         // Row 0: 0.5 alone reaches half the mass.
         QCOMPARE(half.row(0).count(), 1);
@@ -127,8 +129,9 @@ private slots:
 
     void perRowScalingDividesByTheRowMaximum()
     {
-        const Matrix weights = matrix(2, 3, {0.2f, 0.4f, 0.4f,  //
-                                             0.0f, 0.0f, 0.0f});
+        const Matrix weights = matrix(2, 3,
+                                      {0.2f, 0.4f, 0.4f,  //
+                                       0.0f, 0.0f, 0.0f});
         const Matrix scaled = AttentionDisplay::perRowScaled(weights, {});
         QCOMPARE(scaled, matrix(2, 3, {0.5f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f}));
     }

@@ -69,7 +69,7 @@ private slots:
         QCOMPARE(plot.colourPosition(0, 0), 0.0);
         QCOMPARE(plot.colourPosition(0, 3), 1.0);
         QCOMPARE(plot.plottedCell(0, 0), double(1e-4f));  // clamped to the range, never log(0)
-        QCOMPARE(plot.values()(0, 0), 0.0f);               // what hover and cell text show
+        QCOMPARE(plot.values()(0, 0), 0.0f);              // what hover and cell text show
         // Linear again: the plotted cells are the values.
         plot.setColorMapping(HeatmapPlot::ColorMapping::Linear);
         QCOMPARE(plot.plottedCell(0, 0), 0.0);

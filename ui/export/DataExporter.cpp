@@ -75,8 +75,7 @@ QByteArray DataExporter::matrixCsv(const Matrix& matrix)
     return text;
 }
 
-QList<QPair<QString, QByteArray>> DataExporter::traceFiles(const AttentionResult& result, const QString& path,
-                                                           int head)
+QList<QPair<QString, QByteArray>> DataExporter::traceFiles(const AttentionResult& result, const QString& path, int head)
 {
     const TraceData trace = TraceData::of(result, head);
     const QFileInfo info(path);
@@ -108,7 +107,8 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
         !where)
         return where;
     if (trace_head >= result.numHeads())
-        return Error{QStringLiteral("%1: head %2 is out of range (%3 heads)").arg(path).arg(trace_head).arg(result.numHeads())};
+        return Error{
+            QStringLiteral("%1: head %2 is out of range (%3 heads)").arg(path).arg(trace_head).arg(result.numHeads())};
     const QString suffix = QFileInfo(path).suffix().toLower();
     QList<QPair<QString, QByteArray>> files;
     if (suffix == u"csv")

@@ -25,9 +25,10 @@ ExportDataDialog::ExportDataDialog(const QString& path, int head, QWidget* paren
     path_label->setBuddy(m_path);
     form->addRow(path_label, path_row);
     m_trace = new QCheckBox(tr("Also what reproduces head %1: the input X, Q, K, V and the scores").arg(head), this);
-    m_trace->setToolTip(tr("The scores as they enter the softmax: Q Kᵀ divided by the scale, −∞ where masked "
-                           "(JSON: null). CSV and NPY: one more file per array beside the weights "
-                           "(NAME.x, NAME.q, NAME.k, NAME.v, NAME.scores)"));
+    m_trace->setToolTip(
+        tr("The scores as they enter the softmax: Q Kᵀ divided by the scale, −∞ where masked "
+           "(JSON: null). CSV and NPY: one more file per array beside the weights "
+           "(NAME.x, NAME.q, NAME.k, NAME.v, NAME.scores)"));
     form->addRow(m_trace);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);

@@ -243,8 +243,8 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
                                  [&view](QPainter* painter, const QRectF& target) { view.render(painter, target); });
         }
         case ExportView::Compare:
-            return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path,
-                                                request.size, request.scale, request.color_scale);
+            return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path, request.size,
+                                                request.scale, request.color_scale);
         case ExportView::Lines:
             return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale);
         case ExportView::Shapes: {

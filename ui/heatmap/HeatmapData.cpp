@@ -107,9 +107,10 @@ HeatmapData::Range HeatmapData::range(ColorScale scale) const
             break;
     }
     if (!hidden_keys.isEmpty()) {
-        const QString hidden = hidden_keys.size() == 1
-                                   ? QCoreApplication::translate("HeatmapData", "key %1 hidden").arg(hidden_keys.first())
-                                   : QCoreApplication::translate("HeatmapData", "%1 keys hidden").arg(hidden_keys.size());
+        const QString hidden =
+            hidden_keys.size() == 1
+                ? QCoreApplication::translate("HeatmapData", "key %1 hidden").arg(hidden_keys.first())
+                : QCoreApplication::translate("HeatmapData", "%1 keys hidden").arg(hidden_keys.size());
         range.note = range.note.isEmpty() ? hidden : range.note + QStringLiteral(" · ") + hidden;
     }
     return range;

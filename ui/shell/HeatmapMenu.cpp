@@ -40,8 +40,9 @@ HeatmapMenu::HeatmapMenu(QWidget* parent) : QMenu(tr("&Heatmaps"), parent)
                                                     : tr("Top %1% of each row").arg(std::lround(fraction * 100)));
         action->setCheckable(true);
         action->setChecked(fraction == m_top_mass);
-        action->setToolTip(tr("Per query row, the strongest keys that together hold this share of the row's weight "
-                              "are drawn; the others are dimmed (exBERT's top X %)"));
+        action->setToolTip(
+            tr("Per query row, the strongest keys that together hold this share of the row's weight "
+               "are drawn; the others are dimmed (exBERT's top X %)"));
         m_masses->addAction(action);
         connect(action, &QAction::triggered, this, [this, fraction] { setTopMass(fraction); });
     }

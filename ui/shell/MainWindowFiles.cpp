@@ -2,8 +2,8 @@
 // view. Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
-#include "core/weights/WeightFile.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/weights/WeightFile.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ExportDataDialog.h"

@@ -46,8 +46,9 @@ void MainWindow::showTokenMenu(int key, const QPoint& global_position)
     const bool hidden = m_heatmap_menu->hiddenKeys().contains(key);
     QAction* toggle = menu.addAction(hidden ? tr("Show '%1' (key %2) in the heatmaps").arg(token).arg(key)
                                             : tr("Hide '%1' (key %2) in the heatmaps").arg(token).arg(key));
-    toggle->setToolTip(tr("Hidden keys are drawn hatched with their label struck through; every query's weights "
-                          "are renormalised over the keys that remain"));
+    toggle->setToolTip(
+        tr("Hidden keys are drawn hatched with their label struck through; every query's weights "
+           "are renormalised over the keys that remain"));
     QAction* show_all = menu.addAction(tr("Show every token"));
     show_all->setEnabled(!m_heatmap_menu->hiddenKeys().isEmpty());
     QAction* chosen = menu.exec(global_position);

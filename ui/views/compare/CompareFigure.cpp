@@ -148,8 +148,10 @@ void CompareFigure::applyColorScale()
             break;
         case ColorScale::Percentile: {
             // Each head's cells outside its own mask (the two sides may differ in their masks).
-            const double top_a = AttentionDisplay::percentile({m_comparison.a}, m_plot_a->mask(), ColorScales::kPercentile);
-            const double top_b = AttentionDisplay::percentile({m_comparison.b}, m_plot_b->mask(), ColorScales::kPercentile);
+            const double top_a =
+                AttentionDisplay::percentile({m_comparison.a}, m_plot_a->mask(), ColorScales::kPercentile);
+            const double top_b =
+                AttentionDisplay::percentile({m_comparison.b}, m_plot_b->mask(), ColorScales::kPercentile);
             low = 0.0;
             high = std::max(top_a, top_b) > 0.0 ? std::max(top_a, top_b) : high;
             note = tr("clipped at the %1th percentile").arg(ColorScales::kPercentile);

@@ -82,7 +82,7 @@ void HeadsGrid::updatePlots()
     if (HeatmapPlot* plot = aggregatePlot()) {
         const bool mean = m_aggregate == Aggregate::Mean;
         plot->setMatrix(AttentionDisplay::fuseHeads(m_result->trace.weights, mean ? AttentionDisplay::Fusion::Mean
-                                                                                   : AttentionDisplay::Fusion::Max),
+                                                                                  : AttentionDisplay::Fusion::Max),
                         m_data.labels, m_data.key_labels, m_data.mask);
         plot->setTitle(mean ? tr("mean of heads") : tr("max of heads"));
         plot->setToolTip(mean ? tr("The mean of every head's weights") : tr("The largest weight of any head"));
