@@ -7,6 +7,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
+#include "ui/export/ExportDataDialog.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
@@ -22,6 +23,7 @@
 #include "ui/views/heads/HeadsGrid.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
@@ -263,6 +265,16 @@ private slots:
         QCOMPARE(first_row.size(), result->keyLen());
         QCOMPARE(first_row[1], QByteArray("-inf"));  // causal: query 0 does not see key 1
         QVERIFY(QFile::exists(dir.filePath("weights.x.csv")) && QFile::exists(dir.filePath("weights.k.csv")));
+    }
+
+    void theExportDialogOffersTheTraceOfTheSelectedHead()
+    {
+        ExportDataDialog dialog(QStringLiteral("/tmp/attention.npy"), 3);
+        QVERIFY(!dialog.withTrace());  // off unless asked for
+        QVERIFY2(dialog.traceBox()->text().contains("head 3"), qPrintable(dialog.traceBox()->text()));
+        dialog.traceBox()->setChecked(true);
+        QVERIFY(dialog.withTrace());
+        QCOMPARE(dialog.path(), QStringLiteral("/tmp/attention.npy"));
     }
 
     void exportsFollowScaleAndHiddenKeys()

@@ -21,7 +21,8 @@ struct AttentionResult;
 // - .json: "trace" {heads, scale, x, kv_x, q, k, v, scores}, masked scores null;
 // - .csv and .npy: one more file per array beside the weights, NAME.x, NAME.kv_x (a second
 //   input), NAME.q, NAME.k, NAME.v (query_len or key_len, head_dim) and NAME.scores
-//   (query_len, key_len), masked scores -inf. Every file is written, or none.
+//   (query_len, key_len), masked scores -inf. All are written beside their targets first and
+//   renamed into place once every one is written (a failed write leaves none of them).
 class DataExporter {
 public:
     static Status exportWeights(const AttentionResult& result, const QString& path, int trace_head = -1);
