@@ -161,7 +161,7 @@ void CompareFigure::applyColorScale()
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b}) {
         plot->setColorMapping(mapping);
         plot->setValueRange(low, high);
-        const QString weight = mapping == HeatmapPlot::ColorMapping::PerRow ? tr("weight ÷ row max") : tr("weight");
+        const QString weight = tr("weight");  // the note says how it is scaled
         plot->setColorBarLabel(note.isEmpty() ? tr("weight (shared scale)\u009Cweight")
                                               : tr("%1 · %2\u009C%1").arg(weight, note));
     }

@@ -162,8 +162,7 @@ void HeadView::refresh()
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
         note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
     }
-    const QString label =
-        range.mapping == HeatmapPlot::ColorMapping::PerRow ? tr("weight ÷ row max") : tr("attention weight");
+    const QString label = tr("attention weight");  // the note says how it is scaled
     m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)

@@ -143,7 +143,6 @@ void HeadsGrid::applyColorScale()
     }
     m_color_bar->setLogarithmic(range.mapping == HeatmapPlot::ColorMapping::Log);
     m_color_bar->setRange(range.low, range.high);
-    m_color_bar->setLabel(range.mapping == HeatmapPlot::ColorMapping::PerRow ? tr("÷ row max") : tr("weight"));
     QString note = range.note;
     if (m_top_mass < 1.0) {
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
