@@ -110,6 +110,8 @@ private slots:
 
         HeadView view;
         view.resize(700, 600);
+        view.show();  // laid out: the colour-bar label is elided to the bar's length
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setResult(result);
         view.setColorScale(ColorScale::Log);
         QCOMPARE(view.plot()->colorMapping(), HeatmapPlot::ColorMapping::Log);
