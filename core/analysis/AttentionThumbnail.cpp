@@ -35,14 +35,11 @@ void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, in
             const int end = std::min(keys[size_t(c) + 1], length);
             if (begin >= end)
                 break;  // this bin and every later one lie past the keys the query sees
-            if (reduction == ThumbnailReduction::Max) {
-                top[size_t(c)] = std::max(top[size_t(c)], *std::max_element(row + begin, row + end));
-            } else {
-                double s = 0.0;
-                for (int k = begin; k < end; ++k)
-                    s += row[k];
-                sum[size_t(c)] += s;
-            }
+            const Eigen::Map<const Eigen::ArrayXf> cells(row + begin, end - begin);  // vectorised by Eigen
+            if (reduction == ThumbnailReduction::Max)
+                top[size_t(c)] = std::max(top[size_t(c)], cells.maxCoeff());
+            else
+                sum[size_t(c)] += double(cells.sum());
             count[size_t(c)] += end - begin;
         }
     }

@@ -142,8 +142,10 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setModelRun(m_run, {});
-        view.selectLayer(1);
         QTableWidget* table = view.metricsTable();
+        QTRY_COMPARE(table->rowCount(), 4);  // filled once the grid is drawn: layer 0 first
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("L0 H0"));
+        view.selectLayer(1);
         QCOMPARE(table->rowCount(), 4);
         for (int row = 0; row < 4; ++row) {
             const int head = table->item(row, 0)->data(Qt::UserRole).toInt();

@@ -9,6 +9,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace attn {
@@ -90,6 +91,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setSortingEnabled(true);
+    m_table->horizontalHeader()->setSortIndicator(HeadColumn, Qt::AscendingOrder);  // head order until the user sorts
     m_table->setToolTip(
         tr("Means over the query rows: entropy of the row (0 = one key, ln T = uniform), its largest weight, the "
            "weight on the query itself, on the previous token and on the first token. Double-click a row to open "
@@ -139,7 +141,17 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
     m_canvas->setRun(std::move(run), caption);
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
     m_stack->setCurrentIndex(1);
-    showLayerMetrics();
+    // The table's metrics read every cell of a layer (a logarithm each): filled once the grid is
+    // on screen, so a new run is drawn first.
+    m_table->setRowCount(0);
+    if (!m_metrics_pending) {
+        m_metrics_pending = true;
+        QTimer::singleShot(0, this, [this] {
+            m_metrics_pending = false;
+            if (hasModel())
+                showLayerMetrics();
+        });
+    }
 }
 
 void ModelView::clearModel()

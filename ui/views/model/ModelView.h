@@ -53,6 +53,7 @@ private:
     QTableWidget* m_table = nullptr;
     QStringList m_tokens;
     int m_layer = 0;
+    bool m_metrics_pending = false;
 };
 
 }  // namespace attn
