@@ -195,8 +195,10 @@ QString ModelChainPainter::toolTip(Box box) const
 QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, const QRectF& rect) const
 {
     QList<HitRegion> hits;
+    // Designed at defaultSize(); a taller rectangle centres the chain.
     const double f = std::min(rect.width() / defaultSize().width(), rect.height() / defaultSize().height());
-    const QRectF page = rect.adjusted(28 * f, 22 * f, -28 * f, -18 * f);
+    const double spare = std::max(0.0, rect.height() - defaultSize().height() * f) / 2;
+    const QRectF page = rect.adjusted(28 * f, 22 * f + spare, -28 * f, -18 * f - spare);
     painter.save();
     painter.fillRect(rect, Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, true);
@@ -268,14 +270,17 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
         hits.append({box, item.box});
     };
     auto drawRow = [&](const QList<Item>& row, const QRectF& area) {
+        QList<QRectF> boxes;
         const double width = (area.width() - gap * (row.size() - 1)) / std::max<qsizetype>(1, row.size());
         for (int i = 0; i < row.size(); ++i) {
             const QRectF box(area.left() + i * (width + gap), area.top(), width, box_h);
             drawBox(row[i], box);
+            boxes.append(box);
             if (i > 0)
                 drawArrow(painter, QPointF(box.left() - gap + 2 * f, box.center().y()),
                           QPointF(box.left() - 2 * f, box.center().y()), f);
         }
+        return boxes;
     };
     QList<Item> embeddings, block, tail;
     for (const Item& item : m_items) {
@@ -312,7 +317,26 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
                                   .arg(m_config.architecture == ModelArchitecture::Gpt2 ? QStringLiteral("pre-LN")
                                                                                         : QStringLiteral("post-LN"))
                                   .arg(countText(m_counts.perLayer()), countText(m_counts.layers())));
-    drawRow(block, QRectF(page.left(), top + 40 * f, page.width(), box_h));
+    const QList<QRectF> block_boxes = drawRow(block, QRectF(page.left(), top + 40 * f, page.width(), box_h));
+    // The residual stream: each "+ residual" adds the input of its sub-layer, which starts one box
+    // earlier with post-LN (attention, MLP) and two with pre-LN (LayerNorm, then attention or MLP).
+    const int reach = m_config.architecture == ModelArchitecture::Gpt2 ? 2 : 1;
+    for (int i = 0; i < block.size(); ++i) {
+        if (block[i].box != Box::AttentionResidual && block[i].box != Box::MlpResidual)
+            continue;
+        const QRectF start = block_boxes[std::max(0, i - reach)];
+        const double x0 = std::max(start.left() - gap / 2, frame.left() + 5 * f);
+        const double below = start.bottom() + 12 * f;
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(QPen(kArrow, 1.4 * f, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawPolyline(QPolygonF(
+            {QPointF(x0, start.center().y()), QPointF(x0, below), QPointF(block_boxes[i].center().x(), below)}));
+        painter.restore();
+        drawArrow(painter, QPointF(block_boxes[i].center().x(), below),
+                  QPointF(block_boxes[i].center().x(), block_boxes[i].bottom() + 1 * f), f);
+    }
     top = frame.bottom() + 30 * f;
     drawArrow(painter, QPointF(page.center().x(), frame.bottom()), QPointF(page.center().x(), top), f);
     const double tail_width = std::min(page.width(), tail.size() * 250 * f + (tail.size() - 1) * gap);

@@ -16,7 +16,7 @@ namespace attn {
 // -> L x (LayerNorm -> attention -> residual -> LayerNorm -> MLP -> residual; BERT's post-LN
 // order puts each LayerNorm after its residual) -> final norm -> last hidden state, every box
 // with this model's shape and parameter count (ModelParameterCounts), and the totals. Drawn into
-// any QPainter (widget, PNG, SVG, PDF); the layout follows the rectangle (designed at 1200 x 900).
+// any QPainter (widget, PNG, SVG, PDF); the layout follows the rectangle (designed at 1200 x 660).
 class ModelChainPainter {
 public:
     enum class Box {
@@ -61,7 +61,7 @@ public:
     QList<HitRegion> paint(QPainter& painter, const QRectF& rect) const;
     QString toolTip(Box box) const;
 
-    static QSize defaultSize() { return {1200, 900}; }
+    static QSize defaultSize() { return {1200, 660}; }
 
 private:
     ModelConfig m_config;

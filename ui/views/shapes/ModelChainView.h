@@ -21,8 +21,8 @@ public:
     // Where a box is drawn now (empty when absent), e.g. to click it in a test.
     QRectF boxRect(ModelChainPainter::Box box) const;
 
-    QSize sizeHint() const override { return {1200, 900}; }
-    QSize minimumSizeHint() const override { return {720, 540}; }
+    QSize sizeHint() const override { return ModelChainPainter::defaultSize(); }
+    QSize minimumSizeHint() const override { return {720, 400}; }
 
 signals:
     void attentionActivated();
