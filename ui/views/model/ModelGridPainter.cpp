@@ -234,12 +234,13 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     caption_font.setPixelSize(13);
     painter.setFont(caption_font);
     painter.setPen(QColor(0x30, 0x30, 0x30));
-    painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(caption_font).elidedText(m_caption, Qt::ElideRight, layout.caption.width()));
-    if (!m_run || layout.thumbnails.isEmpty()) {
+    if (!m_run || layout.thumbnails.isEmpty()) {  // no model: the caption says what to do, centred
+        painter.drawText(QRectF(QPointF(0, 0), target.size()), Qt::AlignCenter | Qt::TextWordWrap, m_caption);
         painter.restore();
         return;
     }
+    painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
+                     QFontMetricsF(caption_font).elidedText(m_caption, Qt::ElideRight, layout.caption.width()));
     const int seq_len = m_run->seqLen();
     const bool vector_cells = output == Output::Picture && qsizetype(seq_len) * seq_len <= kVectorCellLimit;
     const int bins = vector_cells ? seq_len : binsFor(layout.side, pixel_ratio);

@@ -66,10 +66,13 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
         m_scale->addItem(ColorScales::title(scale), int(scale));
         m_scale->setItemData(m_scale->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
     }
+    m_scale->setToolTip(tr("Which weights set the top of the colour scale shared by every layer and head"));
     auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
                                "to open it."),
                             content);
     hint->setStyleSheet(QStringLiteral("color: #5f6b78"));
+    hint->setWordWrap(true);  // the window's width is not set by this line
+    hint->setMinimumWidth(80);
     bar->addWidget(hint, 1);
     bar->addWidget(m_reduction);
     bar->addWidget(m_scale);
@@ -156,7 +159,7 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
 
 void ModelView::clearModel()
 {
-    m_canvas->setRun(nullptr, QString());
+    m_canvas->setRun(nullptr, m_empty->text());  // what an exported picture of the empty tab says
     m_tokens.clear();
     m_table->setRowCount(0);
     m_stack->setCurrentIndex(0);
