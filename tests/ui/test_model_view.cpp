@@ -5,9 +5,11 @@
 // its attention block opening the single-layer diagram.
 #include "core/analysis/HeadMetrics.h"
 #include "core/analysis/ModelParameters.h"
+#include "core/base/SplitMix64.h"
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/export/ViewExporter.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/model/ModelGridCanvas.h"
@@ -17,10 +19,12 @@
 #include "ui/views/shapes/ShapesPanel.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace attn;
@@ -179,6 +183,59 @@ private slots:
         view.reductionBox()->setCurrentIndex(1);
         emit view.reductionBox()->activated(1);
         QCOMPARE(view.canvas()->gridPainter().reduction(), ThumbnailReduction::Mean);
+    }
+
+    // Beyond 64 x 64 tokens a picture's thumbnails are lossless images of whole pixels per cell
+    // (no rectangles): in PNG every cell's centre still has its weight's colour, and the SVG
+    // embeds images instead of 144 x T x T rectangles.
+    void pictureOfALongRunIsAnImage()
+    {
+        constexpr int kTokens = 100;
+        auto run = std::make_shared<ModelRun>();
+        run->token_ids.assign(kTokens, 0);
+        run->attention = AttentionMaps(1, 2, kTokens, false);
+        SplitMix64 random(7);
+        std::vector<Matrix> heads;
+        for (int h = 0; h < 2; ++h) {
+            Matrix weights(kTokens, kTokens);  // (T, T)
+            for (int i = 0; i < kTokens; ++i) {
+                for (int j = 0; j < kTokens; ++j)
+                    weights(i, j) = float(random.uniform());
+                weights.row(i) /= weights.row(i).sum();
+            }
+            heads.push_back(std::move(weights));
+        }
+        run->attention.setLayer(0, std::move(heads));
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.view = ExportView::Model;
+        request.size = QSize(900, 500);
+        request.path = dir.filePath("long.png");
+        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        request.path = dir.filePath("long.svg");
+        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        const QImage image = QImage(dir.filePath("long.png")).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(image.size(), request.size);
+        ModelGridPainter painter;
+        painter.setRun(run);
+        const ModelGridPainter::Layout layout = painter.layoutFor(QSizeF(request.size));
+        QVERIFY(layout.side >= kTokens);  // one image pixel or more per cell: nothing reduced
+        const double top = painter.top(kTokens);
+        for (int h = 0; h < 2; ++h)
+            for (int q = 0; q < kTokens; q += 3)
+                for (int k = 0; k < kTokens; k += 3) {
+                    const QRectF rect = layout.thumbnails[h];
+                    const QPoint centre(int(rect.left() + (k + 0.5) * rect.width() / kTokens),
+                                        int(rect.top() + (q + 0.5) * rect.height() / kTokens));
+                    QCOMPARE(image.pixel(centre) & 0xffffff,
+                             ModelGridPainter::colorOf(ColorMaps::Map::Viridis, run->attention.at(0, h, q, k), top) &
+                                 0xffffff);
+                }
+        QFile svg(dir.filePath("long.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QCOMPARE(text.count("<image"), 2);
+        QVERIFY(text.count("<path") < 200);  // labels and the colour bar, not cells
     }
 
     void viewTabsForwardTheModel()
