@@ -171,6 +171,13 @@ private slots:
         const QString hover = view.canvas()->describeHead(1, 2);
         QVERIFY(hover.contains("layer 1, head 2"));
         QVERIFY(hover.contains(QString::number(computeHeadMetrics(m_run->attention.head(1, 2)).entropy, 'f', 3)));
+        // Over a cell: its tokens and weight, or that it is masked.
+        view.setModelRun(m_run, {"Att", "ention", "Ġisn", "'t", "Ġall", "Ġyou", "Ġneed", ",", "Ġbut", "Ġit"});
+        const QString cell = view.canvas()->describeHead(1, 2, 4, 1);
+        QVERIFY2(cell.contains(
+                     QStringLiteral("query 'Ġall' → key 'ention': %1").arg(m_run->attention.at(1, 2, 4, 1), 0, 'f', 3)),
+                 qPrintable(cell));
+        QVERIFY(view.canvas()->describeHead(1, 2, 1, 4).contains("masked"));
     }
 
     // Mean instead of max changes what a reduced pixel shows (the same at full size).

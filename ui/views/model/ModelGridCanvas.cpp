@@ -23,6 +23,7 @@ void ModelGridCanvas::setRun(std::shared_ptr<const ModelRun> run, const QString&
     m_painter.setCaption(caption);
     m_metrics.assign(size_t(m_painter.numLayers() * m_painter.numHeads()), std::nullopt);
     m_hovered = -1;
+    m_hovered_cell = -1;
     update();
 }
 
@@ -40,18 +41,28 @@ HeadMetric ModelGridCanvas::metric(int layer, int head) const
     return *cached;
 }
 
-QString ModelGridCanvas::describeHead(int layer, int head) const
+QString ModelGridCanvas::describeHead(int layer, int head, int query, int key) const
 {
     const HeadMetric m = metric(layer, head);
-    return tr("<b>layer %1, head %2</b><br>entropy %3 · max %4<br>diagonal %5 · previous %6 · first %7"
-              "<br><i>click or Enter: open this head</i>")
-        .arg(layer)
-        .arg(head)
-        .arg(m.entropy, 0, 'f', 3)
-        .arg(m.max, 0, 'f', 3)
-        .arg(m.diagonal, 0, 'f', 3)
-        .arg(m.previous, 0, 'f', 3)
-        .arg(m.first, 0, 'f', 3);
+    QString text = tr("<b>layer %1, head %2</b><br>entropy %3 · max %4<br>diagonal %5 · previous %6 · first %7")
+                       .arg(layer)
+                       .arg(head)
+                       .arg(m.entropy, 0, 'f', 3)
+                       .arg(m.max, 0, 'f', 3)
+                       .arg(m.diagonal, 0, 'f', 3)
+                       .arg(m.previous, 0, 'f', 3)
+                       .arg(m.first, 0, 'f', 3);
+    const AttentionMaps& maps = m_painter.run()->attention;
+    if (query >= 0 && key >= 0 && query < maps.seqLen() && key < maps.seqLen()) {
+        const auto token = [this](int i) {
+            return i < m_tokens.size() ? QStringLiteral("'%1'").arg(m_tokens[i].toHtmlEscaped()) : QString::number(i);
+        };
+        text += key < maps.rowLength(query) ? tr("<br>query %1 → key %2: %3")
+                                                  .arg(token(query), token(key))
+                                                  .arg(maps.at(layer, head, query, key), 0, 'f', 3)
+                                            : tr("<br>query %1 → key %2: masked").arg(token(query), token(key));
+    }
+    return text + tr("<br><i>click or Enter: open this head</i>");
 }
 
 QRect ModelGridCanvas::thumbnailRect(int layer, int head) const
@@ -91,17 +102,29 @@ void ModelGridCanvas::mouseMoveEvent(QMouseEvent* event)
 {
     const auto hit = m_painter.headAt(event->position(), size());
     const int index = hit ? hit->first * m_painter.numHeads() + hit->second : -1;
-    if (index == m_hovered)
+    // The cell under the mouse (a reduced pixel covers several: the first of them).
+    int query = -1, key = -1;
+    if (hit) {
+        const QRectF rect = m_painter.layoutFor(size()).thumbnails[index];
+        const int seq_len = m_painter.run()->seqLen();
+        query = std::clamp(int((event->position().y() - rect.top()) / rect.height() * seq_len), 0, seq_len - 1);
+        key = std::clamp(int((event->position().x() - rect.left()) / rect.width() * seq_len), 0, seq_len - 1);
+    }
+    const int cell = hit ? query * m_painter.run()->seqLen() + key : -1;
+    if (index == m_hovered && cell == m_hovered_cell)
         return;
+    const bool new_head = index != m_hovered;
     m_hovered = index;
+    m_hovered_cell = cell;
     if (!hit) {
         QToolTip::hideText();
         emit headHovered(-1, -1);
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), describeHead(hit->first, hit->second), this,
+    QToolTip::showText(event->globalPosition().toPoint(), describeHead(hit->first, hit->second, query, key), this,
                        thumbnailRect(hit->first, hit->second));
-    emit headHovered(hit->first, hit->second);
+    if (new_head)
+        emit headHovered(hit->first, hit->second);
 }
 
 void ModelGridCanvas::leaveEvent(QEvent* event)

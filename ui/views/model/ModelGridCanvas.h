@@ -21,11 +21,13 @@ public:
     ModelGridPainter& gridPainter() { return m_painter; }
     const ModelGridPainter& gridPainter() const { return m_painter; }
     void setRun(std::shared_ptr<const ModelRun> run, const QString& caption);
+    void setTokens(const QStringList& tokens) { m_tokens = tokens; }  // for the hover text
 
     // The (layer, head) framed; -1, -1 for none. Does not emit.
     void setCurrent(int layer, int head);
     HeadMetric metric(int layer, int head) const;
-    QString describeHead(int layer, int head) const;  // the hover text
+    // The hover text: the head and its metrics, and with a cell (query, key) its weight and tokens.
+    QString describeHead(int layer, int head, int query = -1, int key = -1) const;
     // Where a head is drawn now, e.g. to click it in a test.
     QRect thumbnailRect(int layer, int head) const;
 
@@ -51,7 +53,9 @@ private:
 
     ModelGridPainter m_painter;
     mutable std::vector<std::optional<HeadMetric>> m_metrics;  // (L * H), filled when asked for
+    QStringList m_tokens;
     int m_hovered = -1;
+    int m_hovered_cell = -1;  // query * T + key under the mouse
 };
 
 }  // namespace attn

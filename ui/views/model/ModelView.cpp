@@ -141,6 +141,7 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
                                      maps.numHeads() == 1 ? tr("1 head") : tr("%1 heads").arg(maps.numHeads()),
                                      seq_len == 1 ? tr("1 token") : tr("%1 tokens").arg(seq_len),
                                      maps.isCausal() ? tr(" · causal") : QString());
+    m_canvas->setTokens(tokens);
     m_canvas->setRun(std::move(run), caption);
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
     m_stack->setCurrentIndex(1);
