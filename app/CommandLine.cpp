@@ -126,7 +126,8 @@ QString CommandLine::helpText()
                "Output (headless)\n"
                "  --json FILE|-          results as JSON\n"
                "  --export FILE          picture of a view: .png, .svg or .pdf\n"
-               "  --view V               grid (default), head, compare, shapes or lines (of --head)\n"
+               "  --view V               grid (default), head, compare, shapes or lines (of --head);\n"
+               "                         model: every layer x head of --model as one grid\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
@@ -139,7 +140,7 @@ QString CommandLine::helpText()
                "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "Window\n"
-               "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
+               "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough or model\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
                "                         (window size: --size, default 1400x900)\n"
                "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
@@ -270,7 +271,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("view")) {
         const std::optional<View> view = viewFromKey(parser.value("view"));
         if (!view || *view == View::Walkthrough)
-            return Error{QStringLiteral("--view: expected grid, head, compare, lines or shapes, got '%1'")
+            return Error{QStringLiteral("--view: expected grid, head, compare, lines, shapes or model, got '%1'")
                              .arg(parser.value("view"))};
         options.view = *view;
     }
@@ -338,8 +339,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("tab")) {
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)
-            return Error{QStringLiteral("--tab: expected grid, head, compare, lines, shapes or walkthrough, got '%1'")
-                             .arg(parser.value("tab"))};
+            return Error{
+                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough or model, got '%1'")
+                    .arg(parser.value("tab"))};
     }
 
     if (parser.isSet("json")) {
@@ -396,6 +398,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.model_dir = parser.value("model");
         if (Status s = checkModelOptions(parser, options); !s)
             return Error{s.error()};
+    } else if (options.view == View::Model && parser.isSet("view")) {
+        return Error{
+            QStringLiteral("--view model: needs --model DIR (it draws every layer and head of a whole model)")};
     }
     return options;
 }

@@ -66,6 +66,7 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
             request.view = ExportView::Shapes;
             break;
         case View::Walkthrough:  // refused by CommandLine::parse
+        case View::Model:        // needs --model: ModelCommand draws it
             return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
     }
     request.path = options.export_path;

@@ -4,7 +4,9 @@
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerForward.h"
 #include "core/report/ModelJsonReport.h"
+#include "ui/export/ViewExporter.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -91,7 +93,35 @@ Status writeJson(const CommandLineOptions& options, const TransformerModel& mode
     return {};
 }
 
+// "gpt2-tiny (gpt2) · 12 tokens": the folder and the input, above a picture of the whole model.
+QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
+{
+    return QStringLiteral("%1 (%2) · %3 token%4")
+        .arg(QFileInfo(QDir::cleanPath(dir)).fileName(), config.model_type)
+        .arg(seq_len)
+        .arg(seq_len == 1 ? QString() : QStringLiteral("s"));
+}
+
 }  // namespace
+
+Status ModelCommand::exportPicture(const CommandLineOptions& options, const TransformerModel& model,
+                                   const ModelRun& run, const QStringList& tokens)
+{
+    ExportRequest request;
+    request.path = options.export_path;
+    request.size = options.size;
+    const QString caption = modelCaption(options.model_dir, model.config(), run.seqLen());
+    switch (options.view) {
+        case View::Model:  // every layer x head
+            request.view = ExportView::Model;
+            return ViewExporter::exportModel(run, caption, request);
+        case View::Shapes:  // the whole model's chain of blocks
+            request.view = ExportView::Shapes;
+            return ViewExporter::exportModelShapes(model.config(), run.seqLen(), caption, request);
+        default:  // the selected layer, drawn by the single-layer views
+            return HeadlessRunner::exportView(options, layerResult(model, options.model_dir, run, tokens));
+    }
+}
 
 AttentionResult ModelCommand::layerResult(const TransformerModel& model, const QString& dir, const ModelRun& run,
                                           const QStringList& tokens)
@@ -162,8 +192,7 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     }
 
     if (!options.export_path.isEmpty()) {
-        const AttentionResult result = layerResult(**model, options.model_dir, *run, input->tokens);
-        if (Status s = HeadlessRunner::exportView(options, result); !s)
+        if (Status s = exportPicture(options, **model, *run, input->tokens); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     }
     if (!options.json_path.isEmpty()) {

@@ -10,14 +10,19 @@
 namespace attn {
 
 // --model DIR headless: loads the folder, tokenizes (or takes --token-ids), runs the whole model,
-// and writes --json (the "Real models" schema) and --export (the selected layer, drawn by the
-// single-layer views). Every failure is the contract's one `error:` line.
+// and writes --json (the "Real models" schema) and --export (every layer x head with --view model,
+// the whole model's chain with --view shapes, else the selected layer, drawn by the single-layer
+// views). Every failure is the contract's one `error:` line.
 class ModelCommand {
 public:
     static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 
     // The selected layer of a run as the single-layer views show a result: its attention input,
     // Q, K, V, every head's weights and the output projection.
+    // --export: --view model draws every layer x head, --view shapes the whole model's chain of
+    // blocks, the other views the selected layer.
+    static Status exportPicture(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
+                                const QStringList& tokens);
     static AttentionResult layerResult(const TransformerModel& model, const QString& dir, const ModelRun& run,
                                        const QStringList& tokens);
 };

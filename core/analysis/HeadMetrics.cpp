@@ -71,42 +71,71 @@ double jensenShannon(const Matrix& a, const RowStats& sa, const Matrix& b, const
 
 }  // namespace
 
-HeadMetric computeHeadMetrics(const Matrix& weights)
-{
-    HeadMetric metric;
-    const Eigen::Index rows = weights.rows();
-    const Eigen::Index cols = weights.cols();
-    Eigen::Index counted = 0;
-    Eigen::Index counted_previous = 0;
-    for (Eigen::Index i = 0; i < rows; ++i) {
-        const auto row = weights.row(i);
-        if (!(row.array() > 0.0f).any())
-            continue;  // a query that sees no key holds no distribution
-        ++counted;
+namespace {
+
+// The metrics accumulated one query row at a time: `row` holds the first `length` weights of
+// the row, the keys after them (up to `cols`) are 0, as in a causal map stored as its triangle.
+class HeadMetricRows {
+public:
+    void add(Eigen::Index i, const float* row, Eigen::Index length)
+    {
+        if (std::none_of(row, row + length, [](float a) { return a > 0.0f; }))
+            return;  // a query that sees no key holds no distribution
+        ++m_counted;
         double entropy = 0.0;
-        for (Eigen::Index j = 0; j < cols; ++j) {
+        for (Eigen::Index j = 0; j < length; ++j) {
             const double a = row[j];
             if (a > 0.0)
                 entropy -= a * std::log(a);
         }
-        metric.entropy += entropy;
-        metric.max += double(row.maxCoeff());
-        metric.diagonal += i < cols ? double(row[i]) : 0.0;
-        metric.first += double(row[0]);
+        m_metric.entropy += entropy;
+        m_metric.max += double(*std::max_element(row, row + length));
+        m_metric.diagonal += i < length ? double(row[i]) : 0.0;
+        m_metric.first += double(row[0]);
         if (i >= 1) {
-            ++counted_previous;
-            metric.previous += i - 1 < cols ? double(row[i - 1]) : 0.0;
+            ++m_counted_previous;
+            m_metric.previous += i - 1 < length ? double(row[i - 1]) : 0.0;
         }
     }
-    if (counted > 0) {
-        metric.entropy /= double(counted);
-        metric.max /= double(counted);
-        metric.diagonal /= double(counted);
-        metric.first /= double(counted);
+
+    HeadMetric finish() const
+    {
+        HeadMetric metric = m_metric;
+        if (m_counted > 0) {
+            metric.entropy /= double(m_counted);
+            metric.max /= double(m_counted);
+            metric.diagonal /= double(m_counted);
+            metric.first /= double(m_counted);
+        }
+        if (m_counted_previous > 0)
+            metric.previous /= double(m_counted_previous);
+        return metric;
     }
-    if (counted_previous > 0)
-        metric.previous /= double(counted_previous);
-    return metric;
+
+private:
+    HeadMetric m_metric;
+    Eigen::Index m_counted = 0;
+    Eigen::Index m_counted_previous = 0;
+};
+
+}  // namespace
+
+HeadMetric computeHeadMetrics(const Matrix& weights)
+{
+    HeadMetricRows rows;
+    if (weights.cols() == 0)
+        return rows.finish();
+    for (Eigen::Index i = 0; i < weights.rows(); ++i)
+        rows.add(i, weights.data() + i * weights.cols(), weights.cols());
+    return rows.finish();
+}
+
+HeadMetric computeHeadMetrics(const AttentionMaps& maps, int layer, int head)
+{
+    HeadMetricRows rows;
+    for (int i = 0; i < maps.seqLen(); ++i)
+        rows.add(i, maps.row(layer, head, i), maps.rowLength(i));
+    return rows.finish();
 }
 
 std::vector<HeadMetric> computeHeadMetrics(const std::vector<Matrix>& heads)

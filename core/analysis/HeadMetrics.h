@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/Tensor.h"
+#include "core/model/AttentionMaps.h"
 
 #include <vector>
 
@@ -19,6 +20,9 @@ struct HeadMetric {
 
 HeadMetric computeHeadMetrics(const Matrix& weights);  // weights: (query_len, key_len)
 std::vector<HeadMetric> computeHeadMetrics(const std::vector<Matrix>& heads);
+// One head of a whole model, read row by row from its compact maps (no (T, T) matrix is built);
+// the same numbers as computeHeadMetrics(maps.head(layer, head)).
+HeadMetric computeHeadMetrics(const AttentionMaps& maps, int layer, int head);
 
 // Mean over rows of the Jensen-Shannon divergence between row i of a and row i of b (natural log):
 // JS(p, q) = 1/2 KL(p || m) + 1/2 KL(q || m), m = (p + q) / 2. Each row is normalised to sum 1

@@ -1,10 +1,15 @@
 // Keystroke to redrawn grid, in the real window (offscreen): set the sentence, then process
 // events until every head of the grid has replotted. d_model 512, 8 heads.
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/window_bench [-iterations N]
+#include "core/base/SplitMix64.h"
+#include "core/model/ModelRun.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/ViewTabs.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelGridCanvas.h"
+#include "ui/views/model/ModelView.h"
 
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -22,6 +27,31 @@ QString sentenceOf(int tokens, const QString& last)
         words.append(QStringLiteral("w%1").arg(i % 97));
     words.append(last);
     return words.join(QLatin1Char(' '));
+}
+
+// A GPT-2-small-shaped run (12 layers x 12 heads, causal) with random rows that sum to 1.
+std::shared_ptr<const ModelRun> randomModelRun(int seq_len, std::uint64_t seed)
+{
+    constexpr int kLayers = 12;
+    constexpr int kHeads = 12;
+    auto run = std::make_shared<ModelRun>();
+    run->token_ids.assign(size_t(seq_len), 0);
+    run->attention = AttentionMaps(kLayers, kHeads, seq_len, true);
+    SplitMix64 random(seed);
+    for (int layer = 0; layer < kLayers; ++layer) {
+        std::vector<Matrix> heads;
+        for (int head = 0; head < kHeads; ++head) {
+            Matrix weights = Matrix::Zero(seq_len, seq_len);  // (T, T)
+            for (int i = 0; i < seq_len; ++i) {
+                for (int j = 0; j <= i; ++j)
+                    weights(i, j) = float(random.uniform());
+                weights.row(i).head(i + 1) /= weights.row(i).head(i + 1).sum();
+            }
+            heads.push_back(std::move(weights));
+        }
+        run->attention.setLayer(layer, std::move(heads));
+    }
+    return run;
 }
 
 }  // namespace
@@ -81,6 +111,35 @@ private slots:
         config.causal = false;
         QVERIFY(m_window->controller()->setConfig(config));
         m_window->controller()->waitForIdle();
+    }
+
+    // The Model tab of the window redrawn for a new run: 144 heads of GPT-2 small, each reduced to
+    // its thumbnail's pixels from the compact maps, then painted (setModelRun + a synchronous repaint).
+    void modelTabRedraw_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addRow("144 heads T=32") << 32;
+        QTest::addRow("144 heads T=256") << 256;
+        QTest::addRow("144 heads T=1024") << 1024;
+    }
+    void modelTabRedraw()
+    {
+        QFETCH(int, tokens);
+        const std::shared_ptr<const ModelRun> runs[2] = {randomModelRun(tokens, 1), randomModelRun(tokens, 2)};
+        ViewTabs* tabs = m_window->viewTabs();
+        tabs->setCurrentView(View::Model);
+        ModelView* view = tabs->modelView();
+        view->setModelRun(runs[0], {});
+        QCoreApplication::processEvents();
+        int i = 0;
+        QBENCHMARK
+        {
+            view->setModelRun(runs[++i % 2], {});
+            view->canvas()->repaint();
+        }
+        qInfo("thumbnails of %d px for T = %d", view->canvas()->thumbnailRect(0, 0).width(), tokens);
+        QCOMPARE(view->canvas()->gridPainter().numLayers() * view->canvas()->gridPainter().numHeads(), 144);
+        tabs->setCurrentView(View::Grid);
     }
 
     // Where the time of one keystroke goes (printed, not asserted).

@@ -7,6 +7,8 @@
 #include "ui/export/CompareExport.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelGridPainter.h"
+#include "ui/views/shapes/ModelChainPainter.h"
 #include "ui/views/shapes/ShapeDiagramExport.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
 
@@ -56,15 +58,13 @@ Result<ViewExporter::Format> ViewExporter::formatOf(const QString& path)
 
 Result<ExportView> ViewExporter::parseView(const QString& text)
 {
-    static const std::pair<const char16_t*, ExportView> views[] = {{u"grid", ExportView::Grid},
-                                                                   {u"head", ExportView::Head},
-                                                                   {u"compare", ExportView::Compare},
-                                                                   {u"lines", ExportView::Lines},
-                                                                   {u"shapes", ExportView::Shapes}};
+    static const std::pair<const char16_t*, ExportView> views[] = {
+        {u"grid", ExportView::Grid},   {u"head", ExportView::Head},     {u"compare", ExportView::Compare},
+        {u"lines", ExportView::Lines}, {u"shapes", ExportView::Shapes}, {u"model", ExportView::Model}};
     for (const auto& [name, view] : views)
         if (text == name)
             return view;
-    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines or shapes").arg(text)};
+    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines, shapes or model").arg(text)};
 }
 
 Status ViewExporter::checkPath(const QString& path)
@@ -256,8 +256,37 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
                 [&diagram](QPainter* painter, const QRectF& target) { diagram.paint(*painter, target); },
                 QStringLiteral("attention-lab: tensor shapes"));
         }
+        case ExportView::Model:
+            return Error{QStringLiteral("--view model: draws a whole model (--model DIR), not one result")};
     }
     return Error{QStringLiteral("--view: unknown view")};
+}
+
+Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, const ExportRequest& request)
+{
+    ModelGridPainter grid;
+    grid.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run));  // read while this runs
+    grid.setCaption(caption);
+    grid.setColorMap(request.color_map);
+    const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
+    const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images
+    return exportPicture(
+        request.path, request.size, request.scale,
+        [&](QPainter* painter, const QRectF& target) {
+            grid.paint(*painter, target, ModelGridPainter::Output::Picture, pixel_ratio);
+        },
+        QStringLiteral("attention-lab: every layer and head"));
+}
+
+Status ViewExporter::exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,
+                                       const ExportRequest& request)
+{
+    ModelChainPainter chain(config, seq_len);
+    chain.setCaption(caption);
+    return exportPicture(
+        request.path, request.size, request.scale,
+        [&chain](QPainter* painter, const QRectF& target) { chain.paint(*painter, target); },
+        QStringLiteral("attention-lab: the shapes of a whole model"));
 }
 
 }  // namespace attn

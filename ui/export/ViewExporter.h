@@ -18,8 +18,11 @@ class QRectF;
 namespace attn {
 
 struct AttentionResult;
+struct ModelConfig;
+struct ModelRun;
 
-enum class ExportView { Grid, Head, Compare, Lines, Shapes };
+// Model: every layer x head of a whole model (exportModel); the others draw one result.
+enum class ExportView { Grid, Head, Compare, Lines, Shapes, Model };
 
 // What the command line's --export / --view / --head / --compare / --batch / --size ask for.
 struct ExportRequest {
@@ -55,7 +58,7 @@ public:
     static constexpr int kMaxSide = 16384;  // a 16k x 16k ARGB image is 1 GiB
 
     static Result<Format> formatOf(const QString& path);       // by extension, case-insensitive
-    static Result<ExportView> parseView(const QString& text);  // grid, head, compare, lines, shapes
+    static Result<ExportView> parseView(const QString& text);  // grid, head, compare, lines, shapes, model
     // The extension is known and the directory exists (and is a directory).
     static Status checkPath(const QString& path);
     // Sides within 1..kMaxSide, also multiplied by a PNG's scale (0 < scale <= 8).
@@ -68,6 +71,12 @@ public:
 
     // Builds the requested view offscreen for `result` and exports it (the command line's path).
     static Status exportView(const AttentionResult& result, const ExportRequest& request);
+    // Every layer x head of a whole model's run as one grid (ExportView::Model), `caption` on top.
+    static Status exportModel(const ModelRun& run, const QString& caption, const ExportRequest& request);
+    // The whole model's chain of blocks with its shapes and parameter counts (ExportView::Shapes
+    // with a model), for an input of `seq_len` tokens.
+    static Status exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,
+                                    const ExportRequest& request);
 
     // What QSvgGenerator writes made portable: the size in px instead of mm (viewers turn mm back
     // into different pixel counts), and a generic family after every font (a browser otherwise

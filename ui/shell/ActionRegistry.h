@@ -21,6 +21,7 @@ enum class ActionId {
     ViewLines,
     ViewShapes,
     ViewWalkthrough,
+    ViewModel,
     NextHead,
     PreviousHead,
     FocusSentence,

@@ -192,9 +192,10 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[kAllViews.size()] = {ActionId::ViewGrid,    ActionId::ViewHead,
+    const ActionId tab_actions[kAllViews.size()] = {ActionId::ViewGrid,   ActionId::ViewHead,
                                                     ActionId::ViewCompare, ActionId::ViewLines,
-                                                    ActionId::ViewShapes,  ActionId::ViewWalkthrough};
+                                                    ActionId::ViewShapes,  ActionId::ViewWalkthrough,
+                                                    ActionId::ViewModel};
     for (View shown : kAllViews) {
         QAction* action = a->get(tab_actions[int(shown)]);
         view->addAction(action);

@@ -17,6 +17,8 @@ QString viewKey(View view)
             return QStringLiteral("shapes");
         case View::Walkthrough:
             return QStringLiteral("walkthrough");
+        case View::Model:
+            return QStringLiteral("model");
     }
     return QString();
 }

@@ -8,6 +8,9 @@
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
+#include "ui/views/model/ModelGridCanvas.h"
+#include "ui/views/model/ModelView.h"
+#include "ui/views/shapes/ModelChainView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
@@ -27,6 +30,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     m_lines = new LinesView(this);
     m_shapes = new ShapesPanel(this);
     m_walkthrough = new WalkthroughView(this);
+    m_model = new ModelView(this);
     struct TabSpec {
         QWidget* widget;
         QString title;
@@ -41,6 +45,8 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
         {m_lines, tr("Lines"), tr("Each query joined to the keys it attends to (Ctrl+4)")},
         {m_shapes, tr("Shapes"), tr("The tensor shapes of every step, with batch size (Ctrl+5)")},
         {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
+        {m_model, tr("Model"),
+         tr("Every layer and head of a whole model as one grid; click a head to open it (Ctrl+7)")},
     };
     for (int tab = 0; tab < int(kAllViews.size()); ++tab) {
         addTab(specs[tab].widget, specs[tab].title);
@@ -50,6 +56,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
 
     connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
     connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
+    connect(m_model, &ModelView::headActivated, this, &ViewTabs::modelHeadActivated);
     // The cell clicked on a grid head is selected as if clicked in the head view.
     connect(m_grid, &HeadsGrid::cellActivated, this, [this](int head, int query, int key) {
         m_head_view->highlightCell(query, key);
@@ -160,11 +167,24 @@ void ViewTabs::bringUpToDate(int tab)
             m_walkthrough->setResult(m_result);
             m_walkthrough->select(m_walk_head, m_walk_query);
             break;
+        case View::Model:  // shows the model run, not the result
+            break;
     }
+}
+
+void ViewTabs::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
+{
+    m_model->setModelRun(std::move(run), tokens);
+}
+
+void ViewTabs::clearModel()
+{
+    m_model->clearModel();
 }
 
 void ViewTabs::setColorMap(ColorMaps::Map map)
 {
+    m_model->setColorMap(map);
     m_grid->setColorMap(map);
     m_head_view->setColorMap(map);
     m_compare->setColorMap(map);
@@ -226,8 +246,12 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_lines->canvas()->paint(*painter, target);
             break;
         case View::Shapes:
-            if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram())
+            if (m_shapes->showsModelChain()) {
+                if (const ModelChainPainter* chain = m_shapes->modelView()->chain())
+                    chain->paint(*painter, target);
+            } else if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram()) {
                 diagram->paint(*painter, target);
+            }
             break;
         case View::Walkthrough: {
             // The page as on screen, scaled to the target.
@@ -239,6 +263,9 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             painter->restore();
             break;
         }
+        case View::Model:
+            m_model->canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
+            break;
     }
 }
 
@@ -252,9 +279,11 @@ QSize ViewTabs::currentViewSize() const
         case View::Lines:
             return m_lines->canvas()->size();
         case View::Shapes:
-            return m_shapes->view()->size();
+            return m_shapes->showsModelChain() ? m_shapes->modelView()->size() : m_shapes->view()->size();
         case View::Walkthrough:
             return m_walkthrough->size();
+        case View::Model:
+            return m_model->canvas()->size();
         default:
             return m_grid->size();
     }
@@ -273,6 +302,8 @@ QString ViewTabs::currentExportName() const
             return QStringLiteral("attention-shapes.png");
         case View::Walkthrough:
             return QStringLiteral("attention-walkthrough.png");
+        case View::Model:
+            return QStringLiteral("attention-model.png");
         default:
             return QStringLiteral("attention-heads.png");
     }

@@ -21,6 +21,8 @@ class CompareView;
 class HeadView;
 class HeadsGrid;
 class LinesView;
+class ModelView;
+struct ModelRun;
 class ShapesPanel;
 class WalkthroughView;
 
@@ -43,6 +45,7 @@ public:
     LinesView* linesView() const { return m_lines; }
     ShapesPanel* shapesPanel() const { return m_shapes; }
     WalkthroughView* walkthrough() const { return m_walkthrough; }
+    ModelView* modelView() const { return m_model; }
 
     // The tab of each View, in the order of View.
     View currentView() const { return View(currentIndex()); }
@@ -75,6 +78,14 @@ public slots:
     void selectHead(int head);
     // The walkthrough's head and query: applied at once when it is shown, else when it is next.
     void selectInWalkthrough(int head, int query);
+    // The Model tab: every layer x head of a whole model's run (ModelView); clearModel goes back
+    // to its explanation of how to open a model.
+    void setModelRun(std::shared_ptr<const attn::ModelRun> run, const QStringList& tokens);
+    void clearModel();
+
+signals:
+    // A head clicked (or chosen with Enter) in the Model tab.
+    void modelHeadActivated(int layer, int head);
 
 private:
     void bringUpToDate(int tab);
@@ -85,6 +96,7 @@ private:
     LinesView* m_lines = nullptr;
     ShapesPanel* m_shapes = nullptr;
     WalkthroughView* m_walkthrough = nullptr;
+    ModelView* m_model = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     std::shared_ptr<const AttentionResult> m_shown;  // m_result with the hidden keys applied (or m_result)
     QList<int> m_hidden_keys;

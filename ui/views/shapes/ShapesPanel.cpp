@@ -1,11 +1,15 @@
 #include "ui/views/shapes/ShapesPanel.h"
 
+#include "core/pipeline/AttentionResult.h"
+#include "ui/views/shapes/ModelChainView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 namespace attn {
@@ -20,7 +24,12 @@ ShapesPanel::ShapesPanel(QWidget* parent) : QWidget(parent)
     m_batch->setRange(1, 65536);
     m_batch->setValue(1);
     m_batch->setToolTip(tr("Batch size B drawn in the diagram; the numbers do not depend on it"));
-    bar->addWidget(new QLabel(tr("Batch size B"), this));
+    m_back = new QPushButton(tr("← Whole model"), this);
+    m_back->setToolTip(tr("Back to the chain of every block of the model"));
+    m_back->hide();
+    bar->addWidget(m_back);
+    m_batch_label = new QLabel(tr("Batch size B"), this);
+    bar->addWidget(m_batch_label);
     bar->addWidget(m_batch);
     bar->addSpacing(16);
     auto* hint = new QLabel(tr("Hover a box for its formula, shape, parameters and multiply-adds."), this);
@@ -29,12 +38,23 @@ ShapesPanel::ShapesPanel(QWidget* parent) : QWidget(parent)
     bar->addStretch(1);
     layout->addLayout(bar);
 
-    auto* scroll = new QScrollArea(this);
+    m_pages = new QStackedWidget(this);
+    auto* scroll = new QScrollArea(m_pages);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     m_view = new ShapeDiagramView(scroll);
     scroll->setWidget(m_view);
-    layout->addWidget(scroll, 1);
+    m_pages->addWidget(scroll);
+    auto* chain_scroll = new QScrollArea(m_pages);
+    chain_scroll->setWidgetResizable(true);
+    chain_scroll->setFrameShape(QFrame::NoFrame);
+    m_chain = new ModelChainView(chain_scroll);
+    chain_scroll->setWidget(m_chain);
+    m_pages->addWidget(chain_scroll);
+    layout->addWidget(m_pages, 1);
+
+    connect(m_chain, &ModelChainView::attentionActivated, this, [this] { showModelChain(false); });
+    connect(m_back, &QPushButton::clicked, this, [this] { showModelChain(true); });
 
     connect(m_batch, &QSpinBox::valueChanged, this, [this](int batch) {
         m_view->setBatch(batch);
@@ -49,7 +69,37 @@ int ShapesPanel::batch() const
 
 void ShapesPanel::setResult(std::shared_ptr<const AttentionResult> result)
 {
+    const int seq_len = result ? result->seqLen() : 0;
     m_view->setResult(std::move(result));
+    if (m_model && seq_len != m_seq_len)
+        m_chain->setModel(*m_model, seq_len);
+    m_seq_len = seq_len;
+}
+
+void ShapesPanel::setModelConfig(const ModelConfig* config)
+{
+    if (config) {
+        m_model = *config;
+        m_chain->setModel(*config, m_seq_len);
+    } else {
+        m_model.reset();
+        m_chain->clearModel();
+    }
+    showModelChain(config != nullptr);
+}
+
+bool ShapesPanel::showsModelChain() const
+{
+    return m_model && m_pages->currentWidget() != m_pages->widget(0);
+}
+
+void ShapesPanel::showModelChain(bool chain)
+{
+    chain = chain && m_model;
+    m_pages->setCurrentIndex(chain ? 1 : 0);
+    m_back->setVisible(m_model && !chain);
+    m_batch_label->setVisible(!chain);
+    m_batch->setVisible(!chain);
 }
 
 void ShapesPanel::setHead(int head)

@@ -1,0 +1,116 @@
+#include "core/analysis/AttentionThumbnail.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace attn {
+namespace {
+
+constexpr float kMasked = std::numeric_limits<float>::quiet_NaN();
+
+// The first index of each of `bins` equal parts of 0..count, and count at the end.
+std::vector<int> binEdges(int count, int bins)
+{
+    std::vector<int> edges(size_t(bins) + 1);  // (bins + 1)
+    for (int b = 0; b <= bins; ++b)
+        edges[size_t(b)] = int(std::int64_t(b) * count / bins);
+    return edges;
+}
+
+// One row of pixels: queries [first, last) reduced over each key bin into `out` (cols).
+// A query sees the keys 0 .. rowLength - 1; the cells after them are masked, not weights.
+void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, int last, const std::vector<int>& keys,
+                   ThumbnailReduction reduction, float* out)
+{
+    const int cols = int(keys.size()) - 1;
+    std::vector<double> sum(static_cast<size_t>(cols), 0.0);  // (cols)
+    std::vector<int> count(size_t(cols), 0);                  // (cols)
+    std::vector<float> top(size_t(cols), -1.0f);              // (cols); weights are >= 0
+    for (int query = first; query < last; ++query) {
+        const float* row = maps.row(layer, head, query);
+        const int length = maps.rowLength(query);
+        for (int c = 0; c < cols; ++c) {
+            const int begin = keys[size_t(c)];
+            const int end = std::min(keys[size_t(c) + 1], length);
+            if (begin >= end)
+                break;  // this bin and every later one lie past the keys the query sees
+            const Eigen::Map<const Eigen::ArrayXf> cells(row + begin, end - begin);  // vectorised by Eigen
+            if (reduction == ThumbnailReduction::Max)
+                top[size_t(c)] = std::max(top[size_t(c)], cells.maxCoeff());
+            else
+                sum[size_t(c)] += double(cells.sum());
+            count[size_t(c)] += end - begin;
+        }
+    }
+    for (int c = 0; c < cols; ++c) {
+        if (count[size_t(c)] == 0)
+            out[c] = kMasked;
+        else
+            out[c] = reduction == ThumbnailReduction::Max ? top[size_t(c)] : float(sum[size_t(c)] / count[size_t(c)]);
+    }
+}
+
+double largest(const float* values, int count)
+{
+    double high = -1.0;
+    for (int i = 0; i < count; ++i)
+        if (values[i] == values[i])  // not NaN
+            high = std::max(high, double(values[i]));
+    return high;
+}
+
+}  // namespace
+
+AttentionThumbnail AttentionThumbnail::reduce(const AttentionMaps& maps, int layer, int head, int rows, int cols,
+                                              ThumbnailReduction reduction)
+{
+    const int seq_len = maps.seqLen();
+    rows = std::clamp(rows, 1, std::max(1, seq_len));
+    cols = std::clamp(cols, 1, std::max(1, seq_len));
+    AttentionThumbnail thumbnail;
+    thumbnail.values = Matrix::Constant(rows, cols, kMasked);  // (rows, cols)
+    if (seq_len == 0)
+        return thumbnail;
+    const std::vector<int> queries = binEdges(seq_len, rows);  // (rows + 1)
+    const std::vector<int> keys = binEdges(seq_len, cols);     // (cols + 1)
+    for (int r = 0; r < rows; ++r) {
+        float* out = thumbnail.values.row(r).data();
+        reduceQueries(maps, layer, head, queries[size_t(r)], queries[size_t(r) + 1], keys, reduction, out);
+        thumbnail.top = std::max(thumbnail.top, largest(out, cols));
+    }
+    // The scale leaves out the queries that see a single key: only query 0 can (causal, or T = 1),
+    // and only pixel row 0 holds it. That row again without it, for the scale only.
+    thumbnail.top_without_one_key_rows = -1.0;
+    for (int r = 0; r < rows; ++r) {
+        int first = queries[size_t(r)];
+        if (maps.rowLength(first) == 1)
+            ++first;
+        if (first >= queries[size_t(r) + 1])
+            continue;
+        if (first == queries[size_t(r)]) {
+            thumbnail.top_without_one_key_rows =
+                std::max(thumbnail.top_without_one_key_rows, largest(thumbnail.values.row(r).data(), cols));
+            continue;
+        }
+        std::vector<float> without(static_cast<size_t>(cols));  // (cols)
+        reduceQueries(maps, layer, head, first, queries[size_t(r) + 1], keys, reduction, without.data());
+        thumbnail.top_without_one_key_rows =
+            std::max(thumbnail.top_without_one_key_rows, largest(without.data(), cols));
+    }
+    return thumbnail;
+}
+
+std::vector<AttentionThumbnail> AttentionThumbnail::reduceAll(const AttentionMaps& maps, int rows, int cols,
+                                                              ThumbnailReduction reduction)
+{
+    const int count = maps.numLayers() * maps.numHeads();
+    std::vector<AttentionThumbnail> thumbnails(size_t(std::max(0, count)));
+    const std::int64_t work = std::int64_t(count) * maps.seqLen() * maps.seqLen();
+#pragma omp parallel for if (work >= (std::int64_t(1) << 20)) schedule(dynamic)
+    for (int i = 0; i < count; ++i)
+        thumbnails[size_t(i)] = reduce(maps, i / maps.numHeads(), i % maps.numHeads(), rows, cols, reduction);
+    return thumbnails;
+}
+
+}  // namespace attn

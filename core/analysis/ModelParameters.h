@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/model/ModelConfig.h"
+
+#include <QList>
+#include <QString>
+
+#include <cstdint>
+
+namespace attn {
+
+// The parameters of a whole model, from its config alone, counted as PyTorch counts them
+// (sum of numel over the base model's parameters; buffers such as GPT-2's causal mask are not
+// parameters). The base model is what this program runs: GPT2Model, BertModel without its pooler
+// (the contract's last_hidden_state is the last layer's output), DistilBertModel. LM / MLM heads
+// are not counted (GPT-2's is the tied word embeddings anyway).
+// GPT-2 small: 124,439,808. bert-base-uncased: 108,891,648, and 109,482,240 with the pooler
+// (the figure usually quoted for BertModel); distilbert-base-uncased: 66,362,880.
+struct ModelParameterCounts {
+    std::int64_t word_embeddings = 0;        // (V, C)
+    std::int64_t position_embeddings = 0;    // (P, C); DistilBERT's sinusoidal table is a parameter too
+    std::int64_t token_type_embeddings = 0;  // (token types, C), BERT only
+    std::int64_t embedding_norm = 0;         // LayerNorm after the embeddings (BERT family): 2C
+
+    // One block (every block has the same shapes).
+    std::int64_t attention_norm = 0;  // GPT-2 ln_1; BERT attention.output.LayerNorm: 2C
+    std::int64_t attention = 0;       // Wq, Wk, Wv (C, C) with biases, and the output projection: 4C² + 4C
+    std::int64_t mlp_norm = 0;        // GPT-2 ln_2; BERT output.LayerNorm: 2C
+    std::int64_t mlp = 0;             // (C, I) + I and (I, C) + C
+    int num_layers = 0;
+
+    std::int64_t final_norm = 0;  // GPT-2 ln_f: 2C
+    std::int64_t pooler = 0;      // BERT's pooler (C, C) + C: in its checkpoints, not computed here
+
+    std::int64_t embeddings() const
+    {
+        return word_embeddings + position_embeddings + token_type_embeddings + embedding_norm;
+    }
+    std::int64_t perLayer() const { return attention_norm + attention + mlp_norm + mlp; }
+    std::int64_t layers() const { return perLayer() * num_layers; }
+    // The base model as run: embeddings, every block, the final norm (no pooler).
+    std::int64_t total() const { return embeddings() + layers() + final_norm; }
+
+    static ModelParameterCounts of(const ModelConfig& config);
+};
+
+}  // namespace attn

@@ -1,0 +1,301 @@
+// The Model tab offscreen, on the gpt2-tiny fixture run by the real loader and forward pass: the
+// explanation without a model; every layer x head drawn on one colour scale; a click or Enter on a
+// thumbnail emits headActivated(layer, head); the hover text and the table give the selected
+// layer's head metrics; ViewTabs forwards it all. And the Shapes tab with a model: the whole chain,
+// its attention block opening the single-layer diagram.
+#include "core/analysis/HeadMetrics.h"
+#include "core/analysis/ModelParameters.h"
+#include "core/base/SplitMix64.h"
+#include "core/model/TransformerModel.h"
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/heatmap/Hatch.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/model/ModelGridCanvas.h"
+#include "ui/views/model/ModelView.h"
+#include "ui/views/shapes/ModelChainView.h"
+#include "ui/views/shapes/ShapeDiagramView.h"
+#include "ui/views/shapes/ShapesPanel.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace attn;
+
+namespace {
+
+const QString kFixture = QStringLiteral(ATTENTION_FIXTURES_DIR "/models/gpt2-tiny");
+
+}  // namespace
+
+class TestModelView : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<TransformerModel> m_model;
+    std::shared_ptr<const ModelRun> m_run;
+
+private slots:
+    void initTestCase()
+    {
+        auto model = TransformerModel::load(kFixture);
+        QVERIFY2(model, qPrintable(model ? QString() : model.error()));
+        m_model = std::move(model).value();
+        auto run = m_model->forward({8086, 1463, 2125, 470, 477, 345, 761, 11, 475, 340});
+        QVERIFY(run);
+        m_run = std::make_shared<const ModelRun>(std::move(run).value());
+        QCOMPARE(m_run->numLayers(), 2);
+        QCOMPARE(m_run->attention.numHeads(), 4);
+    }
+
+    void explainsWithoutAModel()
+    {
+        ModelView view;
+        view.resize(800, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.hasModel());
+        QVERIFY(view.emptyLabel()->isVisible());
+        QVERIFY(view.emptyLabel()->text().contains("Open a model folder"));
+        view.setModelRun(m_run, {});
+        QVERIFY(view.hasModel());
+        QVERIFY(!view.emptyLabel()->isVisible());
+        QVERIFY(view.canvas()->isVisible());
+        view.clearModel();
+        QVERIFY(!view.hasModel());
+        QVERIFY(view.emptyLabel()->isVisible());
+    }
+
+    // On screen each thumbnail is the head (10 tokens fit its pixels): every cell's centre has
+    // the colour of its weight on the shared scale, masked cells the grey of Hatch.
+    void drawsEveryHeadOnOneScale()
+    {
+        ModelView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setModelRun(m_run, {});
+        ModelGridCanvas* canvas = view.canvas();
+        const QImage image = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const ModelGridPainter& painter = canvas->gridPainter();
+        const int t = m_run->seqLen();
+        const double top = painter.top(t);
+        // The top: the largest weight outside causal row 0.
+        float expected_top = 0.0f;
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                expected_top = std::max(expected_top, m_run->attention.head(l, h).bottomRows(t - 1).maxCoeff());
+        QCOMPARE(top, double(expected_top));
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h) {
+                const QRect rect = canvas->thumbnailRect(l, h);
+                QVERIFY(rect.width() >= t);
+                for (int q = 0; q < t; ++q)
+                    for (int k = 0; k < t; ++k) {
+                        const QPoint centre(int(rect.left() + (k + 0.5) * rect.width() / t),
+                                            int(rect.top() + (q + 0.5) * rect.height() / t));
+                        const QRgb want = k > q ? Hatch::fill().rgb()
+                                                : ModelGridPainter::colorOf(ColorMaps::Map::Viridis,
+                                                                            m_run->attention.at(l, h, q, k), top);
+                        QCOMPARE(image.pixel(centre) & 0xffffff, want & 0xffffff);
+                    }
+            }
+    }
+
+    void clickAndEnterActivateAHead()
+    {
+        ModelView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setModelRun(m_run, {});
+        QSignalSpy activated(&view, &ModelView::headActivated);
+        ModelGridCanvas* canvas = view.canvas();
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->thumbnailRect(1, 2).center());
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.last().at(0).toInt(), 1);
+        QCOMPARE(activated.last().at(1).toInt(), 2);
+        QCOMPARE(view.selectedLayer(), 1);  // the table follows the clicked head's layer
+        // Between the thumbnails: nothing.
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(2, 2));
+        QCOMPARE(activated.count(), 1);
+        // Keyboard: the arrows move from the current head, Enter opens it.
+        canvas->setFocus();
+        QTest::keyClick(canvas, Qt::Key_Up);
+        QTest::keyClick(canvas, Qt::Key_Right);
+        QTest::keyClick(canvas, Qt::Key_Return);
+        QCOMPARE(activated.count(), 2);
+        QCOMPARE(activated.last().at(0).toInt(), 0);
+        QCOMPARE(activated.last().at(1).toInt(), 3);
+        QCOMPARE(view.selectedLayer(), 0);
+        QTest::keyClick(canvas, Qt::Key_Right);  // already the last head: stays
+        QTest::keyClick(canvas, Qt::Key_Enter);
+        QCOMPARE(activated.last().at(1).toInt(), 3);
+    }
+
+    void metricsOfTheSelectedLayer()
+    {
+        ModelView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setModelRun(m_run, {});
+        QTableWidget* table = view.metricsTable();
+        QTRY_COMPARE(table->rowCount(), 4);  // filled once the grid is drawn: layer 0 first
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("L0 H0"));
+        view.selectLayer(1);
+        QCOMPARE(table->rowCount(), 4);
+        for (int row = 0; row < 4; ++row) {
+            const int head = table->item(row, 0)->data(Qt::UserRole).toInt();
+            const HeadMetric m = computeHeadMetrics(m_run->attention.head(1, head));
+            QCOMPARE(table->item(row, 1)->data(Qt::UserRole).toDouble(), m.entropy);
+            QCOMPARE(table->item(row, 5)->data(Qt::UserRole).toDouble(), m.first);
+            QCOMPARE(table->item(row, 0)->text(), QStringLiteral("L1 H%1").arg(head));
+        }
+        // Sorted by entropy (numerically), then a double click opens that row's head.
+        table->sortItems(1, Qt::DescendingOrder);
+        QVERIFY(table->item(0, 1)->data(Qt::UserRole).toDouble() >= table->item(3, 1)->data(Qt::UserRole).toDouble());
+        QSignalSpy activated(&view, &ModelView::headActivated);
+        const int top_head = table->item(0, 0)->data(Qt::UserRole).toInt();
+        emit table->cellDoubleClicked(0, 2);
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.last().at(0).toInt(), 1);
+        QCOMPARE(activated.last().at(1).toInt(), top_head);
+        // The hover text names the head and its metrics.
+        const QString hover = view.canvas()->describeHead(1, 2);
+        QVERIFY(hover.contains("layer 1, head 2"));
+        QVERIFY(hover.contains(QString::number(computeHeadMetrics(m_run->attention.head(1, 2)).entropy, 'f', 3)));
+        // Over a cell: its tokens and weight, or that it is masked.
+        view.setModelRun(m_run, {"Att", "ention", "Ġisn", "'t", "Ġall", "Ġyou", "Ġneed", ",", "Ġbut", "Ġit"});
+        const QString cell = view.canvas()->describeHead(1, 2, 4, 1);
+        QVERIFY2(cell.contains(
+                     QStringLiteral("query 'Ġall' → key 'ention': %1").arg(m_run->attention.at(1, 2, 4, 1), 0, 'f', 3)),
+                 qPrintable(cell));
+        QVERIFY(view.canvas()->describeHead(1, 2, 1, 4).contains("masked"));
+    }
+
+    // Mean instead of max changes what a reduced pixel shows (the same at full size).
+    void reductionChoice()
+    {
+        ModelView view;
+        view.resize(1000, 800);
+        view.setModelRun(m_run, {});
+        QCOMPARE(view.canvas()->gridPainter().reduction(), ThumbnailReduction::Max);
+        view.reductionBox()->setCurrentIndex(1);
+        emit view.reductionBox()->activated(1);
+        QCOMPARE(view.canvas()->gridPainter().reduction(), ThumbnailReduction::Mean);
+    }
+
+    // Beyond 64 x 64 tokens a picture's thumbnails are lossless images of whole pixels per cell
+    // (no rectangles): in PNG every cell's centre still has its weight's colour, and the SVG
+    // embeds images instead of 144 x T x T rectangles.
+    void pictureOfALongRunIsAnImage()
+    {
+        constexpr int kTokens = 100;
+        auto run = std::make_shared<ModelRun>();
+        run->token_ids.assign(kTokens, 0);
+        run->attention = AttentionMaps(1, 2, kTokens, false);
+        SplitMix64 random(7);
+        std::vector<Matrix> heads;
+        for (int h = 0; h < 2; ++h) {
+            Matrix weights(kTokens, kTokens);  // (T, T)
+            for (int i = 0; i < kTokens; ++i) {
+                for (int j = 0; j < kTokens; ++j)
+                    weights(i, j) = float(random.uniform());
+                weights.row(i) /= weights.row(i).sum();
+            }
+            heads.push_back(std::move(weights));
+        }
+        run->attention.setLayer(0, std::move(heads));
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.view = ExportView::Model;
+        request.size = QSize(900, 500);
+        request.path = dir.filePath("long.png");
+        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        request.path = dir.filePath("long.svg");
+        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        const QImage image = QImage(dir.filePath("long.png")).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(image.size(), request.size);
+        ModelGridPainter painter;
+        painter.setRun(run);
+        const ModelGridPainter::Layout layout = painter.layoutFor(QSizeF(request.size));
+        QVERIFY(layout.side >= kTokens);  // one image pixel or more per cell: nothing reduced
+        const double top = painter.top(kTokens);
+        for (int h = 0; h < 2; ++h)
+            for (int q = 0; q < kTokens; q += 3)
+                for (int k = 0; k < kTokens; k += 3) {
+                    const QRectF rect = layout.thumbnails[h];
+                    const QPoint centre(int(rect.left() + (k + 0.5) * rect.width() / kTokens),
+                                        int(rect.top() + (q + 0.5) * rect.height() / kTokens));
+                    QCOMPARE(image.pixel(centre) & 0xffffff,
+                             ModelGridPainter::colorOf(ColorMaps::Map::Viridis, run->attention.at(0, h, q, k), top) &
+                                 0xffffff);
+                }
+        QFile svg(dir.filePath("long.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QCOMPARE(text.count("<image"), 2);
+        QVERIFY(text.count("<path") < 200);  // labels and the colour bar, not cells
+    }
+
+    void viewTabsForwardTheModel()
+    {
+        ViewTabs tabs;
+        QCOMPARE(tabs.count(), 7);
+        QCOMPARE(tabs.widget(int(View::Model)), tabs.modelView());
+        QCOMPARE(viewKey(View::Model), QStringLiteral("model"));
+        QCOMPARE(viewFromKey("Model"), std::optional<View>(View::Model));
+        tabs.setModelRun(m_run, {});
+        QVERIFY(tabs.modelView()->hasModel());
+        QSignalSpy activated(&tabs, &ViewTabs::modelHeadActivated);
+        emit tabs.modelView()->headActivated(1, 3);
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.last().at(1).toInt(), 3);
+        tabs.setCurrentView(View::Model);
+        QCOMPARE(tabs.currentExportName(), QStringLiteral("attention-model.png"));
+        tabs.clearModel();
+        QVERIFY(!tabs.modelView()->hasModel());
+    }
+
+    void shapesOfAWholeModel()
+    {
+        ShapesPanel panel;
+        panel.resize(1200, 950);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        RunSettings settings;
+        auto result = AttentionPipeline::run(settings, QStringLiteral("one two three"), TraceDetail::Weights);
+        QVERIFY(result);
+        panel.setResult(std::make_shared<const AttentionResult>(std::move(result).value()));
+        QVERIFY(!panel.showsModelChain());
+        panel.setModelConfig(&m_model->config());
+        QVERIFY(panel.showsModelChain());
+        QVERIFY(panel.modelView()->isVisible());
+        const ModelChainPainter* chain = panel.modelView()->chain();
+        QVERIFY(chain);
+        QCOMPARE(chain->seqLen(), 3);
+        QCOMPARE(chain->counts().total(), ModelParameterCounts::of(m_model->config()).total());
+        // The attention block opens the single-layer diagram; "Whole model" goes back.
+        QTest::qWait(0);
+        const QRectF attention = panel.modelView()->boxRect(ModelChainPainter::Box::Attention);
+        QVERIFY(!attention.isEmpty());
+        QTest::mouseClick(panel.modelView(), Qt::LeftButton, {}, attention.center().toPoint());
+        QVERIFY(!panel.showsModelChain());
+        QVERIFY(panel.view()->isVisible());
+        panel.showModelChain(true);
+        QVERIFY(panel.showsModelChain());
+        panel.setModelConfig(nullptr);
+        QVERIFY(!panel.showsModelChain());
+        QVERIFY(panel.view()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestModelView)
+#include "test_model_view.moc"

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "core/analysis/HeadMetrics.h"
+#include "ui/views/model/ModelGridPainter.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+namespace attn {
+
+// The grid of every layer x head (ModelGridPainter) as a widget: a click, or Enter on the head
+// with keyboard focus (arrow keys move it), activates a head; hovering shows the head's layer,
+// number and metrics (computed from the compact maps when first asked for, then kept).
+class ModelGridCanvas : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelGridCanvas(QWidget* parent = nullptr);
+
+    ModelGridPainter& gridPainter() { return m_painter; }
+    const ModelGridPainter& gridPainter() const { return m_painter; }
+    void setRun(std::shared_ptr<const ModelRun> run, const QString& caption);
+    void setTokens(const QStringList& tokens) { m_tokens = tokens; }  // for the hover text
+
+    // The (layer, head) framed; -1, -1 for none. Does not emit.
+    void setCurrent(int layer, int head);
+    HeadMetric metric(int layer, int head) const;
+    // The hover text: the head and its metrics, and with a cell (query, key) its weight and tokens.
+    QString describeHead(int layer, int head, int query = -1, int key = -1) const;
+    // Where a head is drawn now, e.g. to click it in a test.
+    QRect thumbnailRect(int layer, int head) const;
+
+    QSize sizeHint() const override { return {900, 600}; }
+    QSize minimumSizeHint() const override { return {240, 160}; }
+
+signals:
+    void headActivated(int layer, int head);
+    void currentChanged(int layer, int head);
+    void headHovered(int layer, int head);  // -1, -1 when the mouse leaves the heads
+    void painted();                         // a repaint has finished (benchmarks wait for it)
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+
+private:
+    void moveCurrent(int layer, int head);
+
+    ModelGridPainter m_painter;
+    mutable std::vector<std::optional<HeadMetric>> m_metrics;  // (L * H), filled when asked for
+    QStringList m_tokens;
+    int m_hovered = -1;
+    int m_hovered_cell = -1;  // query * T + key under the mouse
+};
+
+}  // namespace attn

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "core/analysis/AttentionThumbnail.h"
+#include "core/model/ModelRun.h"
+#include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
+
+#include <QImage>
+#include <QList>
+#include <QRectF>
+#include <QString>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QPainter;
+
+namespace attn {
+
+// Every layer x head of a model run as one grid of heatmap thumbnails (layers as rows "L0".., heads
+// as columns "H0"..), on one colour scale with one colour bar: BertViz's "model view". The same
+// code lays out and draws the widget and every exported picture.
+// A thumbnail is drawn from AttentionThumbnail, the head reduced to the pixels it covers (the max
+// or mean of the cells under each pixel) straight from the compact maps: no (T, T) matrix is
+// built for any of the L x H heads. Reductions are kept per size until the run changes.
+class ModelGridPainter {
+public:
+    enum class Output {
+        Screen,  // each thumbnail one image of its pixels, drawn unsmoothed
+        Picture  // as the other heatmaps export: vector cells up to 64 x 64 tokens, else a lossless
+                 // image of a whole number of pixels per cell (or per reduced pixel)
+    };
+    struct Layout {
+        QRectF caption;
+        QRectF grid;               // the block of thumbnails
+        QList<QRectF> thumbnails;  // layer-major: index layer * H + head
+        double side = 0.0;         // of one thumbnail
+        QList<int> row_labels;     // the layers labelled (thinned to what fits)
+        QList<int> column_labels;  // the heads labelled
+        QRectF color_bar;
+    };
+
+    void setRun(std::shared_ptr<const ModelRun> run);
+    const std::shared_ptr<const ModelRun>& run() const { return m_run; }
+    int numLayers() const { return m_run ? m_run->numLayers() : 0; }
+    int numHeads() const { return m_run ? m_run->attention.numHeads() : 0; }
+
+    void setCaption(const QString& caption) { m_caption = caption; }
+    QString caption() const { return m_caption; }
+    void setColorMap(ColorMaps::Map map);
+    ColorMaps::Map colorMap() const { return m_map; }
+    void setReduction(ThumbnailReduction reduction) { m_reduction = reduction; }
+    ThumbnailReduction reduction() const { return m_reduction; }
+    void setColorScale(ColorScale scale) { m_scale = scale; }
+    ColorScale colorScale() const { return m_scale; }
+    void setCurrent(int layer, int head);  // framed (keyboard focus, last opened); -1 for none
+    int currentLayer() const { return m_current_layer; }
+    int currentHead() const { return m_current_head; }
+    void setFramed(bool framed) { m_framed = framed; }
+
+    Layout layoutFor(const QSizeF& size) const;
+    // The (layer, head) under a point of a picture of `size`, if any.
+    std::optional<std::pair<int, int>> headAt(const QPointF& point, const QSizeF& size) const;
+    // `pixel_ratio`: device pixels per pixel of the target (the screen's, or a PNG's scale).
+    void paint(QPainter& painter, const QRectF& target, Output output, double pixel_ratio = 1.0) const;
+
+    // The top of the shared colour scale for thumbnails of the given reduction size (the
+    // bottom is 0), and the number of pixels per side a thumbnail of `side` pixels is reduced to.
+    double top(int bins) const;
+    int binsFor(double side, double pixel_ratio) const;
+    // The colour of a weight on a scale 0..top: one of 256 levels of the colour map; a weight above
+    // the top (a one-key row) takes the top colour, a masked cell (NaN) the grey of Hatch.
+    static QRgb colorOf(ColorMaps::Map map, double value, double top);
+    QString scaleNote(int bins) const;
+
+private:
+    struct Reduced {
+        int bins = 0;
+        ThumbnailReduction reduction = ThumbnailReduction::Max;
+        std::vector<AttentionThumbnail> thumbnails;  // (L * H)
+        double top_all = 0.0;
+        double top_without_one_key_rows = -1.0;
+    };
+    const Reduced& reduced(int bins) const;
+    QImage thumbnailImage(const AttentionThumbnail& thumbnail, double top, int pixels_per_cell) const;
+    void paintVectorCells(QPainter& painter, const QRectF& rect, const AttentionThumbnail& thumbnail, double top) const;
+
+    std::shared_ptr<const ModelRun> m_run;
+    QString m_caption;
+    ColorMaps::Map m_map = ColorMaps::Map::Viridis;
+    QVector<QRgb> m_levels;  // (256) the colour map's levels
+    ThumbnailReduction m_reduction = ThumbnailReduction::Max;
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    int m_current_layer = -1;
+    int m_current_head = -1;
+    bool m_framed = true;
+    mutable std::vector<Reduced> m_cache;  // a few sizes (screen, picture) of the current run
+};
+
+}  // namespace attn

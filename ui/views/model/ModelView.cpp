@@ -1,0 +1,203 @@
+#include "ui/views/model/ModelView.h"
+
+#include "ui/views/model/ModelGridCanvas.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace attn {
+namespace {
+
+// A table cell shown with 3 decimals and sorted by its exact number.
+class NumberItem : public QTableWidgetItem {
+public:
+    explicit NumberItem(double value, int decimals = 3)
+        : QTableWidgetItem(QString::number(value, 'f', decimals)), m_value(value)
+    {
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        setData(Qt::UserRole, value);
+    }
+    bool operator<(const QTableWidgetItem& other) const override
+    {
+        return m_value < other.data(Qt::UserRole).toDouble();
+    }
+
+private:
+    double m_value;
+};
+
+enum Column { HeadColumn, EntropyColumn, MaxColumn, DiagonalColumn, PreviousColumn, FirstColumn, ColumnCount };
+
+}  // namespace
+
+ModelView::ModelView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    layout->addWidget(m_stack);
+
+    m_empty = new QLabel(tr("Open a model folder (File › Open model folder…) to see every layer and head"), this);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setStyleSheet(QStringLiteral("color: #5f6b78; font-size: 14px"));
+    m_stack->addWidget(m_empty);
+
+    auto* content = new QWidget(this);
+    auto* column = new QVBoxLayout(content);
+    column->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(8, 4, 8, 0);
+    m_reduction = new QComboBox(content);
+    m_reduction->addItem(tr("Pixel: max of its cells"), int(ThumbnailReduction::Max));
+    m_reduction->addItem(tr("Pixel: mean of its cells"), int(ThumbnailReduction::Mean));
+    m_reduction->setToolTip(
+        tr("When a head has more tokens than its thumbnail has pixels, each pixel shows the largest (or the mean) "
+           "weight of the cells under it"));
+    m_scale = new QComboBox(content);
+    for (ColorScale scale : ColorScales::all()) {
+        m_scale->addItem(ColorScales::title(scale), int(scale));
+        m_scale->setItemData(m_scale->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
+    }
+    m_scale->setToolTip(tr("Which weights set the top of the colour scale shared by every layer and head"));
+    auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
+                               "to open it."),
+                            content);
+    hint->setStyleSheet(QStringLiteral("color: #5f6b78"));
+    hint->setWordWrap(true);  // the window's width is not set by this line
+    hint->setMinimumWidth(80);
+    bar->addWidget(hint, 1);
+    bar->addWidget(m_reduction);
+    bar->addWidget(m_scale);
+    column->addLayout(bar);
+
+    auto* splitter = new QSplitter(Qt::Vertical, content);
+    m_canvas = new ModelGridCanvas(splitter);
+    auto* metrics = new QWidget(splitter);
+    auto* metrics_layout = new QVBoxLayout(metrics);
+    metrics_layout->setContentsMargins(8, 2, 8, 4);
+    m_table_title = new QLabel(metrics);
+    metrics_layout->addWidget(m_table_title);
+    m_table = new QTableWidget(0, ColumnCount, metrics);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Head"), tr("Entropy"), tr("Max"), tr("Diagonal"), tr("Previous"), tr("First")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSortingEnabled(true);
+    m_table->horizontalHeader()->setSortIndicator(HeadColumn, Qt::AscendingOrder);  // head order until the user sorts
+    m_table->setToolTip(
+        tr("Means over the query rows: entropy of the row (0 = one key, ln T = uniform), its largest weight, the "
+           "weight on the query itself, on the previous token and on the first token. Double-click a row to open "
+           "the head."));
+    metrics_layout->addWidget(m_table);
+    splitter->addWidget(m_canvas);
+    splitter->addWidget(metrics);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    column->addWidget(splitter, 1);
+    m_stack->addWidget(content);
+
+    connect(m_canvas, &ModelGridCanvas::headActivated, this, &ModelView::headActivated);
+    connect(m_canvas, &ModelGridCanvas::currentChanged, this, [this](int layer, int) { selectLayer(layer); });
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem* item = m_table->item(row, HeadColumn))
+            emit headActivated(m_layer, item->data(Qt::UserRole).toInt());
+    });
+    connect(m_reduction, &QComboBox::activated, this, [this](int index) {
+        m_canvas->gridPainter().setReduction(ThumbnailReduction(m_reduction->itemData(index).toInt()));
+        m_canvas->update();
+    });
+    connect(m_scale, &QComboBox::activated, this, [this](int index) {
+        m_canvas->gridPainter().setColorScale(ColorScale(m_scale->itemData(index).toInt()));
+        m_canvas->update();
+    });
+    clearModel();
+}
+
+bool ModelView::hasModel() const
+{
+    return m_canvas->gridPainter().run() != nullptr;
+}
+
+void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
+{
+    if (!run || run->numLayers() == 0 || run->seqLen() == 0)
+        return clearModel();
+    m_tokens = tokens;
+    const AttentionMaps& maps = run->attention;
+    const int seq_len = maps.seqLen();
+    const QString caption = tr("%1 × %2 · %3%4")
+                                .arg(maps.numLayers() == 1 ? tr("1 layer") : tr("%1 layers").arg(maps.numLayers()),
+                                     maps.numHeads() == 1 ? tr("1 head") : tr("%1 heads").arg(maps.numHeads()),
+                                     seq_len == 1 ? tr("1 token") : tr("%1 tokens").arg(seq_len),
+                                     maps.isCausal() ? tr(" · causal") : QString());
+    m_canvas->setTokens(tokens);
+    m_canvas->setRun(std::move(run), caption);
+    m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
+    m_stack->setCurrentIndex(1);
+    // The table's metrics read every cell of a layer (a logarithm each): filled once the grid is
+    // on screen, so a new run is drawn first.
+    m_table->setRowCount(0);
+    if (!m_metrics_pending) {
+        m_metrics_pending = true;
+        QTimer::singleShot(0, this, [this] {
+            m_metrics_pending = false;
+            if (hasModel())
+                showLayerMetrics();
+        });
+    }
+}
+
+void ModelView::clearModel()
+{
+    m_canvas->setRun(nullptr, m_empty->text());  // what an exported picture of the empty tab says
+    m_tokens.clear();
+    m_table->setRowCount(0);
+    m_stack->setCurrentIndex(0);
+}
+
+void ModelView::setColorMap(ColorMaps::Map map)
+{
+    m_canvas->gridPainter().setColorMap(map);
+    m_canvas->update();
+}
+
+void ModelView::selectLayer(int layer)
+{
+    if (!hasModel() || layer < 0 || layer >= m_canvas->gridPainter().numLayers())
+        return;
+    m_layer = layer;
+    showLayerMetrics();
+}
+
+void ModelView::showLayerMetrics()
+{
+    const int heads = m_canvas->gridPainter().numHeads();
+    m_table_title->setText(tr("Head metrics of layer %1").arg(m_layer));
+    m_table->setSortingEnabled(false);  // rows are filled in head order, then sorted as the user chose
+    m_table->setRowCount(heads);
+    for (int head = 0; head < heads; ++head) {
+        const HeadMetric m = m_canvas->metric(m_layer, head);
+        auto* head_item = new NumberItem(head, 0);
+        head_item->setText(QStringLiteral("L%1 H%2").arg(m_layer).arg(head));
+        m_table->setItem(head, HeadColumn, head_item);
+        m_table->setItem(head, EntropyColumn, new NumberItem(m.entropy));
+        m_table->setItem(head, MaxColumn, new NumberItem(m.max));
+        m_table->setItem(head, DiagonalColumn, new NumberItem(m.diagonal));
+        m_table->setItem(head, PreviousColumn, new NumberItem(m.previous));
+        m_table->setItem(head, FirstColumn, new NumberItem(m.first));
+    }
+    m_table->setSortingEnabled(true);
+}
+
+}  // namespace attn

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/model/ModelRun.h"
+#include "ui/heatmap/ColorMaps.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+class QTableWidget;
+
+namespace attn {
+
+class ModelGridCanvas;
+
+// The Model tab: every layer x head of a whole model's run as one grid of thumbnails on one
+// colour scale (ModelGridCanvas), and under it the head metrics of the selected layer (the
+// layer of the head last clicked or focused). A click or Enter on a thumbnail, or a double
+// click on a row of the table, emits headActivated. Without a model it says how to open one.
+class ModelView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelView(QWidget* parent = nullptr);
+
+    void setModelRun(std::shared_ptr<const attn::ModelRun> run, const QStringList& tokens);
+    void clearModel();
+    void setColorMap(ColorMaps::Map map);
+
+    bool hasModel() const;
+    int selectedLayer() const { return m_layer; }
+    void selectLayer(int layer);  // the layer whose metrics the table shows
+    ModelGridCanvas* canvas() const { return m_canvas; }
+    QTableWidget* metricsTable() const { return m_table; }
+    QComboBox* reductionBox() const { return m_reduction; }
+    QLabel* emptyLabel() const { return m_empty; }
+
+signals:
+    void headActivated(int layer, int head);
+
+private:
+    void showLayerMetrics();
+
+    QStackedWidget* m_stack = nullptr;
+    QLabel* m_empty = nullptr;
+    ModelGridCanvas* m_canvas = nullptr;
+    QComboBox* m_reduction = nullptr;
+    QComboBox* m_scale = nullptr;
+    QLabel* m_table_title = nullptr;
+    QTableWidget* m_table = nullptr;
+    QStringList m_tokens;
+    int m_layer = 0;
+    bool m_metrics_pending = false;
+};
+
+}  // namespace attn
