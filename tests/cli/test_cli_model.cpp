@@ -78,7 +78,8 @@ void TestCliModel::jsonAgreesWithTransformers_data()
     }
     QTest::newRow("gpt2-prefixed --token-ids (no tokenizer)") << "gpt2-prefixed" << false;
     // The rotary decoders, without tokenizers (their tokenizer.json pipeline is not this test's).
-    for (const char* name : {"llama-tiny", "qwen2-tiny", "mistral-tiny", "pythia-tiny", "neox-sequential"})
+    for (const char* name :
+         {"llama-tiny", "qwen2-tiny", "mistral-tiny", "llama-biased", "pythia-tiny", "neox-sequential"})
         QTest::addRow("%s --token-ids", name) << QString::fromLatin1(name) << false;
 }
 
