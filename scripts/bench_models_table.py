@@ -25,7 +25,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ROWS = ["gpt2 T=16", "gpt2 T=64", "gpt2 T=256", "gpt2 T=1024", "bert T=16", "bert T=64", "bert T=256", "bert T=512"]
+ROWS = ["gpt2 T=16", "gpt2 T=64", "gpt2 T=256", "gpt2 T=1024", "bert T=16", "bert T=64", "bert T=256", "bert T=512",
+        "smollm2 T=16", "smollm2 T=64", "smollm2 T=256", "qwen2 T=16", "qwen2 T=64", "qwen2 T=256"]
 
 
 def qt_csv(text):

@@ -6,7 +6,10 @@ sides compute the same thing; its attention is batched over heads, no Python loo
 
 Rows: `gpt2 T=16/64/256/1024` (GPT-2 small: 12 layers, 12 heads, width 768, vocab 50257,
 n_positions 1024) and `bert T=16/64/256/512` (BERT-base: 12 layers, 12 heads, 768, intermediate
-3072, vocab 30522, 512 positions). Random weights (normal, std 0.02; LayerNorm near 1), random
+3072, vocab 30522, 512 positions), `smollm2 T=16/64/256` (SmolLM2-135M: 30 layers, 9 heads / 3
+key/value heads, width 576, intermediate 1536, vocab 49152, rope_theta 1e5, tied) and
+`qwen2 T=16/64/256` (Qwen2.5-0.5B: 24 layers, 14 heads / 2 key/value heads, width 896,
+intermediate 4864, vocab 151936, q/k/v biases, rope_theta 1e6, tied). Random weights (normal, std 0.02; LayerNorm near 1), random
 token ids, float32, torch.no_grad(), torch.set_num_threads(2). Each row: warm-up (at least 3 passes
 and 0.2 s), then the iteration count doubles until one batch takes at least 50 ms; the row's value
 is the median over 5 timed batches of the mean time per pass, the statistic Qt Test's QBENCHMARK
@@ -63,7 +66,8 @@ import sys
 import time
 
 ROWS = ["gpt2 T=16", "gpt2 T=64", "gpt2 T=256", "gpt2 T=1024",
-        "bert T=16", "bert T=64", "bert T=256", "bert T=512"]
+        "bert T=16", "bert T=64", "bert T=256", "bert T=512",
+        "smollm2 T=16", "smollm2 T=64", "smollm2 T=256", "qwen2 T=16", "qwen2 T=64", "qwen2 T=256"]
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
@@ -113,18 +117,26 @@ def main():
     configs = {
         "gpt2": ref.resolve_config({"model_type": "gpt2"}),  # the defaults are GPT-2 small
         "bert": ref.resolve_config({"model_type": "bert"}),  # the defaults are BERT-base
+        "smollm2": ref.resolve_config({"model_type": "llama", "hidden_size": 576, "intermediate_size": 1536,
+                                       "num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
+                                       "vocab_size": 49152, "rms_norm_eps": 1e-5, "rope_theta": 100000.0,
+                                       "tie_word_embeddings": True}),
+        "qwen2": ref.resolve_config({"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
+                                     "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+                                     "vocab_size": 151936, "rope_theta": 1000000.0, "tie_word_embeddings": True}),
     }
+    classes = {"gpt2": ref.GPT2Model, "bert": ref.BertModel, "smollm2": ref.LlamaModel, "qwen2": ref.LlamaModel}
     models = {}
 
     def model(kind, dtype=torch.float32):
         key = (kind, dtype)
         if key not in models:
-            cls = ref.GPT2Model if kind == "gpt2" else ref.BertModel
+            cls = classes[kind]
             torch.manual_seed(7)
             m = cls(configs[kind])
             with torch.no_grad():
                 for name, p in m.named_parameters():
-                    if ".ln" in name or "LayerNorm" in name or name.startswith("ln_f"):
+                    if ".ln" in name or "LayerNorm" in name or name.startswith("ln_f") or "norm" in name:
                         p.copy_(1.0 + 0.1 * torch.randn_like(p) if name.endswith("weight") else 0.05 * torch.randn_like(p))
                     else:
                         p.normal_(0.0, 0.02)
@@ -153,7 +165,8 @@ def main():
 
         with torch.no_grad():
             hidden, attentions = run()
-            assert len(attentions) == num_layers and attentions[0].shape == (1, 12, seq_len, seq_len)
+            heads = configs[kind].get("num_attention_heads", configs[kind].get("n_head"))
+            assert len(attentions) == num_layers and attentions[0].shape == (1, heads, seq_len, seq_len)
             warm = time.perf_counter()
             for _ in range(3):
                 run()

@@ -48,6 +48,9 @@ Status checkPass(const Matrix& x_query, const Matrix& x_key, const Matrix& x_val
         return refuse(Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
                                 .arg(options.key_padding.size())
                                 .arg(key_len)});
+    if (options.sliding_window < 0)
+        return refuse(
+            Error{QStringLiteral("the sliding window must not be negative, got %1").arg(options.sliding_window)});
     if (Status status = AttentionEngine::checkSize(int(x_query.rows()), key_len, weights.num_heads, options.detail);
         !status)
         return refuse(status);
@@ -104,6 +107,7 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     trace.head_dim = weights.headDim();
     trace.scale = float(options.scale.divisor(trace.head_dim));
     trace.causal = options.causal;
+    trace.sliding_window = options.causal ? options.sliding_window : 0;
     trace.key_padding = options.key_padding;
 
     // Q = X_query Wq + bq,  K = X_key Wk + bk,  V = X_value Wv + bv

@@ -29,6 +29,9 @@ enum class TraceDetail {
 
 struct AttentionOptions {
     bool causal = false;  // query i sees keys 0..i
+    // With causal, > 0: query i sees only keys i - sliding_window + 1 .. i (Mistral's window,
+    // key j visible when i - j < sliding_window). 0: no window.
+    int sliding_window = 0;
     ScaleSetting scale;
     // One flag per key, true = padding: that key gets weight 0 from every query (PyTorch's
     // key_padding_mask). Empty means no padding.

@@ -8,6 +8,8 @@ bool AttentionTrace::isMasked(int query, int key) const
 {
     if (causal && key > query)
         return true;
+    if (causal && sliding_window > 0 && query - key >= sliding_window)
+        return true;
     return !key_padding.empty() && key_padding[size_t(key)];
 }
 

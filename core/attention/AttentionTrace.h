@@ -17,6 +17,7 @@ struct AttentionTrace {
     int head_dim = 0;
     float scale = 1.0f;  // the divisor of the scores
     bool causal = false;
+    int sliding_window = 0;         // with causal: keys more than sliding_window - 1 back are masked; 0 = none
     std::vector<bool> key_padding;  // per key; empty = none
 
     Matrix q;                     // (query_len, d_model), after the position rotation if any
@@ -41,7 +42,7 @@ struct AttentionTrace {
     auto vHead(int head) const { return v.middleCols(kvHeadOf(head) * head_dim, head_dim); }  // (key_len, head_dim)
     auto headOutput(int head) const { return concat.middleCols(head * head_dim, head_dim); }  // (query_len, head_dim)
 
-    // True when query `query` may not look at key `key` (causal or padding).
+    // True when query `query` may not look at key `key` (causal, sliding window or padding).
     bool isMasked(int query, int key) const;
     // The steps between raw scores and weights, for one entry (needs TraceDetail::Full).
     float scaledScore(int head, int query, int key) const;

@@ -113,7 +113,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
                 rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
             }
             // weights = softmax(mask(scores) / scale)
-            maskedSoftmax(w, first, causal, trace.key_padding, inv_scale);
+            maskedSoftmax(w, first, causal, trace.key_padding, inv_scale, trace.sliding_window);
             // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));

@@ -41,11 +41,32 @@ EIGEN_ALWAYS_INLINE void maskedSoftmaxRow(ScoreRowRef row, int visible_keys, con
     visible *= 1.0f / visible.sum();
 }
 
+// A causal row under a sliding window: the keys before `first_key` are masked too; the softmax
+// runs over the keys first_key .. visible - 1 (key_padding shifted to match).
+void windowedRow(ScoreRowRef row, int first_key, int visible, const std::vector<bool>& key_padding, float inv_scale)
+{
+    row.head(first_key).setZero();
+    std::vector<bool> padding;
+    if (!key_padding.empty())
+        padding.assign(key_padding.begin() + first_key, key_padding.end());
+    maskedSoftmaxRow(row.tail(row.size() - first_key), visible - first_key, padding, inv_scale);
+}
+
 }  // namespace
 
-void maskedSoftmax(BlockRef scores, int first_query, bool causal, const std::vector<bool>& key_padding, float inv_scale)
+void maskedSoftmax(BlockRef scores, int first_query, bool causal, const std::vector<bool>& key_padding, float inv_scale,
+                   int sliding_window)
 {
     const int key_len = int(scores.cols());
+    if (causal && sliding_window > 0) {
+        for (int i = 0; i < scores.rows(); ++i) {
+            const int query = first_query + i;
+            const int visible = std::min(key_len, query + 1);
+            windowedRow(scores.row(i), std::clamp(query - sliding_window + 1, 0, visible), visible, key_padding,
+                        inv_scale);
+        }
+        return;
+    }
     for (int i = 0; i < scores.rows(); ++i) {
         const int visible = causal ? std::min(key_len, first_query + i + 1) : key_len;
         maskedSoftmaxRow(scores.row(i), visible, key_padding, inv_scale);

@@ -12,8 +12,9 @@ namespace attn {
 // where row i is query first_query + i. Masked keys (with `causal`, the keys after the query;
 // keys flagged in key_padding, empty for none) get weight exactly 0, and a row with no visible
 // key is all zeros. With `causal` the scores of the masked keys need not have been computed.
-// inv_scale = 1 / scale.
-void maskedSoftmax(BlockRef scores, int first_query, bool causal, const std::vector<bool>& key_padding,
-                   float inv_scale);
+// inv_scale = 1 / scale. With `causal` and sliding_window > 0, query q also masks the keys before
+// q - sliding_window + 1.
+void maskedSoftmax(BlockRef scores, int first_query, bool causal, const std::vector<bool>& key_padding, float inv_scale,
+                   int sliding_window = 0);
 
 }  // namespace attn

@@ -15,10 +15,16 @@ struct ModelRun {
     AttentionMaps attention;     // (L, H, T, T), rows sum to 1
     Matrix last_hidden_state;    // (T, C): after ln_f (GPT-2), the last layer's output (BERT-family)
 
+    int num_kv_heads = 0;  // key/value heads: query head h uses h / (H / num_kv_heads)
+
     int selected_layer = 0;
     Matrix layer_input;          // (T, C): what the selected layer's attention reads (after ln_1 for GPT-2)
     AttentionTrace layer_trace;  // its Q, K, V (T, C), head outputs and output; its weights are in
                                  // attention.layer(selected_layer), not repeated here
+    // Rotary models: the selected layer's Q (T, H * D) and K (T, Hkv * D) before the rotation
+    // (layer_trace.q and .k are after it); empty without rotary positions.
+    Matrix q_before_rotation;
+    Matrix k_before_rotation;
 
     int seqLen() const { return int(token_ids.size()); }
     int numLayers() const { return attention.numLayers(); }

@@ -243,6 +243,9 @@ Status readBaseTensor(const WeightReader& reader, const TensorSpec& spec, int la
         case WeightSlot::MlpNormBias:
             ATTN_READ(l->mlp_norm_bias, reader.vector(spec, layer));
             break;
+        case WeightSlot::MlpGateWeight:
+            ATTN_READ(l->mlp_gate, reader.read(spec, layer, in_place));
+            break;
         case WeightSlot::MlpInWeight:
             ATTN_READ(l->mlp_in, reader.read(spec, layer, in_place));
             break;
@@ -296,10 +299,34 @@ Status readHeadTensor(const WeightReader& reader, const TensorSpec& spec, Predic
 
 #undef ATTN_READ
 
+// GPT-NeoX's query_key_value holds each head's q, k, v side by side: output column
+// h * 3D + s * D + j (s = 0, 1, 2 for q, k, v) is column h * D + j of Wq, Wk or Wv.
+//   qkv (C, 3C) math layout, qkv_bias (3C) or empty.
+void splitPerHead(int num_heads, int head_dim, AttentionParts& parts)
+{
+    const Eigen::Index c = parts.qkv.rows();
+    Matrix* targets[] = {&parts.wq, &parts.wk, &parts.wv};
+    RowVector* biases[] = {&parts.bq, &parts.bk, &parts.bv};
+    for (int s = 0; s < 3; ++s) {
+        targets[s]->resize(c, Eigen::Index(num_heads) * head_dim);
+        if (parts.qkv_bias.size() > 0)
+            biases[s]->resize(Eigen::Index(num_heads) * head_dim);
+        for (int h = 0; h < num_heads; ++h) {
+            const Eigen::Index from = Eigen::Index(h) * 3 * head_dim + Eigen::Index(s) * head_dim;
+            targets[s]->middleCols(Eigen::Index(h) * head_dim, head_dim) = parts.qkv.middleCols(from, head_dim);
+            if (parts.qkv_bias.size() > 0)
+                biases[s]->segment(Eigen::Index(h) * head_dim, head_dim) = parts.qkv_bias.segment(from, head_dim);
+        }
+    }
+    parts.qkv.resize(0, 0);
+}
+
 Result<AttentionWeights> engineWeights(const ModelConfig& config, AttentionParts& parts)
 {
     const int c = config.hidden_size;
-    if (parts.qkv.size() > 0) {  // GPT-2's c_attn is [Wq | Wk | Wv] already
+    if (parts.qkv.size() > 0 && config.architecture == ModelArchitecture::GptNeox) {
+        splitPerHead(config.num_heads, config.headDim(), parts);
+    } else if (parts.qkv.size() > 0) {  // GPT-2's c_attn is [Wq | Wk | Wv] already
         parts.wq = parts.qkv.leftCols(c);
         parts.wk = parts.qkv.middleCols(c, c);
         parts.wv = parts.qkv.rightCols(c);
@@ -308,8 +335,8 @@ Result<AttentionWeights> engineWeights(const ModelConfig& config, AttentionParts
         parts.bv = parts.qkv_bias.rightCols(c);
         parts.qkv.resize(0, 0);
     }
-    return AttentionWeights::fromParts(config.num_heads, parts.wq, parts.wk, parts.wv, parts.bq, parts.bk, parts.bv,
-                                       parts.wo, parts.bo);
+    return AttentionWeights::fromParts(config.num_heads, config.num_kv_heads, parts.wq, parts.wk, parts.wv, parts.bq,
+                                       parts.bk, parts.bv, std::move(parts.wo), std::move(parts.bo));
 }
 
 }  // namespace
@@ -327,7 +354,7 @@ Result<ModelWeights> ModelWeights::load(const ModelFolder& folder)
     weights.layers.resize(size_t(config.num_layers));
     AttentionParts model_parts;  // unused: no attention tensor is outside the layers
     for (const TensorSpec& spec : table.tensors) {
-        if (spec.part != TensorPart::Base || spec.perLayer())
+        if (spec.part != TensorPart::Base || spec.perLayer() || !spec.isPartOf(config))
             continue;
         if (Status s = readBaseTensor(reader, spec, 0, weights, model_parts); !s)
             return Error{s.error()};
@@ -335,7 +362,7 @@ Result<ModelWeights> ModelWeights::load(const ModelFolder& folder)
     for (int layer = 0; layer < config.num_layers; ++layer) {
         AttentionParts parts;
         for (const TensorSpec& spec : table.tensors) {
-            if (spec.part != TensorPart::Base || !spec.perLayer())
+            if (spec.part != TensorPart::Base || !spec.perLayer() || !spec.isPartOf(config))
                 continue;
             if (Status s = readBaseTensor(reader, spec, layer, weights, parts); !s)
                 return Error{s.error()};
@@ -346,7 +373,7 @@ Result<ModelWeights> ModelWeights::load(const ModelFolder& folder)
         weights.layers[size_t(layer)].attention = std::move(attention).value();
     }
 
-    if (weights.position_embeddings.isEmpty()) {  // only DistilBERT's may be absent
+    if (weights.position_embeddings.isEmpty() && !config.hasRotaryPositions()) {  // only DistilBERT's may be absent
         if (!config.sinusoidal_positions)
             return Error{QStringLiteral("missing tensor 'embeddings.position_embeddings.weight' (with or without the "
                                         "prefix '%1'), expected shape (%2, %3)")

@@ -11,9 +11,10 @@ namespace attn {
 
 // One Transformer block's weights in math layout (y = x W + b), C = hidden size, I = intermediate.
 struct LayerWeights {
-    AttentionWeights attention;  // the engine's: [Wq | Wk | Wv] (C, 3C), biases (3C), Wo (C, C), bo (C)
-    RowVector attn_norm_weight;  // (C): GPT-2 ln_1 (before attention), BERT-family after it
-    RowVector attn_norm_bias;    // (C)
+    AttentionWeights attention;  // the engine's: [Wq | Wk | Wv] (C, C + 2 kv_dim), biases, Wo (C, C), bo (C)
+    RowVector attn_norm_weight;  // (C): GPT-2 ln_1 (before attention), BERT-family after it, Llama RMSNorm
+    RowVector attn_norm_bias;    // (C), empty for RMSNorm
+    WeightMatrix mlp_gate;       // (C, I): SwiGLU's gate (Llama family); empty otherwise
     WeightMatrix mlp_in;         // (C, I)
     RowVector mlp_in_bias;       // (I)
     WeightMatrix mlp_out;        // (I, C)
@@ -34,12 +35,12 @@ struct PredictionHeadWeights {
 
 struct ModelWeights {
     WeightMatrix word_embeddings;        // (V, C)
-    WeightMatrix position_embeddings;    // (P, C)
+    WeightMatrix position_embeddings;    // (P, C); empty with rotary positions
     WeightMatrix token_type_embeddings;  // (types, C), BERT; empty otherwise
     RowVector embedding_norm_weight;     // (C), BERT-family; empty for GPT-2
     RowVector embedding_norm_bias;
     std::vector<LayerWeights> layers;
-    RowVector final_norm_weight;  // (C), GPT-2 ln_f; empty otherwise
+    RowVector final_norm_weight;  // (C), GPT-2 ln_f, Llama norm, GPT-NeoX final_layer_norm; empty otherwise
     RowVector final_norm_bias;
     std::optional<PredictionHeadWeights> head;
     QString head_missing;  // why there is no head, when there is none

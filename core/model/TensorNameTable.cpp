@@ -8,6 +8,8 @@ using enum StoredAs;
 using enum Dim;
 constexpr TensorPart kHead = TensorPart::Head;
 constexpr TensorPart kBase = TensorPart::Base;
+constexpr Presence kWithQkvBias = Presence::WithQkvBias;
+constexpr Presence kWithOutBias = Presence::WithOutBias;
 
 // Each line: {slot, name in the base model or head, how it is stored, rows, cols[, part, optional]},
 // in columns (which clang-format would unalign).
@@ -97,6 +99,49 @@ constexpr TensorSpec kDistilBert[] = {
     {HeadDecoderBias,      "vocab_projector.bias",                            Vector,  None,       Vocab,   kHead},
 };
 
+// transformers' LlamaModel, Qwen2Model, MistralModel (base prefix "model.") and the lm_head of
+// *ForCausalLM (read only when tie_word_embeddings is false). Buffers (rotary_emb.inv_freq) are
+// not weights and are not listed.
+constexpr TensorSpec kLlama[] = {
+    {WordEmbedding,      "embed_tokens.weight",                       Table,   Vocab,     Hidden},
+    {AttnNormWeight,     "layers.{L}.input_layernorm.weight",         Vector,  None,      Hidden},
+    {QueryWeight,        "layers.{L}.self_attn.q_proj.weight",        Linear,  Hidden,    Hidden},
+    {QueryBias,          "layers.{L}.self_attn.q_proj.bias",          Vector,  None,      Hidden,    kBase,  false,  kWithQkvBias},
+    {KeyWeight,          "layers.{L}.self_attn.k_proj.weight",        Linear,  KvHidden,  Hidden},
+    {KeyBias,            "layers.{L}.self_attn.k_proj.bias",          Vector,  None,      KvHidden,  kBase,  false,  kWithQkvBias},
+    {ValueWeight,        "layers.{L}.self_attn.v_proj.weight",        Linear,  KvHidden,  Hidden},
+    {ValueBias,          "layers.{L}.self_attn.v_proj.bias",          Vector,  None,      KvHidden,  kBase,  false,  kWithQkvBias},
+    {AttnOutWeight,      "layers.{L}.self_attn.o_proj.weight",        Linear,  Hidden,    Hidden},
+    {AttnOutBias,        "layers.{L}.self_attn.o_proj.bias",          Vector,  None,      Hidden,    kBase,  false,  kWithOutBias},
+    {MlpNormWeight,      "layers.{L}.post_attention_layernorm.weight", Vector, None,      Hidden},
+    {MlpGateWeight,      "layers.{L}.mlp.gate_proj.weight",           Linear,  Inner,     Hidden},
+    {MlpInWeight,        "layers.{L}.mlp.up_proj.weight",             Linear,  Inner,     Hidden},
+    {MlpOutWeight,       "layers.{L}.mlp.down_proj.weight",           Linear,  Hidden,    Inner},
+    {FinalNormWeight,    "norm.weight",                               Vector,  None,      Hidden},
+    {HeadDecoderWeight,  "lm_head.weight",                            Table,   Vocab,     Hidden,    kHead},
+};
+
+// transformers' GPTNeoXModel (base prefix "gpt_neox.") and GPTNeoXForCausalLM's embed_out.
+// Buffers (attention.bias, attention.masked_bias, attention.rotary_emb.inv_freq) are not listed.
+constexpr TensorSpec kGptNeox[] = {
+    {WordEmbedding,      "embed_in.weight",                                Table,   Vocab,    Hidden},
+    {AttnNormWeight,     "layers.{L}.input_layernorm.weight",              Vector,  None,     Hidden},
+    {AttnNormBias,       "layers.{L}.input_layernorm.bias",                Vector,  None,     Hidden},
+    {QkvWeight,          "layers.{L}.attention.query_key_value.weight",    Linear,  Hidden3,  Hidden},
+    {QkvBias,            "layers.{L}.attention.query_key_value.bias",      Vector,  None,     Hidden3,  kBase,  false,  kWithQkvBias},
+    {AttnOutWeight,      "layers.{L}.attention.dense.weight",              Linear,  Hidden,   Hidden},
+    {AttnOutBias,        "layers.{L}.attention.dense.bias",                Vector,  None,     Hidden,   kBase,  false,  kWithOutBias},
+    {MlpNormWeight,      "layers.{L}.post_attention_layernorm.weight",     Vector,  None,     Hidden},
+    {MlpNormBias,        "layers.{L}.post_attention_layernorm.bias",       Vector,  None,     Hidden},
+    {MlpInWeight,        "layers.{L}.mlp.dense_h_to_4h.weight",            Linear,  Inner,    Hidden},
+    {MlpInBias,          "layers.{L}.mlp.dense_h_to_4h.bias",              Vector,  None,     Inner},
+    {MlpOutWeight,       "layers.{L}.mlp.dense_4h_to_h.weight",            Linear,  Hidden,   Inner},
+    {MlpOutBias,         "layers.{L}.mlp.dense_4h_to_h.bias",              Vector,  None,     Hidden},
+    {FinalNormWeight,    "final_layer_norm.weight",                        Vector,  None,     Hidden},
+    {FinalNormBias,      "final_layer_norm.bias",                          Vector,  None,     Hidden},
+    {HeadDecoderWeight,  "embed_out.weight",                               Table,   Vocab,    Hidden,   kHead},
+};
+
 // clang-format on
 
 std::int64_t size(Dim dim, const ModelConfig& c)
@@ -108,6 +153,8 @@ std::int64_t size(Dim dim, const ModelConfig& c)
             return c.hidden_size;
         case Dim::Hidden3:
             return 3 * std::int64_t(c.hidden_size);
+        case Dim::KvHidden:
+            return std::int64_t(c.num_kv_heads) * c.headDim();
         case Dim::Inner:
             return c.intermediate_size;
         case Dim::Vocab:
@@ -127,12 +174,33 @@ bool TensorSpec::perLayer() const
     return QLatin1String(name).contains(QLatin1String("{L}"));
 }
 
+bool TensorSpec::isPartOf(const ModelConfig& config) const
+{
+    switch (presence) {
+        case Presence::Always:
+            return true;
+        case Presence::WithQkvBias:
+            return config.qkv_bias;
+        case Presence::WithOutBias:
+            return config.out_bias;
+    }
+    return true;
+}
+
 const ArchitectureTensors& tensorTable(ModelArchitecture architecture)
 {
     static const ArchitectureTensors gpt2{QStringLiteral("transformer."), kGpt2};
     static const ArchitectureTensors bert{QStringLiteral("bert."), kBert};
     static const ArchitectureTensors distilbert{QStringLiteral("distilbert."), kDistilBert};
+    static const ArchitectureTensors llama{QStringLiteral("model."), kLlama};
+    static const ArchitectureTensors gpt_neox{QStringLiteral("gpt_neox."), kGptNeox};
     switch (architecture) {
+        case ModelArchitecture::Llama:
+        case ModelArchitecture::Qwen2:
+        case ModelArchitecture::Mistral:
+            return llama;
+        case ModelArchitecture::GptNeox:
+            return gpt_neox;
         case ModelArchitecture::Gpt2:
             return gpt2;
         case ModelArchitecture::Bert:

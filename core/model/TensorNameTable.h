@@ -19,7 +19,7 @@ enum class WeightSlot {
     EmbeddingNormBias,
     AttnNormWeight,  // the LayerNorm of the attention sub-block: before it (GPT-2), after it (BERT-family)
     AttnNormBias,
-    QkvWeight,  // fused [Wq | Wk | Wv], GPT-2
+    QkvWeight,  // fused: [Wq | Wk | Wv] (GPT-2), per head [q_h | k_h | v_h] (GPT-NeoX)
     QkvBias,
     QueryWeight,
     QueryBias,
@@ -31,7 +31,8 @@ enum class WeightSlot {
     AttnOutBias,
     MlpNormWeight,  // the LayerNorm of the MLP sub-block: before it (GPT-2), after it (BERT-family)
     MlpNormBias,
-    MlpInWeight,  // (hidden -> intermediate)
+    MlpGateWeight,  // (hidden -> intermediate), SwiGLU's gate: MLP(h) = (act(h W_gate) * (h W_in)) W_out
+    MlpInWeight,    // (hidden -> intermediate)
     MlpInBias,
     MlpOutWeight,  // (intermediate -> hidden)
     MlpOutBias,
@@ -46,7 +47,12 @@ enum class WeightSlot {
 };
 
 // The sizes of the config that the tables write shapes in.
-enum class Dim { None, Hidden, Hidden3, Inner, Vocab, Positions, TokenTypes };
+// KvHidden: num_kv_heads * head_dim, the width of K and V (grouped-query attention).
+enum class Dim { None, Hidden, Hidden3, KvHidden, Inner, Vocab, Positions, TokenTypes };
+
+// Whether the config makes a tensor part of the model (attention biases of the Llama family and
+// GPT-NeoX exist only when the config says so).
+enum class Presence { Always, WithQkvBias, WithOutBias };
 
 // How a checkpoint stores a tensor, and so how it becomes the math layout y = x W + b:
 // a Conv1D weight (in, out) is that layout already; an nn.Linear weight (out, in) is transposed;
@@ -66,12 +72,14 @@ struct TensorSpec {
     Dim cols;
     TensorPart part = TensorPart::Base;
     bool optional = false;  // may be absent (a tied decoder, DistilBERT's sinusoidal positions)
+    Presence presence = Presence::Always;
 
     bool perLayer() const;
+    bool isPartOf(const ModelConfig& config) const;
 };
 
 struct ArchitectureTensors {
-    QString prefix;  // "transformer.", "bert.", "distilbert.": stripped from the names in the file
+    QString prefix;  // "transformer.", "bert.", "distilbert.", "model.", "gpt_neox.": stripped from the names
     std::span<const TensorSpec> tensors;
 };
 

@@ -1,6 +1,8 @@
 #include "core/model/TransformerForward.h"
 
 #include "core/attention/AttentionEngine.h"
+#include "core/model/DecoderBlocks.h"
+#include "core/model/RmsNorm.h"
 #include "core/ops/LayerNorm.h"
 
 namespace attn {
@@ -23,6 +25,10 @@ Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std
         const auto word_row = word.row(ids[size_t(t)]);  // (C)
         if (!allFinite(word_row))
             return notFinite(w.word_embeddings);
+        if (w.position_embeddings.isEmpty()) {  // rotary positions: added to Q and K, not here
+            x.row(t) = word_row;
+            continue;
+        }
         if (!allFinite(position.row(t)))
             return notFinite(w.position_embeddings);
         if (w.token_type_embeddings.isEmpty()) {
@@ -124,7 +130,7 @@ Status TransformerForward::checkInput(const ModelConfig& config, const std::vect
     const std::int64_t seq_len = std::int64_t(token_ids.size());
     if (seq_len == 0)
         return Error{QStringLiteral("no tokens: the input is empty")};
-    if (seq_len > config.max_positions)
+    if (!config.hasRotaryPositions() && seq_len > config.max_positions)
         return Error{QStringLiteral("%1 tokens are more than the model's %2 positions (%3)")
                          .arg(seq_len)
                          .arg(config.max_positions)
@@ -164,13 +170,22 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
     ModelRun run;
     run.token_ids = token_ids;
     run.selected_layer = selected_layer;
+    run.num_kv_heads = config.num_kv_heads;
     run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
+    const RotaryEmbedding rotary =
+        config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
     for (int layer = 0; layer < config.num_layers; ++layer) {
         Matrix* attention_input = layer == selected_layer ? &run.layer_input : nullptr;
         const LayerWeights& w = weights.layers[size_t(layer)];
-        auto trace = pre_norm ? preNormBlock(config, layer, w, x, attention_input)
-                              : postNormBlock(config, layer, w, x, attention_input);
+        const LayerCapture capture =
+            layer == selected_layer ? LayerCapture{&run.layer_input, &run.q_before_rotation, &run.k_before_rotation}
+                                    : LayerCapture{};
+        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture)
+                     : config.architecture == ModelArchitecture::GptNeox
+                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture)
+                     : pre_norm ? preNormBlock(config, layer, w, x, attention_input)
+                                : postNormBlock(config, layer, w, x, attention_input);
         if (!trace)
             return Error{trace.error()};
         run.attention.setLayer(layer, std::move(trace->weights));
@@ -179,7 +194,9 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
             run.layer_trace = std::move(trace).value();
         }
     }
-    if (weights.final_norm_weight.size() > 0)
+    if (config.isLlamaFamily())
+        rmsNorm(x, weights.final_norm_weight, float(config.layer_norm_eps), x);
+    else if (weights.final_norm_weight.size() > 0)
         layerNorm(x, weights.final_norm_weight, weights.final_norm_bias, float(config.layer_norm_eps), x);
     run.last_hidden_state = std::move(x);
     return run;

@@ -18,11 +18,13 @@ namespace attn {
 //   DistilBERT:  x = LN(word[ids] + pos[0..T))
 //                per block: x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x))
 //   MLP(h) = act(h W_in + b_in) W_out + b_out.
+//   Llama family, GPT-NeoX: x = word[ids], the blocks of DecoderBlocks.h (rotary positions),
+//                last_hidden_state = RMSNorm(x) (Llama family), LN_f(x) (GPT-NeoX)
 // Every layer's attention is computed by AttentionEngine and its (H, T, T) weights kept.
 class TransformerForward {
 public:
     // Refuses, before anything is allocated, ids outside the vocabulary, zero tokens or more than
-    // the positions the model has, a selected layer that does not exist, and attention maps that
+    // the learned positions the model has (rotary models take any length), a selected layer that does not exist, and attention maps that
     // could not be kept in memory.
     static Status checkInput(const ModelConfig& config, const std::vector<int>& token_ids, int selected_layer);
 

@@ -6,7 +6,10 @@
 // rows of the same names, on the reference modules of tests/fixtures/models/reference_models.py.
 //
 //   forward:  "gpt2 T=16" ... "gpt2 T=1024" (GPT-2 small: 12 layers, 12 heads, width 768, vocab
-//             50257) and "bert T=16" ... "bert T=512" (BERT-base), random weights and ids.
+//             50257), "bert T=16" ... "bert T=512" (BERT-base), "smollm2 T=16/64/256" (SmolLM2-135M:
+//             30 layers, 9 heads / 3 key/value heads, width 576, intermediate 1536, vocab 49152) and
+//             "qwen2 T=16/64/256" (Qwen2.5-0.5B: 24 layers, 14 / 2 heads, width 896, intermediate
+//             4864, vocab 151936, q/k/v biases), random weights and ids.
 //   open:     TransformerModel::load of the folder in $MODEL_BENCH_FOLDER (skipped without it), e.g.
 //             one written by scripts/make_random_model.py: reading config.json and the header,
 //             mapping the file, converting what is not used in place.
@@ -34,7 +37,11 @@ TransformerModel& model(const QString& kind)
     static std::map<QString, std::unique_ptr<TransformerModel>> models;
     auto& slot = models[kind];
     if (!slot)
-        slot = randomModel(kind == u"gpt2" ? gpt2SmallConfig() : bertBaseConfig(), 7);
+        slot = randomModel(kind == u"gpt2"      ? gpt2SmallConfig()
+                           : kind == u"bert"    ? bertBaseConfig()
+                           : kind == u"smollm2" ? smollm2Config()
+                                                : qwen2HalfBConfig(),
+                           7);
     return *slot;
 }
 
@@ -69,6 +76,9 @@ void ModelBench::forward_data()
         QTest::addRow("gpt2 T=%d", seq_len) << QStringLiteral("gpt2") << seq_len;
     for (int seq_len : {16, 64, 256, 512})
         QTest::addRow("bert T=%d", seq_len) << QStringLiteral("bert") << seq_len;
+    for (const char* kind : {"smollm2", "qwen2"})
+        for (int seq_len : {16, 64, 256})
+            QTest::addRow("%s T=%d", kind, seq_len) << QString::fromLatin1(kind) << seq_len;
 }
 
 void ModelBench::forward()

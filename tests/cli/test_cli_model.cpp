@@ -77,6 +77,10 @@ void TestCliModel::jsonAgreesWithTransformers_data()
         QTest::addRow("%s --token-ids", name) << QString::fromLatin1(name) << false;
     }
     QTest::newRow("gpt2-prefixed --token-ids (no tokenizer)") << "gpt2-prefixed" << false;
+    // The rotary decoders, without tokenizers (their tokenizer.json pipeline is not this test's).
+    for (const char* name :
+         {"llama-tiny", "qwen2-tiny", "mistral-tiny", "llama-biased", "pythia-tiny", "neox-sequential"})
+        QTest::addRow("%s --token-ids", name) << QString::fromLatin1(name) << false;
 }
 
 void TestCliModel::jsonAgreesWithTransformers()
@@ -221,6 +225,37 @@ void TestCliModel::contractErrors_data()
     QTest::newRow("BERT relative position embeddings")
         << "bert-tiny" << config([](QJsonObject& c) { c["position_embedding_type"] = "relative_key_query"; }) << model
         << "'position_embedding_type': \"relative_key_query\" is not supported";
+    QTest::newRow("llama unknown rope_scaling type") << "llama-tiny" << config([](QJsonObject& c) {
+        c["rope_scaling"] = QJsonObject{{"rope_type", "yarn"}, {"factor", 4.0}};
+    }) << model << "'rope_scaling': rope type \"yarn\" is not supported";
+    QTest::newRow("llama mlp_bias") << "llama-tiny" << config([](QJsonObject& c) { c["mlp_bias"] = true; }) << model
+                                    << "'mlp_bias': true is not supported";
+    QTest::newRow("llama head_dim") << "llama-tiny" << config([](QJsonObject& c) { c["head_dim"] = 16; }) << model
+                                    << "'head_dim': 16 is not supported";
+    QTest::newRow("llama partial_rotary_factor")
+        << "llama-tiny" << config([](QJsonObject& c) { c["partial_rotary_factor"] = 0.5; }) << model
+        << "'partial_rotary_factor': 0.5 is not supported";
+    QTest::newRow("qwen2 use_sliding_window")
+        << "qwen2-tiny" << config([](QJsonObject& c) { c["use_sliding_window"] = true; }) << model
+        << "'use_sliding_window': true is not supported";
+    QTest::newRow("mistral kv heads not dividing the heads")
+        << "mistral-tiny" << config([](QJsonObject& c) { c["num_key_value_heads"] = 3; }) << model
+        << "the 4 attention heads are not divisible into 3 key/value heads";
+    QTest::newRow("gpt_neox odd rotary features")
+        << "pythia-tiny" << config([](QJsonObject& c) { c["rotary_pct"] = 0.1875; }) << model
+        << "rotates 3 features of each head, an odd number";
+    QTest::newRow("gpt_neox add_cross_attention")
+        << "pythia-tiny" << config([](QJsonObject& c) { c["add_cross_attention"] = true; }) << model
+        << "'add_cross_attention': true is not supported";
+    QTest::newRow("llama tensor of the wrong shape (key/value heads)")
+        << "llama-tiny" << config([](QJsonObject& c) { c["num_key_value_heads"] = 4; }) << model
+        << "tensor 'model.layers.0.self_attn.k_proj.weight': expected shape (32, 32), found (16, 32)";
+    QTest::newRow("gpt_neox bias missing")
+        << "pythia-tiny"
+        << FolderEdit([](const QString& dir) { removeTensor(dir, "gpt_neox.layers.1.attention.query_key_value.bias"); })
+        << model
+        << "missing tensor 'layers.1.attention.query_key_value.bias' (with or without the prefix 'gpt_neox.'), "
+           "expected shape (192,)";
     QTest::newRow("only pytorch_model.bin") << "gpt2-tiny" << FolderEdit([](const QString& dir) {
         QFile::remove(dir + "/model.safetensors");
         writeFile(dir + "/pytorch_model.bin", "PK\3\4 a pickle in a zip");

@@ -1,4 +1,4 @@
-// Whole models against Hugging Face transformers: the four folders of tests/fixtures/models/
+// Whole models against Hugging Face transformers: the folders of tests/fixtures/models/
 // (tiny random checkpoints in the hub's layouts) with the values reference_models.py computed for
 // them in float64. Each case runs the real loader and forward pass on the folder as it is.
 #include "core/model/TransformerModel.h"
@@ -67,7 +67,10 @@ void TestModelAgreement::agreesWithTransformers_data()
     // wide margin. Hidden state: 1e-4 of its largest value, a float32 sum of a few hundred products
     // per entry through two layers and LayerNorms with eps 1e-12 (which divide by small
     // variances).
-    for (const char* name : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny"})
+    // The rotary decoders (Llama, Qwen2, Mistral, GPT-NeoX) take the same tolerances: their own
+    // float32 runs of the reference are within 1.7e-6 of float64 (README of the fixtures).
+    for (const char* name : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny", "llama-tiny", "qwen2-tiny",
+                             "mistral-tiny", "llama-biased", "pythia-tiny", "neox-sequential"})
         QTest::newRow(name) << QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + QLatin1String(name);
 }
 
@@ -84,6 +87,7 @@ void TestModelAgreement::agreesWithTransformers()
     QCOMPARE(config.model_type, summary["model_type"].toString());
     QCOMPARE(config.num_layers, summary["num_layers"].toInt());
     QCOMPARE(config.num_heads, summary["num_heads"].toInt());
+    QCOMPARE(config.num_kv_heads, summary["num_kv_heads"].toInt());
     QCOMPARE(config.headDim(), summary["head_dim"].toInt());
     QCOMPARE(config.hidden_size, summary["hidden_size"].toInt());
     QCOMPARE(config.vocab_size, summary["vocab_size"].toInt());
@@ -119,14 +123,24 @@ void TestModelAgreement::agreesWithTransformers()
     QVERIFY2(hidden_error <= 1e-4, qPrintable(QStringLiteral("hidden state off by %1 (relative)").arg(hidden_error)));
     qInfo("attention max abs error %.3g, last_hidden_state max relative error %.3g", worst_attention, hidden_error);
 
-    // The selected layer's attention input and Q, K, V: like the hidden state, 1e-4 of each
-    // matrix's largest value (they pass through the same float32 layers before it).
-    for (const char* key : {"input", "q", "k", "v"}) {
+    // The selected layer's attention input and Q, K, V (rotary models: after the rotation, and
+    // Q, K before it too): like the hidden state, 1e-4 of each matrix's largest value (they pass
+    // through the same float32 layers before it).
+    QCOMPARE(run->num_kv_heads, config.num_kv_heads);
+    QCOMPARE(config.hasRotaryPositions(), layer_inputs.contains("q_before_rotation"));
+    if (!config.hasRotaryPositions())
+        QVERIFY(run->q_before_rotation.size() == 0);
+    for (const char* key : {"input", "q", "k", "v", "q_before_rotation", "k_before_rotation"}) {
+        if (!layer_inputs.contains(QLatin1String(key)))
+            continue;
         const MatrixD want = matrixOf(layer_inputs[QLatin1String(key)].toArray());
-        const Matrix& got = key == QLatin1String("input") ? run->layer_input
-                            : key == QLatin1String("q")   ? run->layer_trace.q
-                            : key == QLatin1String("k")   ? run->layer_trace.k
-                                                          : run->layer_trace.v;
+        const QLatin1String name(key);
+        const Matrix& got = name == "input"               ? run->layer_input
+                            : name == "q"                 ? run->layer_trace.q
+                            : name == "k"                 ? run->layer_trace.k
+                            : name == "v"                 ? run->layer_trace.v
+                            : name == "q_before_rotation" ? run->q_before_rotation
+                                                          : run->k_before_rotation;
         const double error = maxAbsDifference(got, want) / want.cwiseAbs().maxCoeff();
         QVERIFY2(error <= 1e-4, qPrintable(QStringLiteral("layer %1 %2 off by %3").arg(selected).arg(key).arg(error)));
     }

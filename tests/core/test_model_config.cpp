@@ -13,6 +13,8 @@ const char* kBertShapes = R"("vocab_size": 100, "hidden_size": 32, "num_hidden_l
                              "intermediate_size": 80, "max_position_embeddings": 64, "type_vocab_size": 2)";
 const char* kDistilBertShapes =
     R"("vocab_size": 100, "max_position_embeddings": 64, "dim": 32, "n_layers": 2, "n_heads": 4, "hidden_dim": 80)";
+const char* kLlamaShapes = R"("vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+                              "intermediate_size": 80)";
 
 QByteArray config(const char* model_type, const char* shapes, const QByteArray& extra = {})
 {
@@ -105,6 +107,60 @@ private slots:
         QCOMPARE(inner->intermediate_size, 50);
     }
 
+    void llamaFamilyDefaults()
+    {
+        auto llama = ModelConfig::fromJson(config("llama", kLlamaShapes));
+        QVERIFY2(llama, qPrintable(llama.error()));
+        QCOMPARE(llama->architecture, ModelArchitecture::Llama);
+        QCOMPARE(llama->num_kv_heads, 4);  // absent: the number of heads
+        QCOMPARE(llama->activation, Activation::Silu);
+        QCOMPARE(llama->layer_norm_eps, 1e-6);  // rms_norm_eps
+        QCOMPARE(llama->rope_theta, 10000.0);
+        QCOMPARE(llama->rotary_dim, 8);
+        QVERIFY(llama->causal);
+        QVERIFY(!llama->tie_word_embeddings);
+        QVERIFY(!llama->qkv_bias && !llama->out_bias);
+        QCOMPARE(llama->sliding_window, 0);
+        QVERIFY(llama->hasRotaryPositions());
+
+        auto biased = ModelConfig::fromJson(config("llama", kLlamaShapes,
+                                                   R"("attention_bias": true, "num_key_value_heads": 1,
+                                                      "rope_scaling": {"rope_type": "llama3", "factor": 32.0,
+                                                        "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                                        "original_max_position_embeddings": 8192})"));
+        QVERIFY2(biased, qPrintable(biased.error()));
+        QVERIFY(biased->qkv_bias && biased->out_bias);
+        QCOMPARE(biased->num_kv_heads, 1);
+        QCOMPARE(biased->rope_scaling.type, RopeScaling::Type::Llama3);
+        QCOMPARE(biased->rope_scaling.factor, 32.0);
+        QCOMPARE(biased->rope_scaling.original_max_position_embeddings, 8192);
+
+        auto qwen = ModelConfig::fromJson(config("qwen2", kLlamaShapes, R"("num_key_value_heads": null)"));
+        QVERIFY2(qwen, qPrintable(qwen.error()));
+        QVERIFY(qwen->qkv_bias && !qwen->out_bias);  // Qwen2Attention: o_proj without bias
+        QCOMPARE(qwen->num_kv_heads, 4);
+
+        auto mistral = ModelConfig::fromJson(config("mistral", kLlamaShapes));
+        QVERIFY2(mistral, qPrintable(mistral.error()));
+        QCOMPARE(mistral->sliding_window, 4096);  // MistralConfig's default
+        auto unwindowed = ModelConfig::fromJson(config("mistral", kLlamaShapes, R"("sliding_window": null)"));
+        QCOMPARE(unwindowed->sliding_window, 0);
+
+        auto neox = ModelConfig::fromJson(config("gpt_neox", kLlamaShapes, R"("num_attention_heads": 2)"));
+        QVERIFY2(neox, qPrintable(neox.error()));
+        QCOMPARE(neox->rotary_dim, 4);  // int(16 * 0.25)
+        QVERIFY(neox->parallel_residual);
+        QVERIFY(neox->qkv_bias && neox->out_bias);
+        QCOMPARE(neox->activation, Activation::Gelu);
+        QCOMPARE(neox->layer_norm_eps, 1e-5);
+        QVERIFY(!neox->tie_word_embeddings);
+        auto renamed = ModelConfig::fromJson(
+            config("gpt_neox", kLlamaShapes, R"("partial_rotary_factor": 0.5, "rope_theta": 500)"));
+        QVERIFY2(renamed, qPrintable(renamed.error()));
+        QCOMPARE(renamed->rotary_dim, 4);  // int(8 * 0.5)
+        QCOMPARE(renamed->rope_theta, 500.0);
+    }
+
     void refusals_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -113,7 +169,29 @@ private slots:
         QTest::newRow("not an object") << QByteArray("[1, 2]") << "not a JSON object";
         QTest::newRow("no model_type") << QByteArray(R"({"n_embd": 32})") << "'model_type' is missing";
         QTest::newRow("unknown model_type") << config("t5", kGpt2Shapes) << "unknown model_type \"t5\"";
-        QTest::newRow("llama not yet") << config("llama", kGpt2Shapes) << "model_type \"llama\" is not supported yet";
+        QTest::newRow("llama without its shapes") << config("llama", kGpt2Shapes) << "'hidden_size' is missing";
+        QTest::newRow("llama unknown rope type")
+            << config("llama", kLlamaShapes, R"("rope_scaling": {"rope_type": "yarn", "factor": 4.0})")
+            << "'rope_scaling': rope type \"yarn\" is not supported (supported: default, linear, llama3)";
+        QTest::newRow("llama dynamic rope (old key)")
+            << config("llama", kLlamaShapes, R"("rope_scaling": {"type": "dynamic", "factor": 2.0})")
+            << "rope type \"dynamic\" is not supported";
+        QTest::newRow("llama3 rope without its factors")
+            << config("llama", kLlamaShapes, R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0})")
+            << "'rope_scaling': 'low_freq_factor' is missing";
+        QTest::newRow("llama mlp_bias") << config("llama", kLlamaShapes, R"("mlp_bias": true)")
+                                        << "'mlp_bias': true is not supported";
+        QTest::newRow("llama head_dim not hidden / heads")
+            << config("llama", kLlamaShapes, R"("head_dim": 16)") << "'head_dim': 16 is not supported";
+        QTest::newRow("llama partial rotary") << config("llama", kLlamaShapes, R"("partial_rotary_factor": 0.5)")
+                                              << "'partial_rotary_factor': 0.5 is not supported";
+        QTest::newRow("kv heads not dividing the heads")
+            << config("mistral", kLlamaShapes, R"("num_key_value_heads": 3)")
+            << "the 4 attention heads are not divisible into 3 key/value heads";
+        QTest::newRow("qwen2 sliding window") << config("qwen2", kLlamaShapes, R"("use_sliding_window": true)")
+                                              << "'use_sliding_window': true is not supported";
+        QTest::newRow("gpt_neox odd rotary features") << config("gpt_neox", kLlamaShapes, R"("rotary_pct": 0.375)")
+                                                      << "rotates 3 features of each head, an odd number";
         QTest::newRow("missing heads") << config("gpt2", R"("vocab_size": 100, "n_positions": 64, "n_embd": 32,
                                                             "n_layer": 2)")
                                        << "'n_head' (or 'num_attention_heads') is missing";

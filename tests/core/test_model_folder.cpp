@@ -108,6 +108,19 @@ void TestModelFolder::spellingsOfOneCheckpoint_data()
         t.push_back({"transformer.rotary_emb.inv_freq", "F64", {2}, f64Bytes({1.0, 0.5})});
         t.push_back({"score.weight", "U8", {3}, QByteArray(3, '\1')});
     }) << 1;
+    QTest::newRow("llama without the model. prefix, inv_freq buffers in BF16")
+        << "llama-tiny" << TensorEdit([](auto& t) {
+               renameAll(t, [](const QString& n) { return QString(n).remove(QRegularExpression("^model\\.")); });
+               t.push_back({"layers.0.self_attn.rotary_emb.inv_freq", "BF16", {4}, QByteArray(8, '\0')});
+           })
+        << 1;
+    QTest::newRow("gpt_neox without the gpt_neox. prefix, buffers of other dtypes")
+        << "pythia-tiny" << TensorEdit([](auto& t) {
+               findTensor(t, "gpt_neox.layers.0.attention.masked_bias")->dtype = "I32";  // F32 in the fixture
+               renameAll(t, [](const QString& n) { return QString(n).remove(QRegularExpression("^gpt_neox\\.")); });
+           })
+        << 1;
+    QTest::newRow("mistral in 3 shards") << "mistral-tiny" << noEdit << 3;
     QTest::newRow("gpt2 in 2 shards") << "gpt2-prefixed" << noEdit << 2;
     QTest::newRow("bert in 3 shards") << "bert-tiny" << noEdit << 3;
 }

@@ -67,8 +67,86 @@ ModelConfig bertBaseConfig()
     return c;
 }
 
+ModelConfig smollm2Config()
+{
+    ModelConfig c;
+    c.architecture = ModelArchitecture::Llama;
+    c.model_type = QStringLiteral("llama");
+    c.num_layers = 30;
+    c.num_heads = 9;
+    c.num_kv_heads = 3;
+    c.hidden_size = 576;
+    c.intermediate_size = 1536;
+    c.vocab_size = 49152;
+    c.max_positions = 8192;
+    c.layer_norm_eps = 1e-5;
+    c.activation = Activation::Silu;
+    c.causal = true;
+    c.rotary_dim = 64;
+    c.rope_theta = 100000;
+    return c;
+}
+
+ModelConfig qwen2HalfBConfig()
+{
+    ModelConfig c;
+    c.architecture = ModelArchitecture::Qwen2;
+    c.model_type = QStringLiteral("qwen2");
+    c.num_layers = 24;
+    c.num_heads = 14;
+    c.num_kv_heads = 2;
+    c.hidden_size = 896;
+    c.intermediate_size = 4864;
+    c.vocab_size = 151936;
+    c.max_positions = 32768;
+    c.layer_norm_eps = 1e-6;
+    c.activation = Activation::Silu;
+    c.causal = true;
+    c.rotary_dim = 64;
+    c.rope_theta = 1000000;
+    c.qkv_bias = true;
+    return c;
+}
+
+namespace {
+
+// The Llama family: RMSNorm weights, [Wq | Wk | Wv] with kv_dim-wide K and V, the SwiGLU MLP.
+std::unique_ptr<TransformerModel> randomLlamaFamily(const ModelConfig& c, SplitMix64& rng)
+{
+    const int width = c.hidden_size;
+    const int inner = c.intermediate_size;
+    const int kv = c.kvDim();
+    ModelWeights w;
+    w.word_embeddings = weight("word embeddings", c.vocab_size, width, rng);
+    const auto bias = [&](int size) { return c.qkv_bias ? around(size, 0, 0.02, rng) : RowVector(); };
+    for (int l = 0; l < c.num_layers; ++l) {
+        LayerWeights layer;
+        const Matrix wq = uniform(width, width, kStd, rng);
+        const Matrix wk = uniform(width, kv, kStd, rng);
+        const Matrix wv = uniform(width, kv, kStd, rng);
+        const RowVector bq = bias(width), bk = bias(kv), bv = bias(kv);
+        layer.attention = AttentionWeights::fromParts(c.num_heads, c.num_kv_heads, wq, wk, wv, bq, bk, bv,
+                                                      uniform(width, width, kStd, rng), RowVector())
+                              .value();
+        layer.attn_norm_weight = around(width, 1.0, 0.1, rng);
+        layer.mlp_gate = weight("mlp gate", width, inner, rng);
+        layer.mlp_in = weight("mlp up", width, inner, rng);
+        layer.mlp_out = weight("mlp down", inner, width, rng);
+        layer.mlp_norm_weight = around(width, 1.0, 0.1, rng);
+        w.layers.push_back(std::move(layer));
+    }
+    w.final_norm_weight = around(width, 1.0, 0.1, rng);
+    return std::make_unique<TransformerModel>(c, std::move(w));
+}
+
+}  // namespace
+
 std::unique_ptr<TransformerModel> randomModel(const ModelConfig& c, std::uint64_t seed)
 {
+    if (c.isLlamaFamily()) {
+        SplitMix64 rng(seed);
+        return randomLlamaFamily(c, rng);
+    }
     SplitMix64 rng(seed);
     const int width = c.hidden_size;
     const int inner = c.intermediate_size;

@@ -1,0 +1,119 @@
+#include "core/model/DecoderBlocks.h"
+
+#include "core/attention/AttentionEngine.h"
+#include "core/model/RmsNorm.h"
+#include "core/ops/LayerNorm.h"
+
+namespace attn {
+namespace {
+
+Error notFinite(const WeightMatrix& w)
+{
+    return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(w.name())};
+}
+
+// Causal self-attention with Q and K rotated between the projections and the scores (and, for
+// a captured layer, kept as they were before the rotation).   h (T, C) -> trace.output (T, C)
+Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w,
+                              const RotaryEmbedding& rotary, const Matrix& h, const LayerCapture& capture)
+{
+    AttentionOptions options;
+    options.causal = true;
+    options.sliding_window = config.sliding_window;
+    options.scale.mode = ScaleSetting::Mode::Sqrt;
+    options.detail = TraceDetail::Weights;
+    options.rotate_positions = [&rotary, &capture](MatrixRef projected, int heads, int head_dim, int first_position,
+                                                   RotatedProjection which) {
+        Matrix* before = which == RotatedProjection::Queries ? capture.q_before_rotation : capture.k_before_rotation;
+        if (before)
+            *before = projected;
+        rotary.apply(projected, heads, head_dim, first_position);
+    };
+    if (capture.attention_input)
+        *capture.attention_input = h;
+    auto trace = AttentionEngine::forward(h, w.attention, options);
+    if (!trace)
+        return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
+    return trace;
+}
+
+// LlamaMLP: down_proj(act_fn(gate_proj(h)) * up_proj(h)).   h (T, C) -> (T, I) -> (T, C)
+Result<Matrix> gatedFeedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
+{
+    Matrix gate(h.rows(), config.intermediate_size);  // (T, I)
+    if (!multiply(h, w.mlp_gate, {}, gate))
+        return notFinite(w.mlp_gate);
+    Matrix up(h.rows(), config.intermediate_size);  // (T, I)
+    if (!multiply(h, w.mlp_in, {}, up))
+        return notFinite(w.mlp_in);
+    applyActivation(config.activation, gate);
+    gate.array() *= up.array();
+    Matrix out(h.rows(), config.hidden_size);  // (T, C)
+    if (!multiply(gate, w.mlp_out, {}, out))
+        return notFinite(w.mlp_out);
+    return out;
+}
+
+// GPTNeoXMLP: dense_4h_to_h(act(dense_h_to_4h(h))).   h (T, C) -> (T, I) -> (T, C)
+Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
+{
+    Matrix inner(h.rows(), config.intermediate_size);  // (T, I)
+    if (!multiply(h, w.mlp_in, w.mlp_in_bias, inner))
+        return notFinite(w.mlp_in);
+    applyActivation(config.activation, inner);
+    Matrix out(h.rows(), config.hidden_size);  // (T, C)
+    if (!multiply(inner, w.mlp_out, w.mlp_out_bias, out))
+        return notFinite(w.mlp_out);
+    return out;
+}
+
+}  // namespace
+
+Result<AttentionTrace> DecoderBlocks::llama(const ModelConfig& config, int layer, const LayerWeights& w,
+                                            const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture)
+{
+    const float eps = float(config.layer_norm_eps);
+    Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
+    rmsNorm(x, w.attn_norm_weight, eps, h);
+    auto attention = attend(config, layer, w, rotary, h, capture);
+    if (!attention)
+        return attention;
+    x += attention->output;
+
+    rmsNorm(x, w.mlp_norm_weight, eps, h);               // post_attention_layernorm(x)
+    auto feed_forward = gatedFeedForward(config, w, h);  // (T, C)
+    if (!feed_forward)
+        return Error{feed_forward.error()};
+    x += *feed_forward;
+    return attention;
+}
+
+Result<AttentionTrace> DecoderBlocks::gptNeox(const ModelConfig& config, int layer, const LayerWeights& w,
+                                              const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture)
+{
+    const float eps = float(config.layer_norm_eps);
+    Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
+    layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, h);
+    auto attention = attend(config, layer, w, rotary, h, capture);
+    if (!attention)
+        return attention;
+
+    if (config.parallel_residual) {
+        layerNorm(x, w.mlp_norm_weight, w.mlp_norm_bias, eps, h);  // post_attention_layernorm(x)
+        auto feed_forward = feedForward(config, w, h);             // (T, C)
+        if (!feed_forward)
+            return Error{feed_forward.error()};
+        // hidden_states = mlp_output + attn_output + hidden_states
+        x = (*feed_forward + attention->output) + x;
+        return attention;
+    }
+    x += attention->output;  // attn_output = attn_output + hidden_states
+    layerNorm(x, w.mlp_norm_weight, w.mlp_norm_bias, eps, h);
+    auto feed_forward = feedForward(config, w, h);
+    if (!feed_forward)
+        return Error{feed_forward.error()};
+    x = *feed_forward + x;  // mlp_output + attn_output
+    return attention;
+}
+
+}  // namespace attn
