@@ -15,6 +15,10 @@ struct ModelRun {
     AttentionMaps attention;     // (L, H, T, T), rows sum to 1
     Matrix last_hidden_state;    // (T, C): after ln_f (GPT-2), the last layer's output (BERT-family)
 
+    // Every layer's attention input, L x (T, C) (after ln_1 for GPT-2): any layer's Q, K, V can be
+    // made again from it with one attention layer, without running the layers before it.
+    std::vector<Matrix> layer_inputs;
+
     int selected_layer = 0;
     Matrix layer_input;          // (T, C): what the selected layer's attention reads (after ln_1 for GPT-2)
     AttentionTrace layer_trace;  // its Q, K, V (T, C), head outputs and output; its weights are in

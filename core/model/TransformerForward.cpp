@@ -165,9 +165,10 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
     run.token_ids = token_ids;
     run.selected_layer = selected_layer;
     run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    run.layer_inputs.resize(size_t(config.num_layers));
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
     for (int layer = 0; layer < config.num_layers; ++layer) {
-        Matrix* attention_input = layer == selected_layer ? &run.layer_input : nullptr;
+        Matrix* attention_input = &run.layer_inputs[size_t(layer)];
         const LayerWeights& w = weights.layers[size_t(layer)];
         auto trace = pre_norm ? preNormBlock(config, layer, w, x, attention_input)
                               : postNormBlock(config, layer, w, x, attention_input);
@@ -175,6 +176,7 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
             return Error{trace.error()};
         run.attention.setLayer(layer, std::move(trace->weights));
         if (layer == selected_layer) {
+            run.layer_input = *attention_input;
             trace->weights.clear();
             run.layer_trace = std::move(trace).value();
         }

@@ -18,7 +18,7 @@ namespace attn {
 //   DistilBERT:  x = LN(word[ids] + pos[0..T))
 //                per block: x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x))
 //   MLP(h) = act(h W_in + b_in) W_out + b_out.
-// Every layer's attention is computed by AttentionEngine and its (H, T, T) weights kept.
+// Every layer's attention is computed by AttentionEngine and its (H, T, T) weights and its input (T, C) kept.
 class TransformerForward {
 public:
     // Refuses, before anything is allocated, ids outside the vocabulary, zero tokens or more than

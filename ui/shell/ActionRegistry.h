@@ -11,6 +11,8 @@ namespace attn {
 
 enum class ActionId {
     OpenWeights,
+    OpenModel,
+    CloseModel,
     ExportImage,
     CopyImage,
     ExportData,
@@ -23,6 +25,8 @@ enum class ActionId {
     ViewWalkthrough,
     NextHead,
     PreviousHead,
+    NextLayer,
+    PreviousLayer,
     FocusSentence,
     Causal,
     KeyboardShortcuts,
