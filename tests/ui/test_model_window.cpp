@@ -138,6 +138,11 @@ private slots:
             QCOMPARE(run->token_ids[size_t(i)], expected["token_ids"].toArray()[i].toInt());
 
         m_window->setCurrentView(View::Grid);
+        // The views label the tokens as they read: GPT-2's Ġ as ␣, BERT's ## without its marks.
+        const QString label = m_window->headsGrid()->plot(0)->rowLabel(name == "gpt2-tiny" ? 2 : 4);
+        QCOMPARE(label, name == "gpt2-tiny"   ? QStringLiteral("\u2423isn")
+                        : name == "bert-tiny" ? QStringLiteral("ization")
+                                              : QStringLiteral("es"));
         const QJsonArray attention = expected["attention"].toArray();
         for (int layer : {0, 1}) {
             QVERIFY(controller()->setLayer(layer));
@@ -341,6 +346,39 @@ private slots:
         QVERIFY2(strip->toolTipFor(7).contains(QStringLiteral("(id %1)").arg(masked_best)),
                  qPrintable(strip->toolTipFor(7)));
         QVERIFY(pieces[3].predictions.isEmpty());  // BERT predicts at [MASK] only
+    }
+
+    // A spelling as the strip reads it: GPT-2's bytes decoded (a piece that splits a character
+    // keeps its spelling), controls made visible, BERT's ## and the special tokens.
+    void pieceOfASpelling_data()
+    {
+        QTest::addColumn<QString>("spelled");
+        QTest::addColumn<bool>("byte_level");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("leading_space");
+        QTest::addColumn<bool>("special");
+        QTest::newRow("Ġcat") << QStringLiteral("Ġcat") << true << "cat" << true << false;
+        QTest::newRow("right quote") << QStringLiteral("âĢĻ") << true << QStringLiteral("\u2019") << false << false;
+        QTest::newRow("half a character") << QStringLiteral("âĢ") << true << QStringLiteral("âĢ") << false << false;
+        QTest::newRow("line feed") << QStringLiteral("Ċ") << true << QStringLiteral("\u21B5") << false << false;
+        QTest::newRow("é after a space") << QStringLiteral("ĠÃ©") << true << QStringLiteral("é") << true << false;
+        QTest::newRow("endoftext") << "<|endoftext|>" << true << "<|endoftext|>" << false << true;
+        QTest::newRow("##ing") << "##ing" << false << "ing" << false << false;
+        QTest::newRow("[CLS]") << "[CLS]" << false << "[CLS]" << false << true;
+        QTest::newRow("##") << "##" << false << "##" << false << false;
+    }
+    void pieceOfASpelling()
+    {
+        QFETCH(QString, spelled);
+        QFETCH(bool, byte_level);
+        QFETCH(QString, text);
+        QFETCH(bool, leading_space);
+        QFETCH(bool, special);
+        const TokenStrip::Piece piece = TokenStrip::modelPiece(spelled, 1, byte_level);
+        QCOMPARE(piece.text, text);
+        QCOMPARE(piece.leading_space, leading_space);
+        QCOMPARE(piece.special, special);
+        QCOMPARE(piece.continuation, !byte_level && spelled.startsWith("##") && spelled.size() > 2);
     }
 
     // The panel shows the model's configuration instead of the weights' fields; Close model

@@ -52,7 +52,7 @@ struct AttentionController::VariantJob {
     // A whole model: side B is another layer of this run.
     std::shared_ptr<const OpenModel> model;
     std::shared_ptr<const ModelRun> run;
-    QStringList tokens;
+    QStringList tokens;  // as the views label them
 };
 
 struct AttentionController::VariantOutcome {
@@ -383,7 +383,7 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
         // Another layer of the run in hand: made from it on the worker, no forward pass.
         job.model = m_model;
         job.run = m_model_run;
-        job.tokens = m_model_tokens;
+        job.tokens = m_model_labels;
         m_variant_running = true;
         updateBusy();
         startOnWorker(

@@ -203,6 +203,7 @@ private:
     std::shared_ptr<PendingModel> m_pending_model;  // a folder being read
     std::shared_ptr<const ModelRun> m_model_run;
     QStringList m_model_tokens;
+    QStringList m_model_labels;  // the tokens as the views label them
     std::vector<TokenPrediction> m_model_predictions;
     int m_layer = 0;
     int m_forward_passes = 0;

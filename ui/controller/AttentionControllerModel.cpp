@@ -4,6 +4,7 @@
 
 #include "core/model/TransformerForward.h"
 #include "core/pipeline/ModelLayerResult.h"
+#include "core/text/TokenPiece.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/controller/WorkerHandOff.h"
 
@@ -23,6 +24,7 @@ struct AttentionController::ModelJob {
     int layer = 0;
     std::shared_ptr<const ModelRun> run;  // the run to take the layer from; null: a forward pass
     QStringList tokens;                   // the run's tokens
+    QStringList labels;                   // and as the views label them
 };
 
 struct AttentionController::ModelOutcome {
@@ -31,7 +33,8 @@ struct AttentionController::ModelOutcome {
     std::shared_ptr<PendingModel> pending;  // the folder this job read, or failed to
     std::shared_ptr<const OpenModel> model;
     std::shared_ptr<const ModelRun> run;
-    QStringList tokens;
+    QStringList tokens;  // as convert_ids_to_tokens spells them
+    QStringList labels;  // as the views label them (TokenPiece::label)
     bool ran_forward = false;
     std::shared_ptr<const AttentionResult> result;
     SettingField error_field = SettingField::Sentence;
@@ -122,6 +125,7 @@ void AttentionController::requestModel(bool forward)
     if (!forward && !m_pending_model && m_model_run) {
         job.run = m_model_run;
         job.tokens = m_model_tokens;
+        job.labels = m_model_labels;
     }
     m_result_running = true;
     updateBusy();
@@ -157,6 +161,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
     timer.start();
     std::shared_ptr<const ModelRun> run = job.run;
     outcome.tokens = job.tokens;
+    outcome.labels = job.labels;
     if (!run) {
         const std::vector<int> ids = model->tokenizer->encode(job.sentence);
         if (ids.empty()) {
@@ -176,11 +181,17 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
         run = std::make_shared<const ModelRun>(std::move(forward).value());
         outcome.ran_forward = true;
         outcome.tokens.clear();
-        for (int id : ids)
-            outcome.tokens << model->tokenText(id);
+        outcome.labels.clear();
+        const bool byte_level = config.architecture == ModelArchitecture::Gpt2;
+        TokenPiece previous;
+        for (size_t i = 0; i < ids.size(); ++i) {
+            outcome.tokens << model->tokenText(ids[i]);
+            previous = TokenPiece::of(outcome.tokens.back(), byte_level, i > 0 ? &previous : nullptr);
+            outcome.labels << previous.label();
+        }
     }
     outcome.run = run;
-    auto result = ModelLayerResult::make(*model->model, model->dir, *run, outcome.tokens, layer,
+    auto result = ModelLayerResult::make(*model->model, model->dir, *run, outcome.labels, layer,
                                          traceDetailFor(run->seqLen(), config.num_heads));
     if (!result) {
         outcome.error_field = SettingField::Layer;
@@ -215,6 +226,7 @@ void AttentionController::deliverModel(ModelOutcome outcome)
         ++m_forward_passes;
         m_model_run = outcome.run;
         m_model_tokens = outcome.tokens;
+        m_model_labels = outcome.labels;
         m_model_predictions.clear();
     }
     emit resultReady(m_result);

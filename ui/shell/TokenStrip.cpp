@@ -1,12 +1,11 @@
 #include "ui/shell/TokenStrip.h"
 
-#include "core/text/ByteLevelAlphabet.h"
+#include "core/text/TokenPiece.h"
 #include "ui/heatmap/Hatch.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QRegularExpression>
 #include <QToolTip>
 
 namespace attn {
@@ -14,69 +13,32 @@ namespace attn {
 namespace {
 constexpr int kHeight = 34;
 constexpr int kMaxChipText = 120;
-const QString kSpaceMark = QStringLiteral("\u2423");  // ␣
-
-// [CLS], [SEP], [MASK], [PAD], [UNK], <|endoftext|>, <s>, </s>, <unk>, <pad>.
-bool isSpecial(const QString& spelled)
-{
-    static const QRegularExpression pattern(QStringLiteral("^(\\[[A-Za-z_]+[0-9]*\\]|<\\|[^|]+\\|>|</?[a-z]+>)$"));
-    return pattern.match(spelled).hasMatch();
-}
-
-// A byte-level spelling as text: each character stands for one byte; the bytes are UTF-8 unless
-// the piece splits a character, when the spelling is kept as it is.
-QString decodeByteLevel(const QString& spelled)
-{
-    QByteArray bytes;
-    for (QChar c : spelled) {
-        const std::optional<unsigned char> byte = ByteLevelAlphabet::byteForChar(c);
-        if (!byte)
-            return spelled;
-        bytes.append(char(*byte));
-    }
-    const QString text = QString::fromUtf8(bytes);
-    return text.contains(QChar::ReplacementCharacter) ? spelled : text;
-}
-
-// Control characters made visible: a line feed as ↵, a tab as ⇥.
-QString visibleControls(QString text)
-{
-    text.replace(QLatin1Char('\n'), QStringLiteral("\u21B5"));
-    text.replace(QLatin1Char('\r'), QStringLiteral("\u240D"));
-    text.replace(QLatin1Char('\t'), QStringLiteral("\u21E5"));
-    return text;
-}
+const QString kSpaceMark = QString(QChar(TokenPiece::kSpaceMark));
 
 }  // namespace
-
-TokenStrip::Piece TokenStrip::modelPiece(const QString& spelled, int id, bool byte_level, const Piece* previous)
-{
-    Piece piece;
-    piece.spelled = spelled;
-    piece.id = id;
-    piece.special = isSpecial(spelled);
-    if (piece.special) {
-        piece.text = spelled;
-        return piece;
-    }
-    if (byte_level) {
-        QString text = decodeByteLevel(spelled);
-        piece.leading_space = text.startsWith(QLatin1Char(' '));
-        if (piece.leading_space)
-            text.remove(0, 1);
-        piece.text = visibleControls(text);
-        piece.continuation = !piece.leading_space && previous && !previous->special && !text.startsWith(u'\n');
-        return piece;
-    }
-    piece.continuation = spelled.startsWith(QStringLiteral("##")) && spelled.size() > 2;
-    piece.text = piece.continuation ? spelled.mid(2) : spelled;
-    return piece;
-}
 
 TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     setToolTip(tr("The tokens of the sentence, as the model sees them"));
+}
+
+TokenStrip::Piece TokenStrip::modelPiece(const QString& spelled, int id, bool byte_level, const Piece* previous)
+{
+    TokenPiece before;
+    if (previous) {
+        before.special = previous->special;
+        before.text = previous->text;
+    }
+    const TokenPiece read = TokenPiece::of(spelled, byte_level, previous ? &before : nullptr);
+    Piece piece;
+    piece.spelled = spelled;
+    piece.text = read.text;
+    piece.id = id;
+    piece.leading_space = read.leading_space;
+    piece.continuation = read.continuation;
+    piece.special = read.special;
+    return piece;
 }
 
 void TokenStrip::setTokens(const QStringList& tokens)

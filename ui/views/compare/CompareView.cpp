@@ -100,6 +100,7 @@ void CompareView::buildControls()
     variant->addWidget(m_b_layer);
     variant->addWidget(m_b_file, 1);
     variant->addWidget(m_b_browse);
+    variant->addStretch();  // with a model only the layer is shown: it keeps its size
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(heads);
