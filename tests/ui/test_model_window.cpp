@@ -23,12 +23,14 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QDir>
+#include <QDropEvent>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -218,6 +220,12 @@ private slots:
         QCOMPARE(controller()->modelTokens(), (QStringList{"hello", "Ġworld"}));
         QCOMPARE(controller()->result()->config.layer, 0);
         QCOMPARE(controller()->result()->seqLen(), 2);
+        QCOMPARE(controller()->modelPredictions().size(), size_t(2));  // GPT-2: after each position
+        // Layers chosen while the predictions are computed: they come all the same.
+        QVERIFY(controller()->setLayer(1));
+        QVERIFY(controller()->setLayer(0));
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelPredictions().size(), size_t(2));
     }
 
     // A folder that cannot be shown is reported in the message bar and beside the panel's model
@@ -422,6 +430,21 @@ private slots:
         m_window->recentModelsMenu()->actions()[1]->trigger();  // gpt2-tiny
         controller()->waitForIdle();
         QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+    }
+
+    // A folder dropped on the window opens as a model (a file as weights, as before); File ›
+    // Open model folder is Ctrl+Shift+O.
+    void droppingAFolderOpensIt()
+    {
+        QCOMPARE(m_window->actions()->get(ActionId::OpenModel)->shortcut(),
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(modelFixture("distilbert-tiny"))});
+        QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &drop);
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("distilbert-tiny")).absoluteFilePath());
+        QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
     }
 
     // The Model tab's seam: a (layer, head) opens in One head.
