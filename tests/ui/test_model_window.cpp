@@ -440,6 +440,10 @@ private slots:
                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
         QMimeData data;
         data.setUrls({QUrl::fromLocalFile(modelFixture("distilbert-tiny"))});
+        // As a drag delivers them: the enter (which the window accepts), then the drop.
+        QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(m_window.get(), &drop);
         controller()->waitForIdle();
