@@ -16,6 +16,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -483,6 +484,11 @@ private slots:
             for (int k = 0; k < head0.size(); ++k)
                 QVERIFY(std::abs(double(b->trace.weights[0](q, k)) - head0[q].toArray()[k].toDouble()) <= 1e-5);
         QCOMPARE(controller()->result()->config.layer, 0);  // side A stays on the chosen layer
+        // The titles name the (layer, head) of each side.
+        QVERIFY2(compare->figure()->plotA()->title().contains("layer 0"),
+                 qPrintable(compare->figure()->plotA()->title()));
+        QVERIFY2(compare->figure()->plotB()->title().contains("layer 1"),
+                 qPrintable(compare->figure()->plotB()->title()));
     }
 };
 

@@ -327,9 +327,14 @@ void CompareView::refresh()
     const QString settings = usesOtherSettings() && m_variant
                                  ? CompareModel::describeDifference(m_result->config, m_variant->config)
                                  : QString();
-    const Status shown = m_figure->setComparison(
-        {m_result, m_head_a, QString()},
-        {result_b, m_head_b, settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings") : settings});
+    // A whole model's sides are (layer, head) pairs: both titles name their layer.
+    const bool model = isModelLayer(*m_result);
+    const Status shown =
+        m_figure->setComparison({m_result, m_head_a, model ? tr("layer %1").arg(m_result->config.layer) : QString()},
+                                {result_b, m_head_b,
+                                 model ? tr("layer %1").arg(result_b->config.layer)
+                                 : settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings")
+                                                                                          : settings});
     m_status->setText(shown ? QString() : shown.error());
     m_table->setComparedHeads(m_head_a, result_b == m_result ? m_head_b : -1);
 }
