@@ -65,6 +65,8 @@ TokenPiece TokenPiece::of(const QString& spelled, bool byte_level, const TokenPi
 
 QString TokenPiece::label() const
 {
+    if (continuation && spelled.startsWith(QStringLiteral("##")))
+        return spelled;  // an axis has no neighbouring chip to join: the ## says it
     return leading_space ? QChar(kSpaceMark) + text : text;
 }
 

@@ -19,7 +19,7 @@ struct TokenPiece {
 
     // previous: the piece before, if any (a byte-level piece without a space continues it).
     static TokenPiece of(const QString& spelled, bool byte_level, const TokenPiece* previous = nullptr);
-    // One short label for axes and tables: the text, a leading space as ␣.
+    // One short label for axes and tables: the text, a leading space as ␣, WordPiece's ## kept.
     QString label() const;
 
     static constexpr char16_t kSpaceMark = u'\u2423';  // ␣

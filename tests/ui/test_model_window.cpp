@@ -141,11 +141,11 @@ private slots:
             QCOMPARE(run->token_ids[size_t(i)], expected["token_ids"].toArray()[i].toInt());
 
         m_window->setCurrentView(View::Grid);
-        // The views label the tokens as they read: GPT-2's Ġ as ␣, BERT's ## without its marks.
+        // The views label the tokens as they read: GPT-2's Ġ as ␣, BERT's ## kept (no chip to join).
         const QString label = m_window->headsGrid()->plot(0)->rowLabel(name == "gpt2-tiny" ? 2 : 4);
         QCOMPARE(label, name == "gpt2-tiny"   ? QStringLiteral("\u2423isn")
-                        : name == "bert-tiny" ? QStringLiteral("ization")
-                                              : QStringLiteral("es"));
+                        : name == "bert-tiny" ? QStringLiteral("##ization")
+                                              : QStringLiteral("##es"));
         const QJsonArray attention = expected["attention"].toArray();
         for (int layer : {0, 1}) {
             QVERIFY(controller()->setLayer(layer));
