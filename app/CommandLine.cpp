@@ -52,8 +52,10 @@ Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOpti
                              .arg(QLatin1String(other))};
     if (parser.isSet("token-ids") && parser.isSet("sentence"))
         return Error{QStringLiteral("--token-ids: cannot be combined with --sentence")};
-    if (!options.headless())
-        return Error{QStringLiteral("--model: the window does not show whole models yet; use --json or --export")};
+    if (!options.headless() && parser.isSet("token-ids"))
+        return Error{QStringLiteral("--token-ids: only with --json or --export (the window tokenizes the sentence)")};
+    if (!options.example.isEmpty())
+        return Error{QStringLiteral("--model: cannot be combined with --example")};
     return {};
 }
 
@@ -92,6 +94,8 @@ QString CommandLine::optionFor(SettingField field)
             return QStringLiteral("--kv-sentence");
         case SettingField::PadKeys:
             return QStringLiteral("--pad-keys");
+        case SettingField::Model:
+            return QStringLiteral("--model");
     }
     return QString();
 }

@@ -3,6 +3,7 @@
 #include "app/HeadlessRunner.h"
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerForward.h"
+#include "core/pipeline/ModelLayerResult.h"
 #include "core/report/ModelJsonReport.h"
 #include "ui/export/ViewExporter.h"
 
@@ -119,39 +120,13 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
             request.view = ExportView::Shapes;
             return ViewExporter::exportModelShapes(model.config(), run.seqLen(), caption, request);
         default:  // the selected layer, drawn by the single-layer views
-            return HeadlessRunner::exportView(options, layerResult(model, options.model_dir, run, tokens));
+        {
+            auto result = ModelLayerResult::make(model, options.model_dir, run, tokens, run.selected_layer);
+            if (!result)
+                return Error{result.error()};
+            return HeadlessRunner::exportView(options, *result);
+        }
     }
-}
-
-AttentionResult ModelCommand::layerResult(const TransformerModel& model, const QString& dir, const ModelRun& run,
-                                          const QStringList& tokens)
-{
-    const ModelConfig& config = model.config();
-    const LayerWeights& layer = model.weights().layers[size_t(run.selected_layer)];
-    AttentionResult result;
-    result.config.d_model = config.hidden_size;
-    result.config.num_heads = config.num_heads;
-    result.config.input_dim = config.hidden_size;
-    result.config.weight_source = RunSettings::WeightSource::File;
-    result.config.weights_file = dir;
-    result.config.layer = run.selected_layer;
-    result.config.causal = config.causal;
-    result.config.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
-    result.config.positional_encoding = false;
-    for (const QString& text : tokens)
-        result.input.tokens.append(Token{text, 0, 0});
-    result.input.x = run.layer_input;
-    result.trace = run.layer_trace;
-    result.trace.weights = run.attention.layer(run.selected_layer);
-    result.output_dim = config.hidden_size;
-    result.has_output_projection = true;
-    result.parameter_count = layer.attention.parameterCount();
-    result.weights_description = QStringLiteral("%1 (%2, layer %3 of %4)")
-                                     .arg(QFileInfo(dir).fileName(), config.model_type)
-                                     .arg(run.selected_layer)
-                                     .arg(config.num_layers);
-    result.layer_count = config.num_layers;
-    return result;
 }
 
 int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)

@@ -1,9 +1,6 @@
 #pragma once
 
 #include "app/CommandLine.h"
-#include "core/model/ModelRun.h"
-#include "core/model/TransformerModel.h"
-#include "core/pipeline/AttentionResult.h"
 
 #include <QTextStream>
 
@@ -17,14 +14,10 @@ class ModelCommand {
 public:
     static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 
-    // The selected layer of a run as the single-layer views show a result: its attention input,
-    // Q, K, V, every head's weights and the output projection.
     // --export: --view model draws every layer x head, --view shapes the whole model's chain of
     // blocks, the other views the selected layer.
     static Status exportPicture(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
                                 const QStringList& tokens);
-    static AttentionResult layerResult(const TransformerModel& model, const QString& dir, const ModelRun& run,
-                                       const QStringList& tokens);
 };
 
 }  // namespace attn

@@ -45,7 +45,15 @@ View WindowLauncher::tabFor(const CommandLineOptions& options)
 Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
     window.kvSentenceEdit()->setText(options.kv_sentence);  // before the sentence: one result for both
-    window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
+    if (!options.model_dir.isEmpty()) {
+        // The model's layer is its own; the settings keep theirs for when it is closed.
+        RunSettings config = options.config;
+        config.layer = 0;
+        window.openModelFolder(options.model_dir, options.config.layer);
+        window.applyOptions(config, options.sentence, tabFor(options), options.head);
+    } else {
+        window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
+    }
     if (options.example == u"toy")
         if (Status shown = window.showToyExample(); !shown)
             return Error{QStringLiteral("--example toy: %1").arg(shown.error())};

@@ -16,6 +16,9 @@ struct ModelRun {
     Matrix last_hidden_state;    // (T, C): after ln_f (GPT-2), the last layer's output (BERT-family)
 
     int num_kv_heads = 0;  // key/value heads: query head h uses h / (H / num_kv_heads)
+    // Every layer's attention input, L x (T, C) (after ln_1 for GPT-2): any layer's Q, K, V can be
+    // made again from it with one attention layer, without running the layers before it.
+    std::vector<Matrix> layer_inputs;
 
     int selected_layer = 0;
     Matrix layer_input;          // (T, C): what the selected layer's attention reads (after ln_1 for GPT-2)

@@ -172,11 +172,12 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
     run.selected_layer = selected_layer;
     run.num_kv_heads = config.num_kv_heads;
     run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    run.layer_inputs.resize(size_t(config.num_layers));
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
     const RotaryEmbedding rotary =
         config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
     for (int layer = 0; layer < config.num_layers; ++layer) {
-        Matrix* attention_input = layer == selected_layer ? &run.layer_input : nullptr;
+        Matrix* attention_input = &run.layer_inputs[size_t(layer)];
         const LayerWeights& w = weights.layers[size_t(layer)];
         const LayerCapture capture =
             layer == selected_layer ? LayerCapture{&run.layer_input, &run.q_before_rotation, &run.k_before_rotation}
@@ -190,6 +191,7 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
             return Error{trace.error()};
         run.attention.setLayer(layer, std::move(trace->weights));
         if (layer == selected_layer) {
+            run.layer_input = *attention_input;
             trace->weights.clear();
             run.layer_trace = std::move(trace).value();
         }

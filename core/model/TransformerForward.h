@@ -20,7 +20,7 @@ namespace attn {
 //   MLP(h) = act(h W_in + b_in) W_out + b_out.
 //   Llama family, GPT-NeoX: x = word[ids], the blocks of DecoderBlocks.h (rotary positions),
 //                last_hidden_state = RMSNorm(x) (Llama family), LN_f(x) (GPT-NeoX)
-// Every layer's attention is computed by AttentionEngine and its (H, T, T) weights kept.
+// Every layer's attention is computed by AttentionEngine and its (H, T, T) weights and its input (T, C) kept.
 class TransformerForward {
 public:
     // Refuses, before anything is allocated, ids outside the vocabulary, zero tokens or more than

@@ -65,6 +65,9 @@ private slots:
     void exportDrawsTheSelectedLayer();
     void contractErrors_data();
     void contractErrors();
+    void windowScreenshotOfAModel_data();
+    void windowScreenshotOfAModel();
+    void windowRefusesABrokenModel();
 };
 
 void TestCliModel::jsonAgreesWithTransformers_data()
@@ -338,8 +341,9 @@ void TestCliModel::contractErrors_data()
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})
                                        << "--head 4: head 4 is out of range: the model has 4 heads, 0 to 3";
-    QTest::newRow("no output: the window") << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1"}
-                                           << "--model: the window does not show whole models yet";
+    QTest::newRow("token ids in the window")
+        << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1"}
+        << "--token-ids: only with --json or --export (the window tokenizes the sentence)";
     const QString weights = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz");
     const QString input = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
     for (const QStringList& option :
@@ -376,6 +380,42 @@ void TestCliModel::contractErrors()
         QVERIFY2(QDir(out.path()).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
                  "an output file was left behind");
     }
+}
+
+void TestCliModel::windowScreenshotOfAModel_data()
+{
+    QTest::addColumn<QString>("tab");
+    for (const char* tab : {"grid", "head", "compare", "lines", "shapes", "walkthrough"})
+        QTest::newRow(tab) << QString::fromLatin1(tab);
+}
+
+// --model without --json or --export opens the window on the model (here saved by --screenshot).
+void TestCliModel::windowScreenshotOfAModel()
+{
+    QFETCH(QString, tab);
+    QTemporaryDir out;
+    const QString path = out.filePath("window.png");
+    const ProgramRun run =
+        runProgram({"--model", modelFixture("gpt2-tiny"), "--layer", "1", "--tab", tab, "--sentence",
+                    "Attention isn't all you need, but it helps.", "--screenshot", path, "--size", "1000x700"});
+    QVERIFY2(run.exit_code == 0, run.err.constData());
+    QCOMPARE(QImage(path).size(), QSize(1000, 700));
+}
+
+// A folder the window cannot show is the contract's one error line, and no picture.
+void TestCliModel::windowRefusesABrokenModel()
+{
+    QTemporaryDir out;
+    const QString path = out.filePath("window.png");
+    const ProgramRun run = runProgram({"--model", out.filePath("nothing"), "--screenshot", path});
+    QVERIFY(run.exit_code != 0);
+    QVERIFY2(run.err.startsWith("error: --model"), run.err.constData());
+    QCOMPARE(run.err.count('\n'), 1);
+    QVERIFY(!QFile::exists(path));
+    const ProgramRun layer = runProgram({"--model", modelFixture("gpt2-tiny"), "--layer", "5", "--screenshot", path});
+    QVERIFY(layer.exit_code != 0);
+    QVERIFY2(layer.err.startsWith("error: --layer"), layer.err.constData());
+    QVERIFY(!QFile::exists(path));
 }
 
 QTEST_GUILESS_MAIN(TestCliModel)

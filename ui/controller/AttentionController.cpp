@@ -3,8 +3,11 @@
 #include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/Examples.h"
+#include "core/pipeline/ModelLayerResult.h"
 #include "core/text/WordSplitter.h"
+#include "ui/controller/OpenModel.h"
 #include "ui/controller/PendingWeights.h"
+#include "ui/controller/WorkerHandOff.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -46,6 +49,10 @@ struct AttentionController::VariantJob {
     QString sentence;
     std::shared_ptr<const LoadedWeights> weights;
     std::shared_ptr<PendingWeights> pending;
+    // A whole model: side B is another layer of this run.
+    std::shared_ptr<const OpenModel> model;
+    std::shared_ptr<const ModelRun> run;
+    QStringList tokens;  // as the views label them
 };
 
 struct AttentionController::VariantOutcome {
@@ -57,35 +64,6 @@ struct AttentionController::VariantOutcome {
 };
 
 namespace {
-
-// Runs `job` on the GUI thread when it is small, on one core: OpenMP's fork and barrier cost
-// more than the work itself, and on a loaded machine a barrier can wait ~100 ms for a descheduled
-// thread. The worker keeps its cores for large inputs.
-template <typename Work>
-auto onOneCore(Work&& work)
-{
-    const int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
-    auto outcome = work();
-    omp_set_num_threads(threads);
-    return outcome;
-}
-
-// Runs `work` on a pool thread with the worker's OpenMP setting and hands a result that is not
-// stale to `deliver` on the GUI thread, in the order the queued calls arrive.
-template <typename Work, typename Deliver>
-void startOnWorker(QThreadPool& pool, QObject* receiver, int threads, Work work, Deliver deliver)
-{
-    pool.start([receiver, threads, work = std::move(work), deliver = std::move(deliver)] {
-        omp_set_num_threads(threads);  // this pool thread's own OpenMP setting
-        auto outcome = work();
-        if (outcome.skipped)
-            return;
-        QMetaObject::invokeMethod(
-            receiver, [deliver, outcome = std::move(outcome)]() mutable { deliver(std::move(outcome)); },
-            Qt::QueuedConnection);
-    });
-}
 
 // The work of a pass whose weights are `weights`, or still to be made from `config` (random
 // weights cost a few multiply-adds per parameter to generate).
@@ -136,6 +114,12 @@ bool AttentionController::setConfig(const RunSettings& config)
         reportError(invalid->field, invalid->message);
         return false;
     }
+    if (modelInUse()) {
+        // Kept for when the model is closed (its weights are built or read then): a model
+        // defines its own settings.
+        setCurrentConfig(config);
+        return true;
+    }
     const bool from_file = config.weight_source == RunSettings::WeightSource::File;
     const bool leaves_example = showsExample() && (!from_file || config.weights_file != m_example_weights_file);
     const bool weights_in_use = m_weights && m_weights_config.sameWeightsAs(config);
@@ -167,6 +151,12 @@ bool AttentionController::setConfig(const RunSettings& config)
 
 bool AttentionController::setExample(const Example& example)
 {
+    if (modelInUse()) {
+        m_model.reset();
+        m_pending_model.reset();
+        m_model_run.reset();
+        emit modelClosed();
+    }
     m_pending.reset();
     m_leave_example_with_load = false;
     m_weights = std::make_shared<const LoadedWeights>(example.weights);
@@ -201,7 +191,10 @@ bool AttentionController::setSentence(const QString& sentence)
         reportError(SettingField::Sentence, tr("type a sentence"));
         return false;
     }
-    request();
+    if (modelInUse())
+        requestModel(true);
+    else
+        request();
     return true;
 }
 
@@ -211,7 +204,7 @@ bool AttentionController::setKvSentence(const QString& sentence)
         return true;
     m_kv_sentence = sentence;
     m_result_outdated = true;
-    if (showsExample())
+    if (showsExample() || modelInUse())
         return true;  // kept for when the sentence comes back
     request();
     return true;
@@ -311,10 +304,7 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     // sentence grows again) but only the keys that exist are padded.
     const qint64 key_len = kv_input.tokens.isEmpty() ? input.tokens.size() : kv_input.tokens.size();
     effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
-    // Raw scores (for the walkthrough) only while they are small: T_q T_kv floats per head.
-    const qint64 seq_len = input.tokens.size();
-    const TraceDetail detail =
-        seq_len * key_len * effective.num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
+    const TraceDetail detail = traceDetailFor(input.tokens.size(), effective.num_heads, key_len);
     auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail);
     if (!result) {
         outcome.error_field = SettingField::Sentence;
@@ -389,6 +379,18 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
     job.config = config;
     job.base = std::move(base);
     job.sentence = sentence;
+    if (m_model && m_model_run) {
+        // Another layer of the run in hand: made from it on the worker, no forward pass.
+        job.model = m_model;
+        job.run = m_model_run;
+        job.tokens = m_model_labels;
+        m_variant_running = true;
+        updateBusy();
+        startOnWorker(
+            m_pool, this, m_worker_threads, [job] { return runVariantJob(job); },
+            [this](VariantOutcome outcome) { deliverVariant(std::move(outcome)); });
+        return;
+    }
     if (std::optional<SettingError> invalid = config.validate()) {
         VariantOutcome refused;
         refused.generation = job.generation;
@@ -430,6 +432,16 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
     }
     if (!job.base) {
         outcome.error = tr("there is no result to compare with");
+        return outcome;
+    }
+    if (job.model) {
+        auto layer = ModelLayerResult::make(*job.model->model, job.model->dir, *job.run, job.tokens, job.config.layer,
+                                            traceDetailFor(job.run->seqLen(), job.model->model->config().num_heads));
+        if (!layer) {
+            outcome.error = layer.error();
+            return outcome;
+        }
+        outcome.result = std::make_shared<const AttentionResult>(std::move(layer).value());
         return outcome;
     }
     std::shared_ptr<const LoadedWeights> weights = job.weights;
@@ -481,7 +493,7 @@ void AttentionController::waitForIdle()
 
 void AttentionController::updateBusy()
 {
-    const bool busy = m_result_running || m_variant_running;
+    const bool busy = m_result_running || m_variant_running || m_predictions_running;
     if (busy == m_busy)
         return;
     m_busy = busy;
@@ -499,7 +511,7 @@ void AttentionController::clearErrors()
     // The sentence's error is cleared by its next result; config errors by an accepted config.
     const std::set<SettingField> fields = m_error_fields;
     for (SettingField field : fields) {
-        if (field == SettingField::Sentence || field == SettingField::KvSentence)
+        if (field == SettingField::Sentence || field == SettingField::KvSentence || field == SettingField::Model)
             continue;
         m_error_fields.erase(field);
         emit errorChanged(field, QString());

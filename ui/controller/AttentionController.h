@@ -1,11 +1,14 @@
 #pragma once
 
+#include "core/model/ModelRun.h"
+#include "core/model/TokenPredictions.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "core/weights/LoadedWeights.h"
 
 #include <QObject>
+#include <QStringList>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -16,6 +19,8 @@
 namespace attn {
 
 struct Example;
+struct OpenModel;
+class PendingModel;
 class PendingWeights;
 
 // The single source of truth of the window: the current RunSettings, sentence and weights, and
@@ -34,6 +39,12 @@ class PendingWeights;
 //   config goes back to the one in use before it (configChanged).
 // - Side B of the compare view (requestVariant) goes through the same worker, with its own
 //   generations, and keeps its own weights so a file is read once, not once per result.
+// - A whole model (openModel) is read, and every forward pass run, on the worker, under the same
+//   generations. While it is open the sentence goes through its tokenizer, the result is the
+//   selected layer of its run (ModelLayerResult), and the config is kept for when it is closed.
+//   A folder that cannot be read is reported (errorChanged for Model) and the model, or the
+//   weights, in use stay. Choosing a layer never runs the model again: the run keeps every
+//   layer's maps and attention input, and the layer's Q, K, V are one attention layer away.
 class AttentionController : public QObject {
     Q_OBJECT
 public:
@@ -64,6 +75,24 @@ public:
     // for the newest request only.
     void requestVariant(const RunSettings& config, std::shared_ptr<const AttentionResult> base,
                         const QString& sentence);
+
+    // Whole models. openModel reads the folder on the worker and shows `layer` of its run;
+    // closeModel goes back to the config's weights (modelClosed).
+    void openModel(const QString& dir, int layer = 0);
+    void closeModel();
+    bool hasModel() const { return m_model != nullptr; }
+    bool isOpeningModel() const { return m_pending_model != nullptr; }
+    std::shared_ptr<const OpenModel> model() const { return m_model; }
+    std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
+    const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run
+    // The head's top 5 at the positions it predicts (GPT-2: every position, the next token; the
+    // BERT family: each [MASK]); they follow each run (modelPredictionsReady).
+    const std::vector<TokenPrediction>& modelPredictions() const { return m_model_predictions; }
+    // The layer every view shows; false (and errorChanged for Layer) when out of range. With a
+    // run in hand the layer's result is made from it: no forward pass.
+    bool setLayer(int layer);
+    int selectedLayer() const { return m_layer; }
+    int forwardPasses() const { return m_forward_passes; }  // of whole models, since construction
 
     const RunSettings& config() const { return m_config; }
     const QString& sentence() const { return m_sentence; }
@@ -105,6 +134,13 @@ signals:
     // Side B for the newest requestVariant, or why there is none.
     void variantReady(std::shared_ptr<const attn::AttentionResult> variant);
     void variantFailed(const QString& message);
+    // A whole model's folder was read and is in use (its first result follows).
+    void modelOpened(const QString& dir);
+    // After each forward pass of a whole model: every layer's maps, and the tokens' strings.
+    void modelRunReady(std::shared_ptr<const attn::ModelRun> run, QStringList tokens);
+    void modelPredictionsReady();
+    void modelClosed();
+    void layerChanged(int layer);
 
 private:
     struct Job;
@@ -113,6 +149,16 @@ private:
     struct VariantOutcome;
     static Outcome runJob(const Job& job);
     static VariantOutcome runVariantJob(const VariantJob& job);
+    struct ModelJob;
+    struct ModelOutcome;
+    struct PredictionOutcome;
+    static ModelOutcome runModelJob(const ModelJob& job);
+    void requestModel(bool forward);  // false: the selected layer of the run in hand
+    void deliverModel(ModelOutcome outcome);
+    bool adoptModel();  // the folder the newest job read; false: refused, handled here
+    void requestPredictions();
+    void deliverPredictions(PredictionOutcome outcome);
+    bool modelInUse() const { return m_model || m_pending_model; }
     void request();
     void deliver(Outcome outcome);
     bool adoptWeights(const Outcome& outcome);  // false: a refused file, handled here
@@ -151,6 +197,17 @@ private:
     std::shared_ptr<const LoadedWeights> m_variant_weights;
     RunSettings m_variant_weights_config;
     std::shared_ptr<PendingWeights> m_variant_pending;
+
+    // Whole models.
+    std::shared_ptr<const OpenModel> m_model;
+    std::shared_ptr<PendingModel> m_pending_model;  // a folder being read
+    std::shared_ptr<const ModelRun> m_model_run;
+    QStringList m_model_tokens;
+    QStringList m_model_labels;  // the tokens as the views label them
+    std::vector<TokenPrediction> m_model_predictions;
+    int m_layer = 0;
+    int m_forward_passes = 0;
+    bool m_predictions_running = false;
 };
 
 }  // namespace attn

@@ -11,6 +11,8 @@ namespace attn {
 
 enum class ActionId {
     OpenWeights,
+    OpenModel,
+    CloseModel,
     ExportImage,
     CopyImage,
     ExportData,
@@ -24,6 +26,8 @@ enum class ActionId {
     ViewModel,
     NextHead,
     PreviousHead,
+    NextLayer,
+    PreviousLayer,
     FocusSentence,
     Causal,
     KeyboardShortcuts,

@@ -27,6 +27,7 @@ const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-o
 const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
+const Setting<QStringList> kRecentModels{"files/recentModels", QStringList()};
 const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
 const Setting<QByteArray> kState{"window/state", QByteArray()};
 
@@ -158,6 +159,29 @@ void AppSettings::removeRecentFile(const QString& path)
     QStringList files = recentFiles();
     files.removeAll(QDir::cleanPath(path));
     set(kRecent, files);
+}
+
+QStringList AppSettings::recentModels() const
+{
+    return get(kRecentModels);
+}
+
+void AppSettings::addRecentModel(const QString& dir)
+{
+    QStringList folders = recentModels();
+    const QString clean = QDir::cleanPath(dir);
+    folders.removeAll(clean);
+    folders.prepend(clean);
+    while (folders.size() > kMaxRecentFiles)
+        folders.removeLast();
+    set(kRecentModels, folders);
+}
+
+void AppSettings::removeRecentModel(const QString& dir)
+{
+    QStringList folders = recentModels();
+    folders.removeAll(QDir::cleanPath(dir));
+    set(kRecentModels, folders);
 }
 
 QByteArray AppSettings::windowGeometry() const

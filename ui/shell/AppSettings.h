@@ -41,6 +41,9 @@ public:
     QStringList recentFiles() const;
     void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecentFile(const QString& path);
+    QStringList recentModels() const;  // model folders, kept as the weight files are
+    void addRecentModel(const QString& dir);
+    void removeRecentModel(const QString& dir);
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray& geometry);
     QByteArray windowState() const;

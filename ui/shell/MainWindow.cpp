@@ -7,6 +7,7 @@
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/HeatmapMenu.h"
+#include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
@@ -77,6 +78,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_kv_tokens->setClickable(true);
     m_kv_tokens->setVisible(false);
     m_message = new MessageBar(central);
+    m_layer_chooser = new LayerChooser(central);
+    m_layer_chooser->setVisible(false);  // a whole model only
     m_tabs = new ViewTabs(central);
     m_grid = m_tabs->grid();
     m_head_view = m_tabs->headView();
@@ -85,6 +88,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     layout->addWidget(m_kv_sentence);
     layout->addWidget(m_kv_tokens);
     layout->addWidget(m_message);
+    layout->addWidget(m_layer_chooser);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -134,6 +138,16 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
     connect(m_controller, &AttentionController::configChanged, this, &MainWindow::showConfig);
     connect(m_controller, &AttentionController::weightsFileLoaded, this, &MainWindow::weightsFileLoaded);
+    connect(m_controller, &AttentionController::modelOpened, this, &MainWindow::modelOpened);
+    connect(m_controller, &AttentionController::modelClosed, this, &MainWindow::modelClosed);
+    connect(m_controller, &AttentionController::modelPredictionsReady, this, &MainWindow::updateModelPieces);
+    connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
+    connect(m_layer_chooser, &LayerChooser::layerChosen, this, [this](int layer) {
+        if (!m_controller->setLayer(layer))
+            m_layer_chooser->setLayer(m_controller->selectedLayer());
+    });
+    connect(m_panel, &SettingsPanel::openModelRequested, this, &MainWindow::openModelInteractively);
+    connect(m_panel, &SettingsPanel::closeModelRequested, this, &MainWindow::closeModel);
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();
     connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);
@@ -185,6 +199,10 @@ void MainWindow::buildMenus()
     file->addAction(a->get(ActionId::OpenWeights));
     m_recent_menu = file->addMenu(tr("Open &recent"));
     m_recent_menu->setToolTipsVisible(true);
+    file->addAction(a->get(ActionId::OpenModel));
+    m_recent_models_menu = file->addMenu(tr("Recen&t models"));
+    m_recent_models_menu->setToolTipsVisible(true);
+    file->addAction(a->get(ActionId::CloseModel));
     file->addSeparator();
     file->addAction(a->get(ActionId::ExportImage));
     file->addAction(a->get(ActionId::CopyImage));
@@ -204,6 +222,8 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(a->get(ActionId::PreviousHead));
     view->addAction(a->get(ActionId::NextHead));
+    view->addAction(a->get(ActionId::PreviousLayer));
+    view->addAction(a->get(ActionId::NextLayer));
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
     view->addSeparator();
@@ -233,6 +253,12 @@ void MainWindow::buildMenus()
         menu->setToolTipsVisible(true);
 
     connect(a->get(ActionId::OpenWeights), &QAction::triggered, this, &MainWindow::openWeightsInteractively);
+    connect(a->get(ActionId::OpenModel), &QAction::triggered, this, &MainWindow::openModelInteractively);
+    connect(a->get(ActionId::CloseModel), &QAction::triggered, this, &MainWindow::closeModel);
+    connect(a->get(ActionId::NextLayer), &QAction::triggered, this, [this] { stepLayer(1); });
+    connect(a->get(ActionId::PreviousLayer), &QAction::triggered, this, [this] { stepLayer(-1); });
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+        a->get(id)->setEnabled(false);  // with a whole model only
     connect(a->get(ActionId::ExportImage), &QAction::triggered, this, &MainWindow::exportImageInteractively);
     connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);
     connect(a->get(ActionId::ExportData), &QAction::triggered, this, &MainWindow::exportDataInteractively);
@@ -295,6 +321,7 @@ void MainWindow::restoreSettings()
     m_heatmap_menu->setColorScale(m_settings->colorScale());
     m_tabs->setColorScale(m_settings->colorScale());
     updateRecentMenu();
+    updateRecentModelsMenu();
 
     const RunSettings config = m_settings->runSettings();
     {
@@ -348,7 +375,10 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     QStringList labels;
     for (const Token& token : m_result->input.tokens)
         labels.append(token.text);
-    m_tokens->setTokens(labels);
+    if (m_controller->hasModel())
+        updateModelPieces();
+    else
+        m_tokens->setTokens(labels);
     QStringList key_labels;
     for (const Token& token : m_result->kv_input.tokens)
         key_labels.append(token.text);
@@ -374,6 +404,16 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
                           .arg(heads)
                           .arg(message);
     m_panel->setFieldError(field, message);
+    if (field == SettingField::Model) {
+        showModelError(message);
+        return;
+    }
+    if (field == SettingField::Layer && m_controller->hasModel()) {
+        m_layer_chooser->setToolTip(message);
+        if (!message.isEmpty())
+            m_message->showError(tr("Layer: %1").arg(message));
+        return;
+    }
     if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
         if (std::exchange(m_restoring_file, false))
             m_message->showError(tr("The saved weights could not be loaded; using random weights. %1").arg(message));
@@ -382,9 +422,17 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
         if (!std::exchange(m_opening_file, QString()).isEmpty())
             updateRecentMenu();
     }
-    if (field == SettingField::Sentence)
+    if (field == SettingField::Sentence) {
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
                                                  : message);
+        m_sentence->setProperty("error", message);
+        // A model's refusal of the sentence (too many tokens for its positions) is also said in the bar.
+        const QString prefix = tr("Sentence: ");
+        if (!message.isEmpty() && m_controller->hasModel())
+            m_message->showError(prefix + message);
+        else if (message.isEmpty() && m_message->text().startsWith(prefix))
+            m_message->hide();
+    }
     if (field == SettingField::KvSentence) {
         m_kv_sentence->setToolTip(message.isEmpty() ? kKvToolTip() : message);
         m_kv_sentence->setStyleSheet(

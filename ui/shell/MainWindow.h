@@ -21,6 +21,7 @@ class AppSettings;
 class AttentionController;
 class HeadView;
 class HeadsGrid;
+class LayerChooser;
 class MessageBar;
 class ResultStatus;
 class SettingsPanel;
@@ -62,6 +63,14 @@ public:
     ActionRegistry* actions() const { return m_actions; }
     QString statusText() const;
 
+    // Whole models: a Hugging Face folder read on the controller's worker; until it is read (or if
+    // it is refused, with its reason in the message bar and the settings panel) the model or the
+    // weights in use stay. closeModel goes back to the settings panel's weights.
+    void openModelFolder(const QString& dir, int layer = 0);
+    void closeModel();
+    LayerChooser* layerChooser() const { return m_layer_chooser; }
+    QMenu* recentModelsMenu() const { return m_recent_models_menu; }
+
     // Shows a configuration and sentence given from outside (the command line).
     void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
     void setCurrentView(View view);
@@ -85,6 +94,10 @@ public:
     // The Examples menu's toy example, from the resources built into the program.
     Status showToyExample();
 
+public slots:
+    // Layer `layer`, head `head` in the One head tab (the Model tab's headActivated).
+    void showModelHead(int layer, int head);
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -98,6 +111,13 @@ private:
     void showConfig(const RunSettings& config);
     void weightsFileLoaded(const QString& path);
     void updateRecentMenu();
+    void updateRecentModelsMenu();
+    void openModelInteractively();
+    void modelOpened(const QString& dir);
+    void modelClosed();
+    void showModelError(const QString& message);
+    void updateModelPieces();  // the token strip from the model's run and predictions
+    void stepLayer(int step);
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
@@ -126,6 +146,8 @@ private:
     HeatmapMenu* m_heatmap_menu = nullptr;
     void showTokenMenu(int key, const QPoint& global_position);
     void showHiddenKeys();
+    QMenu* m_recent_models_menu = nullptr;
+    LayerChooser* m_layer_chooser = nullptr;
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;

@@ -59,6 +59,7 @@ bool statesNoHeads(const QString& path)
 
 void MainWindow::openWeightsFile(const QString& path)
 {
+    closeModel();  // weights for the panel's settings: a whole model in use gives way
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
     // A file that does not say how many heads it has is split into the number the Heads field shows.
@@ -142,7 +143,11 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return;
     event->acceptProposedAction();
-    openWeightsFile(urls.first().toLocalFile());
+    const QString path = urls.first().toLocalFile();
+    if (QFileInfo(path).isDir())
+        openModelFolder(path);  // a Hugging Face model folder
+    else
+        openWeightsFile(path);
 }
 
 Status MainWindow::exportImage(const QString& path, const QSize& size, double scale)

@@ -1,15 +1,20 @@
 #include "ui/shell/SettingsPanel.h"
 
+#include "core/model/ModelConfig.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLocale>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStyle>
+#include <QTextDocument>
 
 namespace attn {
 
@@ -64,11 +69,34 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
         m_color_map->addItem(ColorMaps::name(map), int(map));
     m_color_map->setToolTip(tr("Perceptual colour map of the heatmaps"));
 
-    auto* section = [](const QString& text) {
+    auto heading = [](const QString& text) {
         auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text));
         label->setContentsMargins(0, 8, 0, 2);
         return label;
-    }(tr("Model"));
+    };
+    // A whole model: its configuration, read-only, instead of the fields below.
+    m_model_heading = heading(tr("Whole model"));
+    m_model_info = new QLabel(this);
+    m_model_info->setObjectName(QStringLiteral("ModelInfo"));
+    m_model_info->setTextFormat(Qt::RichText);
+    m_model_info->setWordWrap(true);
+    m_model_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_open_model = new QPushButton(tr("Open model folder…"), this);
+    m_open_model->setToolTip(
+        tr("A Hugging Face folder with config.json, model.safetensors and the tokenizer "
+           "(Ctrl+Shift+O, or drop the folder on the window)"));
+    m_close_model = new QPushButton(tr("Close model"), this);
+    m_close_model->setObjectName(QStringLiteral("CloseModel"));
+    m_close_model->setToolTip(tr("Back to the weights of the fields below (random, identity or a weight file)"));
+    form->addRow(m_model_heading);
+    form->addRow(m_model_info);
+    addErrorRow(form, SettingField::Model, m_open_model);
+    form->addRow(m_open_model);
+    form->addRow(m_close_model);
+    connect(m_open_model, &QPushButton::clicked, this, &SettingsPanel::openModelRequested);
+    connect(m_close_model, &QPushButton::clicked, this, &SettingsPanel::closeModelRequested);
+
+    auto* section = heading(tr("Model"));
     form->addRow(section);
     form->addRow(tr("&d_model"), m_d_model);
     addErrorRow(form, SettingField::DModel, m_d_model);
@@ -93,6 +121,11 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     view->setContentsMargins(0, 8, 0, 2);
     form->addRow(view);
     form->addRow(tr("Colour &map"), m_color_map);
+    m_form = form;
+    m_weight_rows = {section, m_d_model, m_heads,  m_input_dim, m_seed,         m_weights,
+                     m_layer, attention, m_causal, m_scale,     m_custom_scale, m_positional};
+    form->setRowVisible(m_model_info, false);
+    form->setRowVisible(m_close_model, false);
 
     for (QSpinBox* box : {m_d_model, m_heads, m_input_dim, m_seed, m_layer})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPanel::emitConfig);
@@ -260,6 +293,54 @@ void SettingsPanel::updateEnabled()
     m_seed->setEnabled(m_weights->currentIndex() == kRandom);
     m_layer->setEnabled(file && m_layer->maximum() > 0);
     m_custom_scale->setEnabled(m_scale->currentIndex() == kCustom);
+}
+
+void SettingsPanel::showModel(const ModelConfig& config, const QString& dir, std::int64_t parameters)
+{
+    const QLocale locale;
+    const QString type = config.causal ? tr("%1, causal").arg(config.model_type) : config.model_type;
+    const std::pair<QString, QString> rows[] = {
+        {tr("Folder"), QFileInfo(dir).fileName().toHtmlEscaped()},
+        {tr("Type"), type.toHtmlEscaped()},
+        {tr("Layers"), locale.toString(config.num_layers)},
+        {tr("Heads"), locale.toString(config.num_heads)},
+        {tr("KV heads"), locale.toString(config.num_kv_heads)},
+        {tr("Width"), tr("%1 (%2 per head)").arg(locale.toString(config.hidden_size)).arg(config.headDim())},
+        {tr("Vocabulary"), locale.toString(config.vocab_size)},
+        {tr("Positions"), locale.toString(config.max_positions)},
+        {tr("Parameters"), locale.toString(qlonglong(parameters))},
+    };
+    QString html;
+    for (const auto& [name, value] : rows)
+        html += QStringLiteral("<tr><td style='color:#606060; padding-right:10px'>%1</td><td>%2</td></tr>")
+                    .arg(name, value);
+    m_model_info->setText(QStringLiteral("<table>%1</table>").arg(html));
+    m_model_info->setToolTip(QDir::toNativeSeparators(dir));
+    m_model_dir = dir;
+    setModelShown(true);
+}
+
+QString SettingsPanel::modelInfoText() const
+{
+    QTextDocument document;
+    document.setHtml(m_model_info->text());
+    return document.toPlainText();
+}
+
+void SettingsPanel::clearModel()
+{
+    m_model_dir.clear();
+    m_model_info->clear();
+    setModelShown(false);
+}
+
+void SettingsPanel::setModelShown(bool shown)
+{
+    m_form->setRowVisible(m_model_info, shown);
+    m_form->setRowVisible(m_close_model, shown);
+    m_open_model->setText(shown ? tr("Open another model folder…") : tr("Open model folder…"));
+    for (QWidget* row : m_weight_rows)
+        m_form->setRowVisible(row, !shown);
 }
 
 }  // namespace attn

@@ -6,20 +6,24 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <map>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace attn {
 
 struct AttentionResult;
+struct ModelConfig;
 
-// The model settings: d_model, heads, input dim, seed, weights, layer, causal mask, scale,
+// The model settings (or, with a whole model open, its configuration read-only): d_model, heads, input dim, seed, weights, layer, causal mask, scale,
 // positional encoding and colour map. Every change is sent as a whole RunSettings; a value the
 // controller refuses is flagged at its field: a red tint of the field's own palette (so a spin box
 // keeps its arrows) and the reason in its tooltip and underneath. A weight file's refusal is long
@@ -39,6 +43,12 @@ public:
     QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
+    // A whole model in use: its configuration, read-only, instead of the weights' fields, and a
+    // Close model button (closeModelRequested); clearModel shows the fields again.
+    void showModel(const ModelConfig& config, const QString& dir, std::int64_t parameters);
+    void clearModel();
+    bool showsModel() const { return !m_model_dir.isEmpty(); }
+    QString modelInfoText() const;  // the configuration shown, as plain text
 
     QSpinBox* dModelBox() const { return m_d_model; }
     QSpinBox* headsBox() const { return m_heads; }
@@ -50,9 +60,12 @@ signals:
     void configEdited(const attn::RunSettings& config);
     void colorMapChanged(attn::ColorMaps::Map map);
     void openWeightsRequested();
+    void openModelRequested();
+    void closeModelRequested();
 
 private:
     void emitConfig();
+    void setModelShown(bool shown);
     void updateEnabled();
     void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath = true);
 
@@ -67,6 +80,13 @@ private:
     QDoubleSpinBox* m_custom_scale = nullptr;
     QCheckBox* m_positional = nullptr;
     QComboBox* m_color_map = nullptr;
+    QFormLayout* m_form = nullptr;
+    QLabel* m_model_heading = nullptr;
+    QLabel* m_model_info = nullptr;
+    QPushButton* m_open_model = nullptr;
+    QPushButton* m_close_model = nullptr;
+    std::vector<QWidget*> m_weight_rows;  // hidden while a model is shown
+    QString m_model_dir;
     struct FieldRow {
         QWidget* widget;  // tinted red while the value is refused
         QLabel* error;    // the reason, under it (nullptr: the message bar says it)

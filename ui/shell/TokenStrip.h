@@ -8,7 +8,10 @@
 
 namespace attn {
 
-// The tokens of the sentence as a strip of chips under the sentence field, numbered. Tokens that
+// The tokens of the sentence as a strip of chips under the sentence field, numbered. A whole
+// model's tokens are its subword pieces: a piece that continues a word is joined to the chip
+// before, a leading space is a small mark, special tokens are drawn apart, and hovering a chip
+// shows its id and what the model predicts there. Tokens that
 // do not fit are summarised as "+N more". A query and a key can be highlighted (hover in the
 // head view). The strip of the keys also shows which keys are padding (hatched, struck out), and
 // a click on a chip asks to pad the key or to stop padding it (tokenClicked).
@@ -17,7 +20,26 @@ class TokenStrip : public QWidget {
 public:
     explicit TokenStrip(QWidget* parent = nullptr);
 
+    // A whole model's token, as the strip draws it.
+    struct Piece {
+        QString spelled;  // as the tokenizer spells it (convert_ids_to_tokens): "Ġcat", "##ing", "[CLS]"
+        QString text;     // what the chip shows: the piece without its marks, bytes decoded
+        int id = -1;
+        bool leading_space = false;  // GPT-2's Ġ: a small ␣ mark before the text
+        bool continuation = false;   // joined to the chip before (BERT's ##, a byte-level piece without Ġ)
+        bool special = false;        // [CLS], [SEP], [MASK], <|endoftext|>: styled apart
+        QString predictions;         // what the model predicts here (hover), or empty
+    };
+    // The piece of a token spelled `spelled`; byte_level: GPT-2's byte-level BPE spelling.
+    // `previous`, when given, is the piece before (a byte-level piece without Ġ continues it).
+    static Piece modelPiece(const QString& spelled, int id, bool byte_level, const Piece* previous = nullptr);
+
     void setTokens(const QStringList& tokens);
+    // A whole model's tokens (tokens() are then their chip texts); setTokens goes back to words.
+    void setPieces(const std::vector<Piece>& pieces);
+    const std::vector<Piece>& pieces() const { return m_pieces; }
+    // What hovering chip `index` shows: its text, and for a model's piece its spelling, id and predictions.
+    QString toolTipFor(int index) const;
     const QStringList& tokens() const { return m_tokens; }
     void setHighlight(int query, int key);  // -1 for none
     int visibleCount() const { return m_visible; }
@@ -41,12 +63,14 @@ signals:
     void tokenContextMenu(int index, const QPoint& global_position);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     QStringList m_tokens;
+    std::vector<Piece> m_pieces;  // a model's tokens; empty for words
     int m_query = -1;
     int m_key = -1;
     int m_visible = 0;

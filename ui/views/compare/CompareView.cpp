@@ -100,6 +100,7 @@ void CompareView::buildControls()
     variant->addWidget(m_b_layer);
     variant->addWidget(m_b_file, 1);
     variant->addWidget(m_b_browse);
+    variant->addStretch();  // with a model only the layer is shown: it keeps its size
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(heads);
@@ -151,10 +152,11 @@ void CompareView::setResult(std::shared_ptr<const AttentionResult> result)
     }
     m_pending.reset();
     const bool first = !m_result;
+    const bool was_model = m_result && isModelLayer(*m_result);
     m_result = std::move(result);
     if (!m_result)
         return;
-    if (first)
+    if (first || was_model != isModelLayer(*m_result))
         syncVariantControls();
     m_table->setMetrics(computeHeadMetrics(m_result->trace.weights));
     m_similarity->setHeads(m_result->trace.weights);
@@ -223,12 +225,25 @@ void CompareView::setOtherSettings(bool enabled)
     }
 }
 
+bool CompareView::isModelLayer(const AttentionResult& result)
+{
+    return result.config.weight_source == RunSettings::WeightSource::File &&
+           QFileInfo(result.config.weights_file).isDir();
+}
+
 void CompareView::syncVariantControls()
 {
     if (!m_result)
         return;
     const RunSettings& config = m_result->config;
     const QSignalBlocker b1(m_b_causal), b2(m_b_seed), b3(m_b_layer), b4(m_b_file);
+    // A whole model's side B is another (layer, head) of the same run: only the layer is B's own.
+    const bool model = isModelLayer(*m_result);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_b_causal, m_b_seed, m_b_file, m_b_browse})
+        w->setVisible(!model);
+    m_b_layer->setRange(0, model ? std::max(0, m_result->layer_count - 1) : 9999);
+    m_b_layer->setToolTip(model ? tr("The model's layer of side B: head B of this layer")
+                                : tr("Layer of the weight file (files with several layers)"));
     // Start B as A's twin with causal flipped: the most common question, and a visible difference.
     m_b_causal->setChecked(!config.causal);
     m_b_seed->setValue(int(std::min<std::uint64_t>(config.seed, std::uint64_t(std::numeric_limits<int>::max()))));
@@ -317,9 +332,14 @@ void CompareView::refresh()
     const QString settings = usesOtherSettings() && m_variant
                                  ? CompareModel::describeDifference(m_result->config, m_variant->config)
                                  : QString();
-    const Status shown = m_figure->setComparison(
-        {m_result, m_head_a, QString()},
-        {result_b, m_head_b, settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings") : settings});
+    // A whole model's sides are (layer, head) pairs: both titles name their layer.
+    const bool model = isModelLayer(*m_result);
+    const Status shown =
+        m_figure->setComparison({m_result, m_head_a, model ? tr("layer %1").arg(m_result->config.layer) : QString()},
+                                {result_b, m_head_b,
+                                 model ? tr("layer %1").arg(result_b->config.layer)
+                                 : settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings")
+                                                                                          : settings});
     m_status->setText(shown ? QString() : shown.error());
     m_table->setComparedHeads(m_head_a, result_b == m_result ? m_head_b : -1);
 }

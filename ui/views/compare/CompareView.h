@@ -25,7 +25,7 @@ struct AttentionResult;
 // Compare heads: head A and head B side by side on one colour scale with A - B on a diverging
 // map, the sortable head metrics table and the head x head similarity map (both of the current
 // result). Side B can be the current result or the same input under other settings (causal,
-// seed, layer, weight file): the view asks for it (variantRequested) and whoever computes it
+// seed, layer, weight file; with a whole model, another layer): the view asks for it (variantRequested) and whoever computes it
 // (the window connects the AttentionController's worker) answers with showVariant or
 // showVariantError. Until the answer comes the last comparison stays; a setting that fails
 // shows its reason beside the controls and the last good B stays.
@@ -86,6 +86,8 @@ protected:
 private:
     void buildControls();
     void syncVariantControls();  // from the current result's config
+    // A layer of a whole model (its weights are a folder): B is another layer of the same run.
+    static bool isModelLayer(const AttentionResult& result);
     RunSettings variantConfig() const;
     void requestVariant();
     void refresh();

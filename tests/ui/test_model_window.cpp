@@ -1,0 +1,496 @@
+// Whole models in the window, offscreen: the tiny fixture folders (tests/fixtures/models) opened
+// through the window and its controller, the grid's values against the committed expected
+// attention of every layer, the layer chooser (no forward pass when the layer changes), broken
+// folders reported beside their cause while the model in use stays, the token strip's pieces and
+// hover texts, recent models, closing a model, and the Model tab's seam (showModelHead).
+#include "core/pipeline/AttentionResult.h"
+#include "tests/support/ModelFolders.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/controller/OpenModel.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/ActionRegistry.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/shell/LayerChooser.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/MessageBar.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/shell/TokenStrip.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDir>
+#include <QDropEvent>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace attn;
+using namespace attn::testing;
+
+namespace {
+
+QJsonObject expectedOf(const QString& name)
+{
+    QFile file(modelFixture(name) + "/expected.json");
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+// The largest |grid - expected| over every head of the grid for layer `layer`.
+double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
+{
+    double worst = 0;
+    for (int head = 0; head < layer.size(); ++head) {
+        const Matrix& shown = grid->plot(head)->values();  // (T, T): queries as rows
+        const QJsonArray rows = layer[head].toArray();
+        if (shown.rows() != rows.size())
+            return 1e9;
+        for (int q = 0; q < rows.size(); ++q) {
+            const QJsonArray row = rows[q].toArray();
+            for (int k = 0; k < row.size(); ++k)
+                worst = std::max(worst, std::abs(double(shown(q, k)) - row[k].toDouble()));
+        }
+    }
+    return worst;
+}
+
+}  // namespace
+
+class TestModelWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<AppSettings> m_settings;
+    std::unique_ptr<MainWindow> m_window;
+
+    AttentionController* controller() const { return m_window->controller(); }
+
+    // Opens `dir` on `sentence` and waits for its first result.
+    void open(const QString& dir, const QString& sentence)
+    {
+        m_window->sentenceEdit()->setText(sentence);
+        m_window->openModelFolder(dir);
+        controller()->waitForIdle();
+    }
+
+    QString openModelDir() const { return controller()->model() ? controller()->model()->dir : QString(); }
+
+private slots:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        QFile::remove(m_dir.filePath("settings.ini"));
+        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
+        m_window = std::make_unique<MainWindow>(m_settings.get());
+        m_window->resize(1200, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        controller()->waitForIdle();
+    }
+
+    void cleanup()
+    {
+        m_window.reset();
+        m_settings.reset();  // written back when destroyed: each test starts from no settings
+        QFile::remove(m_dir.filePath("settings.ini"));
+    }
+
+    // The grid shows the model's own attention for the sentence, layer by layer: the committed
+    // expected attention of the PyTorch reference within 1e-5 (the tolerance of
+    // test_model_agreement: float32 through two layers against float64 leaves a wide margin).
+    void gridShowsEachLayersAttention_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"gpt2-tiny", "bert-tiny", "distilbert-tiny"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+    void gridShowsEachLayersAttention()
+    {
+        QFETCH(QString, name);
+        const QJsonObject expected = expectedOf(name);
+        QVERIFY(!expected.isEmpty());
+        QSignalSpy runs(controller(), &AttentionController::modelRunReady);
+        open(modelFixture(name), expected["sentence"].toString());
+        QVERIFY2(controller()->hasModel(), qPrintable(m_window->messageBar()->text()));
+        QCOMPARE(runs.count(), 1);
+
+        QStringList tokens;
+        for (const QJsonValue& token : expected["tokens"].toArray())
+            tokens << token.toString();
+        QCOMPARE(controller()->modelTokens(), tokens);
+        QCOMPARE(runs.first().at(1).toStringList(), tokens);
+        const auto run = controller()->modelRun();
+        for (int i = 0; i < run->seqLen(); ++i)
+            QCOMPARE(run->token_ids[size_t(i)], expected["token_ids"].toArray()[i].toInt());
+
+        m_window->setCurrentView(View::Grid);
+        // The views label the tokens as they read: GPT-2's Ġ as ␣, BERT's ## kept (no chip to join).
+        const QString label = m_window->headsGrid()->plot(0)->rowLabel(name == "gpt2-tiny" ? 2 : 4);
+        QCOMPARE(label, name == "gpt2-tiny"   ? QStringLiteral("\u2423isn")
+                        : name == "bert-tiny" ? QStringLiteral("##ization")
+                                              : QStringLiteral("##es"));
+        const QJsonArray attention = expected["attention"].toArray();
+        for (int layer : {0, 1}) {
+            QVERIFY(controller()->setLayer(layer));
+            controller()->waitForIdle();
+            QCOMPARE(controller()->result()->config.layer, layer);
+            QCOMPARE(m_window->headsGrid()->headCount(), attention[layer].toArray().size());
+            const double difference = gridDifference(m_window->headsGrid(), attention[layer].toArray());
+            QVERIFY2(difference <= 1e-5, qPrintable(QStringLiteral("layer %1: %2").arg(layer).arg(difference)));
+        }
+    }
+
+    // Choosing a layer (chooser, Alt+PgDn / Alt+PgUp) runs no forward pass: the run keeps every
+    // layer's maps and inputs; the other layer's Q, K, V, made again from its kept input, are the
+    // reference's (1e-4 of the largest value: float32 projections of a float32 input).
+    void layerChooserRunsNoForwardPass()
+    {
+        const QJsonObject expected = expectedOf("gpt2-tiny");
+        open(modelFixture("gpt2-tiny"), expected["sentence"].toString());
+        QVERIFY(controller()->hasModel());
+        QVERIFY(m_window->layerChooser()->isVisible());
+        QCOMPARE(m_window->layerChooser()->layerCount(), 2);
+        const int passes = controller()->forwardPasses();
+        const auto run = controller()->modelRun();
+
+        m_window->actions()->get(ActionId::NextLayer)->trigger();
+        controller()->waitForIdle();
+        QCOMPARE(controller()->selectedLayer(), 1);
+        QCOMPARE(m_window->layerChooser()->layer(), 1);
+        QCOMPARE(controller()->result()->config.layer, 1);
+        QCOMPARE(controller()->forwardPasses(), passes);
+        QCOMPARE(controller()->modelRun(), run);
+
+        const QJsonObject layer_inputs = expected["layer_inputs"].toObject();
+        const int kept_layer = layer_inputs["layer"].toInt();
+        QVERIFY(controller()->setLayer(kept_layer));
+        controller()->waitForIdle();
+        const QJsonArray q = layer_inputs["q"].toArray();
+        const Matrix& got = controller()->result()->trace.q;  // (T, C)
+        QCOMPARE(int(got.rows()), int(q.size()));
+        double largest = 0, worst = 0;
+        for (int t = 0; t < q.size(); ++t)
+            for (int c = 0; c < q[t].toArray().size(); ++c) {
+                const double want = q[t].toArray()[c].toDouble();
+                largest = std::max(largest, std::abs(want));
+                worst = std::max(worst, std::abs(want - double(got(t, c))));
+            }
+        QVERIFY2(worst <= 1e-4 * largest, qPrintable(QString::number(worst)));
+        QVERIFY(controller()->result()->trace.hasScores());  // the walkthrough's raw scores
+
+        m_window->actions()->get(ActionId::PreviousLayer)->trigger();
+        controller()->waitForIdle();
+        QCOMPARE(controller()->selectedLayer(), kept_layer == 0 ? 0 : kept_layer - 1);
+        m_window->layerChooser()->slider()->setValue(1);  // the slider moves the spin box and the views
+        controller()->waitForIdle();
+        QCOMPARE(controller()->selectedLayer(), 1);
+        QCOMPARE(m_window->layerChooser()->spinBox()->value(), 1);
+        QCOMPARE(controller()->forwardPasses(), passes);
+
+        // Help › Keyboard shortcuts lists the layer keys.
+        const QString shortcuts = m_window->actions()->shortcutsHtml();
+        for (ActionId id : {ActionId::NextLayer, ActionId::PreviousLayer}) {
+            const QString keys = m_window->actions()->get(id)->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(!keys.isEmpty() && shortcuts.contains(keys.toHtmlEscaped()), qPrintable(keys));
+        }
+        QVERIFY(!controller()->setLayer(2));  // two layers: 0 and 1
+        QCOMPARE(controller()->selectedLayer(), 1);
+
+        // A layer chosen while the pass of a new sentence is queued: the newer request runs
+        // that pass (the queued one is dropped as stale), it does not show the old run.
+        m_window->sentenceEdit()->setText("hello world");
+        QVERIFY(controller()->setLayer(0));
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelTokens(), (QStringList{"hello", "Ġworld"}));
+        QCOMPARE(controller()->result()->config.layer, 0);
+        QCOMPARE(controller()->result()->seqLen(), 2);
+        QCOMPARE(controller()->modelPredictions().size(), size_t(2));  // GPT-2: after each position
+        // Layers chosen while the predictions are computed: they come all the same.
+        QVERIFY(controller()->setLayer(1));
+        QVERIFY(controller()->setLayer(0));
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelPredictions().size(), size_t(2));
+    }
+
+    // A folder that cannot be shown is reported in the message bar and beside the panel's model
+    // button, and the model in use (and its result) stays.
+    void brokenFolderKeepsTheModelInUse_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<std::function<bool(const QString&)>>("spoil");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("no such folder") << "gpt2-tiny" << std::function<bool(const QString&)>([](const QString& dir) {
+            return QDir(dir).removeRecursively();
+        }) << "no such folder";
+        QTest::newRow("unknown model_type")
+            << "gpt2-tiny" << std::function<bool(const QString&)>([](const QString& dir) {
+                   return editConfig(dir, [](QJsonObject& config) { config["model_type"] = "t5"; });
+               })
+            << "t5";
+        QTest::newRow("a tensor missing") << "bert-tiny" << std::function<bool(const QString&)>([](const QString& dir) {
+            return editTensors(dir, [](std::vector<StTensor>& tensors) {
+                std::erase_if(tensors,
+                              [](const StTensor& t) { return t.name.contains("layer.1.output.dense.weight"); });
+            });
+        }) << "layer.1.output.dense.weight";
+        QTest::newRow("no tokenizer") << "gpt2-prefixed"
+                                      << std::function<bool(const QString&)>([](const QString&) { return true; })
+                                      << "tokenizer";
+    }
+    void brokenFolderKeepsTheModelInUse()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(std::function<bool(const QString&)>, spoil);
+        QFETCH(QString, reason);
+        QTemporaryDir broken_root;
+        const QString broken = broken_root.filePath("broken");
+        QVERIFY(QDir().mkpath(broken));
+        QVERIFY(copyFolder(modelFixture(fixture), broken));
+        QVERIFY(spoil(broken));
+
+        // Random weights in use: they stay.
+        const auto random_result = controller()->result();
+        m_window->openModelFolder(broken);
+        controller()->waitForIdle();
+        QVERIFY(!controller()->hasModel());
+        QCOMPARE(controller()->result(), random_result);
+        QVERIFY2(m_window->messageBar()->text().contains(reason), qPrintable(m_window->messageBar()->text()));
+        QVERIFY(m_window->messageBar()->text().contains("weights in use stay"));
+        QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Model).contains(reason));
+
+        // A model in use: it stays, with its result.
+        open(modelFixture("distilbert-tiny"), expectedOf("distilbert-tiny")["sentence"].toString());
+        QVERIFY(controller()->hasModel());
+        QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Model).isEmpty());
+        const auto model_result = controller()->result();
+        m_window->openModelFolder(broken);
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("distilbert-tiny")).absoluteFilePath());
+        QCOMPARE(controller()->result(), model_result);
+        QVERIFY(m_window->settingsPanel()->showsModel());
+        QVERIFY2(m_window->messageBar()->text().contains(reason), qPrintable(m_window->messageBar()->text()));
+        QVERIFY(m_window->messageBar()->text().contains("model in use stays"));
+        // Typing still goes to the model in use.
+        m_window->sentenceEdit()->setText("the [MASK] token");
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
+    }
+
+    // More tokens than the model's positions: said at the sentence (and in the bar); the last
+    // result stays.
+    void tooLongSentenceIsRefusedAtTheSentence()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world");
+        const auto result = controller()->result();
+        QString long_sentence;
+        for (int i = 0; i < 70; ++i)
+            long_sentence += QStringLiteral(" hello");
+        m_window->sentenceEdit()->setText(long_sentence);
+        controller()->waitForIdle();
+        QCOMPARE(controller()->result(), result);
+        const QString error = m_window->sentenceEdit()->property("error").toString();
+        QVERIFY2(error.contains("n_positions"), qPrintable(error));
+        QVERIFY(m_window->messageBar()->text().contains("n_positions"));
+        m_window->sentenceEdit()->setText("hello again");
+        controller()->waitForIdle();
+        QVERIFY(m_window->sentenceEdit()->property("error").toString().isEmpty());
+        QCOMPARE(controller()->modelTokens(), (QStringList{"hello", "Ġagain"}));
+    }
+
+    // The strip shows the model's pieces: GPT-2's Ġ as a marked leading space and the pieces of a
+    // word joined; BERT's ## joined, its special tokens apart; hovering gives the id and the
+    // head's top 5 (GPT-2: the next token at every position; BERT: at [MASK]).
+    void tokenStripShowsTheModelsPieces()
+    {
+        const QJsonObject gpt2 = expectedOf("gpt2-tiny");
+        open(modelFixture("gpt2-tiny"), gpt2["sentence"].toString());
+        TokenStrip* strip = m_window->tokenStrip();
+        QCOMPARE(int(strip->pieces().size()), 12);
+        const TokenStrip::Piece& att = strip->pieces()[0];  // "Att"
+        const TokenStrip::Piece& ention = strip->pieces()[1];
+        const TokenStrip::Piece& isn = strip->pieces()[2];  // "Ġisn"
+        QCOMPARE(att.text, QStringLiteral("Att"));
+        QVERIFY(!att.leading_space && !att.continuation);
+        QCOMPARE(ention.text, QStringLiteral("ention"));
+        QVERIFY(ention.continuation);
+        QCOMPARE(isn.text, QStringLiteral("isn"));
+        QVERIFY(isn.leading_space && !isn.continuation);
+        QCOMPARE(strip->tokens()[2], QStringLiteral("isn"));
+        const QString tip = strip->toolTipFor(1);
+        QVERIFY2(tip.contains("“ention”") && tip.contains("id 1463"), qPrintable(tip));
+        // The top 5 follow the result; the best next token after "Att" is the reference's.
+        const int best = gpt2["top5"].toArray()[0].toObject()["ids"].toArray()[0].toInt();
+        QVERIFY2(strip->toolTipFor(0).contains(QStringLiteral("Next token")) &&
+                     strip->toolTipFor(0).contains(QStringLiteral("(id %1)").arg(best)),
+                 qPrintable(strip->toolTipFor(0)));
+
+        const QJsonObject bert = expectedOf("bert-tiny");
+        open(modelFixture("bert-tiny"), bert["sentence"].toString());
+        const auto& pieces = strip->pieces();
+        QCOMPARE(int(pieces.size()), 12);
+        QVERIFY(pieces[0].special);   // [CLS]
+        QVERIFY(pieces[11].special);  // [SEP]
+        QVERIFY(pieces[7].special);   // [MASK]
+        QCOMPARE(pieces[4].text, QStringLiteral("ization"));
+        QVERIFY(pieces[4].continuation);
+        QVERIFY(!pieces[3].continuation);
+        const int masked_best = bert["top5"].toArray()[0].toObject()["ids"].toArray()[0].toInt();
+        QVERIFY2(strip->toolTipFor(7).contains(QStringLiteral("(id %1)").arg(masked_best)),
+                 qPrintable(strip->toolTipFor(7)));
+        QVERIFY(pieces[3].predictions.isEmpty());  // BERT predicts at [MASK] only
+    }
+
+    // A spelling as the strip reads it: GPT-2's bytes decoded (a piece that splits a character
+    // keeps its spelling), controls made visible, BERT's ## and the special tokens.
+    void pieceOfASpelling_data()
+    {
+        QTest::addColumn<QString>("spelled");
+        QTest::addColumn<bool>("byte_level");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("leading_space");
+        QTest::addColumn<bool>("special");
+        QTest::newRow("Ġcat") << QStringLiteral("Ġcat") << true << "cat" << true << false;
+        QTest::newRow("right quote") << QStringLiteral("âĢĻ") << true << QStringLiteral("\u2019") << false << false;
+        QTest::newRow("half a character") << QStringLiteral("âĢ") << true << QStringLiteral("âĢ") << false << false;
+        QTest::newRow("line feed") << QStringLiteral("Ċ") << true << QStringLiteral("\u21B5") << false << false;
+        QTest::newRow("é after a space") << QStringLiteral("ĠÃ©") << true << QStringLiteral("é") << true << false;
+        QTest::newRow("endoftext") << "<|endoftext|>" << true << "<|endoftext|>" << false << true;
+        QTest::newRow("##ing") << "##ing" << false << "ing" << false << false;
+        QTest::newRow("[CLS]") << "[CLS]" << false << "[CLS]" << false << true;
+        QTest::newRow("##") << "##" << false << "##" << false << false;
+    }
+    void pieceOfASpelling()
+    {
+        QFETCH(QString, spelled);
+        QFETCH(bool, byte_level);
+        QFETCH(QString, text);
+        QFETCH(bool, leading_space);
+        QFETCH(bool, special);
+        const TokenStrip::Piece piece = TokenStrip::modelPiece(spelled, 1, byte_level);
+        QCOMPARE(piece.text, text);
+        QCOMPARE(piece.leading_space, leading_space);
+        QCOMPARE(piece.special, special);
+        QCOMPARE(piece.continuation, !byte_level && spelled.startsWith("##") && spelled.size() > 2);
+    }
+
+    // The panel shows the model's configuration instead of the weights' fields; Close model
+    // brings the fields and random weights back.
+    void panelShowsTheModelAndCloseModelRestores()
+    {
+        SettingsPanel* panel = m_window->settingsPanel();
+        QVERIFY(panel->dModelBox()->isVisibleTo(panel));
+        open(modelFixture("bert-tiny"), "hello world");
+        QVERIFY(panel->showsModel());
+        QVERIFY(!panel->dModelBox()->isVisibleTo(panel));
+        const QString info = panel->modelInfoText();
+        for (const char* part : {"bert", "Layers", "KV heads", "Vocabulary", "Positions", "Parameters"})
+            QVERIFY2(info.contains(QLatin1String(part)), qPrintable(info));
+        QVERIFY(!m_window->actions()->get(ActionId::Causal)->isEnabled());
+
+        QSignalSpy closed(controller(), &AttentionController::modelClosed);
+        m_window->actions()->get(ActionId::CloseModel)->trigger();
+        controller()->waitForIdle();
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!controller()->hasModel());
+        QVERIFY(!panel->showsModel());
+        QVERIFY(panel->dModelBox()->isVisibleTo(panel));
+        QVERIFY(!m_window->layerChooser()->isVisible());
+        QCOMPARE(controller()->result()->config.weight_source, RunSettings::WeightSource::Random);
+        QCOMPARE(m_window->tokenStrip()->tokens(), (QStringList{"hello", "world"}));
+        QVERIFY(m_window->actions()->get(ActionId::Causal)->isEnabled());
+    }
+
+    // Recent models are remembered in the settings, beside the recent weight files, and reopen.
+    void recentModels()
+    {
+        QVERIFY(!m_window->recentModelsMenu()->isEnabled());
+        open(modelFixture("gpt2-tiny"), "hello");
+        open(modelFixture("bert-tiny"), "hello");
+        const QStringList recent = m_settings->recentModels();
+        QCOMPARE(recent.size(), 2);
+        QCOMPARE(recent.first(), QFileInfo(modelFixture("bert-tiny")).absoluteFilePath());
+        QVERIFY(m_settings->recentFiles().isEmpty());
+        QCOMPARE(m_window->recentModelsMenu()->actions().size(), 2);
+        m_window->recentModelsMenu()->actions()[1]->trigger();  // gpt2-tiny
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+    }
+
+    // A folder dropped on the window opens as a model (a file as weights, as before); File ›
+    // Open model folder is Ctrl+Shift+O.
+    void droppingAFolderOpensIt()
+    {
+        QCOMPARE(m_window->actions()->get(ActionId::OpenModel)->shortcut(),
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(modelFixture("distilbert-tiny"))});
+        // As a drag delivers them: the enter (which the window accepts), then the drop.
+        QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &drop);
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("distilbert-tiny")).absoluteFilePath());
+        QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
+    }
+
+    // The Model tab's seam: a (layer, head) opens in One head.
+    void showModelHeadOpensTheHead()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world again");
+        m_window->showModelHead(1, 2);
+        controller()->waitForIdle();
+        QCOMPARE(controller()->selectedLayer(), 1);
+        QCOMPARE(m_window->currentView(), View::Head);
+        QCOMPARE(m_window->headView()->head(), 2);
+        QCOMPARE(controller()->result()->config.layer, 1);
+    }
+
+    // Compare: side B is another layer of the same run, (layer, head) against (layer, head).
+    void compareTwoLayers()
+    {
+        const QJsonObject expected = expectedOf("gpt2-tiny");
+        open(modelFixture("gpt2-tiny"), expected["sentence"].toString());
+        m_window->setCurrentView(View::Compare);
+        CompareView* compare = m_window->viewTabs()->compareView();
+        compare->setOtherSettings(true);
+        QVERIFY(!compare->causalBox()->isVisibleTo(compare));  // a model has its own mask
+        compare->layerBox()->setValue(1);
+        controller()->waitForIdle();
+        const auto b = compare->resultB();
+        QVERIFY2(b, qPrintable(compare->variantError()));
+        QCOMPARE(b->config.layer, 1);
+        const QJsonArray layer1 = expected["attention"].toArray()[1].toArray();
+        const QJsonArray head0 = layer1[0].toArray();
+        for (int q = 0; q < head0.size(); ++q)
+            for (int k = 0; k < head0.size(); ++k)
+                QVERIFY(std::abs(double(b->trace.weights[0](q, k)) - head0[q].toArray()[k].toDouble()) <= 1e-5);
+        QCOMPARE(controller()->result()->config.layer, 0);  // side A stays on the chosen layer
+        // The titles name the (layer, head) of each side.
+        QVERIFY2(compare->figure()->plotA()->title().contains("layer 0"),
+                 qPrintable(compare->figure()->plotA()->title()));
+        QVERIFY2(compare->figure()->plotB()->title().contains("layer 1"),
+                 qPrintable(compare->figure()->plotB()->title()));
+    }
+};
+
+QTEST_MAIN(TestModelWindow)
+#include "test_model_window.moc"

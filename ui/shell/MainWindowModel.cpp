@@ -1,0 +1,169 @@
+// MainWindow, continued: whole models (open, recent, close, the layer chooser, the model's
+// tokens on the strip). Split from MainWindow.cpp to keep each file small.
+#include "ui/shell/MainWindow.h"
+
+#include "core/model/ModelWeights.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/controller/OpenModel.h"
+#include "ui/shell/ActionRegistry.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/shell/LayerChooser.h"
+#include "ui/shell/MessageBar.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/shell/TokenStrip.h"
+#include "ui/shell/ViewTabs.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenu>
+#include <QStandardPaths>
+
+namespace attn {
+namespace {
+
+// Every parameter of the base model (the tied LM head adds none): embeddings, blocks, final norm.
+std::int64_t baseModelParameters(const ModelWeights& w)
+{
+    const auto count = [](const auto& tensor) { return std::int64_t(tensor.rows()) * tensor.cols(); };
+    std::int64_t total = count(w.word_embeddings) + count(w.position_embeddings) + count(w.token_type_embeddings) +
+                         w.embedding_norm_weight.size() + w.embedding_norm_bias.size() + w.final_norm_weight.size() +
+                         w.final_norm_bias.size();
+    for (const LayerWeights& layer : w.layers)
+        total += layer.attention.parameterCount() + layer.attn_norm_weight.size() + layer.attn_norm_bias.size() +
+                 count(layer.mlp_in) + layer.mlp_in_bias.size() + count(layer.mlp_out) + layer.mlp_out_bias.size() +
+                 layer.mlp_norm_weight.size() + layer.mlp_norm_bias.size();
+    return total;
+}
+
+}  // namespace
+
+void MainWindow::openModelFolder(const QString& dir, int layer)
+{
+    m_controller->openModel(QFileInfo(dir).absoluteFilePath(), layer);
+}
+
+void MainWindow::closeModel()
+{
+    m_controller->closeModel();
+}
+
+void MainWindow::openModelInteractively()
+{
+    const QStringList recent = m_settings->recentModels();
+    const QString start = recent.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
+                                           : QFileInfo(recent.first()).absolutePath();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open model folder"), start);
+    if (!dir.isEmpty())
+        openModelFolder(dir);
+}
+
+void MainWindow::updateRecentModelsMenu()
+{
+    m_recent_models_menu->clear();
+    const QStringList folders = m_settings->recentModels();
+    for (int i = 0; i < folders.size(); ++i) {
+        QAction* action =
+            m_recent_models_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(folders[i]).fileName()));
+        action->setToolTip(folders[i]);
+        connect(action, &QAction::triggered, this, [this, dir = folders[i]] { openModelFolder(dir); });
+    }
+    m_recent_models_menu->setEnabled(!folders.isEmpty());
+}
+
+void MainWindow::modelOpened(const QString& dir)
+{
+    const auto model = m_controller->model();
+    const ModelConfig& config = model->model->config();
+    m_settings->addRecentModel(dir);
+    updateRecentModelsMenu();
+    m_panel->showModel(config, dir, baseModelParameters(model->model->weights()));
+    m_layer_chooser->setLayerCount(config.num_layers);
+    m_layer_chooser->setLayer(m_controller->selectedLayer());
+    m_layer_chooser->setVisible(true);
+    m_message->hide();  // a refusal before this one is no longer true
+    // A model takes its own mask and has no second sentence: those controls wait for it to close.
+    m_kv_sentence->setEnabled(false);
+    m_kv_tokens->setVisible(false);
+    m_actions->get(ActionId::Causal)->setEnabled(false);
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+        m_actions->get(id)->setEnabled(true);
+    setWindowTitle(tr("%1 — attention-lab").arg(QFileInfo(dir).fileName()));
+}
+
+void MainWindow::modelClosed()
+{
+    m_panel->clearModel();
+    m_panel->setConfig(m_controller->config());
+    m_layer_chooser->setVisible(false);
+    m_kv_sentence->setEnabled(true);
+    m_actions->get(ActionId::Causal)->setEnabled(true);
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+        m_actions->get(id)->setEnabled(false);
+    setWindowTitle(tr("attention-lab"));
+}
+
+void MainWindow::showModelError(const QString& message)
+{
+    if (message.isEmpty())
+        return;
+    if (m_controller->hasModel())
+        m_message->showError(tr("Model not opened, the model in use stays: %1").arg(message));
+    else
+        m_message->showError(tr("Model not opened, the weights in use stay: %1").arg(message));
+}
+
+void MainWindow::stepLayer(int step)
+{
+    if (!m_controller->hasModel())
+        return;
+    const int layer = m_controller->selectedLayer() + step;
+    if (layer >= 0 && layer < m_layer_chooser->layerCount())
+        m_controller->setLayer(layer);
+}
+
+void MainWindow::showModelHead(int layer, int head)
+{
+    if (m_controller->hasModel() && layer != m_controller->selectedLayer() && !m_controller->setLayer(layer))
+        return;
+    m_tabs->openHead(head);
+}
+
+void MainWindow::updateModelPieces()
+{
+    const auto model = m_controller->model();
+    const auto run = m_controller->modelRun();
+    if (!model || !run)
+        return;
+    const bool byte_level = model->model->config().architecture == ModelArchitecture::Gpt2;
+    const QStringList& spelled = m_controller->modelTokens();
+    std::vector<TokenStrip::Piece> pieces;
+    pieces.reserve(size_t(run->seqLen()));
+    for (int i = 0; i < run->seqLen() && i < spelled.size(); ++i)
+        pieces.push_back(TokenStrip::modelPiece(spelled[i], run->token_ids[size_t(i)], byte_level,
+                                                pieces.empty() ? nullptr : &pieces.back()));
+    // The head's top 5 where it predicts: the next token (GPT-2) or the masked one (BERT family).
+    const QLocale locale;
+    for (const TokenPrediction& prediction : m_controller->modelPredictions()) {
+        if (prediction.position < 0 || size_t(prediction.position) >= pieces.size())
+            continue;
+        QStringList lines;
+        lines << (model->model->config().causal ? tr("Next token, top 5 (logit):") : tr("This token, top 5 (logit):"));
+        for (size_t k = 0; k < prediction.ids.size(); ++k) {
+            const TokenStrip::Piece candidate =
+                TokenStrip::modelPiece(model->tokenText(prediction.ids[k]), prediction.ids[k], byte_level);
+            const QString shown = (candidate.leading_space ? QStringLiteral("\u2423") : QString()) + candidate.text;
+            lines << QStringLiteral("  %1  %2  (id %3)")
+                         .arg(shown)
+                         .arg(locale.toString(double(prediction.logits[k]), 'f', 2))
+                         .arg(prediction.ids[k]);
+        }
+        pieces[size_t(prediction.position)].predictions = lines.join(QLatin1Char('\n'));
+    }
+    m_tokens->setPieces(pieces);
+}
+
+}  // namespace attn
