@@ -142,6 +142,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::modelClosed, this, &MainWindow::modelClosed);
     connect(m_controller, &AttentionController::modelPredictionsReady, this, &MainWindow::updateModelPieces);
     connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
+    // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
+    connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
+    connect(m_tabs, &ViewTabs::modelHeadActivated, this, &MainWindow::showModelHead);
     connect(m_layer_chooser, &LayerChooser::layerChosen, this, [this](int layer) {
         if (!m_controller->setLayer(layer))
             m_layer_chooser->setLayer(m_controller->selectedLayer());

@@ -11,6 +11,7 @@
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
+#include "ui/views/shapes/ShapesPanel.h"
 #include "ui/shell/ViewTabs.h"
 
 #include <QAction>
@@ -84,6 +85,7 @@ void MainWindow::modelOpened(const QString& dir)
     m_layer_chooser->setLayerCount(config.num_layers);
     m_layer_chooser->setLayer(m_controller->selectedLayer());
     m_layer_chooser->setVisible(true);
+    m_tabs->shapesPanel()->setModelConfig(&config);
     m_message->hide();  // a refusal before this one is no longer true
     // A model takes its own mask and has no second sentence: those controls wait for it to close.
     m_kv_sentence->setEnabled(false);
@@ -98,6 +100,8 @@ void MainWindow::modelClosed()
 {
     m_panel->clearModel();
     m_panel->setConfig(m_controller->config());
+    m_tabs->clearModel();
+    m_tabs->shapesPanel()->setModelConfig(nullptr);
     m_layer_chooser->setVisible(false);
     m_kv_sentence->setEnabled(true);
     m_actions->get(ActionId::Causal)->setEnabled(true);
