@@ -11,8 +11,8 @@
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
-#include "ui/views/shapes/ShapesPanel.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/shapes/ShapesPanel.h"
 
 #include <QAction>
 #include <QDir>
