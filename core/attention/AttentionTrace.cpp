@@ -6,7 +6,7 @@ namespace attn {
 
 bool AttentionTrace::isMasked(int query, int key) const
 {
-    if (causal && key > query)
+    if (causal && key > query_offset + query)
         return true;
     return !key_padding.empty() && key_padding[size_t(key)];
 }
