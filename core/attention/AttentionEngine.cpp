@@ -140,7 +140,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     AttentionTrace trace = emptyTrace(weights, options);
 
     // Q = X_query Wq + bq,  K = X_key Wk + bk,  V = X_value Wv + bv
-    if (!projectQueriesKeysValues(x_query, x_key, x_value, weights, trace.q, trace.k, trace.v))
+    if (!projectQueriesKeysValues(x_query, x_key, x_value, weights, trace.q, trace.k, trace.v,
+                                  !options.weights_validated))
         return weightsFault(weights);
     // Q, K = rotate(Q), rotate(K)   (RoPE; nothing without a rotation)
     rotatePositions(options.rotate_positions, trace.num_heads, trace.num_kv_heads, trace.head_dim, 0, trace.q, trace.k);
@@ -148,7 +149,7 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     //   weights_h = softmax(mask(Q_h K_g^T) / scale),  head_h = weights_h V_g
     attendHeads(trace, options.detail == TraceDetail::Full);
     // output = concat(head_1 ... head_H) Wo + bo
-    if (!projectOutput(trace.concat, weights, trace.output))
+    if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated))
         return weightsFault(weights);
     return trace;
 }
@@ -165,7 +166,7 @@ Result<AttentionTrace> AttentionEngine::forwardAppending(const Matrix& x_new, co
     // Q_new, K_new, V_new = X_new [Wq | Wk | Wv] + [bq | bk | bv]   (new_len rows)
     Matrix k_new;  // (new_len, kv_dim)
     Matrix v_new;  // (new_len, kv_dim)
-    if (!projectQueriesKeysValues(x_new, x_new, x_new, weights, trace.q, k_new, v_new))
+    if (!projectQueriesKeysValues(x_new, x_new, x_new, weights, trace.q, k_new, v_new, !options.weights_validated))
         return weightsFault(weights);
     // rotated from the first new position, as a whole pass would rotate these rows
     rotatePositions(options.rotate_positions, trace.num_heads, trace.num_kv_heads, trace.head_dim, trace.query_offset,
@@ -177,7 +178,7 @@ Result<AttentionTrace> AttentionEngine::forwardAppending(const Matrix& x_new, co
     // per head: weights_h = softmax(mask(Q_h K_g^T) / scale) for the new queries, head_h = weights_h V_g
     attendHeads(trace, options.detail == TraceDetail::Full);
     // output = concat(head_1 ... head_H) Wo + bo
-    if (!projectOutput(trace.concat, weights, trace.output)) {
+    if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated)) {
         cache.truncate(trace.query_offset);  // as it was: the new rows were never a result
         return weightsFault(weights);
     }

@@ -54,6 +54,7 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
     options.causal = config.causal;  // GPT-2: masked scores replaced, their weights exactly 0
     options.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
     options.detail = TraceDetail::Weights;
+    options.weights_validated = true;  // AttentionWeights::fromParts / fromFused checked them at load
     auto trace = cache ? AttentionEngine::forwardAppending(x, w.attention, options, *cache)
                        : AttentionEngine::forward(x, w.attention, options);
     if (!trace)
