@@ -5,7 +5,8 @@
 // Tolerance 1e-6 (absolute for attention weights, which lie in [0, 1]; relative to the largest
 // value for the other matrices): the new rows are products of fewer rows than in the whole pass,
 // and the kernels may sum in another order for another number of rows (core/ops/LinearColumns.h);
-// everything else is the same arithmetic.
+// everything else is the same arithmetic. Not bit for bit: measured with a tolerance of 0, the
+// cases below differ by up to 1.2e-7 (one float step at 1).
 #include "core/attention/AttentionEngine.h"
 #include "core/model/TransformerModel.h"
 
