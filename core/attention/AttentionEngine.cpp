@@ -64,14 +64,54 @@ Error weightsFault(const AttentionWeights& weights)
     return Error{own ? QStringLiteral("the weights contain NaN or infinite values") : own.error()};
 }
 
-// Q and K rotated in place by the options' position rotation, if any; both start at position 0,
-// as nothing is cached from earlier tokens.
-void rotatePositions(const PositionRotation& rotate, AttentionTrace& trace)
+// Q and K rotated in place by the options' position rotation, if any, row 0 at first_position.
+void rotatePositions(const PositionRotation& rotate, int num_heads, int num_kv_heads, int head_dim, int first_position,
+                     Matrix& q, Matrix& k)
 {
     if (!rotate)
         return;
-    rotate(trace.q, trace.num_heads, trace.head_dim, 0, RotatedProjection::Queries);
-    rotate(trace.k, trace.num_kv_heads, trace.head_dim, 0, RotatedProjection::Keys);
+    rotate(q, num_heads, head_dim, first_position, RotatedProjection::Queries);
+    rotate(k, num_kv_heads, head_dim, first_position, RotatedProjection::Keys);
+}
+
+// The trace's header: heads, scale and masks, before anything is computed.
+AttentionTrace emptyTrace(const AttentionWeights& weights, const AttentionOptions& options)
+{
+    AttentionTrace trace;
+    trace.num_heads = weights.num_heads;
+    trace.num_kv_heads = weights.kvHeads();
+    trace.head_dim = weights.headDim();
+    trace.scale = float(options.scale.divisor(trace.head_dim));
+    trace.causal = options.causal;
+    trace.sliding_window = options.causal ? options.sliding_window : 0;
+    trace.key_padding = options.key_padding;
+    return trace;
+}
+
+// forwardAppending's checks: the weights' shapes, the new rows, the cache's width, the padding
+// and the size, before anything is allocated.
+Status checkAppending(const Matrix& x_new, const AttentionWeights& weights, const AttentionOptions& options,
+                      const KeyValueCache& cache)
+{
+    if (Status status = weights.validateShapes(); !status)
+        return status;
+    if (Status status = checkInput("new rows", x_new, weights.inputDim()); !status)
+        return status;
+    if (cache.length() > 0 &&
+        (cache.k.cols() != weights.kvDim() || cache.v.cols() != weights.kvDim() || cache.v.rows() != cache.k.rows()))
+        return Error{QStringLiteral("the cached keys (%1 x %2) and values (%3 x %4) do not fit these weights "
+                                    "(key/value width %5)")
+                         .arg(cache.k.rows())
+                         .arg(cache.k.cols())
+                         .arg(cache.v.rows())
+                         .arg(cache.v.cols())
+                         .arg(weights.kvDim())};
+    const int key_len = cache.length() + int(x_new.rows());
+    if (!options.key_padding.empty() && int(options.key_padding.size()) != key_len)
+        return Error{QStringLiteral("the key padding mask has %1 entries for %2 keys")
+                         .arg(options.key_padding.size())
+                         .arg(key_len)};
+    return AttentionEngine::checkSize(int(x_new.rows()), key_len, weights.num_heads, options.detail);
 }
 
 }  // namespace
@@ -101,26 +141,51 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     if (Status status = checkPass(x_query, x_key, x_value, weights, options); !status)
         return Error{status.error()};
 
-    AttentionTrace trace;
-    trace.num_heads = weights.num_heads;
-    trace.num_kv_heads = weights.kvHeads();
-    trace.head_dim = weights.headDim();
-    trace.scale = float(options.scale.divisor(trace.head_dim));
-    trace.causal = options.causal;
-    trace.sliding_window = options.causal ? options.sliding_window : 0;
-    trace.key_padding = options.key_padding;
+    AttentionTrace trace = emptyTrace(weights, options);
 
     // Q = X_query Wq + bq,  K = X_key Wk + bk,  V = X_value Wv + bv
-    if (!projectQueriesKeysValues(x_query, x_key, x_value, weights, trace.q, trace.k, trace.v))
+    if (!projectQueriesKeysValues(x_query, x_key, x_value, weights, trace.q, trace.k, trace.v,
+                                  !options.weights_validated))
         return weightsFault(weights);
     // Q, K = rotate(Q), rotate(K)   (RoPE; nothing without a rotation)
-    rotatePositions(options.rotate_positions, trace);
+    rotatePositions(options.rotate_positions, trace.num_heads, trace.num_kv_heads, trace.head_dim, 0, trace.q, trace.k);
     // per head h, with key/value head g = h / (num_heads / num_kv_heads):
     //   weights_h = softmax(mask(Q_h K_g^T) / scale),  head_h = weights_h V_g
     attendHeads(trace, options.detail == TraceDetail::Full);
     // output = concat(head_1 ... head_H) Wo + bo
-    if (!projectOutput(trace.concat, weights, trace.output))
+    if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated))
         return weightsFault(weights);
+    return trace;
+}
+
+Result<AttentionTrace> AttentionEngine::forwardAppending(const Matrix& x_new, const AttentionWeights& weights,
+                                                         const AttentionOptions& options, KeyValueCache& cache)
+{
+    if (Status status = checkAppending(x_new, weights, options, cache); !status)
+        return Error{status.error()};
+
+    AttentionTrace trace = emptyTrace(weights, options);
+    trace.query_offset = cache.length();
+
+    // Q_new, K_new, V_new = X_new [Wq | Wk | Wv] + [bq | bk | bv]   (new_len rows)
+    Matrix k_new;  // (new_len, kv_dim)
+    Matrix v_new;  // (new_len, kv_dim)
+    if (!projectQueriesKeysValues(x_new, x_new, x_new, weights, trace.q, k_new, v_new, !options.weights_validated))
+        return weightsFault(weights);
+    // rotated from the first new position, as a whole pass would rotate these rows
+    rotatePositions(options.rotate_positions, trace.num_heads, trace.num_kv_heads, trace.head_dim, trace.query_offset,
+                    trace.q, k_new);
+    // K = [K_cached; K_new],  V = [V_cached; V_new]
+    cache.append(k_new, v_new);
+    trace.k = cache.k;  // (key_len, kv_dim)
+    trace.v = cache.v;  // (key_len, kv_dim)
+    // per head: weights_h = softmax(mask(Q_h K_g^T) / scale) for the new queries, head_h = weights_h V_g
+    attendHeads(trace, options.detail == TraceDetail::Full);
+    // output = concat(head_1 ... head_H) Wo + bo
+    if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated)) {
+        cache.truncate(trace.query_offset);  // as it was: the new rows were never a result
+        return weightsFault(weights);
+    }
     return trace;
 }
 

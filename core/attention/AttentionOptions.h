@@ -39,6 +39,11 @@ struct AttentionOptions {
     TraceDetail detail = TraceDetail::Full;
     // Applied to Q and K between the projections and the scores (RoPE); empty: none.
     PositionRotation rotate_positions;
+    // True when the caller knows every weight is finite: the weights passed validate() and have not
+    // changed since (a loaded model's, read once, used for every pass). The projections then skip
+    // their own scan of the weights, which for a few tokens costs as much memory traffic as the
+    // products themselves.
+    bool weights_validated = false;
 };
 
 }  // namespace attn

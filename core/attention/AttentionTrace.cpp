@@ -6,9 +6,9 @@ namespace attn {
 
 bool AttentionTrace::isMasked(int query, int key) const
 {
-    if (causal && key > query)
+    if (causal && key > query_offset + query)
         return true;
-    if (causal && sliding_window > 0 && query - key >= sliding_window)
+    if (causal && sliding_window > 0 && query_offset + query - key >= sliding_window)
         return true;
     return !key_padding.empty() && key_padding[size_t(key)];
 }

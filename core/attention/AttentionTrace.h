@@ -19,6 +19,10 @@ struct AttentionTrace {
     bool causal = false;
     int sliding_window = 0;         // with causal: keys more than sliding_window - 1 back are masked; 0 = none
     std::vector<bool> key_padding;  // per key; empty = none
+    // The position of query row 0 among the keys: 0, or the number of cached keys before the
+    // queries (AttentionEngine::forwardAppending). The causal mask lets query i see keys
+    // 0..query_offset + i.
+    int query_offset = 0;
 
     Matrix q;                     // (query_len, d_model), after the position rotation if any
     Matrix k;                     // (key_len, kv_dim = num_kv_heads * head_dim), after the position rotation
@@ -42,7 +46,7 @@ struct AttentionTrace {
     auto vHead(int head) const { return v.middleCols(kvHeadOf(head) * head_dim, head_dim); }  // (key_len, head_dim)
     auto headOutput(int head) const { return concat.middleCols(head * head_dim, head_dim); }  // (query_len, head_dim)
 
-    // True when query `query` may not look at key `key` (causal, sliding window or padding).
+    // True when query row `query` may not look at key `key` (causal, sliding window or padding).
     bool isMasked(int query, int key) const;
     // The steps between raw scores and weights, for one entry (needs TraceDetail::Full).
     float scaledScore(int head, int query, int key) const;

@@ -67,6 +67,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
     const bool causal = trace.causal;
+    const int query_offset = trace.query_offset;  // keys before the first query (a cache's)
 
     allocateHeadMatrices(trace.weights, num_heads, query_len, key_len);
     if (keep_scores)
@@ -97,7 +98,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
             const int kv_head = trace.kvHeadOf(head);
             const int first = (task % blocks) * kQueryBlock;
             const int rows = std::min(kQueryBlock, query_len - first);
-            const int keys = causal ? std::min(key_len, first + rows) : key_len;
+            const int keys = causal ? std::min(key_len, query_offset + first + rows) : key_len;
 
             const auto q_h = trace.qHead(head).middleRows(first, rows);          // (rows, head_dim)
             const auto k_g_t = keys_t.middleRows(kv_head * head_dim, head_dim);  // (head_dim, key_len)
@@ -113,7 +114,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores)
                 rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
             }
             // weights = softmax(mask(scores) / scale)
-            maskedSoftmax(w, first, causal, trace.key_padding, inv_scale, trace.sliding_window);
+            maskedSoftmax(w, query_offset + first, causal, trace.key_padding, inv_scale, trace.sliding_window);
             // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));

@@ -11,7 +11,8 @@ namespace attn {
 //   output  = weights V_g                        (rows, head_dim), head h's columns of concat
 // one block at a time, so that a block's scores are still in the cache for its softmax and its
 // product with V_g. Fills trace.weights, trace.concat and, with keep_scores, trace.scores.
-// With the causal mask the keys after a block's last query are never multiplied: their weights
+// Query row i is at position trace.query_offset + i among the keys (0 unless earlier keys were
+// cached). With the causal mask the keys after a block's last query are never multiplied: their weights
 // are exactly 0 (their raw scores are still computed when kept, for the walkthrough).
 void attendHeads(AttentionTrace& trace, bool keep_scores);
 

@@ -1,6 +1,7 @@
 #include "core/attention/Projections.h"
 
 #include "core/attention/ParallelWork.h"
+#include "core/ops/Linear.h"
 #include "core/ops/LinearColumns.h"
 
 #include <atomic>
@@ -9,7 +10,7 @@
 namespace attn {
 
 bool projectQueriesKeysValues(const Matrix& x_query, const Matrix& x_key, const Matrix& x_value,
-                              const AttentionWeights& weights, Matrix& q, Matrix& k, Matrix& v)
+                              const AttentionWeights& weights, Matrix& q, Matrix& k, Matrix& v, bool check_finite)
 {
     const int d_model = weights.dModel();
     const int kv_dim = weights.kvDim();
@@ -24,6 +25,12 @@ bool projectQueriesKeysValues(const Matrix& x_query, const Matrix& x_key, const 
     k.resize(x_key.rows(), kv_dim);     // (key_len, kv_dim)
     v.resize(x_value.rows(), kv_dim);   // (key_len, kv_dim)
 
+    if (!check_finite) {  // the same products, without the scan of the weights
+        linear(x_query, weights.wq(), bias_q, q, false);
+        linear(x_key, weights.wk(), bias_k, k, false);
+        linear(x_value, weights.wv(), bias_v, v, false);
+        return true;
+    }
     // Multiply-adds, plus one for each weight scanned.
     const std::int64_t projection_work =
         (std::int64_t(x_query.rows() + 1) * d_model + std::int64_t(x_key.rows() + x_value.rows() + 2) * kv_dim) *
@@ -40,7 +47,7 @@ bool projectQueriesKeysValues(const Matrix& x_query, const Matrix& x_key, const 
     return finite;
 }
 
-bool projectOutput(const Matrix& concat, const AttentionWeights& weights, Matrix& output)
+bool projectOutput(const Matrix& concat, const AttentionWeights& weights, Matrix& output, bool check_finite)
 {
     if (!weights.hasOutputProjection()) {
         output = concat;
@@ -49,6 +56,8 @@ bool projectOutput(const Matrix& concat, const AttentionWeights& weights, Matrix
     }
     output.resize(concat.rows(), weights.outputDim());  // (query_len, output_dim)
     const float* out_bias = weights.out_bias.size() > 0 ? weights.out_bias.data() : nullptr;
+    if (!check_finite)
+        return linear(concat, weights.out_proj, out_bias, output, false);
     const std::int64_t output_work = std::int64_t(concat.rows() + 1) * concat.cols() * weights.outputDim();
     std::atomic<bool> finite = true;
 #pragma omp parallel if (output_work >= kParallelWork)

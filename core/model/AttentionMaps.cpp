@@ -33,12 +33,30 @@ void AttentionMaps::setLayer(int layer, std::vector<Matrix>&& heads)
     heads.clear();
 }
 
+void AttentionMaps::setRows(int layer, int first_query, const std::vector<Matrix>& heads)
+{
+    for (int h = 0; h < m_heads; ++h) {
+        const Matrix& weights = heads[size_t(h)];  // (rows, key_len)
+        for (int r = 0; r < int(weights.rows()); ++r) {
+            const int query = first_query + r;
+            std::copy_n(weights.row(r).data(), query + 1, m_packed.get() + packedRow(layer, h, query));
+        }
+    }
+}
+
+void AttentionMaps::copyRows(const AttentionMaps& earlier, int rows)
+{
+    const std::int64_t prefix = std::int64_t(rows) * (rows + 1) / 2;  // a head's first `rows` rows
+    for (int layer = 0; layer < m_layers; ++layer)
+        for (int h = 0; h < m_heads; ++h)
+            std::copy_n(earlier.row(layer, h, 0), prefix, m_packed.get() + packedRow(layer, h, 0));
+}
+
 const float* AttentionMaps::row(int layer, int head, int query) const
 {
     if (!m_causal)
         return m_full[size_t(layer * m_heads + head)].row(query).data();
-    const std::int64_t start = (std::int64_t(layer) * m_heads + head) * triangle();
-    return m_packed.get() + start + std::int64_t(query) * (query + 1) / 2;
+    return m_packed.get() + packedRow(layer, head, query);
 }
 
 float AttentionMaps::at(int layer, int head, int query, int key) const

@@ -20,6 +20,12 @@ public:
     // One layer's weights, num_heads x (T, T), as AttentionTrace::weights holds them; taken over
     // (not copied) when the maps are not packed.
     void setLayer(int layer, std::vector<Matrix>&& heads);
+    // Causal maps only: rows first_query.. of one layer, num_heads x (rows, >= first_query + rows)
+    // (each row's keys 0..its query; what AttentionEngine::forwardAppending gives for new tokens).
+    void setRows(int layer, int first_query, const std::vector<Matrix>& heads);
+    // Causal maps only: rows 0..rows-1 of every layer and head from `earlier`, a run over the same
+    // first `rows` tokens (rows <= both lengths).
+    void copyRows(const AttentionMaps& earlier, int rows);
 
     int numLayers() const { return m_layers; }
     int numHeads() const { return m_heads; }
@@ -37,6 +43,11 @@ public:
 
 private:
     std::int64_t triangle() const { return std::int64_t(m_seq_len) * (m_seq_len + 1) / 2; }
+    // Causal: where row `query` of a head starts in m_packed.
+    std::int64_t packedRow(int layer, int head, int query) const
+    {
+        return (std::int64_t(layer) * m_heads + head) * triangle() + std::int64_t(query) * (query + 1) / 2;
+    }
 
     int m_layers = 0;
     int m_heads = 0;

@@ -141,7 +141,7 @@ public:
         auto w = read(spec, layer, Use::Copy);
         if (!w)
             return Error{w.error()};
-        return Matrix(w->view());
+        return std::move(w).value().takeValues();
     }
 
 private:
@@ -323,18 +323,11 @@ void splitPerHead(int num_heads, int head_dim, AttentionParts& parts)
 
 Result<AttentionWeights> engineWeights(const ModelConfig& config, AttentionParts& parts)
 {
-    const int c = config.hidden_size;
-    if (parts.qkv.size() > 0 && config.architecture == ModelArchitecture::GptNeox) {
-        splitPerHead(config.num_heads, config.headDim(), parts);
-    } else if (parts.qkv.size() > 0) {  // GPT-2's c_attn is [Wq | Wk | Wv] already
-        parts.wq = parts.qkv.leftCols(c);
-        parts.wk = parts.qkv.middleCols(c, c);
-        parts.wv = parts.qkv.rightCols(c);
-        parts.bq = parts.qkv_bias.leftCols(c);
-        parts.bk = parts.qkv_bias.middleCols(c, c);
-        parts.bv = parts.qkv_bias.rightCols(c);
-        parts.qkv.resize(0, 0);
-    }
+    if (parts.qkv.size() > 0 && config.architecture == ModelArchitecture::GptNeox)
+        splitPerHead(config.num_heads, config.headDim(), parts);  // interleaved per head: no fused layout
+    if (parts.qkv.size() > 0)  // GPT-2's c_attn is [Wq | Wk | Wv] already: the engine's in_proj, moved in
+        return AttentionWeights::fromFused(config.num_heads, config.num_kv_heads, std::move(parts.qkv),
+                                           std::move(parts.qkv_bias), std::move(parts.wo), std::move(parts.bo));
     return AttentionWeights::fromParts(config.num_heads, config.num_kv_heads, parts.wq, parts.wk, parts.wv, parts.bq,
                                        parts.bk, parts.bv, std::move(parts.wo), std::move(parts.bo));
 }

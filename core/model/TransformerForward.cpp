@@ -5,6 +5,8 @@
 #include "core/model/RmsNorm.h"
 #include "core/ops/LayerNorm.h"
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -13,32 +15,33 @@ Error notFinite(const WeightMatrix& w)
     return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(w.name())};
 }
 
-// The embeddings of the tokens: word[ids] (+ type[0]) + pos[0..T), then the embedding LayerNorm
-// of the BERT family. In-place tables are checked here, row by row, for the rows used.
-Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std::vector<int>& ids)
+// The embeddings of the tokens from position `first` on: word[ids] (+ type[0]) + pos[first..T),
+// then the embedding LayerNorm of the BERT family. In-place tables are checked here, row by row,
+// for the rows used.   -> (T - first, C)
+Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std::vector<int>& ids, int first = 0)
 {
     const int seq_len = int(ids.size());
     const auto word = w.word_embeddings.view();          // (V, C)
     const auto position = w.position_embeddings.view();  // (P, C)
-    Matrix x(seq_len, config.hidden_size);               // (T, C)
-    for (int t = 0; t < seq_len; ++t) {
+    Matrix x(seq_len - first, config.hidden_size);       // (T - first, C)
+    for (int t = first; t < seq_len; ++t) {
         const auto word_row = word.row(ids[size_t(t)]);  // (C)
         if (!allFinite(word_row))
             return notFinite(w.word_embeddings);
         if (w.position_embeddings.isEmpty()) {  // rotary positions: added to Q and K, not here
-            x.row(t) = word_row;
+            x.row(t - first) = word_row;
             continue;
         }
         if (!allFinite(position.row(t)))
             return notFinite(w.position_embeddings);
         if (w.token_type_embeddings.isEmpty()) {
-            x.row(t) = word_row + position.row(t);
+            x.row(t - first) = word_row + position.row(t);
         } else {
             // BertEmbeddings: (inputs_embeds + token_type_embeddings) + position_embeddings.
             const auto type_row = w.token_type_embeddings.view().row(0);  // token type 0 everywhere
             if (!allFinite(type_row))
                 return notFinite(w.token_type_embeddings);
-            x.row(t) = (word_row + type_row) + position.row(t);
+            x.row(t - first) = (word_row + type_row) + position.row(t);
         }
     }
     if (w.embedding_norm_weight.size() > 0)
@@ -48,13 +51,18 @@ Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std
 
 // Self-attention of one block by the engine: Q, K, V, every head's weights, and the output
 // projection concat Wo + bo.   x (T, C) -> trace.output (T, C), trace.weights H x (T, T).
-Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w, const Matrix& x)
+// With a cache, x holds the new tokens only (n, C): their keys and values are appended to it and
+// their queries attend to every key.   -> trace.output (n, C), trace.weights H x (n, T).
+Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w, const Matrix& x,
+                              KeyValueCache* cache)
 {
     AttentionOptions options;
     options.causal = config.causal;  // GPT-2: masked scores replaced, their weights exactly 0
     options.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
     options.detail = TraceDetail::Weights;
-    auto trace = AttentionEngine::forward(x, w.attention, options);
+    options.weights_validated = true;  // AttentionWeights::fromParts / fromFused checked them at load
+    auto trace = cache ? AttentionEngine::forwardAppending(x, w.attention, options, *cache)
+                       : AttentionEngine::forward(x, w.attention, options);
     if (!trace)
         return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
     return trace;
@@ -75,12 +83,12 @@ Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, con
 
 // GPT2Block (pre-LN):  x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x)).   x (T, C), updated in place.
 Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
-                                    Matrix* attention_input)
+                                    Matrix* attention_input, KeyValueCache* cache)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix attn_in(x.rows(), x.cols());  // (T, C): LN_1(x)
     layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, attn_in);
-    auto attention = attend(config, layer, w, attn_in);
+    auto attention = attend(config, layer, w, attn_in, cache);
     if (!attention)
         return attention;
     x += attention->output;
@@ -98,12 +106,12 @@ Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const 
 
 // BertLayer, DistilBERT TransformerBlock (post-LN):  x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x)).
 Result<AttentionTrace> postNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
-                                     Matrix* attention_input)
+                                     Matrix* attention_input, KeyValueCache* cache)
 {
     const float eps = float(config.layer_norm_eps);
     if (attention_input)
         *attention_input = x;
-    auto attention = attend(config, layer, w, x);
+    auto attention = attend(config, layer, w, x, cache);
     if (!attention)
         return attention;
     x += attention->output;
@@ -115,6 +123,91 @@ Result<AttentionTrace> postNormBlock(const ModelConfig& config, int layer, const
     feed_forward.value() += x;
     layerNorm(feed_forward.value(), w.mlp_norm_weight, w.mlp_norm_bias, eps, x);  // LN_2(x + MLP(x))
     return attention;
+}
+
+// [top rows of `earlier`; rows]: a matrix of a cached pass's first `reused` rows followed by the
+// new tokens' rows.   earlier (>= reused, C), rows (n, C) -> (reused + n, C)
+Matrix stacked(const Matrix& earlier, int reused, const Matrix& rows)
+{
+    Matrix all(reused + rows.rows(), rows.cols());
+    all.topRows(reused) = earlier.topRows(reused);
+    all.bottomRows(rows.rows()) = rows;
+    return all;
+}
+
+// The selected layer's rows of a pass over new tokens completed with those of the earlier pass:
+// the walkthrough sees the whole sequence, as from a full pass.
+void stackSelectedLayer(const ModelRun& earlier, int reused, ModelRun& run)
+{
+    run.layer_input = stacked(earlier.layer_input, reused, run.layer_input);
+    AttentionTrace& trace = run.layer_trace;
+    const AttentionTrace& before = earlier.layer_trace;
+    trace.q = stacked(before.q, reused, trace.q);
+    trace.concat = stacked(before.concat, reused, trace.concat);
+    trace.output = stacked(before.output, reused, trace.output);
+    trace.query_offset = 0;  // k and v already hold every key
+}
+
+// The forward pass of tokens reused..T-1, the first `reused` taken from `earlier` (reused = 0,
+// earlier = nullptr: the whole input). keys_values: one cache per layer, appended to; nullptr
+// for a pass without a cache. The input has been checked.
+Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& token_ids,
+                      int selected_layer, const ModelRun* earlier, int reused, std::vector<KeyValueCache>* keys_values)
+{
+    auto embeddings = embed(config, weights, token_ids, reused);
+    if (!embeddings)
+        return Error{embeddings.error()};
+    Matrix x = std::move(embeddings).value();  // (T - reused, C): the residual stream of the rows computed
+
+    ModelRun run;
+    run.token_ids = token_ids;
+    run.selected_layer = selected_layer;
+    run.num_kv_heads = config.num_kv_heads;
+    run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    if (reused > 0)
+        run.attention.copyRows(earlier->attention, reused);
+    run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
+    const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
+    const RotaryEmbedding rotary =
+        config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
+    for (int layer = 0; layer < config.num_layers; ++layer) {
+        Matrix* attention_input = &run.layer_inputs[size_t(layer)];
+        KeyValueCache* cache = keys_values ? &(*keys_values)[size_t(layer)] : nullptr;
+        const LayerWeights& w = weights.layers[size_t(layer)];
+        const LayerCapture capture =
+            layer == selected_layer ? LayerCapture{attention_input, &run.q_before_rotation, &run.k_before_rotation}
+                                    : LayerCapture{attention_input};
+        // The rotary decoders' blocks take no cache: TransformerModel::forward runs them whole.
+        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture)
+                     : config.architecture == ModelArchitecture::GptNeox
+                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture)
+                     : pre_norm ? preNormBlock(config, layer, w, x, attention_input, cache)
+                                : postNormBlock(config, layer, w, x, attention_input, cache);
+        if (!trace)
+            return Error{trace.error()};
+        if (reused > 0)
+            run.attention.setRows(layer, reused, trace->weights);
+        else
+            run.attention.setLayer(layer, std::move(trace->weights));
+        if (layer == selected_layer) {
+            run.layer_input = *attention_input;
+            trace->weights.clear();
+            run.layer_trace = std::move(trace).value();
+        }
+    }
+    if (config.isLlamaFamily())
+        rmsNorm(x, weights.final_norm_weight, float(config.layer_norm_eps), x);
+    else if (weights.final_norm_weight.size() > 0)
+        layerNorm(x, weights.final_norm_weight, weights.final_norm_bias, float(config.layer_norm_eps), x);
+    run.last_hidden_state = std::move(x);
+    if (reused > 0) {
+        run.last_hidden_state = stacked(earlier->last_hidden_state, reused, run.last_hidden_state);
+        for (int layer = 0; layer < config.num_layers; ++layer)
+            run.layer_inputs[size_t(layer)] =
+                stacked(earlier->layer_inputs[size_t(layer)], reused, run.layer_inputs[size_t(layer)]);
+        stackSelectedLayer(*earlier, reused, run);
+    }
+    return run;
 }
 
 }  // namespace
@@ -162,45 +255,38 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
 {
     if (Status s = checkInput(config, token_ids, selected_layer); !s)
         return Error{s.error()};
-    auto embeddings = embed(config, weights, token_ids);
-    if (!embeddings)
-        return Error{embeddings.error()};
-    Matrix x = std::move(embeddings).value();  // (T, C): the residual stream
+    return pass(config, weights, token_ids, selected_layer, nullptr, 0, nullptr);
+}
 
-    ModelRun run;
-    run.token_ids = token_ids;
-    run.selected_layer = selected_layer;
-    run.num_kv_heads = config.num_kv_heads;
-    run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
-    run.layer_inputs.resize(size_t(config.num_layers));
-    const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
-    const RotaryEmbedding rotary =
-        config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
-    for (int layer = 0; layer < config.num_layers; ++layer) {
-        Matrix* attention_input = &run.layer_inputs[size_t(layer)];
-        const LayerWeights& w = weights.layers[size_t(layer)];
-        const LayerCapture capture =
-            layer == selected_layer ? LayerCapture{&run.layer_input, &run.q_before_rotation, &run.k_before_rotation}
-                                    : LayerCapture{};
-        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture)
-                     : config.architecture == ModelArchitecture::GptNeox
-                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture)
-                     : pre_norm ? preNormBlock(config, layer, w, x, attention_input)
-                                : postNormBlock(config, layer, w, x, attention_input);
-        if (!trace)
-            return Error{trace.error()};
-        run.attention.setLayer(layer, std::move(trace->weights));
-        if (layer == selected_layer) {
-            run.layer_input = *attention_input;
-            trace->weights.clear();
-            run.layer_trace = std::move(trace).value();
-        }
+Result<ModelRun> TransformerForward::runAppending(const ModelConfig& config, const ModelWeights& weights,
+                                                  const std::vector<int>& token_ids, int selected_layer,
+                                                  const ModelRun* earlier, int reused,
+                                                  std::vector<KeyValueCache>& keys_values)
+{
+    if (Status s = checkInput(config, token_ids, selected_layer); !s)
+        return Error{s.error()};
+    // What the caller (TransformerModel::forward) has ensured; a slip here would give wrong maps.
+    const bool reusable =
+        config.causal && reused >= 0 && reused < int(token_ids.size()) &&
+        (earlier ? earlier->selected_layer == selected_layer && earlier->seqLen() >= reused &&
+                       std::equal(token_ids.begin(), token_ids.begin() + reused, earlier->token_ids.begin()) &&
+                       int(keys_values.size()) == config.num_layers
+                 : reused == 0);
+    if (!reusable)
+        return Error{QStringLiteral("the cached pass does not fit this input (%1 tokens reused of %2)")
+                         .arg(reused)
+                         .arg(token_ids.size())};
+    keys_values.resize(size_t(config.num_layers));
+    for (KeyValueCache& layer : keys_values) {
+        if (layer.length() < reused)
+            return Error{QStringLiteral("the cache holds %1 tokens' keys, fewer than the %2 reused")
+                             .arg(layer.length())
+                             .arg(reused)};
+        layer.truncate(reused);
     }
-    if (config.isLlamaFamily())
-        rmsNorm(x, weights.final_norm_weight, float(config.layer_norm_eps), x);
-    else if (weights.final_norm_weight.size() > 0)
-        layerNorm(x, weights.final_norm_weight, weights.final_norm_bias, float(config.layer_norm_eps), x);
-    run.last_hidden_state = std::move(x);
+    auto run = pass(config, weights, token_ids, selected_layer, earlier, reused, &keys_values);
+    if (!run)
+        keys_values.clear();
     return run;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/attention/KeyValueCache.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelRun.h"
 #include "core/model/ModelWeights.h"
@@ -25,11 +26,24 @@ class TransformerForward {
 public:
     // Refuses, before anything is allocated, ids outside the vocabulary, zero tokens or more than
     // the learned positions the model has (rotary models take any length), a selected layer that does not exist, and attention maps that
-    // could not be kept in memory.
+    // could not be kept in memory. A cache's keys and values (2 L T C floats) need no limit of
+    // their own: they are fewer than the maps (L H T (T + 1) / 2) once T >= 4 C / H, and fewer than
+    // the block weights (12 L C^2) below that.
     static Status checkInput(const ModelConfig& config, const std::vector<int>& token_ids, int selected_layer);
 
     static Result<ModelRun> run(const ModelConfig& config, const ModelWeights& weights,
                                 const std::vector<int>& token_ids, int selected_layer = 0);
+
+    // run() for a causal model, computing only tokens reused.. : the first `reused` tokens are
+    // those of `earlier` (same ids, same selected layer; reused < T), whose keys and values
+    // keys_values holds, one KeyValueCache per layer (rows past `reused` are dropped). Their
+    // attention rows, last hidden state rows and selected layer's rows are copied from `earlier`;
+    // the new tokens' queries attend to every key, and their keys and values are appended to
+    // keys_values. earlier == nullptr: reused is 0, keys_values is filled from nothing.
+    // On an error keys_values is left cleared.
+    static Result<ModelRun> runAppending(const ModelConfig& config, const ModelWeights& weights,
+                                         const std::vector<int>& token_ids, int selected_layer, const ModelRun* earlier,
+                                         int reused, std::vector<KeyValueCache>& keys_values);
 
     // The config key that bounds the number of tokens ("n_positions", "max_position_embeddings").
     static QString positionsKey(const ModelConfig& config);

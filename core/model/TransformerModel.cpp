@@ -2,6 +2,8 @@
 
 #include "core/model/TransformerForward.h"
 
+#include <algorithm>
+
 namespace attn {
 
 TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
@@ -27,6 +29,47 @@ Result<std::unique_ptr<TransformerModel>> TransformerModel::load(const QString& 
 Result<ModelRun> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer) const
 {
     return TransformerForward::run(m_config, m_weights, token_ids, selected_layer);
+}
+
+Result<std::shared_ptr<const ModelRun>> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer,
+                                                                  ForwardCache& cache) const
+{
+    // Every row changes with a new token in a bidirectional model; the rotary decoders' blocks
+    // take no cache yet. Both are computed whole.
+    if (!m_config.causal || m_config.architecture != ModelArchitecture::Gpt2) {
+        cache.clear();
+        auto run = forward(token_ids, selected_layer);
+        if (!run)
+            return Error{run.error()};
+        return std::make_shared<const ModelRun>(std::move(run).value());
+    }
+    if (cache.model != this || (cache.run && cache.run->selected_layer != selected_layer))
+        cache.clear();
+    const ModelRun* earlier = cache.run.get();
+    if (earlier && earlier->token_ids == token_ids)
+        return cache.run;
+
+    // The tokens shared with the cached run, from the start; at least the last token is computed.
+    int reused = 0;
+    if (earlier) {
+        const auto shared =
+            std::mismatch(token_ids.begin(), token_ids.end(), earlier->token_ids.begin(), earlier->token_ids.end());
+        reused = std::min(int(shared.first - token_ids.begin()), int(token_ids.size()) - 1);
+    }
+    if (reused <= 0) {
+        earlier = nullptr;
+        reused = 0;
+        cache.layers.clear();
+    }
+    auto run =
+        TransformerForward::runAppending(m_config, m_weights, token_ids, selected_layer, earlier, reused, cache.layers);
+    if (!run) {
+        cache.clear();
+        return Error{run.error()};
+    }
+    cache.model = this;
+    cache.run = std::make_shared<const ModelRun>(std::move(run).value());
+    return cache.run;
 }
 
 Result<std::vector<TokenPrediction>> TransformerModel::predict(const ModelRun& run, const std::vector<int>& positions,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/ForwardCache.h"
 #include "core/model/ModelFolder.h"
 #include "core/model/ModelRun.h"
 #include "core/model/ModelWeights.h"
@@ -25,6 +26,23 @@ public:
     // TransformerForward::run: every layer's attention, the last hidden state, and the selected
     // layer's attention input and Q, K, V.
     Result<ModelRun> forward(const std::vector<int>& token_ids, int selected_layer = 0) const;
+
+    // forward() for live typing: the same run, computing only what the cache cannot give.
+    //   Causal model (GPT-2): the tokens shared with the cache's run, from the start, are reused
+    //   (their keys and values per layer, attention rows, last hidden state rows), and only the
+    //   tokens after them are computed: typing at the end of the sentence computes one token per
+    //   layer. A token changed in the middle invalidates the cache from there; a shorter input
+    //   recomputes its last token; the same input returns the cached run itself. A different
+    //   selected layer, or another model's cache, starts from nothing.
+    //   Non-causal models (BERT, DistilBERT): every row changes with every token, so the whole pass
+    //   is computed, and the cache is left empty.
+    // The result equals forward()'s within 1e-6 of the largest value (products over fewer rows may
+    // sum in another order; test_forward_cache). The run is shared with the cache, which keeps it
+    // for the next call (the caller's copy costs nothing). On an error the cache is cleared.
+    // Not thread-safe: one cache per sequence of calls, one call at a time (a worker thread may own
+    // it); the model itself may serve several caches at once.
+    Result<std::shared_ptr<const ModelRun>> forward(const std::vector<int>& token_ids, int selected_layer,
+                                                    ForwardCache& cache) const;
 
     bool hasPredictionHead() const { return m_weights.head.has_value(); }
     Result<std::vector<TokenPrediction>> predict(const ModelRun& run, const std::vector<int>& positions,

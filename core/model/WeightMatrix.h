@@ -53,6 +53,13 @@ public:
     }
 
     Eigen::Map<const Matrix> view() const { return {m_data, m_rows, m_cols}; }
+    // The values as a matrix of their own: the converted buffer moved out, in-place ones copied.
+    Matrix takeValues() &&
+    {
+        if (!isInPlace())
+            return std::move(m_owned);
+        return Matrix(view());
+    }
     Eigen::Index rows() const { return m_rows; }
     Eigen::Index cols() const { return m_cols; }
     bool isEmpty() const { return m_rows * m_cols == 0; }

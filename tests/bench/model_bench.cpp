@@ -10,9 +10,13 @@
 //             30 layers, 9 heads / 3 key/value heads, width 576, intermediate 1536, vocab 49152) and
 //             "qwen2 T=16/64/256" (Qwen2.5-0.5B: 24 layers, 14 / 2 heads, width 896, intermediate
 //             4864, vocab 151936, q/k/v biases), random weights and ids.
-//   open:     TransformerModel::load of the folder in $MODEL_BENCH_FOLDER (skipped without it), e.g.
-//             one written by scripts/make_random_model.py: reading config.json and the header,
-//             mapping the file, converting what is not used in place.
+//   keystroke: "keystroke gpt2 T=32": a character typed at the end of a 31-token sentence, every
+//             layer's attention recomputed through the cache (TransformerModel::forward with a
+//             ForwardCache: one new token per layer); "... no cache" is the whole pass it replaces.
+//   open:     "open gpt2-small": TransformerModel::load of a GPT-2-small F32 folder (498 MB, written
+//             to a temporary folder first, so read from the page cache) and its first result, a
+//             6-token pass; "open $MODEL_BENCH_FOLDER" the same for that folder, when set (e.g.
+//             one written by scripts/make_random_model.py).
 //   linear:   the products that are most of that work, alone (out = x W + b, the threads sharing
 //             out the columns as in the forward pass), so their GFLOP/s can be read off:
 //             2 * T * inner * cols / time.
@@ -24,6 +28,8 @@
 #include "tests/support/RandomModel.h"
 
 #include <QtTest>
+
+#include <QTemporaryDir>
 
 #include <map>
 
@@ -63,6 +69,9 @@ private slots:
     void initTestCase() { keepFreedBlocksForReuse(); }  // as the program does (app/main.cpp)
     void forward_data();
     void forward();
+    void keystroke_data();
+    void keystroke();
+    void open_data();
     void open();
     void linear_data();
     void linear();
@@ -95,15 +104,61 @@ void ModelBench::forward()
     }
 }
 
+void ModelBench::keystroke_data()
+{
+    QTest::addColumn<bool>("cached");
+    QTest::newRow("keystroke gpt2 T=32") << true;
+    QTest::newRow("keystroke gpt2 T=32 no cache") << false;
+}
+
+void ModelBench::keystroke()
+{
+    QFETCH(bool, cached);
+    const TransformerModel& m = model(QStringLiteral("gpt2"));
+    std::vector<int> ids = randomIds(32, m.config().vocab_size, 32);
+    const int layer = 5;  // the selected layer's walkthrough rows are kept, as in the window
+    ForwardCache cache;
+    QVERIFY(m.forward({ids.begin(), ids.end() - 1}, layer, cache));  // the sentence before the keystroke
+    int keystroke = 0;
+    QBENCHMARK
+    {
+        // Another last token each time: the 31 before it are the cache's, the last one is new.
+        ids.back() = 1000 + keystroke++ % 2;
+        if (cached) {
+            auto run = m.forward(ids, layer, cache);
+            QVERIFY(run);
+        } else {
+            auto run = m.forward(ids, layer);
+            QVERIFY(run);
+        }
+    }
+}
+
+void ModelBench::open_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::newRow("open gpt2-small") << QString();
+    const QString folder = qEnvironmentVariable("MODEL_BENCH_FOLDER");
+    if (!folder.isEmpty())
+        QTest::addRow("open %s", qPrintable(folder)) << folder;
+}
+
 void ModelBench::open()
 {
-    const QString folder = qEnvironmentVariable("MODEL_BENCH_FOLDER");
-    if (folder.isEmpty())
-        QSKIP("set MODEL_BENCH_FOLDER to a model folder");
+    QFETCH(QString, folder);
+    QTemporaryDir written;
+    if (folder.isEmpty()) {
+        QVERIFY(written.isValid());
+        folder = written.path();
+        QVERIFY2(writeGpt2Folder(folder, gpt2SmallConfig(), 11), "could not write the checkpoint");
+    }
+    const std::vector<int> ids = {464, 3797, 3332, 319, 262, 14477};  // "The cat sat on the mat"
     QBENCHMARK
     {
         auto model = TransformerModel::load(folder);
         QVERIFY2(model, qPrintable(model.error()));
+        auto run = (*model)->forward(ids, 0);
+        QVERIFY2(run, qPrintable(run.error()));
     }
 }
 

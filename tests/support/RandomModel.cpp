@@ -2,6 +2,11 @@
 
 #include "core/base/SplitMix64.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <cmath>
 
 namespace attn::testing {
@@ -182,6 +187,93 @@ std::unique_ptr<TransformerModel> randomModel(const ModelConfig& c, std::uint64_
         w.final_norm_bias = around(width, 0.0, 0.05, rng);
     }
     return std::make_unique<TransformerModel>(c, std::move(w));
+}
+
+bool writeGpt2Folder(const QString& dir, const ModelConfig& c, std::uint64_t seed)
+{
+    const QJsonObject config{{"model_type", "gpt2"},
+                             {"n_layer", c.num_layers},
+                             {"n_head", c.num_heads},
+                             {"n_embd", c.hidden_size},
+                             {"n_positions", c.max_positions},
+                             {"vocab_size", c.vocab_size},
+                             {"layer_norm_epsilon", c.layer_norm_eps},
+                             {"activation_function", "gelu_new"}};
+    QFile config_file(dir + QStringLiteral("/config.json"));
+    if (!config_file.open(QIODevice::WriteOnly) || config_file.write(QJsonDocument(config).toJson()) < 0)
+        return false;
+    config_file.close();
+
+    // The tensors of modeling_gpt2.py's state dict, in its order; vectors have one dimension.
+    struct Entry {
+        QString name;
+        std::vector<qint64> shape;
+        double centre;  // LayerNorm weights near 1, everything else near 0
+    };
+    const qint64 e = c.hidden_size;
+    std::vector<Entry> tensors = {{"wte.weight", {c.vocab_size, e}, 0}, {"wpe.weight", {c.max_positions, e}, 0}};
+    for (int l = 0; l < c.num_layers; ++l) {
+        const QString h = QStringLiteral("h.%1.").arg(l);
+        for (const Entry& t : std::vector<Entry>{{"ln_1.weight", {e}, 1},
+                                                 {"ln_1.bias", {e}, 0},
+                                                 {"attn.c_attn.weight", {e, 3 * e}, 0},
+                                                 {"attn.c_attn.bias", {3 * e}, 0},
+                                                 {"attn.c_proj.weight", {e, e}, 0},
+                                                 {"attn.c_proj.bias", {e}, 0},
+                                                 {"ln_2.weight", {e}, 1},
+                                                 {"ln_2.bias", {e}, 0},
+                                                 {"mlp.c_fc.weight", {e, 4 * e}, 0},
+                                                 {"mlp.c_fc.bias", {4 * e}, 0},
+                                                 {"mlp.c_proj.weight", {4 * e, e}, 0},
+                                                 {"mlp.c_proj.bias", {e}, 0}})
+            tensors.push_back({h + t.name, t.shape, t.centre});
+    }
+    tensors.push_back({"ln_f.weight", {e}, 1});
+    tensors.push_back({"ln_f.bias", {e}, 0});
+
+    QJsonObject header;
+    qint64 offset = 0;
+    for (const Entry& t : tensors) {
+        qint64 count = 1;
+        QJsonArray shape;
+        for (qint64 d : t.shape) {
+            count *= d;
+            shape.append(d);
+        }
+        header.insert(t.name,
+                      QJsonObject{{"dtype", "F32"},
+                                  {"shape", shape},
+                                  {"data_offsets", QJsonArray{offset, offset + count * qint64(sizeof(float))}}});
+        offset += count * qint64(sizeof(float));
+    }
+    QByteArray header_bytes = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    header_bytes.append(QByteArray((8 - header_bytes.size() % 8) % 8, ' '));
+
+    QFile file(dir + QStringLiteral("/model.safetensors"));
+    if (!file.open(QIODevice::WriteOnly))
+        return false;
+    const quint64 length = quint64(header_bytes.size());
+    char length_bytes[8];
+    for (int i = 0; i < 8; ++i)
+        length_bytes[i] = char((length >> (8 * i)) & 0xff);
+    if (file.write(length_bytes, 8) != 8 || file.write(header_bytes) != header_bytes.size())
+        return false;
+    SplitMix64 rng(seed);
+    for (const Entry& t : tensors) {
+        qint64 count = 1;
+        for (qint64 d : t.shape)
+            count *= d;
+        constexpr qint64 kChunk = 1 << 20;  // floats per write
+        for (qint64 first = 0; first < count; first += kChunk) {
+            const qint64 size = std::min(kChunk, count - first);
+            const RowVector chunk =
+                t.centre != 0 ? around(size, t.centre, 0.1, rng) : RowVector(uniform(1, size, kStd, rng));
+            const qint64 bytes = chunk.size() * qint64(sizeof(float));
+            if (file.write(reinterpret_cast<const char*>(chunk.data()), bytes) != bytes)  // little-endian host
+                return false;
+        }
+    }
+    return file.flush();
 }
 
 }  // namespace attn::testing

@@ -23,4 +23,9 @@ ModelConfig qwen2HalfBConfig();
 
 std::unique_ptr<TransformerModel> randomModel(const ModelConfig& config, std::uint64_t seed);
 
+// A Hugging Face GPT-2 folder of config.json and an F32 model.safetensors with random weights in
+// the names, shapes and layout of the hub's `gpt2` (no prefix, Conv1D (in, out) weights), written
+// tensor by tensor (GPT-2 small: 498 MB). False when a file cannot be written.
+bool writeGpt2Folder(const QString& dir, const ModelConfig& config, std::uint64_t seed);
+
 }  // namespace attn::testing

@@ -1,0 +1,319 @@
+// The cache for live typing (TransformerModel::forward with a ForwardCache, built on
+// AttentionEngine::forwardAppending): a pass that extends the cached tokens computes only the new
+// ones, and gives what a whole pass gives.
+//
+// Tolerance 1e-6 (absolute for attention weights, which lie in [0, 1]; relative to the largest
+// value for the other matrices): the new rows are products of fewer rows than in the whole pass,
+// and the kernels may sum in another order for another number of rows (core/ops/LinearColumns.h);
+// everything else is the same arithmetic. Not bit for bit: measured with a tolerance of 0, the
+// cases below differ by up to 1.2e-7 (one float step at 1).
+#include "core/attention/AttentionEngine.h"
+#include "core/model/TransformerModel.h"
+
+#include "tests/support/ModelFolders.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <numeric>
+
+using namespace attn;
+using namespace attn::testing;
+
+namespace {
+
+constexpr float kTolerance = 1e-6f;
+
+// 24 ids in the GPT-2 vocabulary; gpt2-tiny has 64 positions.
+const std::vector<int> kSentence = {464, 3797, 3332, 319,  262, 14477, 13,  632, 373, 257, 922,   3797,
+                                    11,  290,  340,  3332, 612, 329,   257, 890, 640, 13,  50256, 50};
+
+std::vector<int> firstTokens(int count)
+{
+    return {kSentence.begin(), kSentence.begin() + count};
+}
+
+std::unique_ptr<TransformerModel> loadFixture(const char* name)
+{
+    auto model = TransformerModel::load(modelFixture(QString::fromLatin1(name)));
+    if (!model)
+        qFatal("%s: %s", name, qPrintable(model.error()));
+    return std::move(model).value();
+}
+
+double relativeDifference(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return std::numeric_limits<double>::infinity();
+    const double scale = std::max(1.0f, a.cwiseAbs().maxCoeff());
+    return (a - b).cwiseAbs().maxCoeff() / scale;
+}
+
+// Where `cached` and `whole` differ by more than the tolerance, in words; empty when they agree.
+QString compareRuns(const ModelRun& cached, const ModelRun& whole)
+{
+    if (cached.token_ids != whole.token_ids || cached.selected_layer != whole.selected_layer)
+        return QStringLiteral("different tokens or selected layer");
+    for (int l = 0; l < whole.numLayers(); ++l)
+        for (int h = 0; h < whole.attention.numHeads(); ++h)
+            if (double d = relativeDifference(cached.attention.head(l, h), whole.attention.head(l, h)); d > kTolerance)
+                return QStringLiteral("attention layer %1 head %2 differs by %3").arg(l).arg(h).arg(d);
+    const std::pair<const char*, std::pair<const Matrix*, const Matrix*>> parts[] = {
+        {"last_hidden_state", {&cached.last_hidden_state, &whole.last_hidden_state}},
+        {"layer_input", {&cached.layer_input, &whole.layer_input}},
+        {"q", {&cached.layer_trace.q, &whole.layer_trace.q}},
+        {"k", {&cached.layer_trace.k, &whole.layer_trace.k}},
+        {"v", {&cached.layer_trace.v, &whole.layer_trace.v}},
+        {"concat", {&cached.layer_trace.concat, &whole.layer_trace.concat}},
+        {"output", {&cached.layer_trace.output, &whole.layer_trace.output}},
+    };
+    for (const auto& [name, pair] : parts)
+        if (double d = relativeDifference(*pair.first, *pair.second); d > kTolerance)
+            return QStringLiteral("%1 differs by %2").arg(QLatin1String(name)).arg(d);
+    if (cached.layer_trace.query_offset != 0 || cached.layer_trace.queryLength() != whole.seqLen())
+        return QStringLiteral("the selected layer's trace does not cover every query");
+    return {};
+}
+
+// The whole pass, without a cache.
+ModelRun wholeRun(const TransformerModel& model, const std::vector<int>& ids, int layer)
+{
+    auto run = model.forward(ids, layer);
+    if (!run)
+        qFatal("%s", qPrintable(run.error()));
+    return std::move(run).value();
+}
+
+// A position rotation in the manner of RoPE (pairs of features turned by position * frequency),
+// for the engine-level checks of the cache's positions.
+void rotateToy(MatrixRef projected, int heads, int head_dim, int first_position, RotatedProjection)
+{
+    for (Eigen::Index row = 0; row < projected.rows(); ++row)
+        for (int h = 0; h < heads; ++h)
+            for (int j = 0; j + 1 < head_dim; j += 2) {
+                const double angle = (first_position + row) * std::pow(100.0, -double(j) / head_dim);
+                float& a = projected(row, h * head_dim + j);
+                float& b = projected(row, h * head_dim + j + 1);
+                const float x = a, y = b;
+                a = float(x * std::cos(angle) - y * std::sin(angle));
+                b = float(x * std::sin(angle) + y * std::cos(angle));
+            }
+}
+
+Matrix randomRows(int rows, int cols, std::uint64_t seed)
+{
+    Matrix x(rows, cols);
+    std::uint64_t state = seed;
+    for (float& v : x.reshaped()) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        v = float(double(state >> 40) / double(1 << 24) * 2.0 - 1.0);
+    }
+    return x;
+}
+
+}  // namespace
+
+class TestForwardCache : public QObject {
+    Q_OBJECT
+
+private slots:
+    void extendingEqualsWholePass_data();
+    void extendingEqualsWholePass();
+    void typingTokenByToken();
+    void cachedKeysAreReused();
+    void changedTokenInTheMiddle();
+    void shorterInput();
+    void sameInputIsTheCachedRun();
+    void otherSelectedLayer();
+    void nonCausalModelRecomputes();
+    void memoryIsTwoLayersOfKeysAndValues();
+    void engineRotatesNewKeysFromTheCachedLength();
+    void engineRefusesACacheOfOtherWeights();
+};
+
+void TestForwardCache::extendingEqualsWholePass_data()
+{
+    QTest::addColumn<int>("prefix");
+    QTest::addColumn<int>("total");
+    QTest::addColumn<int>("layer");
+    QTest::newRow("1 + 1") << 1 << 2 << 0;
+    QTest::newRow("5 + 1") << 5 << 6 << 1;
+    QTest::newRow("6 + 7") << 6 << 13 << 0;
+    QTest::newRow("23 + 1") << 23 << 24 << 1;
+    QTest::newRow("2 + 22") << 2 << 24 << 1;
+}
+
+void TestForwardCache::extendingEqualsWholePass()
+{
+    QFETCH(int, prefix);
+    QFETCH(int, total);
+    QFETCH(int, layer);
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    QVERIFY(model->forward(firstTokens(prefix), layer, cache));
+    QCOMPARE(cache.length(), prefix);
+    auto extended = model->forward(firstTokens(total), layer, cache);
+    QVERIFY2(extended, qPrintable(extended.error()));
+    QCOMPARE(cache.length(), total);
+    QCOMPARE(cache.layers.front().length(), total);
+    const QString difference = compareRuns(**extended, wholeRun(*model, firstTokens(total), layer));
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
+}
+
+void TestForwardCache::typingTokenByToken()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    for (int count = 1; count <= int(kSentence.size()); ++count) {
+        auto run = model->forward(firstTokens(count), 1, cache);
+        QVERIFY2(run, qPrintable(run.error()));
+        const QString difference = compareRuns(**run, wholeRun(*model, firstTokens(count), 1));
+        QVERIFY2(difference.isEmpty(), qPrintable(QStringLiteral("T = %1: %2").arg(count).arg(difference)));
+    }
+}
+
+// The prefix's keys and values come from the cache, not from a new pass over the prefix: keys
+// changed in the cache change the new token's attention, and the prefix's rows stay the cached ones.
+void TestForwardCache::cachedKeysAreReused()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    auto before = model->forward(firstTokens(8), 0, cache);
+    QVERIFY(before);
+    for (KeyValueCache& layer : cache.layers)
+        layer.k.row(0) *= 3.0f;
+    auto after = model->forward(firstTokens(9), 0, cache);
+    QVERIFY(after);
+    const ModelRun whole = wholeRun(*model, firstTokens(9), 0);
+    QVERIFY(std::abs((*after)->attention.at(0, 0, 8, 0) - whole.attention.at(0, 0, 8, 0)) > 1e-3f);
+    for (int query = 0; query < 8; ++query)
+        for (int key = 0; key <= query; ++key)
+            QCOMPARE((*after)->attention.at(1, 2, query, key), (*before)->attention.at(1, 2, query, key));
+}
+
+void TestForwardCache::changedTokenInTheMiddle()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    QVERIFY(model->forward(firstTokens(16), 1, cache));
+    for (int changed : {0, 7, 15}) {
+        std::vector<int> edited = firstTokens(18);
+        edited[size_t(changed)] = 42;
+        auto run = model->forward(edited, 1, cache);
+        QVERIFY(run);
+        const QString difference = compareRuns(**run, wholeRun(*model, edited, 1));
+        QVERIFY2(difference.isEmpty(), qPrintable(QStringLiteral("token %1: %2").arg(changed).arg(difference)));
+        QVERIFY(model->forward(firstTokens(16), 1, cache));  // back to the sentence
+    }
+}
+
+void TestForwardCache::shorterInput()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    QVERIFY(model->forward(firstTokens(20), 0, cache));
+    for (int count : {19, 12, 1}) {
+        auto run = model->forward(firstTokens(count), 0, cache);
+        QVERIFY(run);
+        QCOMPARE(cache.length(), count);
+        QCOMPARE(cache.layers.back().length(), count);
+        const QString difference = compareRuns(**run, wholeRun(*model, firstTokens(count), 0));
+        QVERIFY2(difference.isEmpty(), qPrintable(QStringLiteral("T = %1: %2").arg(count).arg(difference)));
+    }
+}
+
+void TestForwardCache::sameInputIsTheCachedRun()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    auto first = model->forward(firstTokens(10), 1, cache);
+    auto again = model->forward(firstTokens(10), 1, cache);
+    QVERIFY(first && again);
+    QCOMPARE(again->get(), first->get());
+}
+
+void TestForwardCache::otherSelectedLayer()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    ForwardCache cache;
+    QVERIFY(model->forward(firstTokens(10), 0, cache));
+    auto run = model->forward(firstTokens(11), 1, cache);
+    QVERIFY(run);
+    QCOMPARE((*run)->selected_layer, 1);
+    const QString difference = compareRuns(**run, wholeRun(*model, firstTokens(11), 1));
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
+}
+
+void TestForwardCache::nonCausalModelRecomputes()
+{
+    const auto model = loadFixture("bert-tiny");
+    const std::vector<int> ids = {101, 7592, 1010, 2026, 3899, 2003, 10140, 102};
+    ForwardCache cache;
+    QVERIFY(model->forward({ids.begin(), ids.end() - 1}, 0, cache));
+    auto run = model->forward(ids, 0, cache);
+    QVERIFY(run);
+    QVERIFY(cache.layers.empty() && !cache.run);
+    const ModelRun whole = wholeRun(*model, ids, 0);
+    QCOMPARE((*run)->last_hidden_state, whole.last_hidden_state);  // the same pass, bit for bit
+    QCOMPARE((*run)->attention.head(1, 1), whole.attention.head(1, 1));
+}
+
+// 2 * L * T * C floats (gpt2-tiny: L = 2, C = 32), following the input's length both ways. For
+// GPT-2 small at T = 1024 the same formula gives 2 * 12 * 1024 * 768 * 4 bytes = 75.5 MB.
+void TestForwardCache::memoryIsTwoLayersOfKeysAndValues()
+{
+    const auto model = loadFixture("gpt2-tiny");
+    const ModelConfig& c = model->config();
+    ForwardCache cache;
+    for (int count : {24, 9}) {
+        QVERIFY(model->forward(firstTokens(count), 0, cache));
+        QCOMPARE(cache.bytes(), std::int64_t(2) * c.num_layers * count * c.hidden_size * std::int64_t(sizeof(float)));
+    }
+    cache.clear();
+    QCOMPARE(cache.bytes(), std::int64_t(0));
+}
+
+// The engine with grouped-query weights (4 query heads, 2 key/value heads) and a position rotation:
+// keys rotated from the cached length on, the new rows equal to a whole pass's last rows.
+void TestForwardCache::engineRotatesNewKeysFromTheCachedLength()
+{
+    auto weights = AttentionWeights::random(16, 16, 4, 2, 11);
+    QVERIFY(weights);
+    AttentionOptions options;
+    options.causal = true;
+    options.detail = TraceDetail::Weights;
+    options.rotate_positions = rotateToy;
+    const Matrix x = randomRows(9, 16, 5);  // (T, input_dim)
+    auto whole = AttentionEngine::forward(x, *weights, options);
+    QVERIFY(whole);
+
+    KeyValueCache cache;
+    auto head = AttentionEngine::forwardAppending(x.topRows(6), *weights, options, cache);
+    auto tail = AttentionEngine::forwardAppending(x.bottomRows(3), *weights, options, cache);
+    QVERIFY(head && tail);
+    QCOMPARE(tail->query_offset, 6);
+    QCOMPARE(cache.length(), 9);
+    QCOMPARE(cache.k.cols(), 8);  // kv_dim = 2 heads x head_dim 4
+    QVERIFY(relativeDifference(cache.k, whole->k) <= kTolerance);
+    QVERIFY(relativeDifference(cache.v, whole->v) <= kTolerance);
+    QVERIFY(relativeDifference(tail->output, whole->output.bottomRows(3)) <= kTolerance);
+    for (int h = 0; h < 4; ++h)
+        QVERIFY(relativeDifference(tail->weights[size_t(h)], whole->weights[size_t(h)].bottomRows(3)) <= kTolerance);
+    QVERIFY(tail->isMasked(0, 7) && !tail->isMasked(0, 6));  // new query 0 is position 6
+}
+
+void TestForwardCache::engineRefusesACacheOfOtherWeights()
+{
+    auto weights = AttentionWeights::random(16, 16, 4, 11);
+    QVERIFY(weights);
+    KeyValueCache cache;
+    cache.k = Matrix::Zero(3, 8);
+    cache.v = Matrix::Zero(3, 8);
+    auto trace = AttentionEngine::forwardAppending(randomRows(1, 16, 2), *weights, {}, cache);
+    QVERIFY(!trace);
+    QVERIFY2(trace.error().contains(QLatin1String("do not fit")), qPrintable(trace.error()));
+    QCOMPARE(cache.length(), 3);
+}
+
+QTEST_GUILESS_MAIN(TestForwardCache)
+#include "test_forward_cache.moc"
