@@ -173,13 +173,14 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
             outcome.error = fits.error();
             return outcome;
         }
-        auto forward = model->model->forward(ids, layer);
+        std::lock_guard<std::mutex> lock(model->cache_mutex);
+        auto forward = model->model->forward(ids, layer, model->cache);
         if (!forward) {
             outcome.error_field = SettingField::Model;
             outcome.error = QStringLiteral("%1: %2").arg(model->dir, forward.error());
             return outcome;
         }
-        run = std::make_shared<const ModelRun>(std::move(forward).value());
+        run = std::move(forward).value();
         outcome.ran_forward = true;
         outcome.tokens.clear();
         outcome.labels.clear();

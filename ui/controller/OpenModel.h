@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/ForwardCache.h"
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerModel.h"
 
@@ -16,6 +17,10 @@ struct OpenModel {
     QString dir;  // absolute
     std::unique_ptr<TransformerModel> model;
     std::unique_ptr<ModelTokenizer> tokenizer;
+    // The keys and values of the last pass, so that typing at the end of the sentence computes
+    // only the new tokens (GPT-2; other models run whole). Used by one worker job at a time.
+    mutable std::mutex cache_mutex;
+    mutable ForwardCache cache;
 
     // The token's string as convert_ids_to_tokens spells it, else the id in decimal.
     QString tokenText(int id) const;
