@@ -15,7 +15,11 @@ where ratio = attention-lab / PyTorch (the goal is <= 0.7 against the faster PyT
 average (`uptime`) seen during the run. Plain python3, standard library only. With --rounds N every
 row is timed N times by each program, alternating, and each cell is the median over the rounds.
 
-    python3 scripts/bench_table.py [--build build] [--rounds 1] [--threads 2] [--only ROW ...]
+    python3 scripts/bench_table.py [--build build] [--rounds 1] [--threads 2] [--cpu] [--only ROW ...]
+
+--cpu times CPU time instead of wall-clock time (attention_bench with -perf -perfcounter task-clock,
+bench_torch.py with time.process_time): on a machine shared with other work, use it with --threads 1,
+where no thread waits at a barrier for another that was pushed off its core.
 """
 
 import argparse
@@ -48,20 +52,22 @@ def parse_csv(text):
     for record in csv.reader(io.StringIO(text)):
         if len(record) >= 4 and record[2] == "WalltimeMilliseconds":
             times[record[1]] = float(record[3])
+        elif len(record) >= 4 and record[2] == "WalltimeNanoseconds":  # the task-clock counter (-perf)
+            times[record[1]] = float(record[3]) * 1e-6
     return times
 
 
 class TorchServer:
     """One bench_torch.py --serve process under a given OpenBLAS configuration."""
 
-    def __init__(self, python, threads, median, coretype):
+    def __init__(self, python, threads, median, coretype, cpu):
         env = dict(os.environ, OPENBLAS_VERBOSE="2")
         env.pop("OPENBLAS_CORETYPE", None)
         if coretype:
             env["OPENBLAS_CORETYPE"] = coretype
         self.process = subprocess.Popen(
             [python, os.path.join(HERE, "bench_torch.py"), "--serve", "--threads", str(threads), "--median",
-             str(median)],
+             str(median)] + (["--cpu"] if cpu else []),
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def time(self, row):
@@ -92,6 +98,7 @@ def main():
     parser.add_argument("--python", default="/usr/bin/python3", help="an interpreter with torch")
     parser.add_argument("--pinned-coretype", default="Haswell",
                         help="the OpenBLAS kernels of the second PyTorch column (the environment's pin)")
+    parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall-clock time")
     parser.add_argument("--only", action="append", default=[], help="one row name (repeatable)")
     args = parser.parse_args()
 
@@ -101,15 +108,16 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), QT_QPA_PLATFORM="offscreen")
 
     rows = args.only or list(row_names())
-    own = TorchServer(args.python, args.threads, args.median, None)
-    pinned = TorchServer(args.python, args.threads, args.median, args.pinned_coretype)
+    own = TorchServer(args.python, args.threads, args.median, None, args.cpu)
+    pinned = TorchServer(args.python, args.threads, args.median, args.pinned_coretype, args.cpu)
+    counter = ["-perf", "-perfcounter", "task-clock"] if args.cpu else []
     ours, tuned, slow = {}, {}, {}
     loads = []
     for round_index in range(args.rounds):
         for row in rows:
             sys.stderr.write(f"round {round_index + 1}/{args.rounds}: {row}\n")
             loads.append(os.getloadavg()[0])
-            result = subprocess.run([bench, "-csv", "-median", str(args.median), f"forward:{row}"], env=env,
+            result = subprocess.run([bench, "-csv", "-median", str(args.median)] + counter + [f"forward:{row}"], env=env,
                                     capture_output=True, text=True)
             if result.returncode != 0:
                 sys.stderr.write(result.stdout + result.stderr)
@@ -136,7 +144,10 @@ def main():
         mark = "" if ratio <= GOAL else " **"
         print(f"| {row} | {a:.3f} | {b:.3f} | {ratio:.2f}{mark} | {c:.3f} | {a / c:.2f} |")
     print()
-    print(f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f}; "
+    clock = "CPU time" if args.cpu else "wall-clock time"
+    print(f"{args.threads} thread(s), {clock}, median of {args.median} timed batches per row and program"
+          f"{f', median over {args.rounds} rounds' if args.rounds > 1 else ''}. "
+          f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f}; "
           f"rows over {GOAL} of PyTorch {tuned_core} (marked **): {len(missed)} of {len(rows)}.")
     for log in (own_log, pinned_log):
         for line in log.splitlines():

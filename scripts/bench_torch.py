@@ -40,11 +40,16 @@ def rows():
                 yield seq_len, d_model, num_heads, causal
 
 
+# Wall-clock time by default; --cpu makes it the process's CPU time (which the machine's other
+# processes do not inflate; with one thread, the time of that thread).
+clock = time.perf_counter
+
+
 def time_batch(run, iterations):
-    start = time.perf_counter()
+    start = clock()
     for _ in range(iterations):
         run()
-    return (time.perf_counter() - start) * 1e3
+    return (clock() - start) * 1e3
 
 
 def time_row(seq_len, d_model, num_heads, causal, repeats, min_batch_ms):
@@ -102,12 +107,16 @@ def main():
                         help="the timed batch of one repeat lasts at least this long (as in QBENCHMARK)")
     parser.add_argument("--only", action="append", default=[],
                         help="run only the rows with this exact name (repeatable)")
+    parser.add_argument("--cpu", action="store_true", help="time in CPU time of the process, not wall-clock time")
     parser.add_argument("--serve", action="store_true",
                         help="read row names from standard input, one a line, and time each as it comes "
                              "(scripts/bench_table.py interleaves the two programs row by row this way)")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    if args.cpu:
+        global clock
+        clock = time.process_time
     if args.serve:
         check_blas_against_float64()
         by_name = {row_name(*row): row for row in rows()}
