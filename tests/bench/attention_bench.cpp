@@ -160,9 +160,9 @@ void AttentionBench::breakdown()
                 const float inv_scale = 1.0f / trace.scale;
 
                 const double pass = bestCpuMs([&] { (void)AttentionEngine::forward(x, weights, options); });
-                const double projections = bestCpuMs(
-                    [&] { projectQueriesKeysValues(x, x, x, weights, trace.q, trace.k, trace.v); });
-                Matrix keys_t(d_model, seq_len);  // (d_model, seq_len): K_h^T one head under the other
+                const double projections =
+                    bestCpuMs([&] { projectQueriesKeysValues(x, x, x, weights, trace.q, trace.k, trace.v); });
+                Matrix keys_t(d_model, seq_len);               // (d_model, seq_len): K_h^T one head under the other
                 Matrix values(num_heads * seq_len, head_dim);  // V_h one head under the other
                 const double copies = bestCpuMs([&] {
                     for (int h = 0; h < num_heads; ++h) {
@@ -189,8 +189,7 @@ void AttentionBench::breakdown()
                 });
                 const double softmax = bestCpuMs([&] {
                     forEachBlock([&](int h, int first, int rows, int) {
-                        maskedSoftmax(trace.weights[size_t(h)].middleRows(first, rows), first, causal, {},
-                                      inv_scale);
+                        maskedSoftmax(trace.weights[size_t(h)].middleRows(first, rows), first, causal, {}, inv_scale);
                     });
                 });
                 const double weighted = bestCpuMs([&] {
@@ -207,12 +206,13 @@ void AttentionBench::breakdown()
                 double t2_flops = 0;
                 forEachBlock([&](int, int, int rows, int keys) { t2_flops += 2.0 * rows * keys * head_dim; });
                 const auto gflops = [](double flops, double ms) { return ms > 0 ? flops / ms * 1e-6 : 0.0; };
-                qInfo("T=%d d=%d h=%d%s  pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
-                      "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | output %.3f (%.0f) | rest %.3f",
-                      seq_len, d_model, num_heads, causal ? " causal" : "", pass, projections,
-                      gflops(projection_flops, projections), copies, scores, gflops(t2_flops, scores), softmax,
-                      weighted, gflops(t2_flops, weighted), output, gflops(projection_flops / 3, output),
-                      pass - projections - copies - scores - softmax - weighted - output);
+                qInfo(
+                    "T=%d d=%d h=%d%s  pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
+                    "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | output %.3f (%.0f) | rest %.3f",
+                    seq_len, d_model, num_heads, causal ? " causal" : "", pass, projections,
+                    gflops(projection_flops, projections), copies, scores, gflops(t2_flops, scores), softmax, weighted,
+                    gflops(t2_flops, weighted), output, gflops(projection_flops / 3, output),
+                    pass - projections - copies - scores - softmax - weighted - output);
             }
         }
     }
