@@ -13,8 +13,9 @@ constexpr Index kPacket = Eigen::internal::packet_traits<float>::size;
 
 // Up to this many rows of x, the direct kernel beats Eigen's packed product (measured on the
 // 2-core AVX-512 machine, d_model 512 and 768: 3x at 8 rows, 1.3x at 64, 1.15x at 128, still
-// ahead at 512; even at 1024).
-constexpr Index kDirectRows = 512;
+// ahead at 512; at 1024 rows 200-230 against Eigen's 120-145 GFLOP/s per core of CPU time; at 2048
+// the two are level, x no longer fitting in the cache beside a strip of w).
+constexpr Index kDirectRows = 1024;
 
 // The direct kernel's register tiles: Rows rows of x times Packets packets of columns, with
 // about 3/4 of the vector registers as accumulators (8 x 3 or 6 x 4 of AVX-512's 32 registers),

@@ -106,7 +106,8 @@ private slots:
         QTest::addColumn<bool>("bias");
         QTest::newRow("16 rows, 512 columns (direct kernel, chunks)") << 16 << 512 << true;
         QTest::newRow("3 rows, 100 columns, no bias") << 3 << 100 << false;
-        QTest::newRow("600 rows, 200 columns (Eigen's product per thread)") << 600 << 200 << true;
+        QTest::newRow("600 rows, 200 columns (direct kernel)") << 600 << 200 << true;
+        QTest::newRow("1100 rows, 200 columns (Eigen's product per thread)") << 1100 << 200 << true;
         QTest::newRow("0 rows") << 0 << 64 << true;
     }
 
