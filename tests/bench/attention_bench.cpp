@@ -10,7 +10,8 @@
 // and average_attn_weights=False. Freed memory is kept for reuse, as the program keeps it.
 //
 // `attention_bench breakdown` prints where one pass's time goes, step by step, in CPU time of one
-// thread (which the machine's other processes do not inflate), with the GFLOP/s of each product.
+// thread (which the machine's other processes do not inflate), with the GFLOP/s of each product;
+// `attention_bench fmaPeak` the float32 multiply-add peak of one core that those are measured against.
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
@@ -24,8 +25,11 @@
 
 #include <omp.h>
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <ctime>
 #include <functional>
 #include <utility>
@@ -43,6 +47,7 @@ private slots:
     void forward_data();
     void forward();
     void breakdown();
+    void fmaPeak();
 };
 
 namespace {
@@ -217,6 +222,39 @@ void AttentionBench::breakdown()
         }
     }
     omp_set_num_threads(saved_threads);
+}
+
+// Independent chains of packet multiply-adds, nothing else: one core's float32 peak in GFLOP/s
+// of its CPU time, with the packets this build uses (16 floats with AVX-512, 8 with AVX2).
+void AttentionBench::fmaPeak()
+{
+    using namespace Eigen::internal;
+    using Packet = packet_traits<float>::type;
+    constexpr int kLanes = packet_traits<float>::size;
+    constexpr int kChains = 12;  // more than latency x ports (4 x 2) so every port is busy
+    constexpr long kSteps = 50'000'000;
+    Packet chains[kChains];
+    for (int c = 0; c < kChains; ++c)
+        chains[c] = pset1<Packet>(1.0f + 1e-3f * float(c));
+    const Packet factor = pset1<Packet>(0.999999f);
+    const Packet term = pset1<Packet>(1e-7f);
+    const double start = threadCpuMs();
+    for (long step = 0; step < kSteps; ++step) {
+#pragma GCC unroll 12  // the chains stay in registers
+        for (int c = 0; c < kChains; ++c)
+            chains[c] = pmadd(chains[c], factor, term);
+    }
+    const double ms = threadCpuMs() - start;
+    float sum = 0;
+    for (int c = 0; c < kChains; ++c) {
+        float lanes[kLanes];
+        pstoreu(lanes, chains[c]);
+        sum += lanes[0];
+    }
+    QVERIFY(std::isfinite(sum));
+    const double flops = 2.0 * kLanes * kChains * double(kSteps);
+    qInfo("float32 multiply-add peak of one core: %.1f GFLOP/s of CPU time (%d-float packets)", flops / ms * 1e-6,
+          kLanes);
 }
 
 QTEST_GUILESS_MAIN(AttentionBench)
