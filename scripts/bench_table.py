@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """attention-lab's engine against PyTorch's nn.MultiheadAttention, as a Markdown table.
 
-Runs build/tests/bench/attention_bench -csv (Qt Test QBENCHMARK) and scripts/bench_torch.py (with the
-/usr/bin/python3 that has torch) in the same run, on the same rows, with the same number of
-threads, and prints:
+Runs build/tests/bench/attention_bench (Qt Test QBENCHMARK, -csv) and scripts/bench_torch.py (with the
+/usr/bin/python3 that has torch) row by row, interleaved: for each row attention-lab, then PyTorch with
+OpenBLAS's kernels as the environment pins them (OPENBLAS_CORETYPE, Haswell here), then PyTorch with
+OpenBLAS choosing for itself (OPENBLAS_CORETYPE unset: Cooperlake, AVX-512, on this machine), all with
+the same number of threads. Each PyTorch configuration is one process that serves every row
+(bench_torch.py --serve), which checks its float32 product against float64 before it times anything.
+Prints:
 
-    | row | attention-lab ms | PyTorch ms | speed-up |
+    | row | attention-lab ms | PyTorch Cooperlake ms | ratio | PyTorch Haswell ms | ratio |
 
-Plain python3, standard library only. With --rounds N both benchmarks run N times, alternating,
-and each cell is the median over the rounds (the machine is shared: this tames the noise).
+where ratio = attention-lab / PyTorch (the goal is <= 0.7 against the faster PyTorch), then the load
+average (`uptime`) seen during the run. Plain python3, standard library only. With --rounds N every
+row is timed N times by each program, alternating, and each cell is the median over the rounds.
 
-    python3 scripts/bench_table.py [--build build] [--rounds 3] [--threads 2] [--only ROW ...]
+    python3 scripts/bench_table.py [--build build] [--rounds 1] [--threads 2] [--cpu] [--only ROW ...]
 
-PyTorch multiplies with the system's libblas.so.3 (OpenBLAS here). OpenBLAS 0.3.21 does not
-recognise every CPU and then falls back to generic kernels: `OPENBLAS_CORETYPE=SkylakeX python3
-scripts/bench_table.py` compares against PyTorch with OpenBLAS's AVX-512 kernels forced.
+--cpu times CPU time instead of wall-clock time (attention_bench with -perf -perfcounter task-clock,
+bench_torch.py with time.process_time): on a machine shared with other work, use it with --threads 1,
+where no thread waits at a barrier for another that was pushed off its core.
 """
 
 import argparse
@@ -28,6 +33,18 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
+SEQ_LENS = [8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+MODELS = [(64, 4), (512, 8), (768, 12)]
+GOAL = 0.7
+
+
+def row_names():
+    """The rows of tests/bench/attention_bench.cpp, in its order."""
+    for d_model, num_heads in MODELS:
+        for seq_len in SEQ_LENS:
+            for causal in (False, True):
+                yield f"T={seq_len} d={d_model} h={num_heads}" + (" causal" if causal else "")
+
 
 def parse_csv(text):
     """{row name: milliseconds} from Qt Test's -csv lines (bench_torch.py prints the same)."""
@@ -35,15 +52,38 @@ def parse_csv(text):
     for record in csv.reader(io.StringIO(text)):
         if len(record) >= 4 and record[2] == "WalltimeMilliseconds":
             times[record[1]] = float(record[3])
+        elif len(record) >= 4 and record[2] == "WalltimeNanoseconds":  # the task-clock counter (-perf)
+            times[record[1]] = float(record[3]) * 1e-6
     return times
 
 
-def run(command, env):
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.stderr.write(result.stdout + result.stderr)
-        raise SystemExit(f"error: {' '.join(command)} exited with {result.returncode}")
-    return result.stdout
+class TorchServer:
+    """One bench_torch.py --serve process under a given OpenBLAS configuration."""
+
+    def __init__(self, python, threads, median, coretype, cpu):
+        env = dict(os.environ, OPENBLAS_VERBOSE="2")
+        env.pop("OPENBLAS_CORETYPE", None)
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
+        self.process = subprocess.Popen(
+            [python, os.path.join(HERE, "bench_torch.py"), "--serve", "--threads", str(threads), "--median",
+             str(median)] + (["--cpu"] if cpu else []),
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def time(self, row):
+        self.process.stdin.write(row + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        times = parse_csv(line)
+        if row not in times:
+            raise SystemExit(f"error: bench_torch.py answered {line.strip()!r} for {row!r}")
+        return times[row]
+
+    def close(self):
+        """Ends the server; returns what it wrote on standard error (OpenBLAS's core, the float64 check)."""
+        self.process.stdin.close()
+        self.process.wait()
+        return self.process.stderr.read()
 
 
 def main():
@@ -56,6 +96,9 @@ def main():
                              "median kept, by both benchmarks: one slow batch on a busy machine then "
                              "does not decide the row")
     parser.add_argument("--python", default="/usr/bin/python3", help="an interpreter with torch")
+    parser.add_argument("--pinned-coretype", default="Haswell",
+                        help="the OpenBLAS kernels of the second PyTorch column (the environment's pin)")
+    parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall-clock time")
     parser.add_argument("--only", action="append", default=[], help="one row name (repeatable)")
     args = parser.parse_args()
 
@@ -64,39 +107,52 @@ def main():
         raise SystemExit(f"error: {bench} not found: build the attention_bench target first")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), QT_QPA_PLATFORM="offscreen")
 
-    ours_command = [bench, "-csv", "-median", str(args.median)] + [f"forward:{row}" for row in args.only]
-    torch_command = [args.python, os.path.join(HERE, "bench_torch.py"), "--threads", str(args.threads),
-                     "--median", str(args.median)]
-    for row in args.only:
-        torch_command += ["--only", row]
-
-    ours, theirs = {}, {}
-    order = []
+    rows = args.only or list(row_names())
+    own = TorchServer(args.python, args.threads, args.median, None, args.cpu)
+    pinned = TorchServer(args.python, args.threads, args.median, args.pinned_coretype, args.cpu)
+    counter = ["-perf", "-perfcounter", "task-clock"] if args.cpu else []
+    ours, tuned, slow = {}, {}, {}
+    loads = []
     for round_index in range(args.rounds):
-        sys.stderr.write(f"round {round_index + 1}/{args.rounds}: attention-lab\n")
-        for row, ms in parse_csv(run(ours_command, env)).items():
-            ours.setdefault(row, []).append(ms)
-            if row not in order:
-                order.append(row)
-        sys.stderr.write(f"round {round_index + 1}/{args.rounds}: PyTorch\n")
-        for row, ms in parse_csv(run(torch_command, env)).items():
-            theirs.setdefault(row, []).append(ms)
+        for row in rows:
+            sys.stderr.write(f"round {round_index + 1}/{args.rounds}: {row}\n")
+            loads.append(os.getloadavg()[0])
+            result = subprocess.run([bench, "-csv", "-median", str(args.median)] + counter + [f"forward:{row}"], env=env,
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                sys.stderr.write(result.stdout + result.stderr)
+                raise SystemExit(f"error: attention_bench exited with {result.returncode} on {row!r}")
+            ours.setdefault(row, []).append(parse_csv(result.stdout)[row])
+            tuned.setdefault(row, []).append(own.time(row))
+            slow.setdefault(row, []).append(pinned.time(row))
+    loads.append(os.getloadavg()[0])
+    own_log, pinned_log = own.close(), pinned.close()
 
-    print(f"| row | attention-lab ms | PyTorch ms | speed-up |")
-    print("|---|---:|---:|---:|")
-    slower = []
-    for row in order:
-        a = statistics.median(ours[row])
-        if row not in theirs:
-            print(f"| {row} | {a:.3f} | n/a | n/a |")
-            continue
-        b = statistics.median(theirs[row])
-        speedup = b / a if a > 0 else float("inf")
-        if speedup < 1:
-            slower.append(row)
-        print(f"| {row} | {a:.3f} | {b:.3f} | {speedup:.2f}x |")
-    if slower:
-        sys.stderr.write("slower than PyTorch: " + ", ".join(slower) + "\n")
+    def core(log):
+        cores = [line.split(":", 1)[1].strip() for line in log.splitlines() if line.startswith("Core:")]
+        return cores[0] if cores else "unknown"
+
+    tuned_core, slow_core = core(own_log), core(pinned_log)
+    print(f"| row | attention-lab ms | PyTorch {tuned_core} ms | ratio | PyTorch {slow_core} ms | ratio |")
+    print("|---|---:|---:|---:|---:|---:|")
+    missed = []
+    for row in rows:
+        a, b, c = (statistics.median(times[row]) for times in (ours, tuned, slow))
+        ratio = a / b
+        if ratio > GOAL:
+            missed.append(row)
+        mark = "" if ratio <= GOAL else " **"
+        print(f"| {row} | {a:.3f} | {b:.3f} | {ratio:.2f}{mark} | {c:.3f} | {a / c:.2f} |")
+    print()
+    clock = "CPU time" if args.cpu else "wall-clock time"
+    print(f"{args.threads} thread(s), {clock}, median of {args.median} timed batches per row and program"
+          f"{f', median over {args.rounds} rounds' if args.rounds > 1 else ''}. "
+          f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f}; "
+          f"rows over {GOAL} of PyTorch {tuned_core} (marked **): {len(missed)} of {len(rows)}.")
+    for log in (own_log, pinned_log):
+        for line in log.splitlines():
+            if line.startswith("float32 product"):
+                sys.stderr.write(line + "\n")
     return 0
 
 

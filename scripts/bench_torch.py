@@ -40,11 +40,16 @@ def rows():
                 yield seq_len, d_model, num_heads, causal
 
 
+# Wall-clock time by default; --cpu makes it the process's CPU time (which the machine's other
+# processes do not inflate; with one thread, the time of that thread).
+clock = time.perf_counter
+
+
 def time_batch(run, iterations):
-    start = time.perf_counter()
+    start = clock()
     for _ in range(iterations):
         run()
-    return (time.perf_counter() - start) * 1e3
+    return (clock() - start) * 1e3
 
 
 def time_row(seq_len, d_model, num_heads, causal, repeats, min_batch_ms):
@@ -83,6 +88,17 @@ def time_row(seq_len, d_model, num_heads, causal, repeats, min_batch_ms):
     return statistics.median(samples)
 
 
+def check_blas_against_float64():
+    """Refuses a BLAS whose float32 products are wrong: a (256, 300) x (300, 200) product against float64."""
+    generator = torch.Generator().manual_seed(3)
+    a = torch.rand(256, 300, generator=generator) * 2 - 1
+    b = torch.rand(300, 200, generator=generator) * 2 - 1
+    error = ((a @ b).double() - a.double() @ b.double()).abs().max().item()
+    sys.stderr.write(f"float32 product against float64: largest difference {error:.2e}\n")
+    if error > 1e-4:  # float32 sums of 300 products of O(1) terms differ from float64 by ~1e-5
+        raise SystemExit(f"error: this BLAS's float32 product is off by {error:.2e} from float64")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
@@ -91,9 +107,27 @@ def main():
                         help="the timed batch of one repeat lasts at least this long (as in QBENCHMARK)")
     parser.add_argument("--only", action="append", default=[],
                         help="run only the rows with this exact name (repeatable)")
+    parser.add_argument("--cpu", action="store_true", help="time in CPU time of the process, not wall-clock time")
+    parser.add_argument("--serve", action="store_true",
+                        help="read row names from standard input, one a line, and time each as it comes "
+                             "(scripts/bench_table.py interleaves the two programs row by row this way)")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    if args.cpu:
+        global clock
+        clock = time.process_time
+    if args.serve:
+        check_blas_against_float64()
+        by_name = {row_name(*row): row for row in rows()}
+        for line in sys.stdin:
+            name = line.strip()
+            if name not in by_name:
+                print(f"error: no row named {name!r}", flush=True)
+                continue
+            ms = time_row(*by_name[name], args.median, args.min_batch_ms)
+            print(f'"forward","{name}","WalltimeMilliseconds",{ms:.4f},{ms:.4f},1', flush=True)
+        return 0
     for seq_len, d_model, num_heads, causal in rows():
         name = row_name(seq_len, d_model, num_heads, causal)
         if args.only and name not in args.only:

@@ -7,15 +7,31 @@
 // Each row times AttentionEngine::forward on random weights (input_dim = d_model, PyTorch's
 // initialisation) and a random input, with TraceDetail::Weights: the output and every head's
 // (seq_len, seq_len) weights, which is what nn.MultiheadAttention returns with need_weights=True
-// and average_attn_weights=False.
+// and average_attn_weights=False. Freed memory is kept for reuse, as the program keeps it.
+//
+// `attention_bench breakdown` prints where one pass's time goes, step by step, in CPU time of one
+// thread (which the machine's other processes do not inflate), with the GFLOP/s of each product;
+// `attention_bench fmaPeak` the float32 multiply-add peak of one core that those are measured against.
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
+#include "core/attention/MaskedSoftmax.h"
+#include "core/attention/Projections.h"
+#include "core/base/MemoryReuse.h"
 #include "core/base/SplitMix64.h"
+#include "core/ops/LinearColumns.h"
 
 #include <QtTest>
 
+#include <omp.h>
+
+#include <Eigen/Core>
+
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <ctime>
+#include <functional>
 #include <utility>
 
 using namespace attn;
@@ -24,9 +40,50 @@ class AttentionBench : public QObject {
     Q_OBJECT
 
 private slots:
+    // As the program does (app/main.cpp): without it glibc hands every freed weight matrix back to
+    // the kernel and each pass faults its pages in again, which doubled the CPU time of a pass at
+    // T = 64-512 (d_model 64) on one thread, and measured a cost the program never pays.
+    void initTestCase() { keepFreedBlocksForReuse(); }
     void forward_data();
     void forward();
+    void breakdown();
+    void fmaPeak();
 };
+
+namespace {
+
+Matrix randomInput(int seq_len, int d_model)
+{
+    SplitMix64 rng(42);
+    Matrix x(seq_len, d_model);  // (seq_len, d_model)
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+        x.data()[i] = float(rng.uniform(-1.0, 1.0));
+    return x;
+}
+
+double threadCpuMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return double(now.tv_sec) * 1e3 + double(now.tv_nsec) * 1e-6;
+}
+
+// The least CPU time of one thread that `step` took over repeats lasting at least 20 ms in all.
+double bestCpuMs(const std::function<void()>& step)
+{
+    double best = 1e30;
+    double spent = 0;
+    for (int repeat = 0; repeat < 3 || spent < 20.0; ++repeat) {
+        const double start = threadCpuMs();
+        step();
+        const double ms = threadCpuMs() - start;
+        best = std::min(best, ms);
+        spent += ms;
+    }
+    return best;
+}
+
+}  // namespace
 
 void AttentionBench::forward_data()
 {
@@ -85,6 +142,119 @@ void AttentionBench::forward()
         if (!trace.ok())
             QFAIL(qPrintable(trace.error()));
     }
+}
+
+// The steps of AttentionEngine::forward one by one on one thread, as HeadAttention.cpp runs them
+// per head and block of 64 queries; "pass" is the whole forward on one thread, "rest" what it
+// spends outside the timed steps (checks, allocation, the first touch of fresh memory).
+void AttentionBench::breakdown()
+{
+    const int saved_threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    constexpr int kBlock = 64;
+    for (auto [d_model, num_heads] : std::array<std::pair<int, int>, 3>{{{64, 4}, {512, 8}, {768, 12}}}) {
+        for (int seq_len : {8, 128, 512, 2048}) {
+            for (bool causal : {false, true}) {
+                const AttentionWeights weights = AttentionWeights::random(d_model, d_model, num_heads, 7).value();
+                const Matrix x = randomInput(seq_len, d_model);
+                AttentionOptions options;
+                options.causal = causal;
+                options.detail = TraceDetail::Weights;
+                AttentionTrace trace = AttentionEngine::forward(x, weights, options).value();
+                const int head_dim = trace.head_dim;
+                const float inv_scale = 1.0f / trace.scale;
+
+                const double pass = bestCpuMs([&] { (void)AttentionEngine::forward(x, weights, options); });
+                const double projections =
+                    bestCpuMs([&] { projectQueriesKeysValues(x, x, x, weights, trace.q, trace.k, trace.v); });
+                Matrix keys_t(d_model, seq_len);               // (d_model, seq_len): K_h^T one head under the other
+                Matrix values(num_heads * seq_len, head_dim);  // V_h one head under the other
+                const double copies = bestCpuMs([&] {
+                    for (int h = 0; h < num_heads; ++h) {
+                        keys_t.middleRows(h * head_dim, head_dim) = trace.kHead(h).transpose();
+                        values.middleRows(h * seq_len, seq_len) = trace.vHead(h);
+                    }
+                });
+                const auto visibleKeys = [&](int first, int rows) {
+                    return causal ? std::min(seq_len, first + rows) : seq_len;
+                };
+                const auto forEachBlock = [&](const std::function<void(int, int, int, int)>& step) {
+                    for (int h = 0; h < num_heads; ++h)
+                        for (int first = 0; first < seq_len; first += kBlock) {
+                            const int rows = std::min(kBlock, seq_len - first);
+                            step(h, first, rows, visibleKeys(first, rows));
+                        }
+                };
+                const double scores = bestCpuMs([&] {
+                    forEachBlock([&](int h, int first, int rows, int keys) {
+                        directProduct(trace.qHead(h).middleRows(first, rows),
+                                      keys_t.middleRows(h * head_dim, head_dim).leftCols(keys),
+                                      trace.weights[size_t(h)].middleRows(first, rows).leftCols(keys));
+                    });
+                });
+                const double softmax = bestCpuMs([&] {
+                    forEachBlock([&](int h, int first, int rows, int) {
+                        maskedSoftmax(trace.weights[size_t(h)].middleRows(first, rows), first, causal, {}, inv_scale);
+                    });
+                });
+                const double weighted = bestCpuMs([&] {
+                    forEachBlock([&](int h, int first, int rows, int keys) {
+                        directProduct(trace.weights[size_t(h)].middleRows(first, rows).leftCols(keys),
+                                      values.middleRows(h * seq_len, seq_len).topRows(keys),
+                                      trace.concat.block(first, h * head_dim, rows, head_dim));
+                    });
+                });
+                const double output = bestCpuMs([&] { projectOutput(trace.concat, weights, trace.output); });
+
+                // Multiply-adds of each product (the causal T^2 products skip what the mask hides).
+                const double projection_flops = 2.0 * 3 * seq_len * double(d_model) * d_model;
+                double t2_flops = 0;
+                forEachBlock([&](int, int, int rows, int keys) { t2_flops += 2.0 * rows * keys * head_dim; });
+                const auto gflops = [](double flops, double ms) { return ms > 0 ? flops / ms * 1e-6 : 0.0; };
+                qInfo(
+                    "T=%d d=%d h=%d%s  pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
+                    "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | output %.3f (%.0f) | rest %.3f",
+                    seq_len, d_model, num_heads, causal ? " causal" : "", pass, projections,
+                    gflops(projection_flops, projections), copies, scores, gflops(t2_flops, scores), softmax, weighted,
+                    gflops(t2_flops, weighted), output, gflops(projection_flops / 3, output),
+                    pass - projections - copies - scores - softmax - weighted - output);
+            }
+        }
+    }
+    omp_set_num_threads(saved_threads);
+}
+
+// Independent chains of packet multiply-adds, nothing else: one core's float32 peak in GFLOP/s
+// of its CPU time, with the packets this build uses (16 floats with AVX-512, 8 with AVX2).
+void AttentionBench::fmaPeak()
+{
+    using namespace Eigen::internal;
+    using Packet = packet_traits<float>::type;
+    constexpr int kLanes = packet_traits<float>::size;
+    constexpr int kChains = 12;  // more than latency x ports (4 x 2) so every port is busy
+    constexpr long kSteps = 50'000'000;
+    Packet chains[kChains];
+    for (int c = 0; c < kChains; ++c)
+        chains[c] = pset1<Packet>(1.0f + 1e-3f * float(c));
+    const Packet factor = pset1<Packet>(0.999999f);
+    const Packet term = pset1<Packet>(1e-7f);
+    const double start = threadCpuMs();
+    for (long step = 0; step < kSteps; ++step) {
+#pragma GCC unroll 12  // the chains stay in registers
+        for (int c = 0; c < kChains; ++c)
+            chains[c] = pmadd(chains[c], factor, term);
+    }
+    const double ms = threadCpuMs() - start;
+    float sum = 0;
+    for (int c = 0; c < kChains; ++c) {
+        float lanes[kLanes];
+        pstoreu(lanes, chains[c]);
+        sum += lanes[0];
+    }
+    QVERIFY(std::isfinite(sum));
+    const double flops = 2.0 * kLanes * kChains * double(kSteps);
+    qInfo("float32 multiply-add peak of one core: %.1f GFLOP/s of CPU time (%d-float packets)", flops / ms * 1e-6,
+          kLanes);
 }
 
 QTEST_GUILESS_MAIN(AttentionBench)

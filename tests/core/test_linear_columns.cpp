@@ -59,6 +59,10 @@ private slots:
         for (int cols : {1, 7, 15, 16, 17, 33, 47, 48, 49, 64, 65, 96, 100, 130})
             for (int rows : {1, 5, 6, 7, 8, 9, 17})
                 QTest::addRow("%dx%d * %dx%d", rows, 37, 37, cols) << rows << 37 << cols;
+        // One-packet strips (head_dim 16) in tiles of at most 8 rows, with ragged last tiles.
+        for (int rows : {1, 7, 15, 23, 24, 25, 63, 65, 513})
+            QTest::addRow("%dx%d * %dx16", rows, 63, 63) << rows << 63 << 16;
+        QTest::newRow("weights x V_h: 64 queries, 2048 keys, head_dim 16") << 64 << 2048 << 16;
         QTest::newRow("scores block: 64 queries, head_dim 64, 300 keys") << 64 << 64 << 300;
         QTest::newRow("weights x V_h: 64 queries, 2048 keys, head_dim 64") << 64 << 2048 << 64;
         QTest::newRow("projection: 16 tokens, d_model 512") << 16 << 512 << 512;
@@ -102,7 +106,8 @@ private slots:
         QTest::addColumn<bool>("bias");
         QTest::newRow("16 rows, 512 columns (direct kernel, chunks)") << 16 << 512 << true;
         QTest::newRow("3 rows, 100 columns, no bias") << 3 << 100 << false;
-        QTest::newRow("600 rows, 200 columns (Eigen's product per thread)") << 600 << 200 << true;
+        QTest::newRow("600 rows, 200 columns (direct kernel)") << 600 << 200 << true;
+        QTest::newRow("1100 rows, 200 columns (Eigen's product per thread)") << 1100 << 200 << true;
         QTest::newRow("0 rows") << 0 << 64 << true;
     }
 
