@@ -1,6 +1,7 @@
 #include "app/CommandLine.h"
 
 #include "core/io/OutputPath.h"
+#include "core/pipeline/MemoryPlan.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -131,6 +132,8 @@ QString CommandLine::helpText()
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
                "  --batch N              batch size drawn in the shape diagram (default 1)\n"
+               "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
+               "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
                "  --tab T                tab shown: grid, head, compare, lines, shapes or walkthrough\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
@@ -148,7 +151,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     const QStringList valued = {"sentence", "input",    "tokens", "d-model",  "heads",      "input-dim", "seed",
                                 "weights",  "layer",    "scale",  "json",     "export",     "view",      "head",
                                 "compare",  "size",     "batch",  "tab",      "screenshot", "example",   "kv-sentence",
-                                "kv-input", "pad-keys", "model",  "token-ids"};
+                                "kv-input", "pad-keys", "model",  "token-ids", "memory-budget"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version"})
@@ -292,6 +295,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.size_given = true;
     }
     options.batch_given = parser.isSet("batch");
+    if (parser.isSet("memory-budget")) {
+        auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));
+        if (!budget)
+            return Error{QStringLiteral("--memory-budget: %1").arg(budget.error())};
+        options.memory_budget = *budget;
+    }
     if (parser.isSet("tab")) {
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)

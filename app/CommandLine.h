@@ -41,6 +41,9 @@ struct CommandLineOptions {
     bool size_given = false;
     int batch = 1;
     bool batch_given = false;
+    // --memory-budget SIZE (an addition): what a request may take before it is refused; 0 = the
+    // default, MemoryPlan::defaultBudget().
+    std::int64_t memory_budget = 0;
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.

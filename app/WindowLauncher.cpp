@@ -42,6 +42,8 @@ View WindowLauncher::tabFor(const CommandLineOptions& options)
 
 Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
+    if (options.memory_budget > 0)
+        window.setMemoryBudget(options.memory_budget);
     window.kvSentenceEdit()->setText(options.kv_sentence);  // before the sentence: one result for both
     window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
     if (options.example == u"toy")

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <map>
 
 class QCheckBox;
@@ -36,6 +37,10 @@ public:
     // The field's error as AttentionController::errorChanged reports it; an empty message clears.
     // Fields the panel does not show (the sentence) are ignored.
     void setFieldError(SettingField field, const QString& message);
+    // The memory budget in bytes, 0 = the default; shown without emitting memoryBudgetEdited.
+    void setMemoryBudget(std::int64_t bytes);
+    std::int64_t memoryBudget() const;
+    QDoubleSpinBox* memoryBudgetBox() const { return m_memory_budget; }
     QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
@@ -50,6 +55,7 @@ signals:
     void configEdited(const attn::RunSettings& config);
     void colorMapChanged(attn::ColorMaps::Map map);
     void openWeightsRequested();
+    void memoryBudgetEdited(std::int64_t bytes);  // 0: the default
 
 private:
     void emitConfig();
@@ -67,6 +73,7 @@ private:
     QDoubleSpinBox* m_custom_scale = nullptr;
     QCheckBox* m_positional = nullptr;
     QComboBox* m_color_map = nullptr;
+    QDoubleSpinBox* m_memory_budget = nullptr;  // GB; 0 = the default
     struct FieldRow {
         QWidget* widget;  // tinted red while the value is refused
         QLabel* error;    // the reason, under it (nullptr: the message bar says it)

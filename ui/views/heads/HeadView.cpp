@@ -140,7 +140,7 @@ void HeadView::refresh()
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result);
-    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.key_labels, data.mask);
+    m_plot->setMatrix(m_result->trace.weights[m_head], data.labels, data.key_labels, data.mask, m_result);
     m_plot->setValueRange(0.0, data.top(m_scale));
     const QString note = data.scaleNote(m_scale);
     m_plot->setColorBarLabel(note.isEmpty() ? tr("attention weight") : tr("attention weight · %1").arg(note));

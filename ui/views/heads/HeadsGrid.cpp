@@ -65,7 +65,7 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
     m_pending_replots = heads;
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask);
+        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask, m_result);
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
