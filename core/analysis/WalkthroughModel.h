@@ -42,7 +42,7 @@ struct WalkthroughModel {
     static constexpr int kStepCount = 10;
     // Up to this many scores (T_q x T_kv) the score and weight steps show the whole matrix of the
     // head; beyond, only the selected query's row, computed for that head and query alone.
-    static constexpr std::int64_t kWholeMatrixCells = 256 * 256;
+    static constexpr std::int64_t kWholeMatrixCells = 512 * 512;
 
     int head = 0;
     int query = 0;

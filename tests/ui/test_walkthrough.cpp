@@ -239,23 +239,23 @@ private slots:
 
     void longInputsShowTheQuerysRowOnly()
     {
-        // 300 tokens: 90,000 scores, over kWholeMatrixCells. The T x T steps hold query 7's row
+        // 600 tokens: 360,000 scores, over kWholeMatrixCells. The T x T steps hold query 7's row
         // of head 1, computed without the full trace, and the model says what it shows.
         RunSettings config;
         config.d_model = 8;
         config.num_heads = 2;
         QStringList words;
-        for (int i = 0; i < 300; ++i)
+        for (int i = 0; i < 600; ++i)
             words.append(QStringLiteral("w%1").arg(i % 37));
         auto light = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
         QVERIFY(light.ok());
-        QCOMPARE(light->seqLen(), 300);
+        QCOMPARE(light->seqLen(), 600);
         const WalkthroughModel walk = WalkthroughModel::build(light.value(), 1, 7);
         QVERIFY2(walk.note.contains(QStringLiteral("row of query 7 only")), qPrintable(walk.note));
         for (int n : {3, 4, 5, 6}) {
             const WalkthroughTable& row = walk.step(n).tables[0];
             QCOMPARE(row.values.rows(), Eigen::Index(1));
-            QCOMPARE(row.values.cols(), Eigen::Index(300));
+            QCOMPARE(row.values.cols(), Eigen::Index(600));
             QCOMPARE(row.first_row, 7);
             QCOMPARE(row.highlighted_row, 0);
             QCOMPARE(row.row_labels.size(), 1);
@@ -263,7 +263,7 @@ private slots:
         QCOMPARE(RowVector(walk.step(6).tables[0].values.row(0)), RowVector(light->trace.weights[1].row(7)));
         // The raw row is q_7 · k_j: the products of the breakdown add up to it.
         const RowVector sums = walk.products.values.rowwise().sum().transpose();
-        for (int j = 0; j < 300; ++j)
+        for (int j = 0; j < 600; ++j)
             QVERIFY(std::abs(sums(j) - walk.step(3).tables[0].values(0, j)) <=
                     1e-5f * std::max(1.0f, std::abs(sums(j))));  // float32 sums of 4 products
     }

@@ -1,6 +1,7 @@
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include "ui/heatmap/HeatmapCells.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <qcustomplot.h>
 
@@ -193,10 +194,17 @@ void HeatmapPlot::outlineSelection()
 
 QString HeatmapPlot::reductionNote() const
 {
-    if (m_factor <= 1)
+    return attn::reductionNote(m_full_rows, m_full_columns, m_reduction);
+}
+
+QString reductionNote(int rows, int columns, CellReduction how)
+{
+    const int factor = reductionFactor(rows, columns, HeatmapPlot::kReducedSide);
+    if (factor <= 1)
         return {};
-    return (m_reduction == CellReduction::Max ? tr("each cell: the largest of %1 x %1") : tr("each cell: the mean of %1 x %1"))
-        .arg(m_factor);
+    return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1")
+                                      : HeatmapPlot::tr("each cell: the mean of %1 x %1"))
+        .arg(factor);
 }
 
 void HeatmapPlot::setColorMap(ColorMaps::Map map)

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -146,10 +147,13 @@ void HeadView::refresh()
     m_plot->setColorBarLabel(note.isEmpty() ? tr("attention weight") : tr("attention weight · %1").arg(note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
-    m_plot->setTitle(tr("Head %1 of %2%3")
+    const QString reduced =
+        reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
+    m_plot->setTitle(tr("Head %1 of %2%3%4")
                          .arg(m_head)
                          .arg(m_result->numHeads())
-                         .arg(m_result->config.causal ? tr(" · causal") : QString()));
+                         .arg(m_result->config.causal ? tr(" · causal") : QString(),
+                              reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced));
 }
 
 void HeadView::render(QPainter* painter, const QRectF& target)

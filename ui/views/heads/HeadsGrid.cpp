@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
 #include <QPainter>
@@ -93,7 +94,10 @@ void HeadsGrid::applyColorScale()
     for (HeatmapPlot* plot : m_plots)
         plot->setValueRange(0.0, top);
     m_color_bar->setRange(0.0, top);
-    m_color_bar->setNote(m_data.scaleNote(m_scale));
+    QStringList notes{m_data.scaleNote(m_scale),
+                      reductionNote(m_result->seqLen(), m_result->keyLen(), CellReduction::Max)};
+    notes.removeAll(QString());
+    m_color_bar->setNote(notes.join(QStringLiteral("; ")));
 }
 
 void HeadsGrid::setColorMap(ColorMaps::Map map)
