@@ -147,12 +147,13 @@ Status MemoryPlan::check(const MemoryRequest& request, std::int64_t budget)
     part(need.vectors, QStringLiteral("vectors"));
     part(need.held, QStringLiteral("the result shown"));
     const int keys = request.self_attention ? request.query_len : request.key_len;
-    QString message = QStringLiteral("%1 tokens x %2 keys x %3 heads need about %4%5, over the memory budget of %6")
-                          .arg(groupedNumber(request.query_len), groupedNumber(keys))
-                          .arg(request.num_heads)
-                          .arg(formatSize(need.total()),
-                               parts.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(parts.join(QStringLiteral(", "))),
-                               formatSize(budget));
+    QString message =
+        QStringLiteral("%1 tokens x %2 keys x %3 heads need about %4%5, over the memory budget of %6")
+            .arg(groupedNumber(request.query_len), groupedNumber(keys))
+            .arg(request.num_heads)
+            .arg(formatSize(need.total()),
+                 parts.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(parts.join(QStringLiteral(", "))),
+                 formatSize(budget));
     const int longest = longestInputThatFits(request, budget);
     if (longest > 0)
         message += QStringLiteral(": at most %1 tokens fit").arg(groupedNumber(longest));
@@ -186,7 +187,8 @@ Result<std::int64_t> MemoryPlan::parseSize(const QString& text)
     if (!std::isfinite(bytes) || bytes > std::ldexp(1.0, 50))
         return Error{QStringLiteral("'%1' is larger than any machine's memory").arg(text)};
     if (bytes < double(kMinimumBudget))
-        return Error{QStringLiteral("'%1' is less than the %2 the program needs").arg(text, formatSize(kMinimumBudget))};
+        return Error{
+            QStringLiteral("'%1' is less than the %2 the program needs").arg(text, formatSize(kMinimumBudget))};
     return std::int64_t(bytes);
 }
 

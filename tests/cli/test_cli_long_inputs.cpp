@@ -55,9 +55,12 @@ private slots:
     {
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("not a size") << "lots" << "--memory-budget: 'lots' is not a size";
-        QTest::addRow("too small") << "10M" << "--memory-budget: '10M' is less than";
-        QTest::addRow("negative") << "-1G" << "--memory-budget: '-1G' is not a size";
+        QTest::addRow("not a size") << "lots"
+                                    << "--memory-budget: 'lots' is not a size";
+        QTest::addRow("too small") << "10M"
+                                   << "--memory-budget: '10M' is less than";
+        QTest::addRow("negative") << "-1G"
+                                  << "--memory-budget: '-1G' is not a size";
     }
     void badBudgets()
     {
@@ -71,10 +74,9 @@ private slots:
     {
         // 3,000 tokens x 8 heads: 288 MB of weights alone, over a 400 MB budget with the program.
         const QString png = m_dir.filePath("refused.png");
-        const ProgramRun run =
-            verifyRefused({"--sentence", words(3000), "--d-model", "64", "--heads", "8", "--memory-budget", "400M",
-                           "--export", png},
-                          png, QStringLiteral("3,000 tokens x 3,000 keys x 8 heads need about"));
+        const ProgramRun run = verifyRefused(
+            {"--sentence", words(3000), "--d-model", "64", "--heads", "8", "--memory-budget", "400M", "--export", png},
+            png, QStringLiteral("3,000 tokens x 3,000 keys x 8 heads need about"));
         const QString message = QString::fromUtf8(run.err);
         QVERIFY2(message.contains("over the memory budget of 400 MB"), qPrintable(message));
         QVERIFY2(message.contains(QRegularExpression("at most [0-9,]+ tokens fit, or [1-7] heads? at this length")),
@@ -82,9 +84,9 @@ private slots:
         QVERIFY2(message.contains("(--memory-budget)"), qPrintable(message));
         // The same with --json: the text of the weights is planned too.
         const QString json = m_dir.filePath("refused.json");
-        verifyRefused({"--sentence", words(3000), "--d-model", "64", "--heads", "8", "--memory-budget", "400M",
-                       "--json", json},
-                      json, QStringLiteral("JSON"));
+        verifyRefused(
+            {"--sentence", words(3000), "--d-model", "64", "--heads", "8", "--memory-budget", "400M", "--json", json},
+            json, QStringLiteral("JSON"));
     }
 
     void aLongInputIsExportedAsAReducedPicture()

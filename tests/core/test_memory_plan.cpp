@@ -39,8 +39,8 @@ private slots:
         QCOMPARE(estimate.pictures, std::int64_t(0));
         QCOMPARE(estimate.json, std::int64_t(0));
         // X and its positional part, Q, concat, a temporary, the output, K, V, the parameters.
-        QCOMPARE(estimate.vectors, std::int64_t(4) * (2 * 8192 * 768 + 3 * 8192 * 768 + 8192 * 768 +
-                                                      2 * 8192 * 768 + 4 * 768 * 768));
+        QCOMPARE(estimate.vectors,
+                 std::int64_t(4) * (2 * 8192 * 768 + 3 * 8192 * 768 + 8192 * 768 + 2 * 8192 * 768 + 4 * 768 * 768));
         request.detail = TraceDetail::Full;
         QCOMPARE(MemoryPlan::estimate(request).scores, estimate.weights);
     }
@@ -61,8 +61,7 @@ private slots:
         const std::int64_t cells = 1000 * 1000;  // the views' mask and its copy: two bytes per cell
         QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
         request.picture_cells = 500 * 500;  // each picture reduced to at most this many cells
-        QCOMPARE(MemoryPlan::estimate(request).pictures,
-                 MemoryPlan::kPictureBytesPerCell * 12 * 500 * 500 + 2 * cells);
+        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * 500 * 500 + 2 * cells);
         request.picture_cells = 2000 * 2000;  // a limit above the matrix changes nothing
         QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
         request.masked = false;  // nothing masked: no mask is made
@@ -75,14 +74,10 @@ private slots:
     {
         MemoryRequest request = bertSized(100);
         request.json = true;
-        QCOMPARE(MemoryPlan::estimate(request).json,
-                 MemoryPlan::kJsonBytesPerValue * (12 * 100 * 100 + 100 * 768));
+        QCOMPARE(MemoryPlan::estimate(request).json, MemoryPlan::kJsonBytesPerValue * (12 * 100 * 100 + 100 * 768));
     }
 
-    void aRequestInsideTheBudgetPasses()
-    {
-        QVERIFY(MemoryPlan::check(bertSized(512), 2 * kGiB).ok());
-    }
+    void aRequestInsideTheBudgetPasses() { QVERIFY(MemoryPlan::check(bertSized(512), 2 * kGiB).ok()); }
 
     void aRefusalSaysWhatItNeedsAndWhatWouldFit()
     {
@@ -94,11 +89,13 @@ private slots:
         QVERIFY2(message.contains("attention weights 3.0 GB"), qPrintable(message));
         QVERIFY2(message.contains("over the memory budget of 2.0 GB"), qPrintable(message));
         const int longest = MemoryPlan::longestInputThatFits(request, 2 * kGiB);
-        QVERIFY2(message.contains(QStringLiteral("at most %1 tokens fit").arg(QLocale(QLocale::English).toString(longest))),
-                 qPrintable(message));
-        QVERIFY2(message.contains(QStringLiteral(", or %1 heads at this length")
-                                      .arg(MemoryPlan::mostHeadsThatFit(request, 2 * kGiB))),
-                 qPrintable(message));
+        QVERIFY2(
+            message.contains(QStringLiteral("at most %1 tokens fit").arg(QLocale(QLocale::English).toString(longest))),
+            qPrintable(message));
+        QVERIFY2(
+            message.contains(
+                QStringLiteral(", or %1 heads at this length").arg(MemoryPlan::mostHeadsThatFit(request, 2 * kGiB))),
+            qPrintable(message));
         QVERIFY2(!message.contains('\n'), "one line");
     }
 
@@ -177,12 +174,18 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("empty") << "" << "is not a size";
-        QTest::addRow("words") << "lots" << "is not a size";
-        QTest::addRow("negative") << "-2G" << "is not a size";
-        QTest::addRow("unknown unit") << "2X" << "is not a size";
-        QTest::addRow("too small") << "10M" << "is less than the 64 MB the program needs";
-        QTest::addRow("absurd") << "99999999T" << "is larger than any machine's memory";
+        QTest::addRow("empty") << ""
+                               << "is not a size";
+        QTest::addRow("words") << "lots"
+                               << "is not a size";
+        QTest::addRow("negative") << "-2G"
+                                  << "is not a size";
+        QTest::addRow("unknown unit") << "2X"
+                                      << "is not a size";
+        QTest::addRow("too small") << "10M"
+                                   << "is less than the 64 MB the program needs";
+        QTest::addRow("absurd") << "99999999T"
+                                << "is larger than any machine's memory";
     }
     void badSizes()
     {

@@ -2,6 +2,7 @@
 // memory budget is refused beside the field while the last result stays (its tokens marked as the
 // previous input), the budget is a remembered setting, and a 20,000-token paste leaves the GUI
 // thread free while it is computed and drawn.
+#include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -11,7 +12,6 @@
 #include "ui/shell/TokenStrip.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/lines/LinesCanvas.h"
-#include "core/pipeline/AttentionPipeline.h"
 
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -166,7 +166,8 @@ private slots:
             QVERIFY2(stronger < 3, qPrintable(QStringLiteral("query %1 key %2").arg(line.query).arg(line.key)));
             QCOMPARE(weights(line.query, line.key), line.weight);
         }
-        QVERIFY(std::is_sorted(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.weight < b.weight; }));
+        QVERIFY(std::is_sorted(lines.begin(), lines.end(),
+                               [](const auto& a, const auto& b) { return a.weight < b.weight; }));
         // At most kMaxLines: the strongest ones.
         const std::vector<LinesCanvas::Line> capped = LinesCanvas::chooseLines(*result, {0, 1}, 3, 500);
         QCOMPARE(capped.size(), size_t(500));
@@ -222,9 +223,10 @@ private slots:
         const qint64 paste_gap = longestIn(0, pasted + 500);
         const qint64 drawing_gap = longestIn(delivered + 1, drawn);
         const qint64 whole_gap = longestIn(0, drawn);
-        qInfo("20,000-token paste: setText returned after %lld ms, result delivered after %lld ms, drawn after %lld "
-              "ms; longest gap while pasting %lld ms, while drawing %lld ms, overall %lld ms",
-              pasted, delivered, drawn, paste_gap, drawing_gap, whole_gap);
+        qInfo(
+            "20,000-token paste: setText returned after %lld ms, result delivered after %lld ms, drawn after %lld "
+            "ms; longest gap while pasting %lld ms, while drawing %lld ms, overall %lld ms",
+            pasted, delivered, drawn, paste_gap, drawing_gap, whole_gap);
         QVERIFY(m_window->sentenceError()->isHidden());
         QCOMPARE(controller->result()->seqLen(), 20000);
         QVERIFY(plot->reductionFactor() > 1);

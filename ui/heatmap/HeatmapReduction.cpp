@@ -25,7 +25,7 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
     const int drawn_columns = (columns + f - 1) / f;
     reduced.values = Matrix::Zero(drawn_rows, drawn_columns);
     MaskMatrix hidden = MaskMatrix::Constant(drawn_rows, drawn_columns, false);
-    std::vector<double> sums(static_cast<size_t>(drawn_columns));        // one block row at a time
+    std::vector<double> sums(static_cast<size_t>(drawn_columns));  // one block row at a time
     std::vector<float> maxima(static_cast<size_t>(drawn_columns));
     std::vector<std::int64_t> counts(static_cast<size_t>(drawn_columns));  // visible cells per block
     for (int block_row = 0; block_row < drawn_rows; ++block_row) {
