@@ -1,6 +1,7 @@
 #include "app/CommandLine.h"
 
 #include "core/io/OutputPath.h"
+#include "core/pipeline/MemoryPlan.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -143,6 +144,8 @@ QString CommandLine::helpText()
                "dimmed)\n"
                "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
+               "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
+               "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
                "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough or model\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
@@ -161,7 +164,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
                                 "seed",       "weights",     "layer",       "scale",    "json",           "export",
                                 "view",       "head",        "compare",     "size",     "batch",          "tab",
                                 "screenshot", "example",     "kv-sentence", "kv-input", "pad-keys",       "model",
-                                "token-ids",  "color-scale", "hide-tokens", "top-mass", "aggregate-heads"};
+                                "token-ids",  "color-scale", "hide-tokens", "top-mass", "aggregate-heads",
+                                "memory-budget"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -340,6 +344,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.aggregate = fusion == u"mean" ? 1 : 2;
     }
     options.json_trace = parser.isSet("json-trace");
+    if (parser.isSet("memory-budget")) {
+        auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));
+        if (!budget)
+            return Error{QStringLiteral("--memory-budget: %1").arg(budget.error())};
+        options.memory_budget = *budget;
+    }
     if (parser.isSet("tab")) {
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)

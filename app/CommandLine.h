@@ -51,6 +51,9 @@ struct CommandLineOptions {
     int aggregate = 0;  // 0 none, 1 mean, 2 max (ExportRequest::aggregate)
     // --json-trace: --json also holds what reproduces the result (X, Q, K, V, raw scores).
     bool json_trace = false;
+    // --memory-budget SIZE (an addition): what a request may take before it is refused; 0 = the
+    // default, MemoryPlan::defaultBudget().
+    std::int64_t memory_budget = 0;
 
     // Window (additions to the contract): the tab shown, and --screenshot FILE.png, which opens
     // the window, waits for the first result to be drawn, saves the whole window and exits.

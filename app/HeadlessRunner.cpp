@@ -4,6 +4,7 @@
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/HeadIndex.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "core/report/JsonReport.h"
 #include "core/text/WordSplitter.h"
 #include "core/weights/WeightFile.h"
@@ -82,6 +83,43 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
     return ViewExporter::exportView(result, request);
 }
 
+MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, int query_len, int key_len,
+                                            const AttentionWeights& weights, TraceDetail detail)
+{
+    MemoryRequest request = MemoryPlan::forPass(query_len, key_len, weights, detail);
+    request.json = !options.json_path.isEmpty();
+    request.masked = options.config.causal || !options.config.padded_keys.isEmpty();
+    if (options.export_path.isEmpty())
+        return request;
+    switch (options.view) {
+        case View::Grid:  // one heatmap per head
+            request.pictures = weights.num_heads;
+            break;
+        case View::Head:
+            request.pictures = 1;
+            break;
+        case View::Compare:  // A, B and A - B, each also held as a matrix by the comparison
+            request.pictures = 3;
+            request.extra_matrices = 3;
+            break;
+        case View::Lines:
+        case View::Shapes:
+        case View::Walkthrough:
+            break;
+    }
+    request.picture_cells = ViewExporter::heatmapCellLimit();
+    return request;
+}
+
+Status HeadlessRunner::checkMemory(const CommandLineOptions& options, int query_len, int key_len,
+                                   const AttentionWeights& weights, TraceDetail detail)
+{
+    const std::int64_t budget = options.memory_budget > 0 ? options.memory_budget : MemoryPlan::defaultBudget();
+    if (Status s = MemoryPlan::check(memoryRequest(options, query_len, key_len, weights, detail), budget); !s)
+        return Error{QStringLiteral("%1 (--memory-budget)").arg(s.error())};
+    return {};
+}
+
 Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& options, TraceDetail detail)
 {
     // A weight file that states no number of heads needs --heads: said by the option, as the
@@ -93,8 +131,21 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
                              .arg(CommandLine::optionFor(SettingField::Heads),
                                   QFileInfo(options.config.weights_file).fileName())};
     }
-    if (!options.isCross() && options.config.padded_keys.isEmpty() && options.input_path.isEmpty())
-        return AttentionPipeline::run(options.config, options.sentence, detail);
+    if (!options.isCross() && options.config.padded_keys.isEmpty() && options.input_path.isEmpty()) {
+        // AttentionPipeline::run(config, sentence), with the memory planned before computing.
+        TokenList tokens = WordSplitter::split(options.sentence);
+        if (tokens.isEmpty())
+            return Error{QStringLiteral("the sentence has no tokens")};
+        auto weights = AttentionPipeline::buildWeights(options.config);
+        if (!weights)
+            return Error{weights.error()};
+        if (Status s = checkMemory(options, int(tokens.size()), 0, weights->weights, detail); !s)
+            return Error{s.error()};
+        RunSettings sized = options.config;  // loaded weights fix the input dimension
+        sized.input_dim = weights->weights.inputDim();
+        return AttentionPipeline::run(options.config, AttentionPipeline::inputFromTokens(std::move(tokens), sized),
+                                      weights.value(), detail);
+    }
 
     // A sentence is checked before the weights are built, as AttentionPipeline::run does.
     const auto sentenceTokens = [](const QString& option, const QString& sentence) -> Result<TokenList> {
@@ -179,6 +230,10 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
     const int key_len = int(keys.tokens.isEmpty() ? queries.tokens.size() : keys.tokens.size());
     if (auto padding = AttentionPipeline::keyPadding(config, key_len); !padding)
         return Error{QStringLiteral("--pad-keys: %1").arg(padding.error())};
+    if (Status s = checkMemory(options, int(queries.tokens.size()), keys.tokens.isEmpty() ? 0 : key_len,
+                               weights->weights, detail);
+        !s)
+        return Error{s.error()};
     return AttentionPipeline::run(config, std::move(queries), std::move(keys), weights.value(), detail);
 }
 

@@ -2,6 +2,7 @@
 
 #include "app/CommandLine.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/MemoryPlan.h"
 
 #include <QTextStream>
 
@@ -22,6 +23,13 @@ public:
     // --export of one result as --view, --head, --compare, --batch and --size ask (shared with
     // --model, which draws its selected layer).
     static Status exportView(const CommandLineOptions& options, const AttentionResult& result);
+    // What computing, drawing (--export, --view) and writing (--json) a pass of T_q queries and
+    // T_kv keys (0: self-attention) will take, and that against --memory-budget (else the
+    // default budget): refused before anything of T_q x T_kv size is allocated.
+    static MemoryRequest memoryRequest(const CommandLineOptions& options, int query_len, int key_len,
+                                       const AttentionWeights& weights, TraceDetail detail);
+    static Status checkMemory(const CommandLineOptions& options, int query_len, int key_len,
+                              const AttentionWeights& weights, TraceDetail detail);
 };
 
 }  // namespace attn

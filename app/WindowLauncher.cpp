@@ -44,6 +44,8 @@ View WindowLauncher::tabFor(const CommandLineOptions& options)
 
 Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& options)
 {
+    if (options.memory_budget > 0)
+        window.setMemoryBudget(options.memory_budget);
     window.kvSentenceEdit()->setText(options.kv_sentence);  // before the sentence: one result for both
     if (!options.model_dir.isEmpty()) {
         // The model's layer is its own; the settings keep theirs for when it is closed.

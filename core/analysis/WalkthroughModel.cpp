@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attn {
 namespace {
@@ -114,31 +115,42 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     step(5).formula = trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
                       : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")
                                                   : QStringLiteral("−∞ where key j is padding");
-    if (trace.hasScores()) {
-        const Matrix& raw = trace.scores[size_t(head)];  // (query_len, key_len)
-        Matrix scaled(query_len, key_len);
-        Matrix masked(query_len, key_len);
-        for (int i = 0; i < query_len; ++i)
-            for (int j = 0; j < key_len; ++j) {
-                scaled(i, j) = trace.scaledScore(head, i, j);
-                masked(i, j) = trace.maskedScore(head, i, j);
-            }
-        step(3).tables.push_back(table(QStringLiteral("Q_%1 K_%1ᵀ  (T × T)").arg(h), queries, keys, raw, query));
-        step(4).tables.push_back(
-            table(QStringLiteral("scores / %1  (T × T)").arg(scale), queries, keys, std::move(scaled), query));
-        step(5).tables.push_back(table(QStringLiteral("masked  (T × T)"), queries, keys, std::move(masked), query));
-    } else {
-        const QString why =
-            QStringLiteral("the raw scores were not kept by this computation (it ran without the full trace)");
-        for (int n : {3, 4, 5})
-            step(n).unavailable = why;
-    }
+    // A long input: the T x T steps hold the selected query's row only (one row of the head's
+    // matrices, not a copy of them), and the walkthrough says so.
+    const bool whole = std::int64_t(query_len) * key_len <= kWholeMatrixCells;
+    if (!whole)
+        walk.note = QStringLiteral("%1 queries × %2 keys: the score and weight steps show the row of query %3 only")
+                        .arg(query_len)
+                        .arg(key_len)
+                        .arg(query);
+    const auto squareTable = [&](const QString& name, Matrix values) {  // values (query_len or 1, key_len)
+        if (whole)
+            return table(QStringLiteral("%1  (T × T)").arg(name), queries, keys, std::move(values), query);
+        WalkthroughTable row = table(QStringLiteral("%1, row of query %2  (1 × T)").arg(name).arg(query),
+                                     QStringList{queries[query]}, keys, std::move(values), 0);
+        row.first_row = query;
+        return row;
+    };
+    const int first = whole ? 0 : query;  // the rows the tables hold
+    const int rows = whole ? query_len : 1;
+    // Raw scores: kept by a full trace, else this head's and query's row computed from Q and K.
+    Matrix raw = trace.hasScores() ? Matrix(trace.scores[size_t(head)].middleRows(first, rows))  // (rows, key_len)
+                                   : Matrix(trace.qHead(head).middleRows(first, rows) * trace.kHead(head).transpose());
+    Matrix scaled = raw / trace.scale;  // (rows, key_len)
+    Matrix masked = scaled;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < key_len; ++j)
+            if (trace.isMasked(first + i, j))
+                masked(i, j) = -std::numeric_limits<float>::infinity();
+    step(3).tables.push_back(squareTable(QStringLiteral("Q_%1 K_%1ᵀ").arg(h), std::move(raw)));
+    step(4).tables.push_back(squareTable(QStringLiteral("scores / %1").arg(scale), std::move(scaled)));
+    step(5).tables.push_back(squareTable(QStringLiteral("masked"), std::move(masked)));
 
     // 6. Softmax weights.
     const Matrix& weights = trace.weights[size_t(head)];  // (query_len, key_len)
     step(6).title = QStringLiteral("Softmax weights");
     step(6).formula = QStringLiteral("w_j = exp(s_j) / Σ_k exp(s_k); masked keys get 0");
-    step(6).tables.push_back(table(QStringLiteral("A_%1  (T × T)").arg(h), queries, keys, weights, query));
+    step(6).tables.push_back(squareTable(QStringLiteral("A_%1").arg(h), Matrix(weights.middleRows(first, rows))));
 
     // 7. Every value vector times its weight: the one product this view computes, it is the step.
     Matrix weighted = trace.vHead(head);  // (key_len, head_dim)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include "core/base/Tensor.h"
 
 #include <QString>
@@ -18,6 +20,7 @@ struct WalkthroughTable {
     QStringList column_labels;
     Matrix values;                      // (rows, columns)
     int highlighted_row = -1;           // the selected query's row, or -1
+    int first_row = 0;                  // the matrix row of row 0 (a long input's T x T steps: the query's row)
     int highlighted_first_column = -1;  // a highlighted column range (the head's part of concat), or -1
     int highlighted_column_count = 0;
 };
@@ -37,12 +40,17 @@ struct WalkthroughStep {
 // and the element-wise products q_i k_j,i of the score breakdown).
 struct WalkthroughModel {
     static constexpr int kStepCount = 10;
+    // Up to this many scores (T_q x T_kv) the score and weight steps show the whole matrix of the
+    // head; beyond, only the selected query's row, computed for that head and query alone.
+    static constexpr std::int64_t kWholeMatrixCells = 512 * 512;
 
     int head = 0;
     int query = 0;
     std::vector<WalkthroughStep> steps;  // kStepCount, in order
     // Which dimensions make each raw score: products(j, i) = q_i * k_j,i, so row j sums to q · k_j.
     WalkthroughTable products;  // (key_len, head_dim)
+    // What the steps show of a long input ("the T x T steps show query 5's row of 2,166"), or empty.
+    QString note;
 
     // Head and query are clamped into range. An empty result (no heads or no tokens) gives no steps.
     static WalkthroughModel build(const AttentionResult& result, int head, int query);

@@ -7,6 +7,7 @@
 #include "ui/heatmap/HeatmapCells.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 
@@ -398,6 +399,119 @@ private slots:
         QCOMPARE(clicked[0][1].toInt(), 2);
         QVERIFY(hovered.count() >= 1);
         QCOMPARE(hovered.last()[2].toDouble(), double(0.6f));
+    }
+
+    // ---- Reduced heatmaps: more cells than pixels ----------------------------------------------
+
+    void reduceCellsTakesEachBlocksLargestOrMean()
+    {
+        // 5 x 7 in blocks of 3: drawn (2, 3), the last row and column of blocks partial.
+        Matrix a(5, 7);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j < 7; ++j)
+                a(i, j) = float(10 * i + j);  // non-symmetric: a transposition is seen
+        QCOMPARE(reductionFactor(5, 7, 3), 3);
+        QCOMPARE(reductionFactor(5, 7, 7), 1);
+        const ReducedMatrix largest = reduceCells(a, {}, 3, CellReduction::Max);
+        QCOMPARE(largest.factor, 3);
+        QCOMPARE(largest.values.rows(), Eigen::Index(2));
+        QCOMPARE(largest.values.cols(), Eigen::Index(3));
+        QCOMPARE(largest.values(0, 0), 22.0f);  // rows 0-2, columns 0-2
+        QCOMPARE(largest.values(0, 2), 26.0f);  // rows 0-2, column 6
+        QCOMPARE(largest.values(1, 0), 42.0f);  // rows 3-4, columns 0-2
+        QCOMPARE(largest.values(1, 1), 45.0f);
+        QCOMPARE(largest.mask.size(), Eigen::Index(0));  // nothing masked: no mask
+        const ReducedMatrix mean = reduceCells(a, {}, 3, CellReduction::Mean);
+        QCOMPARE(mean.values(0, 0), 11.0f);  // mean of 0..2, 10..12, 20..22
+        QCOMPARE(mean.values(1, 2), 41.0f);  // mean of 36, 46
+    }
+
+    void reducedBlocksIgnoreMaskedCellsAndHideOnlyFullyMaskedOnes()
+    {
+        // A causal 4 x 4 in blocks of 2: the top-right block is all masked, the diagonal ones
+        // keep their visible cells only.
+        Matrix a = Matrix::Constant(4, 4, 9.0f);  // masked weights are not what is drawn
+        MaskMatrix mask = MaskMatrix::Constant(4, 4, false);
+        for (int i = 0; i < 4; ++i)
+            for (int j = i + 1; j < 4; ++j)
+                mask(i, j) = true;
+        a(0, 0) = 1.0f;
+        a(1, 0) = 0.5f;
+        a(1, 1) = 0.25f;
+        const ReducedMatrix reduced = reduceCells(a, mask, 2, CellReduction::Mean);
+        QCOMPARE(reduced.mask.rows(), Eigen::Index(2));
+        QVERIFY(reduced.mask(0, 1));
+        QVERIFY(!reduced.mask(0, 0) && !reduced.mask(1, 0) && !reduced.mask(1, 1));
+        QCOMPARE(reduced.values(0, 0), float((1.0 + 0.5 + 0.25) / 3.0));  // (0, 1) is masked
+    }
+
+    void aLargeMatrixIsDrawnReducedWithItsOwnLabelsAndCells()
+    {
+        // 2,500 queries x 2,100 keys: factor 3 brings both sides under kReducedSide.
+        const int rows = 2500, columns = 2100;
+        Matrix a(rows, columns);
+        for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < columns; ++j)
+                a(i, j) = float((i * 7 + j * 3) % 101) / 100.0f;
+        a(1500, 30) = 5.0f;  // one strong cell: its block shows it
+        QStringList row_labels, column_labels;
+        for (int i = 0; i < rows; ++i)
+            row_labels.append(QStringLiteral("q%1").arg(i));
+        for (int j = 0; j < columns; ++j)
+            column_labels.append(QStringLiteral("k%1").arg(j));
+        HeatmapPlot plot;
+        plot.resize(900, 800);
+        plot.setMatrix(a, row_labels, column_labels);
+        QCOMPARE(plot.reductionFactor(), 3);
+        QCOMPARE(plot.fullRowCount(), rows);
+        QCOMPARE(plot.fullColumnCount(), columns);
+        QCOMPARE(plot.plottedKeySize(), 700);    // ceil(2100 / 3)
+        QCOMPARE(plot.plottedValueSize(), 834);  // ceil(2500 / 3)
+        QCOMPARE(plot.plottedCell(10, 500), 5.0);  // block (500, 10) holds cell (1500, 30)
+        QCOMPARE(plot.rowLabel(1500), QStringLiteral("q1500"));  // labels are the matrix's own
+        QVERIFY2(plot.reductionNote().contains(QStringLiteral("largest of 3 x 3")), qPrintable(plot.reductionNote()));
+        // A selected query outlines the drawn row holding it; the plot reports the query itself.
+        plot.setSelection(1500, 30);
+        QCOMPARE(plot.selectedRow(), 1500);
+        QCOMPARE(plot.selectedColumn(), 30);
+        // Back to a small matrix: every cell drawn again.
+        plot.setMatrix(sample(), {}, {});
+        QCOMPARE(plot.reductionFactor(), 1);
+        QCOMPARE(plot.plottedKeySize(), 3);
+        QVERIFY(plot.reductionNote().isEmpty());
+    }
+
+    void theMeanIsAChoice()
+    {
+        Matrix a = Matrix::Zero(2048 + 2, 2048 + 2);  // factor 3
+        a(0, 0) = 9.0f;
+        HeatmapPlot plot;
+        plot.setReduction(CellReduction::Mean);
+        plot.setMatrix(a, {}, {});
+        QCOMPARE(plot.reductionFactor(), 3);
+        QCOMPARE(plot.plottedCell(0, 0), 1.0);  // 9 over 9 cells
+        QVERIFY(plot.reductionNote().contains(QStringLiteral("mean of 3 x 3")));
+    }
+
+    void aReducedPlotReportsTheCellsOfTheMatrixUnderTheMouse()
+    {
+        const int side = 3000;  // factor 3
+        Matrix a = Matrix::Zero(side, side);
+        HeatmapPlot plot;
+        plot.resize(700, 700);
+        plot.setMatrix(a, {}, {});
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.replotNow();
+        int row = -1, column = -1;
+        bool found = false;
+        for (int y = 0; y < plot.height() && !found; ++y)
+            for (int x = 0; x < plot.width() && !found; ++x)
+                found = plot.cellAt(QPoint(x, y), &row, &column) && row > 2000 && column > 2000;
+        QVERIFY(found);
+        QCOMPARE(row % 3, 0);  // the first row and column of the drawn cell's block
+        QCOMPARE(column % 3, 0);
+        QVERIFY(row < side && column < side);
     }
 };
 

@@ -206,18 +206,66 @@ private slots:
         QCOMPARE(WalkthroughModel::build(toy, -1, -1).query, 0);
         QVERIFY(WalkthroughModel::build(AttentionResult{}, 0, 0).steps.empty());
 
-        // Without the full trace, the raw-score steps say why they are empty; the rest is there.
+        // Without the full trace the raw scores are computed for the head from Q and K: the same
+        // numbers as the full trace's, up to the order of the additions (float32, d_k = 4: 1e-5).
         RunSettings config;
         config.d_model = 8;
         config.num_heads = 2;
+        config.causal = true;
         auto light = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Weights);
-        QVERIFY(light.ok());
+        auto full = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Full);
+        QVERIFY(light.ok() && full.ok());
         const WalkthroughModel partial = WalkthroughModel::build(light.value(), 1, 1);
+        const WalkthroughModel complete = WalkthroughModel::build(full.value(), 1, 1);
         for (int n : {3, 4, 5}) {
-            QVERIFY(partial.step(n).tables.empty());
-            QVERIFY(!partial.step(n).unavailable.isEmpty());
+            QVERIFY(partial.step(n).unavailable.isEmpty());
+            QCOMPARE(partial.step(n).tables.size(), size_t(1));
+            const Matrix& computed = partial.step(n).tables[0].values;
+            const Matrix& kept = complete.step(n).tables[0].values;
+            QCOMPARE(computed.rows(), Eigen::Index(3));
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) {
+                    if (std::isinf(kept(i, j))) {
+                        QCOMPARE(computed(i, j), kept(i, j));  // masked: -inf in both
+                        continue;
+                    }
+                    QVERIFY2(std::abs(computed(i, j) - kept(i, j)) <= 1e-5f * std::max(1.0f, std::abs(kept(i, j))),
+                             qPrintable(QStringLiteral("step %1 (%2, %3)").arg(n).arg(i).arg(j)));
+                }
         }
         QCOMPARE(partial.step(6).tables[0].values, light->trace.weights[1]);
+        QVERIFY(partial.note.isEmpty());
+    }
+
+    void longInputsShowTheQuerysRowOnly()
+    {
+        // 600 tokens: 360,000 scores, over kWholeMatrixCells. The T x T steps hold query 7's row
+        // of head 1, computed without the full trace, and the model says what it shows.
+        RunSettings config;
+        config.d_model = 8;
+        config.num_heads = 2;
+        QStringList words;
+        for (int i = 0; i < 600; ++i)
+            words.append(QStringLiteral("w%1").arg(i % 37));
+        auto light = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
+        QVERIFY(light.ok());
+        QCOMPARE(light->seqLen(), 600);
+        const WalkthroughModel walk = WalkthroughModel::build(light.value(), 1, 7);
+        QVERIFY2(walk.note.contains(QStringLiteral("row of query 7 only")), qPrintable(walk.note));
+        for (int n : {3, 4, 5, 6}) {
+            const WalkthroughTable& row = walk.step(n).tables[0];
+            QCOMPARE(row.values.rows(), Eigen::Index(1));
+            QCOMPARE(row.values.cols(), Eigen::Index(600));
+            QCOMPARE(row.first_row, 7);
+            QCOMPARE(row.highlighted_row, 0);
+            QCOMPARE(row.row_labels.size(), 1);
+        }
+        QCOMPARE(RowVector(walk.step(6).tables[0].values.row(0)), RowVector(light->trace.weights[1].row(7)));
+        // The raw row is q_7 · k_j: the products of the breakdown add up to it.
+        const RowVector sums = walk.products.values.rowwise().sum().transpose();
+        for (int j = 0; j < 600; ++j)
+            QVERIFY(std::abs(sums(j) - walk.step(3).tables[0].values(0, j)) <=
+                    1e-5f * std::max(1.0f, std::abs(sums(j))));  // float32 sums of 4 products
     }
 
     void tableModel()

@@ -3,6 +3,7 @@
 #include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/Examples.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/text/WordSplitter.h"
 #include "ui/controller/OpenModel.h"
@@ -30,6 +31,9 @@ struct AttentionController::Job {
     std::shared_ptr<const LoadedWeights> weights;  // ready; else built or read through `pending`
     std::shared_ptr<PendingWeights> pending;
     std::shared_ptr<const AttentionInput> input;  // an example's rows; null: from the sentence
+    std::int64_t memory_budget = 0;
+    std::int64_t picture_cells = 0;  // what one heatmap holds at most (MemoryRequest::picture_cells)
+    std::int64_t held_bytes = 0;     // the result on screen, kept until this one replaces it
 };
 
 struct AttentionController::Outcome {
@@ -93,6 +97,11 @@ AttentionController::~AttentionController()
     m_variant_latest->store(std::numeric_limits<quint64>::max());
     m_pool.clear();
     m_pool.waitForDone();
+}
+
+std::int64_t AttentionController::defaultMemoryBudget()
+{
+    return MemoryPlan::defaultBudget();
 }
 
 double AttentionController::estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim)
@@ -239,6 +248,13 @@ void AttentionController::request()
     job.sentence = m_sentence;
     job.input = m_leave_example_with_load ? nullptr : m_example_input;
     job.kv_sentence = job.input ? QString() : m_kv_sentence;  // an example shows its own rows only
+    job.memory_budget = memoryBudget();
+    job.picture_cells = m_picture_cells;
+    if (m_result) {
+        const AttentionTrace& shown = m_result->trace;
+        job.held_bytes = std::int64_t(sizeof(float)) * shown.num_heads * shown.queryLength() * shown.keyLength() *
+                         (shown.hasScores() ? 2 : 1);
+    }
     if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
         job.weights = m_weights;
     } else {
@@ -285,26 +301,44 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     effective.d_model = weights->weights.dModel();
     effective.num_heads = weights->weights.num_heads;
     effective.input_dim = weights->weights.inputDim();
-    AttentionInput input = job.input ? *job.input : AttentionPipeline::inputFromSentence(job.sentence, effective);
-    if (input.tokens.isEmpty()) {
+    TokenList tokens = job.input ? job.input->tokens : WordSplitter::split(job.sentence);
+    if (tokens.isEmpty()) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = tr("the sentence has no tokens");
         return outcome;
     }
-    AttentionInput kv_input;  // no tokens: self-attention
+    TokenList kv_tokens;  // none: self-attention
     if (!job.kv_sentence.trimmed().isEmpty()) {
         if (effective.causal) {
             outcome.error_field = SettingField::KvSentence;
             outcome.error = tr("the causal mask needs self-attention: switch it off (Ctrl+M) or clear this field");
             return outcome;
         }
-        kv_input = AttentionPipeline::inputFromSentence(job.kv_sentence, effective);
+        kv_tokens = WordSplitter::split(job.kv_sentence);
     }
+    const qint64 seq_len = tokens.size();
+    const qint64 key_len = kv_tokens.isEmpty() ? seq_len : kv_tokens.size();
+    const TraceDetail detail = traceDetailFor(seq_len, effective.num_heads, key_len);
+    // Planned before anything of T_q x T_kv size exists: the pass, the grid's heatmaps and the
+    // head view's (each reduced to at most picture_cells), Compare's A, B and A - B.
+    MemoryRequest need = MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights,
+                                             detail);
+    need.pictures = weights->weights.num_heads + 1;
+    need.picture_cells = job.picture_cells;
+    need.held = job.held_bytes;
+    need.masked = effective.causal || !effective.padded_keys.isEmpty();
+    if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
+        outcome.error_field = SettingField::Sentence;
+        outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
+        return outcome;
+    }
+    AttentionInput input = job.input ? *job.input : AttentionPipeline::inputFromTokens(std::move(tokens), effective);
+    AttentionInput kv_input;  // no tokens: self-attention
+    if (!kv_tokens.isEmpty())
+        kv_input = AttentionPipeline::inputFromTokens(std::move(kv_tokens), effective);
     // Padded positions the keys do not reach are kept in the config (they come back when the
     // sentence grows again) but only the keys that exist are padded.
-    const qint64 key_len = kv_input.tokens.isEmpty() ? input.tokens.size() : kv_input.tokens.size();
     effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
-    const TraceDetail detail = traceDetailFor(input.tokens.size(), effective.num_heads, key_len);
     auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail);
     if (!result) {
         outcome.error_field = SettingField::Sentence;

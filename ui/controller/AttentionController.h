@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <set>
 
@@ -112,6 +113,13 @@ public:
     // machine (load 5) one worker thread made a T = 512 keystroke ~2x faster than two.
     void setWorkerThreads(int threads) { m_worker_threads = std::max(1, threads); }
     int workerThreads() const { return m_worker_threads; }
+    // What a result may take (MemoryPlan): a larger one is refused before computing, on the
+    // Sentence field, saying what would fit; the last good result stays. 0: the default budget.
+    void setMemoryBudget(std::int64_t bytes) { m_memory_budget = std::max<std::int64_t>(0, bytes); }
+    std::int64_t memoryBudget() const { return m_memory_budget > 0 ? m_memory_budget : defaultMemoryBudget(); }
+    static std::int64_t defaultMemoryBudget();
+    // The most cells one heatmap of the window holds (its reduced size; 0: every cell).
+    void setPictureCellLimit(std::int64_t cells) { m_picture_cells = std::max<std::int64_t>(0, cells); }
     // Blocks until no computation (result, weight file, side B) is pending and its outcome has
     // been delivered (tests, export, the command line's screenshot).
     void waitForIdle();
@@ -189,6 +197,8 @@ private:
     bool m_busy = false;
     double m_async_threshold = 1e8;
     int m_worker_threads = 1;
+    std::int64_t m_memory_budget = 0;
+    std::int64_t m_picture_cells = 0;
 
     // Side B of the compare view.
     std::shared_ptr<std::atomic<quint64>> m_variant_latest = std::make_shared<std::atomic<quint64>>(0);

@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/HeadIndex.h"
 #include "ui/export/CompareExport.h"
+#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelGridPainter.h"
@@ -193,6 +194,11 @@ Status ViewExporter::exportPicture(const QString& path, const QSize& size, doubl
     if (!file.commit())
         return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
     return {};
+}
+
+std::int64_t ViewExporter::heatmapCellLimit()
+{
+    return std::int64_t(HeatmapPlot::kReducedSide) * HeatmapPlot::kReducedSide;
 }
 
 Status ViewExporter::exportView(const AttentionResult& result, const ExportRequest& request)

@@ -10,6 +10,7 @@
 #include <QSize>
 #include <QString>
 
+#include <cstdint>
 #include <functional>
 
 class QPainter;
@@ -68,6 +69,10 @@ public:
     static Status exportPicture(const QString& path, const QSize& size, double scale, const Painter& paint,
                                 const QString& title = QStringLiteral("attention-lab"));
     static QImage toImage(const QSize& size, double scale, const Painter& paint);
+
+    // The most cells one heatmap of a picture holds: larger matrices are drawn reduced
+    // (HeatmapPlot::kReducedSide a side), whatever the picture's size.
+    static std::int64_t heatmapCellLimit();
 
     // Builds the requested view offscreen for `result` and exports it (the command line's path).
     static Status exportView(const AttentionResult& result, const ExportRequest& request);

@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn {
@@ -23,7 +24,13 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     const int keys = trace.keyLength();
     // AttentionTrace::isMasked, a row or a column at a time: causal hides the keys after the
     // query, padding hides whole key columns.
-    data.mask = MaskMatrix::Constant(queries, keys, false);
+    // Nothing masked: no mask at all (a 20,000-token matrix would spend 400 MB on falses).
+    const bool any_padding =
+        std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
+    const bool any_hidden =
+        std::find(result.hidden_keys.begin(), result.hidden_keys.end(), true) != result.hidden_keys.end();
+    if (trace.causal || any_padding || any_hidden)
+        data.mask = MaskMatrix::Constant(queries, keys, false);
     if (trace.causal)
         for (int query = 0; query + 1 < keys && query < queries; ++query)
             data.mask.row(query).tail(keys - query - 1).setConstant(true);
@@ -38,10 +45,10 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
         if (key < data.key_labels.size())
             data.key_labels[key] = struck(data.key_labels[key]);
     }
-    data.any_masked = data.mask.any();
+    data.any_masked = data.mask.size() > 0 && data.mask.any();
     std::vector<bool> one_key(size_t(queries), false);  // rows that see a single key
     for (int query = 0; query < queries; ++query) {
-        one_key[size_t(query)] = keys - int(data.mask.row(query).count()) == 1;
+        one_key[size_t(query)] = keys - (data.mask.size() > 0 ? int(data.mask.row(query).count()) : 0) == 1;
         if (one_key[size_t(query)]) {
             if (data.one_key_rows.size() < 3)
                 data.one_key_rows.append(query);

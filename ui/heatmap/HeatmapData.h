@@ -13,7 +13,7 @@ struct AttentionResult;
 struct HeatmapData {
     QStringList labels;      // one per query: the rows (y)
     QStringList key_labels;  // one per key: the columns (x); the same as labels for self-attention
-    MaskMatrix mask;         // (query_len, key_len): true where the query may not see the key
+    MaskMatrix mask;         // (query_len, key_len): true where the query may not see the key; empty: none
     bool any_masked = false;
     double high = 1.0;  // the largest weight over all heads: the top of the shared colour scale
     // The largest weight over the rows that see more than one key, and those rows' count.

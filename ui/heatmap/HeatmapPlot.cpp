@@ -1,13 +1,17 @@
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include "ui/heatmap/HeatmapCells.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include "core/analysis/AttentionDisplay.h"
 
 #include <qcustomplot.h>
 
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPicture>
+#include <QPointer>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -100,33 +104,103 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 HeatmapPlot::~HeatmapPlot() = default;
 
 void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
-                            const MaskMatrix& mask)
+                            const MaskMatrix& mask, std::shared_ptr<const void> keep_alive)
 {
     // A keystroke calls this for every head with a new matrix of mostly the same shape and
     // labels: reuse the colour-map data when the size is unchanged and keep tick labels unless
     // the tokens changed. An all-false mask is dropped so nothing loops over its cells.
-    const bool reshaped = values.rows() != m_values.rows() || values.cols() != m_values.cols();
-    m_values = values;
     const bool mask_fits = mask.rows() == values.rows() && mask.cols() == values.cols();
     const bool any_masked = mask_fits && mask.size() > 0 &&
                             std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
     static_assert(sizeof(bool) == 1);
-    m_mask = any_masked ? mask : MaskMatrix();
+    const quint64 generation = ++m_matrix_generation;
+    const int factor = attn::reductionFactor(int(values.rows()), int(values.cols()), kReducedSide);
+    if (factor == 1) {
+        showDrawn({values, any_masked ? mask : MaskMatrix(), 1}, int(values.rows()), int(values.cols()), row_labels,
+                  column_labels);
+        return;
+    }
+    // On screen a reduction reads every cell once (400 million at 20,000 tokens): it runs on a
+    // worker while `keep_alive` holds the matrix, and the plot shows its last picture meanwhile.
+    // Offscreen (pictures, tests) it runs here.
+    const bool on_screen = isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
+    if (!keep_alive || !on_screen) {
+        showDrawn(reduceCells(values, any_masked ? mask : MaskMatrix(), factor, m_reduction), int(values.rows()),
+                  int(values.cols()), row_labels, column_labels);
+        return;
+    }
+    QPointer<HeatmapPlot> self(this);
+    const Matrix* source = &values;
+    MaskMatrix hidden = any_masked ? mask : MaskMatrix();  // the caller's mask may change meanwhile
+    const CellReduction how = m_reduction;
+    QThreadPool::globalInstance()->start([self, source, hidden = std::move(hidden), factor, how, generation,
+                                          keep_alive = std::move(keep_alive), row_labels, column_labels]() mutable {
+        auto reduced = std::make_shared<ReducedMatrix>(reduceCells(*source, hidden, factor, how));
+        const int rows = int(source->rows());
+        const int columns = int(source->cols());
+        keep_alive.reset();
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, reduced, rows, columns, generation, row_labels, column_labels] {
+                if (self && self->m_matrix_generation == generation)  // else a newer matrix was set
+                    self->showDrawn(std::move(*reduced), rows, columns, row_labels, column_labels);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void HeatmapPlot::showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
+                            const QStringList& column_labels)
+{
+    const bool was_reduced = m_factor > 1;
+    const int old_rows = int(m_values.rows());
+    const int old_columns = int(m_values.cols());
+    m_full_rows = full_rows;
+    m_full_columns = full_columns;
+    m_factor = drawn.factor;
+    m_values = std::move(drawn.values);
+    m_mask = std::move(drawn.mask);
+    outlineSelection();
+    const bool reshaped =
+        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1);
     if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
         m_row_labels = row_labels;
         m_column_labels = column_labels;
         m_longest_label = -1;
         m_ticks = {};
     }
-    if (m_dimmed.rows() != values.rows() || m_dimmed.cols() != values.cols())
+    if (m_dimmed.rows() != m_values.rows() || m_dimmed.cols() != m_values.cols())
         m_dimmed = MaskMatrix();
     updateColourValues();
     fillMap();
-    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, values.cols()) - 0.5);
-    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, values.rows()) - 0.5);
+    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, m_values.cols()) - 0.5);
+    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, m_values.rows()) - 0.5);
     updateRange();
     updateLabels();
     scheduleReplot();
+    emit matrixShown();
+}
+
+// The drawn cell that holds the selected row and cell.
+void HeatmapPlot::outlineSelection()
+{
+    d->overlay.selected_row = m_selected_row < 0 ? -1 : m_selected_row / m_factor;
+    d->overlay.selected_column = m_selected_column < 0 ? -1 : m_selected_column / m_factor;
+}
+
+QString HeatmapPlot::reductionNote() const
+{
+    return attn::reductionNote(m_full_rows, m_full_columns, m_reduction);
+}
+
+QString reductionNote(int rows, int columns, CellReduction how)
+{
+    const int factor = reductionFactor(rows, columns, HeatmapPlot::kReducedSide);
+    if (factor <= 1)
+        return {};
+    return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1")
+                                      : HeatmapPlot::tr("each cell: the mean of %1 x %1"))
+        .arg(factor);
 }
 
 void HeatmapPlot::fillMap()
@@ -336,20 +410,21 @@ void HeatmapPlot::setSelection(int row, int column)
 {
     if (row < 0)
         column = -1;
-    if (row == d->overlay.selected_row && column == d->overlay.selected_column)
+    if (row == m_selected_row && column == m_selected_column)
         return;
-    d->overlay.selected_row = std::max(-1, row);
-    d->overlay.selected_column = std::max(-1, column);
+    m_selected_row = std::max(-1, row);
+    m_selected_column = std::max(-1, column);
+    outlineSelection();
     scheduleReplot();
 }
 
 int HeatmapPlot::selectedRow() const
 {
-    return d->overlay.selected_row;
+    return m_selected_row;
 }
 int HeatmapPlot::selectedColumn() const
 {
-    return d->overlay.selected_column;
+    return m_selected_column;
 }
 
 bool HeatmapPlot::isMasked(int row, int column) const
@@ -402,8 +477,8 @@ bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
     const int r = int(std::lround(d->rect->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
     if (r < 0 || c < 0 || r >= m_values.rows() || c >= m_values.cols())
         return false;
-    *row = r;
-    *column = c;
+    *row = std::min(r * m_factor, m_full_rows - 1);
+    *column = std::min(c * m_factor, m_full_columns - 1);
     return true;
 }
 
@@ -469,10 +544,14 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
             case QEvent::MouseMove: {
                 const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
                 int row = 0, column = 0;
-                if (cellAt(position, &row, &column))
+                if (cellAt(position, &row, &column)) {
+                    const int drawn_row = row / m_factor;
+                    const int drawn_column = column / m_factor;
                     emit cellHovered(row, column,
-                                     isMasked(row, column) ? std::numeric_limits<double>::quiet_NaN()
-                                                           : double(m_values(row, column)));
+                                     isMasked(drawn_row, drawn_column)
+                                         ? std::numeric_limits<double>::quiet_NaN()
+                                         : double(m_values(drawn_row, drawn_column)));
+                }
                 else
                     emit hoverLeft();
                 break;
@@ -543,7 +622,7 @@ void HeatmapPlot::updateLabels()
             m_label_widths.clear();
         m_longest_label = 0;
         for (int column = 0; column < columns; ++column) {
-            const QString label = columnLabel(column);
+            const QString label = columnLabel(column * m_factor);
             auto width = m_label_widths.constFind(label);
             if (width == m_label_widths.constEnd())
                 width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
@@ -613,10 +692,10 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
     auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
     d->x_ticker->clear();
     for (int column = 0; column < columns; column += x_step)
-        d->x_ticker->addTick(column, elided(columnLabel(column)));
+        d->x_ticker->addTick(column, elided(columnLabel(column * m_factor)));
     d->y_ticker->clear();
     for (int row = 0; row < rows; row += y_step)
-        d->y_ticker->addTick(row, elided(rowLabel(row)));
+        d->y_ticker->addTick(row, elided(rowLabel(row * m_factor)));
     return true;
 }
 

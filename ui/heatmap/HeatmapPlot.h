@@ -3,6 +3,7 @@
 #include "core/base/MaskMatrix.h"
 #include "core/base/Tensor.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QHash>
 #include <QImage>
@@ -22,7 +23,10 @@ namespace attn {
 //   (symmetric around 0 for a diverging map);
 // - masked cells are drawn hatched on a neutral grey, never in the colour of 0;
 // - cell values are written inside the cells when they are large enough to read them;
-// - hovering and clicking report (row, column).
+// - hovering and clicking report (row, column);
+// - a matrix with a side over kReducedSide is drawn reduced (HeatmapReduction): each drawn cell
+//   is the largest (or the mean) of the factor x factor cells under it, computed from the floats,
+//   so no copy of the matrix's size is made; labels are those of each block's first row or column.
 // Renders to the screen, to any QPainter (vector for SVG/PDF) and to a QImage.
 class HeatmapPlot : public QWidget {
     Q_OBJECT
@@ -37,8 +41,21 @@ public:
     ~HeatmapPlot() override;
 
     // values (rows, columns); labels may be empty (then indices are shown) or one per row/column.
+    // A matrix to reduce, on screen and with `keep_alive` owning `values` (e.g. the result), is
+    // reduced on a worker thread: the plot keeps its last picture until matrixShown.
     void setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
-                   const MaskMatrix& mask = {});
+                   const MaskMatrix& mask = {}, std::shared_ptr<const void> keep_alive = {});
+    // Drawn cells per side above which a matrix is reduced: about the pixels of a large plot.
+    static constexpr int kReducedSide = 1024;
+    // What a drawn cell of a reduced matrix shows (default the largest cell under it); applies
+    // from the next setMatrix.
+    void setReduction(CellReduction how) { m_reduction = how; }
+    CellReduction reduction() const { return m_reduction; }
+    int reductionFactor() const { return m_factor; }  // matrix cells per drawn cell along a side; 1: all
+    int fullRowCount() const { return m_full_rows; }  // the matrix given, before any reduction
+    int fullColumnCount() const { return m_full_columns; }
+    // "each cell: the largest of 20 x 20" while reduced, else empty.
+    QString reductionNote() const;
     void setColorMap(ColorMaps::Map map);
     void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
     void setAutoValueRange();                     // the data's range (symmetric for Diverging)
@@ -66,12 +83,14 @@ public:
     int selectedRow() const;
     int selectedColumn() const;
 
+    // The drawn cells (after any reduction): what the colour map and the cell overlay hold.
     int rowCount() const { return int(m_values.rows()); }
     int columnCount() const { return int(m_values.cols()); }
     const Matrix& values() const { return m_values; }
-    bool isMasked(int row, int column) const;
+    bool isMasked(int row, int column) const;           // a drawn cell
     bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
-    const MaskMatrix& mask() const { return m_mask; }   // (rows, columns), or empty
+    const MaskMatrix& mask() const { return m_mask; }   // (rows, columns) drawn, or empty
+    // Labels of the matrix's own rows and columns (not reduced).
     QString rowLabel(int row) const;
     QString columnLabel(int column) const;
     double valueLow() const;
@@ -92,7 +111,8 @@ public:
     int plottedValueSize() const;
     bool cellTextVisible() const;  // whether numbers are currently written in the cells
 
-    // The cell under a widget position, or false outside the matrix.
+    // The cell under a widget position (of the matrix: a reduced cell gives its block's first
+    // row and column), or false outside the matrix.
     bool cellAt(const QPoint& position, int* row, int* column) const;
 
     void render(QPainter* painter, const QRectF& target);  // vectors where the device allows
@@ -104,6 +124,7 @@ signals:
     void hoverLeft();
     void cellClicked(int row, int column);
     void replotted();
+    void matrixShown();  // the last setMatrix is what the plot holds now
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -111,13 +132,19 @@ protected:
 private:
     struct Private;
     std::unique_ptr<Private> d;
-    Matrix m_values;  // (rows, columns)
+    Matrix m_values;  // (rows, columns) drawn: the matrix, or its reduction
     MaskMatrix m_mask;
     ColorMapping m_mapping = ColorMapping::Linear;
     Matrix m_colour_values;  // (rows, columns) with Log (clamped to the low end) and PerRow; else empty
     MaskMatrix m_dimmed;     // (rows, columns), or empty
     void updateColourValues();
     void fillMap();
+    CellReduction m_reduction = CellReduction::Max;
+    int m_factor = 1;
+    int m_full_rows = 0;
+    int m_full_columns = 0;
+    int m_selected_row = -1;  // of the matrix; the overlay outlines the drawn cell holding it
+    int m_selected_column = -1;
     QStringList m_row_labels;
     QStringList m_column_labels;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
@@ -136,6 +163,10 @@ private:
     QSize m_tick_size;  // the size m_ticks were estimated for
 
     void updateRange();
+    void outlineSelection();
+    void showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
+                   const QStringList& column_labels);
+    quint64 m_matrix_generation = 0;
     void fitTexts(const QSize& size);
     QString m_title;
     QString m_bar_label;

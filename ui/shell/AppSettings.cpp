@@ -24,6 +24,7 @@ const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
 const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
+const Setting<qint64> kMemoryBudget{"memory/budget", 0};  // bytes; 0 = MemoryPlan::defaultBudget()
 const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
@@ -128,6 +129,15 @@ ColorScale AppSettings::colorScale() const
 void AppSettings::setColorScale(ColorScale scale)
 {
     set(kColorScale, ColorScales::key(scale));
+}
+
+std::int64_t AppSettings::memoryBudget() const
+{
+    return std::max<qint64>(0, get(kMemoryBudget));
+}
+void AppSettings::setMemoryBudget(std::int64_t bytes)
+{
+    set(kMemoryBudget, qint64(bytes));
 }
 
 ColorMaps::Map AppSettings::colorMap() const

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QVariant>
 
+#include <cstdint>
 #include <memory>
 
 namespace attn {
@@ -34,6 +35,8 @@ public:
     void setSentence(const QString& sentence);
     QString kvSentence() const;  // cross-attention's second sentence; empty = self-attention
     void setKvSentence(const QString& sentence);
+    std::int64_t memoryBudget() const;  // bytes a result may take; 0 = the default budget
+    void setMemoryBudget(std::int64_t bytes);
     ColorMaps::Map colorMap() const;
     void setColorMap(ColorMaps::Map map);
     ColorScale colorScale() const;  // of every heatmap view

@@ -13,6 +13,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -23,7 +24,9 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
@@ -64,6 +67,14 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     big.setPointSizeF(big.pointSizeF() * 1.35);
     m_sentence->setFont(big);
     m_sentence->setMinimumHeight(36);
+    m_sentence->setMaxLength(kMaxSentenceLength);
+    // Why the sentence in the field is not what the views show: beside the field, not a tooltip.
+    m_sentence_error = new QLabel(central);
+    m_sentence_error->setObjectName(QStringLiteral("SentenceError"));
+    m_sentence_error->setWordWrap(true);
+    m_sentence_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_sentence_error->setStyleSheet(QStringLiteral("color: #c62828;"));
+    m_sentence_error->setVisible(false);
     m_tokens = new TokenStrip(central);
     m_tokens->setClickable(true);  // self-attention: the sentence's tokens are also the keys
     // Cross-attention, as forward(q, k, v): a second sentence for the keys and values.
@@ -84,6 +95,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_grid = m_tabs->grid();
     m_head_view = m_tabs->headView();
     layout->addWidget(m_sentence);
+    layout->addWidget(m_sentence_error);
     layout->addWidget(m_tokens);
     layout->addWidget(m_kv_sentence);
     layout->addWidget(m_kv_tokens);
@@ -178,6 +190,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
+    connect(m_panel, &SettingsPanel::memoryBudgetEdited, this, &MainWindow::setMemoryBudget);
+    m_controller->setPictureCellLimit(std::int64_t(HeatmapPlot::kReducedSide) * HeatmapPlot::kReducedSide);
     connect(m_head_view, &HeadView::cellHovered, this, &MainWindow::highlightTokens);
     connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
         highlightTokens(query, key);
@@ -323,6 +337,8 @@ void MainWindow::restoreSettings()
     m_tabs->setColorMap(m_settings->colorMap());
     m_heatmap_menu->setColorScale(m_settings->colorScale());
     m_tabs->setColorScale(m_settings->colorScale());
+    m_controller->setMemoryBudget(m_settings->memoryBudget());
+    m_panel->setMemoryBudget(m_settings->memoryBudget());
     updateRecentMenu();
     updateRecentModelsMenu();
 
@@ -359,6 +375,7 @@ void MainWindow::saveSettings()
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setColorScale(m_heatmap_menu->colorScale());
+    m_settings->setMemoryBudget(m_panel->memoryBudget());
     m_settings->setCurrentView(currentView());
     m_settings->setCurrentHead(m_head_view->head());
     m_settings->setWindowGeometry(saveGeometry());
@@ -372,9 +389,18 @@ void MainWindow::closeEvent(QCloseEvent* event)
     event->accept();
 }
 
+void MainWindow::setMemoryBudget(std::int64_t bytes)
+{
+    m_panel->setMemoryBudget(bytes);
+    m_controller->setMemoryBudget(bytes);
+    if (!m_controller->showsExample() && !m_sentence->text().trimmed().isEmpty())
+        m_controller->setSentence(m_sentence->text());  // what was refused may fit now, or the reverse
+}
+
 void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
+    m_tokens->setStale(false);
     QStringList labels;
     for (const Token& token : m_result->input.tokens)
         labels.append(token.text);
@@ -429,6 +455,18 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
         m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
                                                  : message);
         m_sentence->setProperty("error", message);
+        m_sentence->setStyleSheet(
+            message.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 3px; }"));
+        // The views keep the last good result: say so where the user looks, and mark its tokens.
+        const bool stale = !message.isEmpty() && m_result;
+        m_sentence_error->setText(
+            message.isEmpty() ? QString()
+            : stale ? (m_result->seqLen() == 1 ? tr("Not computed: %1. The views show the previous input (%2 token).")
+                                               : tr("Not computed: %1. The views show the previous input (%2 tokens)."))
+                          .arg(message, QLocale().toString(m_result->seqLen()))
+                    : tr("Not computed: %1.").arg(message));
+        m_sentence_error->setVisible(!message.isEmpty());
+        m_tokens->setStale(stale);
         // A model's refusal of the sentence (too many tokens for its positions) is also said in the bar.
         const QString prefix = tr("Sentence: ");
         if (!message.isEmpty() && m_controller->hasModel())
@@ -514,6 +552,10 @@ WalkthroughView* MainWindow::walkthrough() const
 
 void MainWindow::editSentence(const QString& text)
 {
+    // A paste longer than the field holds is cut by QLineEdit: say so rather than compute a part.
+    if (text.size() >= m_sentence->maxLength())
+        m_message->showError(tr("The sentence field holds at most %1 characters: the rest of the text was cut.")
+                                 .arg(QLocale().toString(m_sentence->maxLength())));
     m_tabs->setSentence(text);
     if (!m_controller->showsExample()) {
         m_controller->setSentence(text);

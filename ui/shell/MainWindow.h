@@ -7,9 +7,11 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <memory>
 
 class QDockWidget;
+class QLabel;
 class QLineEdit;
 class QMenu;
 
@@ -44,7 +46,12 @@ public:
     explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Characters the sentence field holds (QLineEdit's default is 32,767): a pasted chapter of
+    // 20,000 words is some 120,000; longer text is cut, and the message bar says so.
+    static constexpr int kMaxSentenceLength = 1 << 22;
+
     AttentionController* controller() const { return m_controller; }
+    QLabel* sentenceError() const { return m_sentence_error; }
     QLineEdit* sentenceEdit() const { return m_sentence; }
     TokenStrip* tokenStrip() const { return m_tokens; }
     // Cross-attention: the sentence keys and values come from (empty = self-attention), and its tokens.
@@ -73,6 +80,7 @@ public:
 
     // Shows a configuration and sentence given from outside (the command line).
     void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
+    void setMemoryBudget(std::int64_t bytes);  // the settings panel's Memory budget; 0 = the default
     void setCurrentView(View view);
     View currentView() const;
     // The seams behind the dialogs: what a dialog would do with its answer. A weight file is
@@ -133,6 +141,7 @@ private:
     AttentionController* m_controller = nullptr;
     ActionRegistry* m_actions = nullptr;
     QLineEdit* m_sentence = nullptr;
+    QLabel* m_sentence_error = nullptr;  // why the views do not show the sentence, beside it
     TokenStrip* m_tokens = nullptr;
     QLineEdit* m_kv_sentence = nullptr;
     TokenStrip* m_kv_tokens = nullptr;

@@ -2,6 +2,7 @@
 
 #include "core/model/ModelConfig.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/MemoryPlan.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,8 +14,11 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSignalBlocker>
 #include <QStyle>
 #include <QTextDocument>
+
+#include <cmath>
 
 namespace attn {
 
@@ -68,6 +72,16 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     for (ColorMaps::Map map : ColorMaps::sequential())
         m_color_map->addItem(ColorMaps::name(map), int(map));
     m_color_map->setToolTip(tr("Perceptual colour map of the heatmaps"));
+    m_memory_budget = new QDoubleSpinBox(this);
+    m_memory_budget->setRange(0.0, 4096.0);
+    m_memory_budget->setDecimals(1);
+    m_memory_budget->setSingleStep(0.5);
+    m_memory_budget->setSuffix(tr(" GB"));
+    m_memory_budget->setKeyboardTracking(false);
+    m_memory_budget->setSpecialValueText(tr("default (%1)").arg(MemoryPlan::formatSize(MemoryPlan::defaultBudget())));
+    m_memory_budget->setToolTip(
+        tr("What one result may take in memory. A longer sentence is refused before it is computed, saying how "
+           "many tokens would fit; the last result stays. Default: half the machine's memory."));
 
     auto heading = [](const QString& text) {
         auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text));
@@ -121,6 +135,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     view->setContentsMargins(0, 8, 0, 2);
     form->addRow(view);
     form->addRow(tr("Colour &map"), m_color_map);
+    form->addRow(tr("Memory &budget"), m_memory_budget);
     m_form = form;
     m_weight_rows = {section, m_d_model, m_heads,  m_input_dim, m_seed,         m_weights,
                      m_layer, attention, m_causal, m_scale,     m_custom_scale, m_positional};
@@ -141,7 +156,20 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
         emitConfig();
     });
     connect(m_color_map, &QComboBox::currentIndexChanged, this, [this] { emit colorMapChanged(colorMap()); });
+    connect(m_memory_budget, &QDoubleSpinBox::valueChanged, this,
+            [this] { emit memoryBudgetEdited(memoryBudget()); });
     setConfig(RunSettings{});
+}
+
+void SettingsPanel::setMemoryBudget(std::int64_t bytes)
+{
+    const QSignalBlocker block(m_memory_budget);
+    m_memory_budget->setValue(double(bytes) / double(std::int64_t(1) << 30));
+}
+
+std::int64_t SettingsPanel::memoryBudget() const
+{
+    return std::int64_t(std::llround(m_memory_budget->value() * double(std::int64_t(1) << 30)));
 }
 
 void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)

@@ -40,6 +40,10 @@ public:
     // The field's error as AttentionController::errorChanged reports it; an empty message clears.
     // Fields the panel does not show (the sentence) are ignored.
     void setFieldError(SettingField field, const QString& message);
+    // The memory budget in bytes, 0 = the default; shown without emitting memoryBudgetEdited.
+    void setMemoryBudget(std::int64_t bytes);
+    std::int64_t memoryBudget() const;
+    QDoubleSpinBox* memoryBudgetBox() const { return m_memory_budget; }
     QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
@@ -62,6 +66,7 @@ signals:
     void openWeightsRequested();
     void openModelRequested();
     void closeModelRequested();
+    void memoryBudgetEdited(std::int64_t bytes);  // 0: the default
 
 private:
     void emitConfig();
@@ -87,6 +92,7 @@ private:
     QPushButton* m_close_model = nullptr;
     std::vector<QWidget*> m_weight_rows;  // hidden while a model is shown
     QString m_model_dir;
+    QDoubleSpinBox* m_memory_budget = nullptr;  // GB; 0 = the default
     struct FieldRow {
         QWidget* widget;  // tinted red while the value is refused
         QLabel* error;    // the reason, under it (nullptr: the message bar says it)

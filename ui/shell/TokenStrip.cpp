@@ -239,6 +239,28 @@ void TokenStrip::paintEvent(QPaintEvent*)
         painter.drawText(QRectF(x + 4, 0, width() - x - 4, kHeight), Qt::AlignLeft | Qt::AlignVCenter,
                          more_template.arg(m_tokens.size() - m_visible));
     }
+    if (m_stale) {  // faded chips under a label, so no one reads them as the sentence's
+        painter.fillRect(rect(), QColor(255, 255, 255, 170));
+        const QString note = tr("previous input");
+        QFont note_font = font;
+        note_font.setItalic(true);
+        const QFontMetrics note_metrics(note_font);
+        const QRectF label(width() - note_metrics.horizontalAdvance(note) - 14, 4,
+                           note_metrics.horizontalAdvance(note) + 10, kHeight - 8);
+        painter.setPen(QColor(0xc6, 0x28, 0x28));
+        painter.setBrush(QColor(0xff, 0xeb, 0xee));
+        painter.drawRoundedRect(label, 4, 4);
+        painter.setFont(note_font);
+        painter.drawText(label, Qt::AlignCenter, note);
+    }
+}
+
+void TokenStrip::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    update();
 }
 
 }  // namespace attn

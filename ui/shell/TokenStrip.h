@@ -51,6 +51,10 @@ public:
     bool isHidden(int index) const { return size_t(index) < m_hidden.size() && m_hidden[size_t(index)]; }
     // Chips react to clicks (tokenClicked) and say so in their tooltip.
     void setClickable(bool clickable);
+    // The tokens are those of an earlier input than the sentence field's (it was refused): the
+    // chips are faded and the strip says "previous input".
+    void setStale(bool stale);
+    bool isStale() const { return m_stale; }
     // The chip under a point of the widget, or -1 (hidden behind "+N more", or no chip there).
     int tokenAt(const QPoint& position) const;
 
@@ -77,6 +81,7 @@ private:
     std::vector<bool> m_padded;
     std::vector<bool> m_hidden;
     bool m_clickable = false;
+    bool m_stale = false;
     std::vector<QRect> m_chips;  // where the visible chips were drawn, for clicks
 };
 

@@ -3,6 +3,7 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -151,7 +152,7 @@ void HeadView::refresh()
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
     const Matrix& weights = m_result->trace.weights[m_head];  // (query_len, key_len)
-    m_plot->setMatrix(weights, data.labels, data.key_labels, data.mask);
+    m_plot->setMatrix(weights, data.labels, data.key_labels, data.mask, m_result);
     const HeatmapData::Range range = data.range(m_scale);
     m_plot->setColorMapping(range.mapping);
     m_plot->setValueRange(range.low, range.high);
@@ -166,10 +167,13 @@ void HeadView::refresh()
     m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
-    m_plot->setTitle(tr("Head %1 of %2%3")
+    const QString reduced =
+        reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
+    m_plot->setTitle(tr("Head %1 of %2%3%4")
                          .arg(m_head)
                          .arg(m_result->numHeads())
-                         .arg(m_result->config.causal ? tr(" · causal") : QString()));
+                         .arg(m_result->config.causal ? tr(" · causal") : QString(),
+                              reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced));
 }
 
 void HeadView::render(QPainter* painter, const QRectF& target)

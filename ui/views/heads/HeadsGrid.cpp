@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
 #include <QPainter>
@@ -75,7 +76,7 @@ void HeadsGrid::updatePlots()
     m_pending_replots = plots;
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask);
+        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask, m_result);
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
@@ -148,6 +149,9 @@ void HeadsGrid::applyColorScale()
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
         note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
     }
+    const QString reduced = reductionNote(m_result->seqLen(), m_result->keyLen(), CellReduction::Max);
+    if (!reduced.isEmpty())
+        note = note.isEmpty() ? reduced : note + QStringLiteral(" · ") + reduced;
     m_color_bar->setNote(note);
 }
 

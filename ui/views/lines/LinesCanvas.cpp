@@ -2,12 +2,17 @@
 
 #include "core/pipeline/AttentionResult.h"
 
+#include <QCoreApplication>
 #include <QFontMetricsF>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPointer>
+#include <QThreadPool>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace attn {
@@ -46,6 +51,7 @@ LinesCanvas::~LinesCanvas() = default;
 void LinesCanvas::setResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
+    invalidateLines();
     const int heads = m_result ? m_result->numHeads() : 0;
     m_visible.resize(size_t(heads), true);
     if (m_head >= heads)
@@ -59,6 +65,7 @@ void LinesCanvas::setResult(std::shared_ptr<const AttentionResult> result)
 void LinesCanvas::setHead(int head)
 {
     m_head = head < 0 ? kAllHeads : head;
+    invalidateLines();
     update();
 }
 
@@ -69,6 +76,7 @@ void LinesCanvas::setHeadVisible(int head, bool visible)
     if (size_t(head) >= m_visible.size())
         m_visible.resize(size_t(head) + 1, true);
     m_visible[size_t(head)] = visible;
+    invalidateLines();
     update();
 }
 
@@ -121,12 +129,124 @@ std::vector<int> LinesCanvas::shownHeads() const
     return heads;
 }
 
-float LinesCanvas::strongestWeight(const std::vector<int>& heads) const
+std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& result, const std::vector<int>& heads,
+                                                         int keys_per_query, int max_lines)
 {
+    std::vector<Line> lines;
     float strongest = 0.0f;
     for (int h : heads)
-        strongest = std::max(strongest, m_result->trace.weights[size_t(h)].maxCoeff());
-    return strongest;
+        strongest = std::max(strongest, result.trace.weights[size_t(h)].maxCoeff());
+    if (!(strongest > 0.0f))
+        return lines;
+    const float threshold = kMinRelativeWeight * strongest;
+    constexpr int kMostKeys = 8;  // keys_per_query is at most this (the per-row candidates)
+    const int keep = std::clamp(keys_per_query, 0, kMostKeys);
+    for (int h : heads) {
+        const Matrix& weights = result.trace.weights[size_t(h)];  // (query_len, key_len)
+        for (int i = 0; i < weights.rows(); ++i) {
+            const float* row = weights.row(i).data();
+            if (keep == 0) {
+                for (int j = 0; j < weights.cols(); ++j)
+                    if (row[j] >= threshold)
+                        lines.push_back({row[j], h, i, j});
+                continue;
+            }
+            // The row's strongest `keep` keys, strongest first (insertion into a short list).
+            std::array<Line, kMostKeys> best{};
+            int count = 0;
+            for (int j = 0; j < weights.cols(); ++j) {
+                const float w = row[j];
+                if (w < threshold || (count == keep && w <= best[size_t(keep - 1)].weight))
+                    continue;
+                int at = std::min(count, keep - 1);
+                while (at > 0 && best[size_t(at - 1)].weight < w) {
+                    best[size_t(at)] = best[size_t(at - 1)];
+                    --at;
+                }
+                best[size_t(at)] = {w, h, i, j};
+                count = std::min(count + 1, keep);
+            }
+            lines.insert(lines.end(), best.begin(), best.begin() + count);
+        }
+    }
+    const auto weaker = [](const Line& a, const Line& b) { return a.weight < b.weight; };
+    if (max_lines > 0 && lines.size() > size_t(max_lines)) {  // the strongest max_lines
+        std::nth_element(lines.begin(), lines.end() - max_lines, lines.end(), weaker);
+        lines.erase(lines.begin(), lines.end() - max_lines);
+    }
+    std::stable_sort(lines.begin(), lines.end(), weaker);  // weakest first: strong lines on top
+    return lines;
+}
+
+int LinesCanvas::keysPerQuery() const
+{
+    if (!m_result)
+        return 0;
+    const std::int64_t cells = std::int64_t(m_result->seqLen()) * m_result->keyLen() * std::int64_t(shownHeads().size());
+    return cells <= kAllLinesCells ? 0 : kKeysPerQuery;
+}
+
+QString LinesCanvas::thinningNote() const
+{
+    if (!m_result || keysPerQuery() == 0)
+        return {};
+    const QLocale locale;
+    QString note = tr("strongest %1 keys per query of %2").arg(keysPerQuery()).arg(locale.toString(m_result->keyLen()));
+    const std::int64_t most = std::int64_t(keysPerQuery()) * m_result->seqLen() * std::int64_t(shownHeads().size());
+    if (most > kMaxLines)
+        note += tr(", the %1 strongest of these").arg(locale.toString(kMaxLines));
+    return note;
+}
+
+void LinesCanvas::invalidateLines()
+{
+    m_lines.reset();
+    m_pending_generation = 0;  // a worker's answer for the old state is dropped
+    ++m_generation;
+}
+
+const std::vector<LinesCanvas::Line>* LinesCanvas::currentLines(bool wait_for_worker) const
+{
+    if (!m_result)
+        return nullptr;
+    if (m_lines && m_lines->result == m_result.get() && m_lines->heads == shownHeads())
+        return &m_lines->lines;
+    if (m_pending_generation != 0 && !wait_for_worker)
+        return nullptr;
+    auto set = std::make_shared<LineSet>();
+    set->result = m_result.get();
+    set->heads = shownHeads();
+    set->lines = chooseLines(*m_result, set->heads, keysPerQuery(), kMaxLines);
+    m_lines = std::move(set);
+    return &m_lines->lines;
+}
+
+void LinesCanvas::requestLines()
+{
+    if (!m_result || m_pending_generation != 0 || currentLines(false) != nullptr || keysPerQuery() == 0)
+        return;  // ready, on its way, or small: paint() computes it
+    const quint64 generation = m_generation;
+    m_pending_generation = generation;
+    QPointer<LinesCanvas> self(this);
+    std::shared_ptr<const AttentionResult> result = m_result;
+    std::vector<int> heads = shownHeads();
+    const int keys = keysPerQuery();
+    QThreadPool::globalInstance()->start([self, result, heads = std::move(heads), keys, generation]() mutable {
+        auto set = std::make_shared<LineSet>();
+        set->result = result.get();
+        set->heads = heads;
+        set->lines = chooseLines(*result, heads, keys, kMaxLines);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, set = std::move(set), result, generation]() mutable {
+                if (!self || self->m_generation != generation)
+                    return;  // the canvas is gone, or shows something else now
+                self->m_lines = std::move(set);
+                self->m_pending_generation = 0;
+                self->update();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 bool LinesCanvas::passesFocus(int query, int key) const
@@ -204,18 +324,11 @@ std::pair<LinesCanvas::Side, int> LinesCanvas::tokenAt(const QPointF& position, 
 
 int LinesCanvas::visibleLineCount() const
 {
-    if (!m_result)
+    const std::vector<Line>* lines = currentLines(true);
+    if (!lines)
         return 0;
-    const std::vector<int> heads = shownHeads();
-    const float strongest = strongestWeight(heads);
-    int count = 0;
-    for (int h : heads) {
-        const Matrix& weights = m_result->trace.weights[size_t(h)];  // (query_len, key_len)
-        for (int i = 0; i < weights.rows(); ++i)
-            for (int j = 0; j < weights.cols(); ++j)
-                count += passesFocus(i, j) && strongest > 0.0f && weights(i, j) >= kMinRelativeWeight * strongest;
-    }
-    return count;
+    return int(std::count_if(lines->begin(), lines->end(),
+                             [this](const Line& line) { return passesFocus(line.query, line.key); }));
 }
 
 void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
@@ -240,9 +353,14 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     title_font.setPixelSize(14);
     title_font.setBold(true);
     painter.setFont(title_font);
-    const QString title = m_head == kAllHeads
-                              ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
-                              : tr("Head %1").arg(m_head);
+    QString title = m_head == kAllHeads
+                        ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
+                        : tr("Head %1").arg(m_head);
+    const std::vector<Line>* chosen = currentLines(false);
+    if (const QString note = thinningNote(); !note.isEmpty())
+        title += QStringLiteral(" — ") + note;
+    if (!chosen)
+        title += QStringLiteral(" — ") + tr("finding the strongest keys…");
     painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
     QFont heading_font = font();
     heading_font.setPixelSize(11);
@@ -255,20 +373,9 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     painter.drawText(QRectF(layout.key_x, heading_y, 200, 18), Qt::AlignLeft | Qt::AlignVCenter, tr("keys"));
 
     // Lines: weakest first so the strong ones are drawn on top.
-    struct Line {
-        float weight;
-        int head, query, key;
-    };
-    std::vector<Line> lines;
-    const float strongest = strongestWeight(heads);
-    for (int h : heads) {
-        const Matrix& weights = m_result->trace.weights[size_t(h)];  // (query_len, key_len)
-        for (int i = 0; i < weights.rows(); ++i)
-            for (int j = 0; j < weights.cols(); ++j)
-                if (passesFocus(i, j) && strongest > 0.0f && weights(i, j) >= kMinRelativeWeight * strongest)
-                    lines.push_back({weights(i, j), h, i, j});
-    }
-    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.weight < b.weight; });
+    static const std::vector<Line> kNone;
+    const std::vector<Line>& lines = chosen ? *chosen : kNone;
+    const float strongest = lines.empty() ? 0.0f : lines.back().weight;
     const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
     // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
     // faint lines still read on white.
@@ -281,6 +388,8 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     for (int rank = 0; rank < overlaid && m_head == kAllHeads; ++rank)
         offset[size_t(heads[size_t(rank)])] = (rank - (overlaid - 1) / 2.0) * fan;
     for (const Line& line : lines) {
+        if (!passesFocus(line.query, line.key))
+            continue;
         const double relative = line.weight / strongest;
         QColor color = m_head == kAllHeads ? headColor(line.head) : single_color;
         color.setAlphaF(float(std::clamp(opacityFor(relative) * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
@@ -359,6 +468,7 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
 
 void LinesCanvas::paintEvent(QPaintEvent*)
 {
+    requestLines();
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);

@@ -4,6 +4,7 @@
 #include <QRectF>
 #include <QWidget>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct AttentionResult;
 // weight (relative to the strongest weight shown, which is opaque; see opacityFor). One head, or all heads overlaid, each in
 // its own colour, with heads switched off by setHeadVisible. Hovering a token shows only its lines.
 // paint() draws the same picture on any QPainter (widget, PNG, SVG, PDF).
+// Long inputs: beyond kAllLinesCells weights only the strongest kKeysPerQuery keys of each query
+// are drawn, and never more than kMaxLines lines (the strongest); the title says what is shown.
+// On screen those lines are chosen off the GUI thread, so a long input never blocks the window.
 class LinesCanvas : public QWidget {
     Q_OBJECT
 public:
@@ -43,6 +47,23 @@ public:
     static double opacityFor(double relative_weight);
     // Lines below this fraction of the strongest weight (opacity < 0.02) are not drawn.
     static constexpr float kMinRelativeWeight = 0.075f;
+    // Up to this many weights (over the heads shown) every line above the threshold is drawn.
+    static constexpr std::int64_t kAllLinesCells = 64 * 64 * 4;
+    static constexpr int kKeysPerQuery = 3;
+    static constexpr int kMaxLines = 8000;
+
+    struct Line {
+        float weight;
+        int head, query, key;
+    };
+    // The lines to draw for `heads` of `result`, weakest first: those above the threshold of the
+    // strongest weight shown, only each query's `keys_per_query` strongest (0: all), at most
+    // `max_lines` (the strongest). Reads each weight once; allocates only the lines.
+    static std::vector<Line> chooseLines(const AttentionResult& result, const std::vector<int>& heads,
+                                         int keys_per_query, int max_lines);
+    // "strongest 3 keys per query of 2,166" while long inputs are thinned, else empty.
+    QString thinningNote() const;
+    bool linesPending() const { return m_pending_generation != 0; }  // being chosen off the GUI thread
 
     void paint(QPainter& painter, const QRectF& rect) const;
     // The token drawn at `position` when the picture fills `rect`, or Side::None.
@@ -65,8 +86,22 @@ private:
     struct Layout;
     Layout layoutFor(const QRectF& rect) const;
     std::vector<int> shownHeads() const;
-    float strongestWeight(const std::vector<int>& heads) const;
     bool passesFocus(int query, int key) const;
+    int keysPerQuery() const;  // 0: all
+    // The lines for the current result and heads: computed here (small inputs, exports), or null
+    // while a worker chooses them (requestLines).
+    const std::vector<Line>* currentLines(bool wait_for_worker) const;
+    void requestLines();  // on screen: large inputs go to a worker thread
+    void invalidateLines();
+
+    struct LineSet {
+        const AttentionResult* result = nullptr;
+        std::vector<int> heads;
+        std::vector<Line> lines;
+    };
+    mutable std::shared_ptr<const LineSet> m_lines;
+    quint64 m_generation = 0;
+    quint64 m_pending_generation = 0;
 
     std::shared_ptr<const AttentionResult> m_result;
     int m_head = 0;

@@ -131,7 +131,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             connect(slot.view, &QTableView::clicked, this, [this, model](const QModelIndex& index) {
                 // Rows of this table are queries: a click follows that query.
                 if (index.isValid() && model->table().highlighted_row >= 0)
-                    userSelect(m_head, index.row());
+                    userSelect(m_head, model->table().first_row + index.row());
             });
         }
         if (s == 2) {  // after the raw scores: which dimensions make them
@@ -330,7 +330,8 @@ void WalkthroughView::rebuild()
                               "Click a row to follow another token.")
                                .arg(m_head)
                                .arg(m_query)
-                               .arg(token.toHtmlEscaped()));
+                               .arg(token.toHtmlEscaped()) +
+                           (m_walk.note.isEmpty() ? QString() : QStringLiteral(" <b>%1.</b>").arg(m_walk.note.toHtmlEscaped())));
     }
     for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
         Section& section = m_sections[size_t(s)];
@@ -369,7 +370,7 @@ void WalkthroughView::rebuild()
                 .arg(m_head));
         std::optional<RowVector> raw;
         if (have_scores)
-            raw = RowVector(m_walk.step(3).tables[0].values.row(m_query));
+            raw = RowVector(m_walk.step(3).tables[0].values.row(m_query - m_walk.step(3).tables[0].first_row));
         m_breakdown->setData(m_walk.products, std::move(raw));
         m_breakdown->setPrecision(m_precision);
     }

@@ -1,0 +1,86 @@
+#pragma once
+
+#include "core/attention/AttentionOptions.h"
+#include "core/attention/AttentionWeights.h"
+#include "core/base/Result.h"
+
+#include <QString>
+
+#include <cstdint>
+
+namespace attn {
+
+// What one request will hold at its peak: the forward pass, the trace it keeps, the pictures
+// drawn from it and the JSON written from it.
+struct MemoryRequest {
+    int query_len = 0;             // T_q
+    int key_len = 0;               // T_kv (the same as T_q for self-attention)
+    bool self_attention = true;    // keys from the queries' input: a longer input lengthens both
+    int num_heads = 0;             // h
+    int d_model = 0;               // h * head_dim: Q and concat columns
+    int kv_dim = 0;                // K and V columns (grouped-query attention: fewer); 0 = d_model
+    int input_dim = 0;             // d_in
+    int output_dim = 0;            // d_out
+    std::int64_t parameters = 0;   // the layer's weights, in floats
+    TraceDetail detail = TraceDetail::Weights;
+    int pictures = 0;               // heatmaps of (T_q, T_kv) held at once (a grid: h; one head: 1)
+    std::int64_t picture_cells = 0; // cells one picture holds at most (a reduced picture), 0 = every cell
+    bool masked = false;            // causal or padded: the views hold a mask of every cell
+    int extra_matrices = 0;         // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
+    bool json = false;              // the whole result as JSON text
+    std::int64_t held = 0;          // bytes of an earlier result kept until this one replaces it
+};
+
+// The request's bytes by what they are for.
+struct MemoryEstimate {
+    std::int64_t baseline = 0;  // the program itself (libraries, fonts, the event loop)
+    std::int64_t vectors = 0;   // input rows, Q, K, V, head outputs, output, the layer's weights
+    std::int64_t weights = 0;   // attention weights, h * T_q * T_kv floats, and the extra matrices
+    std::int64_t scores = 0;    // raw scores for the walkthrough (TraceDetail::Full), as many again
+    std::int64_t pictures = 0;  // the heatmaps' own copies: values, mask, colour-map data and image
+    std::int64_t json = 0;      // the JSON text
+    std::int64_t held = 0;      // the earlier result still shown
+
+    std::int64_t total() const { return baseline + vectors + weights + scores + pictures + json + held; }
+};
+
+// Memory planned before computing, never discovered: the program estimates what a request takes
+// and either fits it in a budget or refuses it, saying what would fit.
+class MemoryPlan {
+public:
+    // Bytes a heatmap holds per cell it draws: its float copy (4), its mask (1), QCustomPlot's
+    // double colour-map data (8), the map's ARGB image (4) and the exported image of up to 2 x 2
+    // pixels per cell (16) once cells are many. With a mask, the views' shared mask and the copy
+    // a plot reduces off the GUI thread add 2 bytes per cell of the matrix, drawn or not.
+    static constexpr std::int64_t kPictureBytesPerCell = 33;
+    // Bytes of JSON text per attention weight: up to 9 significant digits, a sign, a point and a
+    // comma, with the growth of the buffer that holds it.
+    static constexpr std::int64_t kJsonBytesPerValue = 16;
+    static constexpr std::int64_t kBaselineBytes = std::int64_t(256) << 20;
+
+    static MemoryEstimate estimate(const MemoryRequest& request);
+    // One pass of `weights` over T_q queries and T_kv keys (0: self-attention), nothing drawn.
+    static MemoryRequest forPass(int query_len, int key_len, const AttentionWeights& weights, TraceDetail detail);
+
+    // The machine's physical memory in bytes (0 when it cannot be read).
+    static std::int64_t physicalMemory();
+    // Half the physical memory, and no more than 3/4 of an address-space limit (ulimit -v,
+    // prlimit --as) when one is set: the rest is the program's libraries, stacks and allocator.
+    static std::int64_t defaultBudget();
+
+    // The request against the budget. Refused: one line with what it needs, the budget, and the
+    // longest input (and, for several heads, the fewest heads) that would fit.
+    static Status check(const MemoryRequest& request, std::int64_t budget);
+
+    // The longest input that fits (T_q, and T_kv with it for self-attention), 0 if none.
+    static int longestInputThatFits(MemoryRequest request, std::int64_t budget);
+    // The most heads that fit at this length, 0 if not even one (the heads' width kept).
+    static int mostHeadsThatFit(MemoryRequest request, std::int64_t budget);
+
+    // "2G", "1.5 GB", "512M", "800MiB", "1073741824" (bytes): binary units, at least 64 MiB.
+    static Result<std::int64_t> parseSize(const QString& text);
+    // "1.6 GB" (binary gigabytes, one decimal), "640 MB" below one.
+    static QString formatSize(std::int64_t bytes);
+};
+
+}  // namespace attn

@@ -1,0 +1,92 @@
+// Long inputs (QBENCHMARK, run by hand; with /usr/bin/time -v for the resident memory):
+// - firstPictureInTheWindow: T = 8,192, d_model 768, 12 heads, the sentence set in the real
+//   window (offscreen, 1400 x 900) until every head of the grid shows its reduced picture;
+// - exportTwentyThousandTokens: T = 20,000, d_model 8, one head, the pass and a 1200 x 900 PNG of
+//   the head, as `--export` makes it.
+// Run: QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench firstPictureInTheWindow
+//      QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench exportTwentyThousandTokens
+#include "core/base/MemoryReuse.h"
+#include "core/pipeline/AttentionPipeline.h"
+#include "core/pipeline/AttentionResult.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/AppSettings.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/views/heads/HeadsGrid.h"
+
+#include <QLineEdit>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace attn;
+
+namespace {
+
+QString words(int count, int salt)
+{
+    QStringList list;
+    list.reserve(count);
+    for (int i = 0; i < count; ++i)
+        list.append(QStringLiteral("w%1").arg((i + salt) % 97));
+    return list.join(u' ');
+}
+
+}  // namespace
+
+class LongInputsBench : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase() { keepFreedBlocksForReuse(); }
+
+    void firstPictureInTheWindow()
+    {
+        AppSettings settings(m_dir.filePath("settings.ini"));
+        MainWindow window(&settings);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunSettings config = window.controller()->config();
+        config.d_model = 768;
+        config.num_heads = 12;
+        QVERIFY(window.controller()->setConfig(config));
+        window.controller()->waitForIdle();
+        HeadsGrid* grid = window.headsGrid();
+        int salt = 0;
+        QBENCHMARK_ONCE
+        {
+            window.sentenceEdit()->setText(words(8192, ++salt));
+            for (int head = 0; head < 12; ++head)
+                while (grid->plot(head)->fullColumnCount() != 8192)
+                    QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+        }
+        QVERIFY2(window.controller()->result(), "refused: raise the memory budget");
+        QCOMPARE(window.controller()->result()->seqLen(), 8192);
+    }
+
+    void exportTwentyThousandTokens()
+    {
+        RunSettings config;
+        config.d_model = 8;
+        config.num_heads = 1;
+        const QString png = m_dir.filePath("long.png");
+        QBENCHMARK_ONCE
+        {
+            auto result = AttentionPipeline::run(config, words(20000, 0), TraceDetail::Weights);
+            QVERIFY(result.ok());
+            ExportRequest request;
+            request.path = png;
+            request.view = ExportView::Head;
+            request.size = QSize(1200, 900);
+            const Status written = ViewExporter::exportView(result.value(), request);
+            QVERIFY2(written.ok(), qPrintable(written.error()));
+        }
+        QVERIFY(QFileInfo(png).size() > 0);
+    }
+};
+
+QTEST_MAIN(LongInputsBench)
+#include "long_inputs_bench.moc"

@@ -1,0 +1,216 @@
+// The memory planner: what a request takes, the budget, and what it says would fit.
+#include "core/pipeline/MemoryPlan.h"
+
+#include <QtTest>
+
+using namespace attn;
+
+namespace {
+
+constexpr std::int64_t kMiB = std::int64_t(1) << 20;
+constexpr std::int64_t kGiB = std::int64_t(1) << 30;
+
+// d_model 768, 12 heads, no drawing: the engine alone.
+MemoryRequest bertSized(int tokens)
+{
+    MemoryRequest request;
+    request.query_len = tokens;
+    request.key_len = tokens;
+    request.num_heads = 12;
+    request.d_model = 768;
+    request.input_dim = 768;
+    request.output_dim = 768;
+    request.parameters = 4 * 768 * 768;
+    return request;
+}
+
+}  // namespace
+
+class TestMemoryPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void weightsAreHeadsTimesQueriesTimesKeysFloats()
+    {
+        MemoryRequest request = bertSized(8192);
+        const MemoryEstimate estimate = MemoryPlan::estimate(request);
+        QCOMPARE(estimate.weights, std::int64_t(4) * 12 * 8192 * 8192);  // 3 GiB
+        QCOMPARE(estimate.scores, std::int64_t(0));
+        QCOMPARE(estimate.pictures, std::int64_t(0));
+        QCOMPARE(estimate.json, std::int64_t(0));
+        // X and its positional part, Q, concat, a temporary, the output, K, V, the parameters.
+        QCOMPARE(estimate.vectors,
+                 std::int64_t(4) * (2 * 8192 * 768 + 3 * 8192 * 768 + 8192 * 768 + 2 * 8192 * 768 + 4 * 768 * 768));
+        request.detail = TraceDetail::Full;
+        QCOMPARE(MemoryPlan::estimate(request).scores, estimate.weights);
+    }
+
+    void crossAttentionUsesBothLengths()
+    {
+        MemoryRequest request = bertSized(100);
+        request.self_attention = false;
+        request.key_len = 3000;
+        QCOMPARE(MemoryPlan::estimate(request).weights, std::int64_t(4) * 12 * 100 * 3000);
+    }
+
+    void picturesCostPerCellUpToTheReducedSize()
+    {
+        MemoryRequest request = bertSized(1000);
+        request.pictures = 12;
+        request.masked = true;
+        const std::int64_t cells = 1000 * 1000;  // the views' mask and its copy: two bytes per cell
+        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
+        request.picture_cells = 500 * 500;  // each picture reduced to at most this many cells
+        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * 500 * 500 + 2 * cells);
+        request.picture_cells = 2000 * 2000;  // a limit above the matrix changes nothing
+        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
+        request.masked = false;  // nothing masked: no mask is made
+        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells);
+        request.pictures = 0;
+        QCOMPARE(MemoryPlan::estimate(request).pictures, std::int64_t(0));
+    }
+
+    void jsonCostsPerWeight()
+    {
+        MemoryRequest request = bertSized(100);
+        request.json = true;
+        QCOMPARE(MemoryPlan::estimate(request).json, MemoryPlan::kJsonBytesPerValue * (12 * 100 * 100 + 100 * 768));
+    }
+
+    void aRequestInsideTheBudgetPasses() { QVERIFY(MemoryPlan::check(bertSized(512), 2 * kGiB).ok()); }
+
+    void aRefusalSaysWhatItNeedsAndWhatWouldFit()
+    {
+        const MemoryRequest request = bertSized(8192);
+        const Status status = MemoryPlan::check(request, 2 * kGiB);
+        QVERIFY(!status.ok());
+        const QString& message = status.error();
+        QVERIFY2(message.startsWith("8,192 tokens x 8,192 keys x 12 heads need about 3."), qPrintable(message));
+        QVERIFY2(message.contains("attention weights 3.0 GB"), qPrintable(message));
+        QVERIFY2(message.contains("over the memory budget of 2.0 GB"), qPrintable(message));
+        const int longest = MemoryPlan::longestInputThatFits(request, 2 * kGiB);
+        QVERIFY2(
+            message.contains(QStringLiteral("at most %1 tokens fit").arg(QLocale(QLocale::English).toString(longest))),
+            qPrintable(message));
+        QVERIFY2(
+            message.contains(
+                QStringLiteral(", or %1 heads at this length").arg(MemoryPlan::mostHeadsThatFit(request, 2 * kGiB))),
+            qPrintable(message));
+        QVERIFY2(!message.contains('\n'), "one line");
+    }
+
+    void theLongestInputIsTheLastLengthThatFits()
+    {
+        for (std::int64_t budget : {300 * kMiB, 2 * kGiB, 5 * kGiB}) {
+            MemoryRequest request = bertSized(1);
+            const int longest = MemoryPlan::longestInputThatFits(request, budget);
+            QVERIFY(longest > 0);
+            request.query_len = longest;
+            QVERIFY(MemoryPlan::estimate(request).total() <= budget);
+            request.query_len = longest + 1;
+            QVERIFY(MemoryPlan::estimate(request).total() > budget);
+        }
+        // Below the program's own baseline nothing fits.
+        QCOMPARE(MemoryPlan::longestInputThatFits(bertSized(1), 100 * kMiB), 0);
+    }
+
+    void theMostHeadsThatFitKeepTheHeadWidth()
+    {
+        MemoryRequest request = bertSized(8192);
+        request.pictures = 12;  // a grid: one picture per head
+        request.picture_cells = 1000 * 1000;
+        const int heads = MemoryPlan::mostHeadsThatFit(request, 2 * kGiB);
+        QVERIFY(heads >= 1 && heads < 12);
+        MemoryRequest fewer = request;
+        fewer.num_heads = heads;
+        fewer.d_model = 64 * heads;
+        fewer.pictures = heads;
+        QVERIFY(MemoryPlan::estimate(fewer).total() <= 2 * kGiB);
+        fewer.num_heads = heads + 1;
+        fewer.d_model = 64 * (heads + 1);
+        fewer.pictures = heads + 1;
+        QVERIFY(MemoryPlan::estimate(fewer).total() > 2 * kGiB);
+    }
+
+    void oneHeadAtTwentyThousandTokensFitsTwoGigabytesWithReducedPictures()
+    {
+        // The export: 20,000 words, d_model 8, one head, one PNG of 1200 x 900.
+        MemoryRequest request;
+        request.query_len = 20000;
+        request.key_len = 20000;
+        request.num_heads = 1;
+        request.d_model = 8;
+        request.input_dim = 8;
+        request.output_dim = 8;
+        request.parameters = 4 * 8 * 8;
+        request.pictures = 1;
+        request.picture_cells = 1024 * 1024;  // drawn reduced
+        QVERIFY(MemoryPlan::check(request, 2 * kGiB).ok());
+        request.picture_cells = 0;  // every cell drawn: 13 GB of pictures
+        QVERIFY(!MemoryPlan::check(request, 2 * kGiB).ok());
+    }
+
+    void sizes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addRow("gigabytes") << "2G" << qint64(2) * kGiB;
+        QTest::addRow("with B and a space") << "1.5 GB" << qint64(3) * kGiB / 2;
+        QTest::addRow("GiB") << "4GiB" << qint64(4) * kGiB;
+        QTest::addRow("megabytes, lower case") << "800m" << qint64(800) * kMiB;
+        QTest::addRow("bytes") << "1073741824" << qint64(kGiB);
+        QTest::addRow("terabytes") << "1T" << qint64(1024) * kGiB;
+    }
+    void sizes()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, bytes);
+        const Result<std::int64_t> parsed = MemoryPlan::parseSize(text);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(qint64(*parsed), bytes);
+    }
+
+    void badSizes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("reason");
+        QTest::addRow("empty") << ""
+                               << "is not a size";
+        QTest::addRow("words") << "lots"
+                               << "is not a size";
+        QTest::addRow("negative") << "-2G"
+                                  << "is not a size";
+        QTest::addRow("unknown unit") << "2X"
+                                      << "is not a size";
+        QTest::addRow("too small") << "10M"
+                                   << "is less than the 64 MB the program needs";
+        QTest::addRow("absurd") << "99999999T"
+                                << "is larger than any machine's memory";
+    }
+    void badSizes()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, reason);
+        const Result<std::int64_t> parsed = MemoryPlan::parseSize(text);
+        QVERIFY(!parsed.ok());
+        QVERIFY2(parsed.error().contains(reason), qPrintable(parsed.error()));
+    }
+
+    void theDefaultBudgetIsHalfThePhysicalMemoryAtMost()
+    {
+        const std::int64_t physical = MemoryPlan::physicalMemory();
+        QVERIFY(physical > 0);
+        const std::int64_t budget = MemoryPlan::defaultBudget();
+        QVERIFY(budget > 0);
+        QVERIFY(budget <= physical / 2);
+    }
+
+    void formatsSizes()
+    {
+        QCOMPARE(MemoryPlan::formatSize(3 * kGiB / 2), QStringLiteral("1.5 GB"));
+        QCOMPARE(MemoryPlan::formatSize(640 * kMiB), QStringLiteral("640 MB"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryPlan)
+#include "test_memory_plan.moc"

@@ -1,0 +1,72 @@
+#include "ui/heatmap/HeatmapReduction.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace attn {
+
+int reductionFactor(int rows, int columns, int max_side)
+{
+    const int side = std::max({1, rows, columns});
+    return std::max(1, (side + max_side - 1) / std::max(1, max_side));
+}
+
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how)
+{
+    const int rows = int(values.rows());
+    const int columns = int(values.cols());
+    const bool masked_any = mask.rows() == rows && mask.cols() == columns && mask.size() > 0;
+    ReducedMatrix reduced;
+    reduced.factor = std::max(1, factor);
+    const int f = reduced.factor;
+    const int drawn_rows = (rows + f - 1) / f;
+    const int drawn_columns = (columns + f - 1) / f;
+    reduced.values = Matrix::Zero(drawn_rows, drawn_columns);
+    MaskMatrix hidden = MaskMatrix::Constant(drawn_rows, drawn_columns, false);
+    std::vector<double> sums(static_cast<size_t>(drawn_columns));  // one block row at a time
+    std::vector<float> maxima(static_cast<size_t>(drawn_columns));
+    std::vector<std::int64_t> counts(static_cast<size_t>(drawn_columns));  // visible cells per block
+    for (int block_row = 0; block_row < drawn_rows; ++block_row) {
+        std::fill(sums.begin(), sums.end(), 0.0);
+        std::fill(maxima.begin(), maxima.end(), -std::numeric_limits<float>::infinity());
+        std::fill(counts.begin(), counts.end(), 0);
+        const int row_end = std::min(rows, (block_row + 1) * f);
+        for (int row = block_row * f; row < row_end; ++row) {
+            const float* line = values.row(row).data();  // row-major: one row is contiguous
+            const bool* hides = masked_any ? mask.row(row).data() : nullptr;
+            for (int block = 0; block < drawn_columns; ++block) {
+                const int begin = block * f;
+                const int end = std::min(columns, begin + f);
+                double sum = 0.0;
+                float largest = maxima[size_t(block)];
+                int visible = 0;
+                for (int column = begin; column < end; ++column) {
+                    if (hides && hides[column])
+                        continue;
+                    sum += line[column];
+                    largest = std::max(largest, line[column]);
+                    ++visible;
+                }
+                sums[size_t(block)] += sum;
+                maxima[size_t(block)] = largest;
+                counts[size_t(block)] += visible;
+            }
+        }
+        for (int block = 0; block < drawn_columns; ++block) {
+            if (counts[size_t(block)] == 0) {
+                hidden(block_row, block) = true;
+                continue;
+            }
+            reduced.values(block_row, block) = how == CellReduction::Max
+                                                   ? maxima[size_t(block)]
+                                                   : float(sums[size_t(block)] / double(counts[size_t(block)]));
+        }
+    }
+    if (hidden.any())
+        reduced.mask = std::move(hidden);
+    return reduced;
+}
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/base/MaskMatrix.h"
+#include "core/base/Tensor.h"
+
+namespace attn {
+
+// What a drawn cell shows when it stands for several cells of the matrix.
+enum class CellReduction { Max, Mean };
+
+// A matrix with more cells than a picture has pixels, drawn as blocks of factor x factor cells.
+struct ReducedMatrix {
+    Matrix values;     // (ceil(rows / factor), ceil(columns / factor)): each block's max or mean
+    MaskMatrix mask;   // the same shape: true only where every cell of the block is masked; empty = none
+    int factor = 1;    // cells per drawn cell along each side
+};
+
+// The smallest whole factor that brings both sides to at most `max_side` drawn cells (1: none).
+int reductionFactor(int rows, int columns, int max_side);
+
+// Each block of factor x factor cells of `values` (rows, columns) as one cell: the largest of
+// its visible cells, or their mean; masked cells count for nothing, and a block with no visible
+// cell is masked. Read straight from the floats: nothing of the matrix's size is allocated.
+// `mask` is (rows, columns) or empty (nothing masked).
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how);
+
+}  // namespace attn
