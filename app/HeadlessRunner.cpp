@@ -105,6 +105,7 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
         case View::Lines:
         case View::Shapes:
         case View::Walkthrough:
+        case View::Model:  // needs --model, refused before this
             break;
     }
     request.picture_cells = ViewExporter::heatmapCellLimit();

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "app/CommandLine.h"
+#include "core/model/ModelRun.h"
+#include "core/model/TransformerModel.h"
 
 #include <QTextStream>
 
