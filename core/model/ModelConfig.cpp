@@ -1,5 +1,7 @@
 #include "core/model/ModelConfig.h"
 
+#include "core/base/MessageText.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -21,7 +23,7 @@ QString describe(const QJsonValue& v)
 {
     switch (v.type()) {
         case QJsonValue::String:
-            return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+            return quotedForMessage(v.toString());
         case QJsonValue::Double:
             return QString::number(v.toDouble(), 'g', 17);
         case QJsonValue::Bool:
@@ -156,8 +158,8 @@ Result<Activation> activationKey(const ConfigKeys& keys, const char* key, const 
         return Error{name.error()};
     const auto activation = activationFromName(*name);
     if (!activation)
-        return Error{QStringLiteral("'%1': unknown activation function \"%2\" (supported: %3)")
-                         .arg(QLatin1String(key), *name, activationNames())};
+        return Error{QStringLiteral("'%1': unknown activation function %2 (supported: %3)")
+                         .arg(QLatin1String(key), quotedForMessage(*name), activationNames())};
     return *activation;
 }
 
@@ -212,9 +214,9 @@ Result<ModelConfig> bertConfig(const QJsonObject& object)
     QString position_type;
     ATTN_TRY(position_type, keys.text("position_embedding_type", QStringLiteral("absolute")));
     if (position_type != u"absolute")
-        return Error{QStringLiteral("'position_embedding_type': \"%1\" is not supported (only \"absolute\"; "
+        return Error{QStringLiteral("'position_embedding_type': %1 is not supported (only \"absolute\"; "
                                     "relative position embeddings change the scores)")
-                         .arg(position_type)};
+                         .arg(quotedForMessage(position_type))};
     if (Status s = refuseIfSet(keys, "is_decoder", QStringLiteral("a decoder BERT masks its attention causally")); !s)
         return Error{s.error()};
     if (Status s = refuseIfSet(keys, "add_cross_attention", QStringLiteral("cross-attention layers")); !s)
@@ -272,10 +274,11 @@ Result<ModelConfig> ModelConfig::fromJson(const QByteArray& json)
     else if (model_type == u"distilbert")
         config = distilBertConfig(object);
     else if (QStringList{"llama", "qwen2", "mistral", "gpt_neox"}.contains(model_type))
-        return Error{QStringLiteral("model_type \"%1\" is not supported yet (supported: gpt2, bert, distilbert)")
-                         .arg(model_type)};
+        return Error{QStringLiteral("model_type %1 is not supported yet (supported: gpt2, bert, distilbert)")
+                         .arg(quotedForMessage(model_type))};
     else
-        return Error{QStringLiteral("unknown model_type \"%1\" (supported: gpt2, bert, distilbert)").arg(model_type)};
+        return Error{QStringLiteral("unknown model_type %1 (supported: gpt2, bert, distilbert)")
+                         .arg(quotedForMessage(model_type))};
     if (!config)
         return config;
 

@@ -1,5 +1,7 @@
 #include "core/text/BpeModel.h"
 
+#include "core/base/MessageText.h"
+
 #include <QMutexLocker>
 
 #include <queue>
@@ -49,7 +51,8 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
     if (!options.unkToken.isEmpty()) {
         const auto unk = vocab.constFind(options.unkToken);
         if (unk == vocab.cend())
-            return Error{QStringLiteral("the unknown token \"%1\" is not in the vocabulary").arg(options.unkToken)};
+            return Error{QStringLiteral("the unknown token %1 is not in the vocabulary")
+                             .arg(quotedForMessage(options.unkToken))};
         model->m_unkId = unk.value();
     }
 
@@ -59,9 +62,9 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
         const QString merged = left + right;
         for (const QString* part : {&left, &right, &merged})
             if (!vocab.contains(*part))
-                return Error{QStringLiteral("merge %1 (\"%2 %3\") needs \"%4\", which is not in the vocabulary")
+                return Error{QStringLiteral("merge %1 (\"%2 %3\") needs %4, which is not in the vocabulary")
                                  .arg(rank + 1)
-                                 .arg(left, right, *part)};
+                                 .arg(escapedForMessage(left), escapedForMessage(right), quotedForMessage(*part))};
         // A repeated pair takes its last rank, as in Hugging Face's merge table.
         model->m_merges.insert(pairKey(vocab.value(left), vocab.value(right)), {int(rank), vocab.value(merged)});
     }

@@ -1,5 +1,7 @@
 #include "core/text/WordPieceModel.h"
 
+#include "core/base/MessageText.h"
+
 namespace attn {
 
 Result<std::unique_ptr<WordPieceModel>> WordPieceModel::create(const QHash<QString, int>& vocab, const Options& options)
@@ -7,7 +9,8 @@ Result<std::unique_ptr<WordPieceModel>> WordPieceModel::create(const QHash<QStri
     std::unique_ptr<WordPieceModel> model(new WordPieceModel);
     const auto unk = vocab.constFind(options.unkToken);
     if (unk == vocab.cend())
-        return Error{QStringLiteral("the unknown token \"%1\" is not in the vocabulary").arg(options.unkToken)};
+        return Error{
+            QStringLiteral("the unknown token %1 is not in the vocabulary").arg(quotedForMessage(options.unkToken))};
     model->m_unkId = unk.value();
     model->m_vocab = vocab;
     model->m_options = options;
