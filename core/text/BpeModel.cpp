@@ -41,12 +41,13 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
     std::unique_ptr<BpeModel> model(new BpeModel);
     model->m_vocab = vocab;
     model->m_options = options;
-    int limit = 0;
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        limit = std::max(limit, it.value() + 1);
-    model->m_tokens.resize(limit);
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        model->m_tokens[it.value()] = it.key();
+    // By id in a table of the vocabulary's size: ids may be sparse (a 20-token file with the id
+    // 16777215 must not cost 16 million entries).
+    model->m_tokens.reserve(vocab.size());
+    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it) {
+        model->m_idLimit = std::max(model->m_idLimit, it.value() + 1);
+        model->m_tokens.insert(it.value(), it.key());
+    }
 
     if (!options.unkToken.isEmpty()) {
         const auto unk = vocab.constFind(options.unkToken);
@@ -79,7 +80,7 @@ std::optional<int> BpeModel::tokenToId(const QString& token) const
 
 QString BpeModel::idToToken(int id) const
 {
-    return id >= 0 && id < m_tokens.size() ? m_tokens[id] : QString();
+    return m_tokens.value(id);
 }
 
 QList<SubwordModel::Piece> BpeModel::tokenize(const QString& word) const
