@@ -93,7 +93,7 @@ QList<QHash<QString, QString>> copyrightParagraphs(const QByteArray& text)
         const QString line = QString::fromUtf8(raw);
         if (line.trimmed().isEmpty()) {
             if (!paragraphs.last().isEmpty())
-                paragraphs.append({});
+                paragraphs.append(QHash<QString, QString>());
         } else if (line.startsWith(u' ')) {
             paragraphs.last()[field] += u'\n' + line.trimmed();
         } else {
