@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/MessageText.h"
 #include "core/base/Result.h"
 #include "core/ops/Activation.h"
 
@@ -27,7 +28,7 @@ inline QString describe(const QJsonValue& v)
 {
     switch (v.type()) {
         case QJsonValue::String:
-            return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+            return quotedForMessage(v.toString());
         case QJsonValue::Double:
             return QString::number(v.toDouble(), 'g', 17);
         case QJsonValue::Bool:
@@ -163,8 +164,8 @@ inline Result<Activation> activationKey(const ConfigKeys& keys, const char* key,
         return Error{name.error()};
     const auto activation = activationFromName(*name);
     if (!activation)
-        return Error{QStringLiteral("'%1': unknown activation function \"%2\" (supported: %3)")
-                         .arg(QLatin1String(key), *name, activationNames())};
+        return Error{QStringLiteral("'%1': unknown activation function %2 (supported: %3)")
+                         .arg(QLatin1String(key), quotedForMessage(*name), activationNames())};
     return *activation;
 }
 

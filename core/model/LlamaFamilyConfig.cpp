@@ -42,9 +42,9 @@ Result<RopeScaling> ropeScaling(const QJsonObject& config)
     if (name == u"default")
         return scaling;
     if (name != u"linear" && name != u"llama3")
-        return Error{QStringLiteral("'rope_scaling': rope type \"%1\" is not supported (supported: default, linear, "
+        return Error{QStringLiteral("'rope_scaling': rope type %1 is not supported (supported: default, linear, "
                                     "llama3)")
-                         .arg(name)};
+                         .arg(quotedForMessage(name))};
     const auto required = [&object](const char* key) -> Result<double> {
         if (!object.contains(QLatin1String(key)))
             return Error{QStringLiteral("'rope_scaling': '%1' is missing").arg(QLatin1String(key))};

@@ -66,9 +66,9 @@ Result<ModelConfig> bertConfig(const QJsonObject& object)
     QString position_type;
     ATTN_TRY(position_type, keys.text("position_embedding_type", QStringLiteral("absolute")));
     if (position_type != u"absolute")
-        return Error{QStringLiteral("'position_embedding_type': \"%1\" is not supported (only \"absolute\"; "
+        return Error{QStringLiteral("'position_embedding_type': %1 is not supported (only \"absolute\"; "
                                     "relative position embeddings change the scores)")
-                         .arg(position_type)};
+                         .arg(quotedForMessage(position_type))};
     if (Status s = refuseIfSet(keys, "is_decoder", QStringLiteral("a decoder BERT masks its attention causally")); !s)
         return Error{s.error()};
     if (Status s = refuseIfSet(keys, "add_cross_attention", QStringLiteral("cross-attention layers")); !s)
@@ -134,9 +134,9 @@ Result<ModelConfig> ModelConfig::fromJson(const QByteArray& json)
     else if (model_type == u"gpt_neox")
         config = gptNeoxConfig(object);
     else
-        return Error{QStringLiteral("unknown model_type \"%1\" (supported: gpt2, bert, distilbert, llama, qwen2, "
+        return Error{QStringLiteral("unknown model_type %1 (supported: gpt2, bert, distilbert, llama, qwen2, "
                                     "mistral, gpt_neox)")
-                         .arg(model_type)};
+                         .arg(quotedForMessage(model_type))};
     if (!config)
         return config;
 

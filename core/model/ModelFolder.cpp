@@ -1,5 +1,8 @@
 #include "core/model/ModelFolder.h"
 
+#include "core/base/BoundedRead.h"
+#include "core/base/MessageText.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -17,10 +20,12 @@ Result<QByteArray> readFolderFile(const QString& path, qint64 limit)
         return Error{QStringLiteral("cannot be read (%1)").arg(file.errorString())};
     if (file.size() > limit)
         return Error{QStringLiteral("is %1 bytes, over the limit of %2").arg(file.size()).arg(limit)};
-    const QByteArray bytes = file.read(limit + 1);
-    if (bytes.size() > limit)
+    BoundedRead read = readAtMost(file, limit);
+    if (read.over_limit)
         return Error{QStringLiteral("is over the limit of %1 bytes").arg(limit)};
-    return bytes;
+    if (read.failed)
+        return Error{QStringLiteral("cannot be read (%1)").arg(file.errorString())};
+    return std::move(read.bytes);
 }
 
 Result<std::unique_ptr<ModelFolder>> ModelFolder::open(const QString& dir)
@@ -52,13 +57,15 @@ Status ModelFolder::addFile(const QString& file_name)
 {
     auto file = MappedSafetensors::open(QDir(m_path).filePath(file_name));
     if (!file)
-        return Error{QStringLiteral("%1: %2").arg(file_name, file.error())};
+        return Error{QStringLiteral("%1: %2").arg(escapedForMessage(file_name), file.error())};
     const MappedSafetensors* mapped = file->get();
     for (const auto& tensor : mapped->tensors()) {
         const auto existing = m_tensors.constFind(tensor.name);
         if (existing != m_tensors.cend())
             return Error{QStringLiteral("tensor '%1' is in both %2 and %3")
-                             .arg(tensor.name, QFileInfo(existing->file->path()).fileName(), file_name)};
+                             .arg(escapedForMessage(tensor.name),
+                                  escapedForMessage(QFileInfo(existing->file->path()).fileName()),
+                                  escapedForMessage(file_name))};
         m_tensors.insert(tensor.name, Tensor{mapped, &tensor});
     }
     m_files.push_back(std::move(file).value());
@@ -103,8 +110,8 @@ Status ModelFolder::openWeights()
         if (!it.value().isString() || shard.isEmpty() || shard.contains(u'/') || shard.contains(u'\\') ||
             shard == u"." || shard == u"..")
             return Error{QStringLiteral("%1: tensor '%2' is mapped to %3, not the name of a file in the folder")
-                             .arg(index_name, it.key(),
-                                  it.value().isString() ? QLatin1Char('"') + shard + QLatin1Char('"')
+                             .arg(index_name, escapedForMessage(it.key()),
+                                  it.value().isString() ? quotedForMessage(shard, shard.size())
                                                         : QStringLiteral("a non-string"))};
         if (!shards.contains(shard))
             shards.append(shard);
@@ -112,7 +119,8 @@ Status ModelFolder::openWeights()
     std::sort(shards.begin(), shards.end());
     for (const QString& shard : shards) {
         if (!QFileInfo(dir.filePath(shard)).isFile())
-            return Error{QStringLiteral("%1 names the shard %2, which is not in the folder").arg(index_name, shard)};
+            return Error{QStringLiteral("%1 names the shard %2, which is not in the folder")
+                             .arg(index_name, escapedForMessage(shard))};
         if (Status s = addFile(shard); !s)
             return s;
     }
@@ -120,7 +128,7 @@ Status ModelFolder::openWeights()
         const auto found = m_tensors.constFind(it.key());
         if (found == m_tensors.cend() || QFileInfo(found->file->path()).fileName() != it.value().toString())
             return Error{QStringLiteral("tensor '%1' is missing: %2 puts it in %3, which does not hold it")
-                             .arg(it.key(), index_name, it.value().toString())};
+                             .arg(escapedForMessage(it.key()), index_name, escapedForMessage(it.value().toString()))};
     }
     return {};
 }

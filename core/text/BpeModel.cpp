@@ -1,5 +1,7 @@
 #include "core/text/BpeModel.h"
 
+#include "core/base/MessageText.h"
+
 #include <QMutexLocker>
 
 #include <queue>
@@ -39,17 +41,19 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
     std::unique_ptr<BpeModel> model(new BpeModel);
     model->m_vocab = vocab;
     model->m_options = options;
-    int limit = 0;
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        limit = std::max(limit, it.value() + 1);
-    model->m_tokens.resize(limit);
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        model->m_tokens[it.value()] = it.key();
+    // By id in a table of the vocabulary's size: ids may be sparse (a 20-token file with the id
+    // 16777215 must not cost 16 million entries).
+    model->m_tokens.reserve(vocab.size());
+    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it) {
+        model->m_idLimit = std::max(model->m_idLimit, it.value() + 1);
+        model->m_tokens.insert(it.value(), it.key());
+    }
 
     if (!options.unkToken.isEmpty()) {
         const auto unk = vocab.constFind(options.unkToken);
         if (unk == vocab.cend())
-            return Error{QStringLiteral("the unknown token \"%1\" is not in the vocabulary").arg(options.unkToken)};
+            return Error{QStringLiteral("the unknown token %1 is not in the vocabulary")
+                             .arg(quotedForMessage(options.unkToken))};
         model->m_unkId = unk.value();
     }
 
@@ -59,9 +63,9 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
         const QString merged = left + right;
         for (const QString* part : {&left, &right, &merged})
             if (!vocab.contains(*part))
-                return Error{QStringLiteral("merge %1 (\"%2 %3\") needs \"%4\", which is not in the vocabulary")
+                return Error{QStringLiteral("merge %1 (\"%2 %3\") needs %4, which is not in the vocabulary")
                                  .arg(rank + 1)
-                                 .arg(left, right, *part)};
+                                 .arg(escapedForMessage(left), escapedForMessage(right), quotedForMessage(*part))};
         // A repeated pair takes its last rank, as in Hugging Face's merge table.
         model->m_merges.insert(pairKey(vocab.value(left), vocab.value(right)), {int(rank), vocab.value(merged)});
     }
@@ -76,7 +80,7 @@ std::optional<int> BpeModel::tokenToId(const QString& token) const
 
 QString BpeModel::idToToken(int id) const
 {
-    return id >= 0 && id < m_tokens.size() ? m_tokens[id] : QString();
+    return m_tokens.value(id);
 }
 
 QList<SubwordModel::Piece> BpeModel::tokenize(const QString& word) const

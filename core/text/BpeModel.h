@@ -33,7 +33,7 @@ public:
     QList<Piece> tokenize(const QString& word) const override;
     std::optional<int> tokenToId(const QString& token) const override;
     QString idToToken(int id) const override;
-    int idLimit() const override { return int(m_tokens.size()); }
+    int idLimit() const override { return m_idLimit; }
 
 private:
     struct MergeTarget {
@@ -45,7 +45,8 @@ private:
     static quint64 pairKey(int left, int right) { return (quint64(quint32(left)) << 32) | quint32(right); }
 
     QHash<QString, int> m_vocab;
-    QList<QString> m_tokens;  // by id
+    QHash<int, QString> m_tokens;  // by id
+    int m_idLimit = 0;             // one past the highest id
     QHash<quint64, MergeTarget> m_merges;
     Options m_options;
     int m_unkId = -1;

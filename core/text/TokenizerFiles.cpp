@@ -1,5 +1,8 @@
 #include "core/text/TokenizerFiles.h"
 
+#include "core/base/BoundedRead.h"
+#include "core/base/MessageText.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -30,12 +33,14 @@ Result<QByteArray> TokenizerFiles::read(const QString& dir, const QString& name)
     if (!file.open(QIODevice::ReadOnly))
         return Error{QStringLiteral("%1: cannot be read (%2)").arg(name, file.errorString())};
     // The file may have grown since it was measured: never read past the limit.
-    QByteArray bytes = file.read(kMaxFileBytes + 1);
-    if (bytes.size() > kMaxFileBytes)
+    BoundedRead read = readAtMost(file, kMaxFileBytes);
+    if (read.over_limit)
         return Error{QStringLiteral("%1: more than the %2 MiB a tokenizer file may have")
                          .arg(name)
                          .arg(kMaxFileBytes / (1024 * 1024))};
-    return bytes;
+    if (read.failed)
+        return Error{QStringLiteral("%1: cannot be read (%2)").arg(name, file.errorString())};
+    return std::move(read.bytes);
 }
 
 Result<QJsonObject> TokenizerFiles::readJsonObject(const QString& dir, const QString& name)
@@ -108,11 +113,7 @@ Result<QHash<QString, int>> TokenizerFiles::vocabulary(const QJsonObject& object
 
 QString TokenizerFiles::quoted(const QString& text)
 {
-    QString shown = text.size() > 40 ? text.left(40) + QStringLiteral("…") : text;
-    shown.replace(u'\\', QStringLiteral("\\\\"))
-        .replace(u'"', QStringLiteral("\\\""))
-        .replace(u'\n', QStringLiteral("\\n"));
-    return u'"' + shown + u'"';
+    return quotedForMessage(text);
 }
 
 }  // namespace attn

@@ -1,5 +1,7 @@
 #include "core/text/WordPieceModel.h"
 
+#include "core/base/MessageText.h"
+
 namespace attn {
 
 Result<std::unique_ptr<WordPieceModel>> WordPieceModel::create(const QHash<QString, int>& vocab, const Options& options)
@@ -7,16 +9,18 @@ Result<std::unique_ptr<WordPieceModel>> WordPieceModel::create(const QHash<QStri
     std::unique_ptr<WordPieceModel> model(new WordPieceModel);
     const auto unk = vocab.constFind(options.unkToken);
     if (unk == vocab.cend())
-        return Error{QStringLiteral("the unknown token \"%1\" is not in the vocabulary").arg(options.unkToken)};
+        return Error{
+            QStringLiteral("the unknown token %1 is not in the vocabulary").arg(quotedForMessage(options.unkToken))};
     model->m_unkId = unk.value();
     model->m_vocab = vocab;
     model->m_options = options;
-    int limit = 0;
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        limit = std::max(limit, it.value() + 1);
-    model->m_tokens.resize(limit);
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it)
-        model->m_tokens[it.value()] = it.key();
+    // By id in a table of the vocabulary's size: ids may be sparse (a 20-token file with the id
+    // 16777215 must not cost 16 million entries).
+    model->m_tokens.reserve(vocab.size());
+    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it) {
+        model->m_idLimit = std::max(model->m_idLimit, it.value() + 1);
+        model->m_tokens.insert(it.value(), it.key());
+    }
     return model;
 }
 
@@ -28,7 +32,7 @@ std::optional<int> WordPieceModel::tokenToId(const QString& token) const
 
 QString WordPieceModel::idToToken(int id) const
 {
-    return id >= 0 && id < m_tokens.size() ? m_tokens[id] : QString();
+    return m_tokens.value(id);
 }
 
 QList<SubwordModel::Piece> WordPieceModel::tokenize(const QString& word) const

@@ -27,13 +27,14 @@ public:
     QList<Piece> tokenize(const QString& word) const override;
     std::optional<int> tokenToId(const QString& token) const override;
     QString idToToken(int id) const override;
-    int idLimit() const override { return int(m_tokens.size()); }
+    int idLimit() const override { return m_idLimit; }
 
 private:
     WordPieceModel() = default;
 
     QHash<QString, int> m_vocab;
-    QList<QString> m_tokens;  // by id
+    QHash<int, QString> m_tokens;  // by id
+    int m_idLimit = 0;             // one past the highest id
     Options m_options;
     int m_unkId = 0;
 };

@@ -1,5 +1,6 @@
 #include "core/weights/WeightFile.h"
 
+#include "core/base/BoundedRead.h"
 #include "core/io/NpzReader.h"
 #include "core/io/SafetensorsReader.h"
 #include "core/weights/JsonWeightsReader.h"
@@ -37,7 +38,13 @@ Result<LoadedWeights> loadJson(const QString& path, const WeightFileOptions& opt
     if (uchar* mapped = size > 0 ? file.map(0, size) : nullptr) {
         json = QByteArrayView(reinterpret_cast<const char*>(mapped), size);
     } else {
-        copy = file.read(JsonWeightsReader::kMaxFileBytes + 1);
+        BoundedRead read = readAtMost(file, JsonWeightsReader::kMaxFileBytes);
+        if (read.over_limit)
+            return Error{QStringLiteral("more than %1 bytes is too large for JSON weights (use .safetensors or .npz)")
+                             .arg(JsonWeightsReader::kMaxFileBytes)};
+        if (read.failed)
+            return Error{QStringLiteral("cannot be read (%1)").arg(file.errorString())};
+        copy = std::move(read.bytes);
         json = copy;
     }
     auto weights = JsonWeightsReader::parse(json, options.num_heads);

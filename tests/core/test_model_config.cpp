@@ -223,6 +223,14 @@ private slots:
                                             << "'hidden_act': unknown activation function \"gelu_10\"";
         QTest::newRow("flag not a bool") << config("gpt2", kGpt2Shapes, R"("scale_attn_weights": "yes")")
                                          << "'scale_attn_weights' must be true or false";
+        // Strings of the file are escaped in the message, which stays one printable line.
+        QTest::newRow("control characters in model_type")
+            << QByteArray(R"({"model_type": "t5\r\u0000"})") << "unknown model_type \"t5\\r\\u0000\"";
+        QTest::newRow("control character in a string option")
+            << config("bert", kBertShapes, R"("position_embedding_type": "absol\u0007")")
+            << "'position_embedding_type': \"absol\\u0007\" is not supported";
+        QTest::newRow("line break as a flag") << config("gpt2", kGpt2Shapes, R"("scale_attn_weights": "\n")")
+                                              << "'scale_attn_weights' must be true or false, got \"\\n\"";
         QTest::newRow("epsilon not a number") << config("gpt2", kGpt2Shapes, R"("layer_norm_epsilon": "small")")
                                               << "'layer_norm_epsilon' must be a finite non-negative number";
     }
@@ -233,6 +241,8 @@ private slots:
         auto c = ModelConfig::fromJson(json);
         QVERIFY(!c);
         QVERIFY2(c.error().contains(message), qPrintable(c.error()));
+        for (QChar ch : c.error())
+            QVERIFY2(ch.unicode() >= 0x20 && ch.unicode() != 0x7f, qPrintable(c.error()));
     }
 };
 

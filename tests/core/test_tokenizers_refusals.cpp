@@ -121,6 +121,13 @@ private slots:
         QTest::addRow("added tokens sharing an id")
             << with(R"("added_tokens": [{"id": 3, "content": "<x>"}, {"id": 3, "content": "<y>"}])")
             << "tokenizer.json: added_tokens gives id 3 to both \"<x>\" and \"<y>\"";
+        // Strings of the file are escaped in the message, which stays one printable line.
+        QTest::addRow("control character in a type")
+            << with(R"("pre_tokenizer": {"type": "Byte\rLevel"})")
+            << "tokenizer.json: pre_tokenizer type \"Byte\\rLevel\" is not supported";
+        QTest::addRow("control characters in added tokens")
+            << with(R"("added_tokens": [{"id": 3, "content": "<\u0001>"}, {"id": 3, "content": "<\u007f\t>"}])")
+            << "tokenizer.json: added_tokens gives id 3 to both \"<\\u0001>\" and \"<\\u007f\\t>\"";
     }
     void malformedTokenizerJsonIsRefused()
     {
@@ -130,7 +137,8 @@ private slots:
         writeFile(dir, "tokenizer.json", json);
         const QString got = loadError(dir);
         QVERIFY2(got.startsWith(error), qPrintable(got));
-        QVERIFY(!got.contains('\n'));
+        for (QChar c : got)
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, qPrintable(got));
     }
 
     void malformedLegacyFilesAreRefused_data()
@@ -164,6 +172,15 @@ private slots:
             << "tokenizer_config.json: do_lower_case must be true or false";
         QTest::addRow("config not JSON") << "vocab.txt=[UNK]\n;tokenizer_config.json={"
                                          << "tokenizer_config.json: not valid JSON";
+        QTest::addRow("merge with a control character")
+            << "vocab.json={\"a\": 0};merges.txt=a \x01\n"
+            << "merges.txt: merge 1 (\"a \\u0001\") needs \"\\u0001\", which is not in the vocabulary";
+        QTest::addRow("vocab.json id shared, names with control characters")
+            << "vocab.json={\"\\r\": 0, \"\\u0000\": 0};merges.txt="
+            << "vocab.json: id 0 is given to both \"\\";
+        QTest::addRow("unknown token with a control character")
+            << "vocab.txt=[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n;tokenizer_config.json={\"unk_token\": \"[U\\u001bNK]\"}"
+            << "vocab.txt: the unknown token \"[U\\u001bNK]\" is not in the vocabulary";
         QTest::addRow("nothing") << "README.md=hello"
                                  << "no tokenizer.json, vocab.json + merges.txt or vocab.txt";
     }
@@ -178,7 +195,8 @@ private slots:
         }
         const QString got = loadError(dir);
         QVERIFY2(got.contains(error), qPrintable(got));
-        QVERIFY(!got.contains('\n'));
+        for (QChar c : got)
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, qPrintable(got));
     }
 
     void tokenizerConfigMustAgreeWithTokenizerJson()

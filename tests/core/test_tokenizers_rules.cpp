@@ -116,6 +116,23 @@ private slots:
         QCOMPARE(wp->encode(a.repeated(101)).tokens.first().end, qsizetype(202));
     }
 
+    // Ids may be sparse: the tables hold the vocabulary's tokens, not one slot per id up to the
+    // highest (a 2-token file with the id 16777215 cost 16 million empty strings, 400 MB).
+    void sparseIds()
+    {
+        auto wp = loadJson("wordpiece-sparse", parseObject(R"({"model": {"type": "WordPiece", "unk_token": "[UNK]",
+            "vocab": {"[UNK]": 0, "a": 16777215}}, "pre_tokenizer": {"type": "BertPreTokenizer"}})"));
+        QCOMPARE(wp->vocabSize(), 16777216);
+        QCOMPARE(wp->idToToken(16777215), QStringLiteral("a"));
+        QCOMPARE(wp->idToToken(1), QString());
+        QCOMPARE(wp->encode("a b", false).ids, (QList<int>{16777215, 0}));
+        auto bpe = loadJson("bpe-sparse", parseObject(R"({"model": {"type": "BPE", "unk_token": "<unk>",
+            "vocab": {"<unk>": 0, "a": 7, "b": 16777215, "ab": 9}, "merges": ["a b"]}})"));
+        QCOMPARE(bpe->vocabSize(), 16777216);
+        QCOMPARE(bpe->idToToken(16777215), QStringLiteral("b"));
+        QCOMPARE(bpe->encode("abb").ids, (QList<int>{9, 16777215}));
+    }
+
     void bpeRules()
     {
         // Unknown characters, one token each or fused, as in Hugging Face's own model tests.

@@ -1,11 +1,13 @@
-// Writes the seed corpus of the fuzz targets with the tests' own writers: small valid files of
-// every kind the program reads (and a few it refuses), one folder per target.
+// Writes the seed corpus of the fuzz targets with the tests' own writers and fixtures: small valid
+// files of every kind the program reads (and a few it refuses), one folder per target.
 //   build-fuzz/tests/fuzz/fuzz_seed_corpus tests/fuzz/corpus
 
 #include "tests/support/WeightFileWriters.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
@@ -42,6 +44,144 @@ QByteArray npzBytes(const std::vector<NamedF32>& tensors, const std::vector<ZipM
 QByteArray selector(int extension, int layer = 0, int heads = 0)
 {
     return QByteArray(1, char(extension | (layer << 2) | (heads << 4)));
+}
+
+QByteArray fixture(const QString& name)
+{
+    QFile file(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + name);
+    if (!file.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "cannot read the fixture %s\n", qPrintable(name));
+        std::exit(1);
+    }
+    return file.readAll();
+}
+
+QByteArray compact(const QJsonObject& object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+// A tokenizer target's input: the file, then tokenizer_config.json after the separator line of
+// FuzzSupport.h.
+QByteArray withConfig(const QByteArray& file, const QByteArray& config)
+{
+    return file + "\n//tokenizer_config.json\n" + config;
+}
+
+// The toy vocabulary and merges of transformers' GPT-2 tokenizer test (as in
+// test_subword_tokenizers and the fixed files of fuzz_vocab_json and fuzz_merges_txt).
+QJsonObject toyBpeVocab()
+{
+    const QStringList tokens{"l",
+                             "o",
+                             "w",
+                             "e",
+                             "r",
+                             "s",
+                             "t",
+                             "i",
+                             "d",
+                             "n",
+                             "\u0120",
+                             "\u0120l",
+                             "\u0120n",
+                             "\u0120lo",
+                             "\u0120low",
+                             "er",
+                             "\u0120lowest",
+                             "\u0120newer",
+                             "\u0120wider",
+                             "<unk>",
+                             "<|endoftext|>"};
+    QJsonObject vocab;
+    for (qsizetype i = 0; i < tokens.size(); ++i)
+        vocab[tokens[i]] = int(i);
+    return vocab;
+}
+const QStringList kToyMerges{"\u0120 l", "\u0120l o", "\u0120lo w", "e r"};
+
+void writeModelFolderSeeds()
+{
+    for (const char* model : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny"})
+        put("fuzz_model_config", QStringLiteral("%1.json").arg(model),
+            fixture(QStringLiteral("%1/config.json").arg(model)));
+    put("fuzz_model_config", "gpt2-defaults.json",
+        R"({"model_type": "gpt2", "vocab_size": 5, "n_positions": 4, "n_embd": 4, "n_layer": 1, "n_head": 2,)"
+        R"( "n_inner": null, "activation_function": "relu", "scale_attn_weights": false, "layer_norm_epsilon": 1e-6})");
+
+    // tokenizer.json: the DistilBERT fixture (WordPiece), with its tokenizer_config.json, and a
+    // byte-level BPE one written from the toy vocabulary with either spelling of the merges.
+    const QByteArray distilbert = fixture("distilbert-tiny/tokenizer.json");
+    put("fuzz_tokenizer_json", "distilbert.json", distilbert);
+    put("fuzz_tokenizer_json", "distilbert-config.json",
+        withConfig(distilbert, fixture("distilbert-tiny/tokenizer_config.json")));
+    QJsonArray pairs;
+    for (const QString& merge : kToyMerges)
+        pairs.append(QJsonArray::fromStringList(merge.split(u' ')));
+    QJsonObject bpe{{"type", "BPE"},
+                    {"vocab", toyBpeVocab()},
+                    {"merges", QJsonArray::fromStringList(kToyMerges)},
+                    {"unk_token", "<unk>"},
+                    {"fuse_unk", false}};
+    const QJsonObject byteLevel{
+        {"type", "ByteLevel"}, {"add_prefix_space", true}, {"use_regex", true}, {"trim_offsets", true}};
+    const QJsonArray added{QJsonObject{{"id", 20},
+                                       {"content", "<|endoftext|>"},
+                                       {"special", true},
+                                       {"single_word", false},
+                                       {"lstrip", false},
+                                       {"rstrip", false},
+                                       {"normalized", false}}};
+    QJsonObject gpt2{{"added_tokens", added},
+                     {"normalizer", QJsonValue::Null},
+                     {"pre_tokenizer", byteLevel},
+                     {"model", bpe},
+                     {"post_processor", byteLevel}};
+    put("fuzz_tokenizer_json", "bpe-string-merges.json", compact(gpt2));
+    bpe["merges"] = pairs;
+    gpt2["model"] = bpe;
+    gpt2["post_processor"] = QJsonObject{
+        {"type", "BertProcessing"}, {"cls", QJsonArray{"<unk>", 19}}, {"sep", QJsonArray{"<|endoftext|>", 20}}};
+    put("fuzz_tokenizer_json", "bpe-pair-merges.json",
+        withConfig(compact(gpt2), R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
+
+    // vocab.json beside the toy merges; merges.txt beside the toy vocabulary.
+    const QByteArray toyMerges = ("#version: 0.2\n" + kToyMerges.join(u'\n') + "\n").toUtf8();
+    put("fuzz_vocab_json", "toy.json", compact(toyBpeVocab()));
+    put("fuzz_vocab_json", "toy-prefix-space.json",
+        withConfig(compact(toyBpeVocab()), R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
+    put("fuzz_vocab_json", "toy-specials.json",
+        withConfig(compact(toyBpeVocab()),
+                   R"({"bos_token": {"content": "<|endoftext|>"}, "eos_token": "<|endoftext|>", "unk_token": null})"));
+    put("fuzz_merges_txt", "toy.txt", toyMerges);
+    put("fuzz_merges_txt", "toy-no-version.txt", kToyMerges.join(u'\n').toUtf8());
+    put("fuzz_merges_txt", "toy-prefix-space.txt",
+        withConfig(toyMerges, R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
+
+    // vocab.txt: transformers' toy BERT vocabulary, uncased and cased, with and without Chinese
+    // characters split.
+    const QByteArray bertToy =
+        "[UNK]\n[CLS]\n[SEP]\n[PAD]\n[MASK]\nwant\n##want\n##ed\nwa\nun\nrunn\n##ing\n,\nlow\nlowest\n";
+    put("fuzz_vocab_txt", "toy.txt", bertToy);
+    put("fuzz_vocab_txt", "toy-chinese-unsplit.txt", withConfig(bertToy, R"({"tokenize_chinese_chars": false})"));
+    put("fuzz_vocab_txt", "cased.txt",
+        withConfig(QString("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nHello\nhello\nH\u00e9llo\nh\u00e9llo\n").toUtf8(),
+                   R"({"do_lower_case": false, "strip_accents": true, "cls_token": {"content": "[CLS]"}})"));
+
+    // model.safetensors.index.json over the fixed folder of fuzz_model_index, as transformers
+    // writes one (metadata, then the weight map).
+    const QJsonObject metadata{{"total_size", 32}};
+    const QString first = QStringLiteral("model-00001-of-00002.safetensors");
+    const QString second = QStringLiteral("model-00002-of-00002.safetensors");
+    put("fuzz_model_index", "two-shards.json",
+        compact({{"metadata", metadata},
+                 {"weight_map", QJsonObject{{"wte.weight", first},
+                                            {"wpe.weight", first},
+                                            {"ln_f.weight", first},
+                                            {"h.0.ln_1.weight", second}}}}));
+    put("fuzz_model_index", "one-shard.json", compact({{"weight_map", QJsonObject{{"h.0.ln_1.weight", second}}}}));
+    put("fuzz_model_index", "duplicate-tensor.json",
+        compact({{"weight_map", QJsonObject{{"wte.weight", first}, {"wpe.weight", "other.safetensors"}}}}));
 }
 
 }  // namespace
@@ -111,5 +251,7 @@ int main(int argc, char** argv)
     put("fuzz_weight_file", "mha.npz.bin", selector(1) + npzDeflated);
     put("fuzz_weight_file", "gpt2-heads2.npz.bin", selector(1, 0, 2) + npzStored);
     put("fuzz_weight_file", "every-key.json.bin", selector(2) + full);
+
+    writeModelFolderSeeds();
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -57,6 +58,7 @@ QStringList expectedFiles()
         QStringLiteral("share/applications/%1.desktop").arg(kAppId),
         QStringLiteral("share/metainfo/%1.metainfo.xml").arg(kAppId),
         QStringLiteral("share/icons/hicolor/scalable/apps/%1.svg").arg(kAppId),
+        QStringLiteral("share/doc/attention-lab/copyright"),
     };
     for (int size : kIconSizes)
         files.append(pngPath(size));
@@ -79,6 +81,29 @@ QHash<QString, QString> desktopEntry(const QString& path)
             entry.insert(line.section(u'=', 0, 0), line.section(u'=', 1));
     }
     return entry;
+}
+
+// The paragraphs of a Debian machine-readable copyright file: each a field → value table, the
+// continuation lines of a field joined to its value with newlines.
+QList<QHash<QString, QString>> copyrightParagraphs(const QByteArray& text)
+{
+    QList<QHash<QString, QString>> paragraphs(1);
+    QString field;
+    for (const QByteArray& raw : text.split('\n')) {
+        const QString line = QString::fromUtf8(raw);
+        if (line.trimmed().isEmpty()) {
+            if (!paragraphs.last().isEmpty())
+                paragraphs.append(QHash<QString, QString>());
+        } else if (line.startsWith(u' ')) {
+            paragraphs.last()[field] += u'\n' + line.trimmed();
+        } else {
+            field = line.section(u':', 0, 0);
+            paragraphs.last().insert(field, line.section(u':', 1).trimmed());
+        }
+    }
+    if (paragraphs.last().isEmpty())
+        paragraphs.removeLast();
+    return paragraphs;
 }
 
 }  // namespace
@@ -224,7 +249,7 @@ private slots:
         QFile file(metainfoFile());
         QVERIFY(file.open(QIODevice::ReadOnly));
         QXmlStreamReader xml(&file);
-        QString id, launchable, binary, icon, first_release;
+        QString id, launchable, binary, icon, first_release, project_license;
         QStringList screenshots;
         QList<QSize> screenshot_sizes;
         while (!xml.atEnd()) {
@@ -235,6 +260,8 @@ private slots:
                 id = xml.readElementText();
             } else if (name == u"launchable") {
                 launchable = xml.readElementText();
+            } else if (name == u"project_license") {
+                project_license = xml.readElementText();
             } else if (name == u"binary") {
                 binary = xml.readElementText();
             } else if (name == u"icon") {
@@ -253,6 +280,8 @@ private slots:
         QCOMPARE(icon, kAppId);
         QCOMPARE(binary, QStringLiteral("attention-lab"));
         QVERIFY2(QFileInfo(installed("bin/" + binary)).isExecutable(), qPrintable(binary));
+        // QCustomPlot, which the program links, is GPL-3.0-or-later: so is the program.
+        QCOMPARE(project_license, QStringLiteral("GPL-3.0-or-later"));
         // The newest release (listed first) is the version the program reports.
         QCOMPARE(first_release, QStringLiteral(ATTENTION_LAB_VERSION));
         // The screenshots are the window as the program draws it (scripts/make_readme_images.sh),
@@ -265,6 +294,49 @@ private slots:
             QVERIFY2(!image.isNull(), qPrintable(name + " is not in docs/images"));
             QCOMPARE(image.size(), screenshot_sizes[i]);
         }
+    }
+
+    // share/doc/attention-lab/copyright in Debian's machine-readable format: the program
+    // GPL-3+, the vocabularies of the source tree under their own licences, every licence named
+    // with its text, every file named there present in the sources.
+    void copyrightFileListsEveryLicence()
+    {
+        const auto paragraphs = copyrightParagraphs(readAll(installed("share/doc/attention-lab/copyright")));
+        QVERIFY(paragraphs.size() >= 4);
+        QCOMPARE(paragraphs.first().value("Format"),
+                 QStringLiteral("https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"));
+        QCOMPARE(paragraphs.first().value("Upstream-Name"), QStringLiteral("attention-lab"));
+        QHash<QString, QString> license_of;  // file pattern → short licence name
+        QSet<QString> named, given;
+        for (const auto& paragraph : paragraphs.mid(1)) {
+            const QString license = paragraph.value("License");
+            QVERIFY(!license.isEmpty());
+            const QString short_name = license.section(u'\n', 0, 0);
+            if (!paragraph.contains("Files")) {
+                QVERIFY2(license.count(u'\n') >= 5, qPrintable(short_name + " has no text"));
+                given.insert(short_name);
+                continue;
+            }
+            QVERIFY(!paragraph.value("Copyright").isEmpty());
+            named.insert(short_name);
+            for (const QString& pattern :
+                 paragraph.value("Files").split(QRegularExpression("\\s+"), Qt::SkipEmptyParts)) {
+                license_of.insert(pattern, short_name);
+                if (pattern != u"*")
+                    QVERIFY2(QFileInfo::exists(QStringLiteral(ATTENTION_SOURCE_DIR "/") + pattern),
+                             qPrintable(pattern));
+            }
+        }
+        QCOMPARE(named, given);
+        QCOMPARE(license_of.value("*"), QStringLiteral("GPL-3+"));
+        QCOMPARE(license_of.value("tests/data/vocab/gpt2/vocab.json"), QStringLiteral("Expat"));
+        QCOMPARE(license_of.value("tests/data/vocab/gpt2/merges.txt"), QStringLiteral("Expat"));
+        QCOMPARE(license_of.value("tests/data/vocab/bert-base-uncased/vocab.txt"), QStringLiteral("Apache-2.0"));
+        // LICENSE in the sources is the full text of that licence.
+        const QByteArray full_text = readAll(QStringLiteral(ATTENTION_SOURCE_DIR "/LICENSE"));
+        QVERIFY(full_text.contains("GNU GENERAL PUBLIC LICENSE"));
+        QVERIFY(full_text.contains("Version 3, 29 June 2007"));
+        QVERIFY(full_text.contains("END OF TERMS AND CONDITIONS"));
     }
 
     // The man page is made from --help: every option the program lists is in it.

@@ -221,8 +221,9 @@ private slots:
         QVERIFY(box);
         QTRY_VERIFY(box->isVisible());
         const QString text = box->text();
-        for (const char* part : {"9.8.7", "README", "docs/command-line.md", "toy-4d", "QCustomPlot (GPL", "Eigen (MPL",
-                                 "QuaZip (LGPL", "Qt ", "href="})
+        for (const char* part :
+             {"9.8.7", "GPL-3.0-or-later", "README", "docs/command-line.md", "toy-4d", "QCustomPlot (GPL", "Eigen (MPL",
+              "QuaZip (LGPL", "Qt ", "href=", "compiled for x86-64"})
             QVERIFY2(text.contains(part), part);
         QVERIFY(!text.contains("tests/data"));  // the vocabularies are test data, not shipped
         box->close();

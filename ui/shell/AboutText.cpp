@@ -1,5 +1,7 @@
 #include "ui/shell/AboutText.h"
 
+#include "core/base/InstructionSet.h"
+
 #include <QCoreApplication>
 
 namespace attn {
@@ -11,6 +13,9 @@ QString aboutHtml()
                "attn::MainWindow",
                "<p><b>attention-lab</b> %1</p>"
                "<p>What multi-head attention does to a sentence, head by head.</p>"
+               "<p><b>Licence</b>: free software under the GNU General Public License, version 3 or (at your "
+               "option) any later version (GPL-3.0-or-later), with no warranty. The full text is in LICENSE "
+               "beside the sources; the package's copyright file lists the licence of every part.</p>"
                "<p><b>Documentation</b>: the <a href='%2'>home page</a>, its README.md (the window, weight files, "
                "speed) and docs/command-line.md (every option); <code>attention-lab --help</code> and "
                "<code>man attention-lab</code>.</p>"
@@ -18,9 +23,10 @@ QString aboutHtml()
                "for this program and distributed with it, under its terms. No vocabulary or model weights are "
                "shipped: the weights you open are your own files.</p>"
                "<p><b>Linked libraries</b>: Qt %3 (LGPL 3; Help › About Qt), QCustomPlot (GPL 3), Eigen (MPL 2), "
-               "QuaZip (LGPL 2.1) with zlib (zlib licence).</p>")
+               "QuaZip (LGPL 2.1) with zlib (zlib licence).</p>"
+               "<p><b>Engine</b>: compiled for %4.</p>")
         .arg(QCoreApplication::applicationVersion().toHtmlEscaped(), home.toHtmlEscaped(),
-             QString::fromLatin1(qVersion()));
+             QString::fromLatin1(qVersion()), engineInstructionSet().toHtmlEscaped());
 }
 
 }  // namespace attn

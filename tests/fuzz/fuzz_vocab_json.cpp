@@ -1,0 +1,28 @@
+// libFuzzer target: vocab.json (and after a kConfigSeparator line, tokenizer_config.json) beside a
+// fixed merges.txt, through loadTokenizer (LegacyVocabReader::readByteLevelBpe) as --model reads
+// a GPT-2 style folder; a tokenizer that loads then encodes a few texts.
+
+#include "core/text/TokenizerLoader.h"
+#include "tests/fuzz/FuzzSupport.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
+{
+    using namespace attn;
+    static const fuzz::InputFolder folder(QStringLiteral("vocab-json"));
+    // The merges of the seeds' vocabularies (transformers' toy GPT-2 tokenizer test).
+    static const bool merges_written =
+        (folder.put(QStringLiteral("merges.txt"),
+                    QStringLiteral("#version: 0.2\n\u0120 l\n\u0120l o\n\u0120lo w\ne r\n").toUtf8()),
+         true);
+    (void)merges_written;
+    const fuzz::FileAndConfig input = fuzz::splitConfig(fuzz::bytesOf(data, size));
+    folder.put(QStringLiteral("vocab.json"), input.file);
+    folder.putOrRemove(QStringLiteral("tokenizer_config.json"), input.config);
+    auto tokenizer = loadTokenizer(folder.path());
+    if (!tokenizer) {
+        fuzz::checkPrintedMessage(tokenizer.error());
+        return 0;
+    }
+    fuzz::checkTokenizer(**tokenizer);
+    return 0;
+}
