@@ -277,10 +277,13 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         return Error{QStringLiteral("%1: %2").arg(optionFor(invalid->field), invalid->message)};
 
     if (parser.isSet("view")) {
-        const std::optional<View> view = viewFromKey(parser.value("view"));
+        const QString name = parser.value("view");
+        options.model_chain = name == u"model-shapes";
+        const std::optional<View> view = options.model_chain ? View::Shapes : viewFromKey(name);
         if (!view || *view == View::Walkthrough)
-            return Error{QStringLiteral("--view: expected grid, head, compare, lines, shapes or model, got '%1'")
-                             .arg(parser.value("view"))};
+            return Error{
+                QStringLiteral("--view: expected grid, head, compare, lines, shapes, model or model-shapes, got '%1'")
+                    .arg(name)};
         options.view = *view;
     }
     if (parser.isSet("compare")) {
@@ -415,6 +418,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     } else if (options.view == View::Model && parser.isSet("view")) {
         return Error{
             QStringLiteral("--view model: needs --model DIR (it draws every layer and head of a whole model)")};
+    } else if (options.model_chain) {
+        return Error{QStringLiteral("--view model-shapes: needs --model DIR (it draws the blocks of a whole model)")};
     }
     return options;
 }

@@ -34,6 +34,9 @@ struct CommandLineOptions {
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf
     View view = View::Grid;  // what --export draws: any view but the walkthrough
+    // --view model-shapes (an addition, with --model): the Shapes view of the whole model's chain of
+    // blocks instead of the selected layer's attention.
+    bool model_chain = false;
     int head = 0;
     int compare_a = 0;
     int compare_b = 1;

@@ -116,9 +116,12 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
         case View::Model:  // every layer x head
             request.view = ExportView::Model;
             return ViewExporter::exportModel(run, caption, request);
-        case View::Shapes:  // the whole model's chain of blocks
-            request.view = ExportView::Shapes;
-            return ViewExporter::exportModelShapes(model.config(), run.seqLen(), caption, request);
+        case View::Shapes:
+            if (options.model_chain) {  // --view model-shapes: the whole model's chain of blocks
+                request.view = ExportView::Shapes;
+                return ViewExporter::exportModelShapes(model.config(), run.seqLen(), caption, request);
+            }
+            [[fallthrough]];  // --view shapes: the selected layer's attention, as the contract says
         default:  // the selected layer, drawn by the single-layer views
         {
             auto result = ModelLayerResult::make(model, options.model_dir, run, tokens, run.selected_layer);

@@ -16,8 +16,8 @@ class ModelCommand {
 public:
     static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 
-    // --export: --view model draws every layer x head, --view shapes the whole model's chain of
-    // blocks, the other views the selected layer.
+    // --export: --view model draws every layer x head, --view model-shapes the whole model's chain
+    // of blocks, the other views (shapes too) the selected layer.
     static Status exportPicture(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
                                 const QStringList& tokens);
 };

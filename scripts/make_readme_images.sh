@@ -37,7 +37,7 @@ models=tests/fixtures/models
 model_sentence="The cat sat on the mat because it was tired."
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --export "$out/model-gpt2-tiny.png" --size 1200x700
 "$exe" --model "$models/bert-tiny" --sentence "$model_sentence" --view model --export "$out/model-bert-tiny.png" --size 1200x560
-"$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
+"$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model-shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
 # The window itself, one screenshot per tab, at the default window size.
 for tab in grid head compare lines shapes walkthrough; do
   "$exe" --screenshot "$out/window-$tab.png" --tab "$tab" --head 2 --compare 2,5 --batch 32 --size 1400x900

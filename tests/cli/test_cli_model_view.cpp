@@ -1,7 +1,7 @@
 // --model DIR --view model through the real executable: every layer x head as one grid, in PNG,
 // SVG (drawn by librsvg) and PDF (drawn by poppler), each cell's centre of the colour the
 // fixture's expected attention gives it (tests/fixtures/models/<case>/expected.json, made by the
-// PyTorch port of transformers); --view shapes with a model draws the whole chain with its
+// PyTorch port of transformers); --view model-shapes draws the whole chain with its
 // parameter count; --view model without --model is one error line and no file.
 #include "core/analysis/ModelParameters.h"
 #include "core/analysis/ShapeModel.h"
@@ -189,7 +189,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("shapes.svg");
         const ProgramRun run = runProgram(
-            {"--model", modelFixture(fixture), "--token-ids", "5,6,7", "--view", "shapes", "--export", path});
+            {"--model", modelFixture(fixture), "--token-ids", "5,6,7", "--view", "model-shapes", "--export", path});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QFile svg(path);
         QVERIFY(svg.open(QIODevice::ReadOnly));
@@ -199,6 +199,28 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("× L = %1 blocks").arg(config->num_layers)));
         QVERIFY(text.contains(QStringLiteral("(T) = (3)")));
         QVERIFY(text.contains(QStringLiteral("last hidden state")));
+
+        // --view shapes keeps the contract's meaning: the selected layer's attention, not the chain.
+        const QString layer_path = dir.filePath("layer-shapes.svg");
+        const ProgramRun layer = runProgram({"--model", modelFixture(fixture), "--token-ids", "5,6,7", "--layer", "1",
+                                             "--view", "shapes", "--export", layer_path});
+        QVERIFY2(layer.exit_code == 0, layer.err.constData());
+        QFile layer_svg(layer_path);
+        QVERIFY(layer_svg.open(QIODevice::ReadOnly));
+        const QString layer_text = QString::fromUtf8(layer_svg.readAll());
+        QVERIFY(!layer_text.contains(QStringLiteral("× L = %1 blocks").arg(config->num_layers)));
+        QVERIFY(!layer_text.contains(QStringLiteral("last hidden state")));
+    }
+
+    void modelShapesNeedsAModel()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("chain.png");
+        const ProgramRun run = runProgram({"--view", "model-shapes", "--export", path});
+        QVERIFY(run.exit_code > 0);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY(run.err.startsWith("error: --view model-shapes: needs --model"));
+        QVERIFY(!QFile::exists(path));
     }
 
     void modelViewNeedsAModel()
