@@ -1,16 +1,12 @@
 #include "core/model/DecoderBlocks.h"
 
 #include "core/attention/AttentionEngine.h"
+#include "core/model/FeedForward.h"
 #include "core/model/RmsNorm.h"
 #include "core/ops/LayerNorm.h"
 
 namespace attn {
 namespace {
-
-Error notFinite(const WeightMatrix& w)
-{
-    return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(w.name())};
-}
 
 // Causal self-attention with Q and K rotated between the projections and the scores (and, for
 // a captured layer, kept as they were before the rotation).   h (T, C) -> trace.output (T, C)
@@ -50,19 +46,6 @@ Result<Matrix> gatedFeedForward(const ModelConfig& config, const LayerWeights& w
     gate.array() *= up.array();
     Matrix out(h.rows(), config.hidden_size);  // (T, C)
     if (!multiply(gate, w.mlp_out, {}, out))
-        return notFinite(w.mlp_out);
-    return out;
-}
-
-// GPTNeoXMLP: dense_4h_to_h(act(dense_h_to_4h(h))).   h (T, C) -> (T, I) -> (T, C)
-Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
-{
-    Matrix inner(h.rows(), config.intermediate_size);  // (T, I)
-    if (!multiply(h, w.mlp_in, w.mlp_in_bias, inner))
-        return notFinite(w.mlp_in);
-    applyActivation(config.activation, inner);
-    Matrix out(h.rows(), config.hidden_size);  // (T, C)
-    if (!multiply(inner, w.mlp_out, w.mlp_out_bias, out))
         return notFinite(w.mlp_out);
     return out;
 }

@@ -2,6 +2,7 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/model/DecoderBlocks.h"
+#include "core/model/FeedForward.h"
 #include "core/model/RmsNorm.h"
 #include "core/ops/LayerNorm.h"
 
@@ -9,11 +10,6 @@
 
 namespace attn {
 namespace {
-
-Error notFinite(const WeightMatrix& w)
-{
-    return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(w.name())};
-}
 
 // The embeddings of the tokens from position `first` on: word[ids] (+ type[0]) + pos[first..T),
 // then the embedding LayerNorm of the BERT family. In-place tables are checked here, row by row,
@@ -66,19 +62,6 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
     if (!trace)
         return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
     return trace;
-}
-
-// MLP(h) = act(h W_in + b_in) W_out + b_out.   h (T, C) -> (T, I) -> (T, C)
-Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
-{
-    Matrix inner(h.rows(), config.intermediate_size);  // (T, I)
-    if (!multiply(h, w.mlp_in, w.mlp_in_bias, inner))
-        return notFinite(w.mlp_in);
-    applyActivation(config.activation, inner);
-    Matrix out(h.rows(), config.hidden_size);  // (T, C)
-    if (!multiply(inner, w.mlp_out, w.mlp_out_bias, out))
-        return notFinite(w.mlp_out);
-    return out;
 }
 
 // GPT2Block (pre-LN):  x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x)).   x (T, C), updated in place.
