@@ -112,6 +112,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    static QString kvToolTip();  // the keys' sentence field, when it shows no error
     void buildMenus();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
