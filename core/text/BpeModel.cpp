@@ -106,6 +106,21 @@ QList<SubwordModel::Piece> BpeModel::tokenize(const QString& word) const
     return pieces;
 }
 
+std::optional<QList<int>> BpeModel::byteTokens(const QString& character) const
+{
+    if (!m_options.byteFallback)
+        return std::nullopt;
+    QList<int> ids;
+    for (const char byte : character.toUtf8()) {
+        const QString hex = QString::number(quint8(byte), 16).toUpper().rightJustified(2, u'0');
+        const auto id = m_vocab.constFind(QStringLiteral("<0x") + hex + u'>');
+        if (id == m_vocab.cend())
+            return std::nullopt;
+        ids.append(id.value());
+    }
+    return ids;
+}
+
 QList<SubwordModel::Piece> BpeModel::merge(const QString& word) const
 {
     std::vector<Symbol> symbols;
@@ -122,13 +137,18 @@ QList<SubwordModel::Piece> BpeModel::merge(const QString& word) const
     qsizetype unkBegin = 0, unkEnd = 0;
     for (qsizetype i = 0; i < word.size();) {
         const qsizetype width = (word.at(i).isHighSurrogate() && i + 1 < word.size()) ? 2 : 1;
-        const auto id = m_vocab.constFind(word.mid(i, width));
+        const QString character = word.mid(i, width);
+        const auto id = m_vocab.constFind(character);
         if (id != m_vocab.cend()) {
             if (pendingUnk) {
                 add(m_unkId, unkBegin, unkEnd);
                 pendingUnk = false;
             }
             add(id.value(), i, i + width);
+        } else if (const std::optional<QList<int>> bytes = byteTokens(character)) {
+            // As Hugging Face does, a pending unknown token stays pending across the bytes.
+            for (int byteId : *bytes)
+                add(byteId, i, i + width);
         } else if (m_unkId >= 0) {
             if (pendingUnk && m_options.fuseUnk) {
                 unkEnd = i + width;

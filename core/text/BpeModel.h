@@ -22,6 +22,7 @@ public:
         QString unkToken;           // empty: none
         bool fuseUnk = false;       // a run of unknown characters is one unknown token
         bool ignoreMerges = false;  // a word that is in the vocabulary is one token, unmerged
+        bool byteFallback = false;  // a character outside the vocabulary becomes its UTF-8 bytes "<0xE2>"…
     };
     using Merge = std::pair<QString, QString>;
 
@@ -42,6 +43,7 @@ private:
     };
     BpeModel() = default;
     QList<Piece> merge(const QString& word) const;
+    std::optional<QList<int>> byteTokens(const QString& character) const;  // with byte fallback
     static quint64 pairKey(int left, int right) { return (quint64(quint32(left)) << 32) | quint32(right); }
 
     QHash<QString, int> m_vocab;

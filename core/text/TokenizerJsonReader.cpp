@@ -1,13 +1,12 @@
 #include "core/text/TokenizerJsonReader.h"
 
-#include "core/text/BertNormalizer.h"
-#include "core/text/BertPreTokenizer.h"
 #include "core/text/BpeModel.h"
 #include "core/text/ByteLevelPostProcessor.h"
-#include "core/text/ByteLevelPreTokenizer.h"
 #include "core/text/JsonFieldReader.h"
+#include "core/text/SequencePostProcessor.h"
 #include "core/text/TemplatePostProcessor.h"
 #include "core/text/TokenizerFiles.h"
+#include "core/text/TokenizerJsonSteps.h"
 #include "core/text/WordPieceModel.h"
 
 #include <QJsonArray>
@@ -19,23 +18,17 @@ const QString kFile = QStringLiteral("tokenizer.json");
 
 Error fail(const QString& problem)
 {
-    return Error{kFile + QStringLiteral(": ") + problem};
+    return TokenizerJsonSteps::fail(problem);
 }
 
-// The component's "type", or an error when the component is not an object with a string type.
 Result<QString> componentType(const QJsonValue& value, const QString& component)
 {
-    if (!value.isObject())
-        return fail(QStringLiteral("%1 must be null or an object").arg(component));
-    const QJsonValue type = value.toObject().value(QStringLiteral("type"));
-    if (!type.isString())
-        return fail(QStringLiteral("%1 has no \"type\"").arg(component));
-    return type.toString();
+    return TokenizerJsonSteps::componentType(value, component);
 }
 
 Error unsupported(const QString& component, const QString& type)
 {
-    return fail(QStringLiteral("%1 type %2 is not supported").arg(component, TokenizerFiles::quoted(type)));
+    return TokenizerJsonSteps::unsupported(component, type);
 }
 
 Result<AddedVocabulary> readAddedTokens(const QJsonValue& value)
@@ -90,52 +83,14 @@ Result<AddedVocabulary> readAddedTokens(const QJsonValue& value)
     return added;
 }
 
-Result<std::unique_ptr<TextNormalizer>> readNormalizer(const QJsonValue& value)
+// A step that may be null or absent.
+template <typename Step>
+Result<std::unique_ptr<Step>> optionalStep(const QJsonValue& value, const QString& path,
+                                           Result<std::unique_ptr<Step>> (*read)(const QJsonValue&, const QString&))
 {
     if (value.isUndefined() || value.isNull())
-        return std::unique_ptr<TextNormalizer>();
-    Result<QString> type = componentType(value, QStringLiteral("normalizer"));
-    if (!type)
-        return Error{type.error()};
-    if (*type != QLatin1String("BertNormalizer"))
-        return unsupported(QStringLiteral("normalizer"), *type);
-    const JsonFieldReader fields(value.toObject(), kFile, QStringLiteral("normalizer"));
-    Result<bool> cleanText = fields.boolean(QStringLiteral("clean_text"), true);
-    Result<bool> chinese = fields.boolean(QStringLiteral("handle_chinese_chars"), true);
-    Result<bool> lowercase = fields.boolean(QStringLiteral("lowercase"), true);
-    Result<std::optional<bool>> stripAccents = fields.optionalBoolean(QStringLiteral("strip_accents"));
-    for (const Result<bool>* flag : {&cleanText, &chinese, &lowercase})
-        if (!*flag)
-            return Error{flag->error()};
-    if (!stripAccents)
-        return Error{stripAccents.error()};
-    BertNormalizer::Options options;
-    options.cleanText = *cleanText;
-    options.handleChineseChars = *chinese;
-    options.lowercase = *lowercase;
-    options.stripAccents = stripAccents->value_or(*lowercase);
-    return std::unique_ptr<TextNormalizer>(new BertNormalizer(options));
-}
-
-Result<std::unique_ptr<PreTokenizer>> readPreTokenizer(const QJsonValue& value)
-{
-    if (value.isUndefined() || value.isNull())
-        return std::unique_ptr<PreTokenizer>();
-    Result<QString> type = componentType(value, QStringLiteral("pre_tokenizer"));
-    if (!type)
-        return Error{type.error()};
-    if (*type == QLatin1String("BertPreTokenizer"))
-        return std::unique_ptr<PreTokenizer>(new BertPreTokenizer);
-    if (*type != QLatin1String("ByteLevel"))
-        return unsupported(QStringLiteral("pre_tokenizer"), *type);
-    const JsonFieldReader fields(value.toObject(), kFile, QStringLiteral("pre_tokenizer"));
-    Result<bool> prefix = fields.boolean(QStringLiteral("add_prefix_space"), true);
-    Result<bool> useRegex = fields.boolean(QStringLiteral("use_regex"), true);
-    Result<bool> trim = fields.boolean(QStringLiteral("trim_offsets"), true);  // no effect here
-    for (const Result<bool>* flag : {&prefix, &useRegex, &trim})
-        if (!*flag)
-            return Error{flag->error()};
-    return std::unique_ptr<PreTokenizer>(new ByteLevelPreTokenizer(*prefix, *useRegex));
+        return std::unique_ptr<Step>();
+    return read(value, path);
 }
 
 Result<QList<BpeModel::Merge>> readMerges(const QJsonValue& value)
@@ -184,8 +139,6 @@ Result<std::unique_ptr<SubwordModel>> readBpe(const JsonFieldReader& fields)
     Result<bool> byteFallback = fields.boolean(QStringLiteral("byte_fallback"), false);
     if (!byteFallback)
         return Error{byteFallback.error()};
-    if (*byteFallback)
-        return fields.error(QStringLiteral("byte_fallback"), QStringLiteral("is not supported"));
     for (const QString& key : {QStringLiteral("continuing_subword_prefix"), QStringLiteral("end_of_word_suffix")}) {
         Result<QString> affix = fields.string(key, QString());
         if (!affix)
@@ -205,6 +158,7 @@ Result<std::unique_ptr<SubwordModel>> readBpe(const JsonFieldReader& fields)
     options.unkToken = *unk;
     options.fuseUnk = *fuseUnk;
     options.ignoreMerges = *ignoreMerges;
+    options.byteFallback = *byteFallback;
 
     if (!fields.object().value(QStringLiteral("vocab")).isObject())
         return fail(QStringLiteral("model.vocab is missing or not an object"));
@@ -350,11 +304,23 @@ Result<std::unique_ptr<PostProcessor>> readBertProcessing(const QJsonObject& obj
     return std::unique_ptr<PostProcessor>(new TemplatePostProcessor(parts));
 }
 
-Result<std::unique_ptr<PostProcessor>> readPostProcessor(const QJsonValue& value, int vocabSize)
+Result<std::unique_ptr<PostProcessor>> readByteLevelProcessing(const QJsonObject& object, const QString& path)
+{
+    const JsonFieldReader fields(object, kFile, path);
+    Result<bool> trim = fields.boolean(QStringLiteral("trim_offsets"), true);
+    Result<bool> prefix = fields.boolean(QStringLiteral("add_prefix_space"), true);
+    for (const Result<bool>* flag : {&trim, &prefix})
+        if (!*flag)
+            return Error{flag->error()};
+    return std::unique_ptr<PostProcessor>(new ByteLevelPostProcessor(*trim, *prefix));
+}
+
+Result<std::unique_ptr<PostProcessor>> readPostProcessor(const QJsonValue& value, int vocabSize,
+                                                         const QString& path = QStringLiteral("post_processor"))
 {
     if (value.isUndefined() || value.isNull())
         return std::unique_ptr<PostProcessor>();
-    Result<QString> type = componentType(value, QStringLiteral("post_processor"));
+    Result<QString> type = componentType(value, path);
     if (!type)
         return Error{type.error()};
     const QJsonObject object = value.toObject();
@@ -362,15 +328,91 @@ Result<std::unique_ptr<PostProcessor>> readPostProcessor(const QJsonValue& value
         return readTemplate(object, vocabSize);
     if (*type == QLatin1String("BertProcessing"))
         return readBertProcessing(object, vocabSize);
-    if (*type != QLatin1String("ByteLevel"))
-        return unsupported(QStringLiteral("post_processor"), *type);
-    const JsonFieldReader fields(object, kFile, QStringLiteral("post_processor"));
-    Result<bool> trim = fields.boolean(QStringLiteral("trim_offsets"), true);
-    Result<bool> prefix = fields.boolean(QStringLiteral("add_prefix_space"), true);
-    for (const Result<bool>* flag : {&trim, &prefix})
+    if (*type == QLatin1String("ByteLevel"))
+        return readByteLevelProcessing(object, path);
+    if (*type == QLatin1String("RobertaProcessing")) {
+        // <s> $A </s>, with the offsets trimmed as ByteLevel trims them.
+        Result<std::unique_ptr<PostProcessor>> offsets = readByteLevelProcessing(object, path);
+        if (!offsets)
+            return Error{offsets.error()};
+        Result<std::unique_ptr<PostProcessor>> specials = readBertProcessing(object, vocabSize);
+        if (!specials)
+            return Error{specials.error()};
+        std::vector<std::unique_ptr<PostProcessor>> steps;
+        steps.push_back(std::move(offsets).value());
+        steps.push_back(std::move(specials).value());
+        return std::unique_ptr<PostProcessor>(new SequencePostProcessor(std::move(steps)));
+    }
+    if (*type == QLatin1String("Sequence")) {
+        const QJsonValue processors = object.value(QStringLiteral("processors"));
+        if (!processors.isArray())
+            return fail(path + QStringLiteral(".processors must be an array"));
+        if (path.count(u'[') >= 8)
+            return fail(path + QStringLiteral(": sequences nest too deep"));
+        std::vector<std::unique_ptr<PostProcessor>> steps;
+        const QJsonArray array = processors.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            const QString stepPath = QStringLiteral("%1.processors[%2]").arg(path).arg(i);
+            if (array[i].isNull())
+                return fail(stepPath + QStringLiteral(" must be an object"));
+            Result<std::unique_ptr<PostProcessor>> step = readPostProcessor(array[i], vocabSize, stepPath);
+            if (!step)
+                return Error{step.error()};
+            steps.push_back(std::move(step).value());
+        }
+        return std::unique_ptr<PostProcessor>(new SequencePostProcessor(std::move(steps)));
+    }
+    return unsupported(path, *type);
+}
+
+// transformers' LlamaTokenizerFast and GPTNeoXTokenizerFast do not keep the post-processor of
+// tokenizer.json: they write their own from tokenizer_config.json, `bos_token` first when
+// add_bos_token (default: true for Llama, false for GPT-NeoX), `eos_token` last when
+// add_eos_token (default false). Other classes (Llama 3's PreTrainedTokenizerFast, Qwen2's) keep
+// the file's. Nothing when the class is none of these.
+Result<std::optional<TemplatePostProcessor>> configuredTemplate(const QJsonObject& config,
+                                                                const SubwordTokenizer::Parts& parts)
+{
+    const QString tokenizerClass = config.value(QStringLiteral("tokenizer_class")).toString();
+    static const QStringList llama = {QStringLiteral("LlamaTokenizer"), QStringLiteral("LlamaTokenizerFast"),
+                                      QStringLiteral("CodeLlamaTokenizer"), QStringLiteral("CodeLlamaTokenizerFast")};
+    static const QStringList neox = {QStringLiteral("GPTNeoXTokenizer"), QStringLiteral("GPTNeoXTokenizerFast")};
+    const bool isLlama = llama.contains(tokenizerClass);
+    if (!isLlama && !neox.contains(tokenizerClass))
+        return std::optional<TemplatePostProcessor>();
+    const JsonFieldReader fields(config, QStringLiteral("tokenizer_config.json"), QString());
+    Result<bool> addBos = fields.boolean(QStringLiteral("add_bos_token"), isLlama);
+    Result<bool> addEos = fields.boolean(QStringLiteral("add_eos_token"), false);
+    for (const Result<bool>* flag : {&addBos, &addEos})
         if (!*flag)
             return Error{flag->error()};
-    return std::unique_ptr<PostProcessor>(new ByteLevelPostProcessor(*trim, *prefix));
+    auto idOf = [&](const QString& key) -> Result<int> {
+        const std::optional<QString> name = TokenizerFiles::tokenName(config.value(key));
+        if (!name)
+            return Error{QStringLiteral("tokenizer_config.json: add_%1 is true but %2 is not set").arg(key, key)};
+        for (const AddedVocabulary::Entry& entry : parts.added.entries())
+            if (entry.content == *name)
+                return entry.id;
+        if (const std::optional<int> id = parts.model->tokenToId(*name))
+            return *id;
+        return Error{QStringLiteral("tokenizer_config.json: %1 %2 is not a token of tokenizer.json")
+                         .arg(key, TokenizerFiles::quoted(*name))};
+    };
+    QList<TemplatePostProcessor::Part> single;
+    if (*addBos) {
+        Result<int> bos = idOf(QStringLiteral("bos_token"));
+        if (!bos)
+            return Error{bos.error()};
+        single.append(TemplatePostProcessor::Part{false, {*bos}});
+    }
+    single.append(TemplatePostProcessor::Part{true, {}});
+    if (*addEos) {
+        Result<int> eos = idOf(QStringLiteral("eos_token"));
+        if (!eos)
+            return Error{eos.error()};
+        single.append(TemplatePostProcessor::Part{false, {*eos}});
+    }
+    return std::optional<TemplatePostProcessor>(TemplatePostProcessor(single));
 }
 
 // An option that tokenizer_config.json sets explicitly must agree with tokenizer.json.
@@ -418,11 +460,13 @@ Result<std::unique_ptr<SubwordTokenizer>> TokenizerJsonReader::read(const QJsonO
     if (!added)
         return Error{added.error()};
     parts.added = std::move(added).value();
-    Result<std::unique_ptr<TextNormalizer>> normalizer = readNormalizer(root.value(QStringLiteral("normalizer")));
+    Result<std::unique_ptr<TextNormalizer>> normalizer = optionalStep<TextNormalizer>(
+        root.value(QStringLiteral("normalizer")), QStringLiteral("normalizer"), TokenizerJsonSteps::normalizer);
     if (!normalizer)
         return Error{normalizer.error()};
     parts.normalizer = std::move(normalizer).value();
-    Result<std::unique_ptr<PreTokenizer>> preTokenizer = readPreTokenizer(root.value(QStringLiteral("pre_tokenizer")));
+    Result<std::unique_ptr<PreTokenizer>> preTokenizer = optionalStep<PreTokenizer>(
+        root.value(QStringLiteral("pre_tokenizer")), QStringLiteral("pre_tokenizer"), TokenizerJsonSteps::preTokenizer);
     if (!preTokenizer)
         return Error{preTokenizer.error()};
     parts.preTokenizer = std::move(preTokenizer).value();
@@ -438,6 +482,11 @@ Result<std::unique_ptr<SubwordTokenizer>> TokenizerJsonReader::read(const QJsonO
     if (!postProcessor)
         return Error{postProcessor.error()};
     parts.postProcessor = std::move(postProcessor).value();
+    Result<std::optional<TemplatePostProcessor>> configured = configuredTemplate(config, parts);
+    if (!configured)
+        return Error{configured.error()};
+    if (*configured)
+        parts.postProcessor = std::make_unique<TemplatePostProcessor>(**configured);
     return std::make_unique<SubwordTokenizer>(std::move(parts));
 }
 
