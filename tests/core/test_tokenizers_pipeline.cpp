@@ -13,7 +13,8 @@ using namespace attn::testing;
 namespace {
 
 const QString kPipelineDir = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers");
-const QStringList kShapes = {"llama3-style", "qwen2-style", "llama2-style", "mistral-style", "neox-style"};
+const QStringList kShapes = {"llama3-style", "qwen2-style", "llama2-style", "mistral-style",
+                             "neox-style",   "llama3-tiny", "llama2-tiny"};
 
 QJsonObject shapeJson(const QString& shape)
 {

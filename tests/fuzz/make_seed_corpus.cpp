@@ -145,6 +145,34 @@ void writeModelFolderSeeds()
     put("fuzz_tokenizer_json", "bpe-pair-merges.json",
         withConfig(compact(gpt2), R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
 
+    // The general pipeline: the small Llama 3- and Llama 2-style files of tests/data/tokenizers (the
+    // second with the LlamaTokenizerFast config that rebuilds its template), and the Llama 2 one
+    // with every other step type in nested sequences.
+    const QByteArray llama3 = fixture("../../data/tokenizers/llama3-tiny/tokenizer.json").trimmed();
+    const QByteArray llama2 = fixture("../../data/tokenizers/llama2-tiny/tokenizer.json").trimmed();
+    put("fuzz_tokenizer_json", "llama3-tiny.json", llama3);
+    put("fuzz_tokenizer_json", "llama2-tiny-config.json",
+        withConfig(llama2, R"({"tokenizer_class": "LlamaTokenizerFast", "add_bos_token": true, "add_eos_token": true,)"
+                           R"( "bos_token": "<s>", "eos_token": {"content": "</s>"}})"));
+    QJsonObject steps = QJsonDocument::fromJson(llama2).object();
+    steps["normalizer"] =
+        QJsonDocument::fromJson(R"({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"},)"
+                                R"( {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}]})")
+            .object();
+    steps["pre_tokenizer"] =
+        QJsonDocument::fromJson(
+            R"({"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": true},)"
+            R"( {"type": "Split", "pattern": {"String": "-"}, "behavior": "Contiguous", "invert": true},)"
+            R"( {"type": "Split", "pattern": {"Regex": "(?i:'s)|\\p{L}++"}, "behavior": "MergedWithNext", "invert": false},)"
+            R"( {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}]})")
+            .object();
+    steps["post_processor"] =
+        QJsonDocument::fromJson(
+            R"({"type": "Sequence", "processors": [{"type": "RobertaProcessing", "cls": ["<s>", 1], "sep": ["</s>", 2],)"
+            R"( "trim_offsets": true, "add_prefix_space": false}]})")
+            .object();
+    put("fuzz_tokenizer_json", "llama2-tiny-steps.json", compact(steps));
+
     // vocab.json beside the toy merges; merges.txt beside the toy vocabulary.
     const QByteArray toyMerges = ("#version: 0.2\n" + kToyMerges.join(u'\n') + "\n").toUtf8();
     put("fuzz_vocab_json", "toy.json", compact(toyBpeVocab()));

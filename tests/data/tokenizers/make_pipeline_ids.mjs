@@ -178,8 +178,34 @@ function neox() {
   };
 }
 
+// Vocabularies small enough for the 128-token embeddings of tests/fixtures/models/llama-tiny, so
+// its weights can run on a sentence: byte-level with only printable ASCII and the space byte (other
+// characters are dropped, as Hugging Face drops what a BPE without unknown token cannot spell),
+// and SentencePiece-style with ASCII letters, digits, some punctuation and the two byte tokens of "é".
+function llama3Tiny() {
+  const json = llama3();
+  const base = [byteChars[0x20]];
+  for (let b = 0x21; b <= 0x7e; ++b) base.push(byteChars[b]);
+  const { vocab, merges } = growVocabulary(base, 30, (s) => s);
+  const bos = Object.keys(vocab).length;
+  json.added_tokens = [special(bos, "<|begin_of_text|>"), special(bos + 1, "<|end_of_text|>")];
+  json.post_processor.processors[1].special_tokens["<|begin_of_text|>"].ids = [bos];
+  json.model = bpe(vocab, merges, { ignore_merges: true });
+  return json;
+}
+
+function llama2Tiny() {
+  const json = llama2();
+  const base = ["<unk>", "<s>", "</s>", "<0xC3>", "<0xA9>", "\u2581"];
+  for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,'-!?") base.push(c);
+  const ascii = /^[\x21-\x7e\u0120]+$/;
+  const { vocab, merges } = growVocabulary(base, 50, (s) => (ascii.test(s) ? s.replaceAll("\u0120", "\u2581") : null));
+  json.model = bpe(vocab, merges, { unk_token: "<unk>", fuse_unk: true, byte_fallback: true });
+  return json;
+}
+
 const tokenizers = { "llama3-style": llama3(), "qwen2-style": qwen2(), "llama2-style": llama2(),
-  "mistral-style": mistral(), "neox-style": neox() };
+  "mistral-style": mistral(), "neox-style": neox(), "llama3-tiny": llama3Tiny(), "llama2-tiny": llama2Tiny() };
 
 // [name, text]; every sentence goes through every tokenizer.
 const sentences = [
