@@ -60,9 +60,13 @@ private slots:
         QTest::addRow("dropout")
             << QByteArray(R"({"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}})")
             << "tokenizer.json: model.dropout is not supported: it makes tokenisation random";
-        QTest::addRow("byte fallback")
-            << QByteArray(R"({"model": {"type": "BPE", "byte_fallback": true, "vocab": {"a": 0}, "merges": []}})")
-            << "tokenizer.json: model.byte_fallback is not supported";
+        QTest::addRow("byte fallback not a flag")
+            << QByteArray(R"({"model": {"type": "BPE", "byte_fallback": 1, "vocab": {"a": 0}, "merges": []}})")
+            << "tokenizer.json: model.byte_fallback must be true or false";
+        QTest::addRow("suffix on BPE")
+            << QByteArray(
+                   R"({"model": {"type": "BPE", "end_of_word_suffix": "</w>", "vocab": {"a": 0}, "merges": []}})")
+            << "tokenizer.json: model.end_of_word_suffix \"</w>\" is not supported";
         QTest::addRow("subword prefix on BPE")
             << QByteArray(
                    R"({"model": {"type": "BPE", "continuing_subword_prefix": "##", "vocab": {"a": 0}, "merges": []}})")
@@ -83,21 +87,24 @@ private slots:
         QTest::addRow("precompiled normalizer")
             << with(R"("normalizer": {"type": "Precompiled", "precompiled_charsmap": ""})")
             << "tokenizer.json: normalizer type \"Precompiled\" is not supported";
-        QTest::addRow("normalizer sequence") << with(R"("normalizer": {"type": "Sequence", "normalizers": []})")
-                                             << "tokenizer.json: normalizer type \"Sequence\" is not supported";
+        QTest::addRow("normalizer sequence without steps") << with(R"("normalizer": {"type": "Sequence"})")
+                                                           << "tokenizer.json: normalizer.normalizers must be an array";
         QTest::addRow("normalizer without type")
             << with(R"("normalizer": {"lowercase": true})") << "tokenizer.json: normalizer has no \"type\"";
         QTest::addRow("normalizer flag not a flag")
             << with(R"("normalizer": {"type": "BertNormalizer", "lowercase": 1})")
             << "tokenizer.json: normalizer.lowercase must be true or false";
-        QTest::addRow("metaspace pre-tokenizer")
-            << with(R"("pre_tokenizer": {"type": "Metaspace", "replacement": "_"})")
-            << "tokenizer.json: pre_tokenizer type \"Metaspace\" is not supported";
+        QTest::addRow("metaspace replacement of two characters")
+            << with(R"("pre_tokenizer": {"type": "Metaspace", "replacement": "__"})")
+            << "tokenizer.json: pre_tokenizer.replacement must be one character";
+        QTest::addRow("whitespace pre-tokenizer")
+            << with(R"("pre_tokenizer": {"type": "Whitespace"})")
+            << "tokenizer.json: pre_tokenizer type \"Whitespace\" is not supported";
         QTest::addRow("pre-tokenizer not an object")
             << with(R"("pre_tokenizer": "ByteLevel")") << "tokenizer.json: pre_tokenizer must be null or an object";
-        QTest::addRow("roberta post-processor")
+        QTest::addRow("roberta post-processor without its tokens")
             << with(R"("post_processor": {"type": "RobertaProcessing"})")
-            << "tokenizer.json: post_processor type \"RobertaProcessing\" is not supported";
+            << "tokenizer.json: post_processor.cls must be [token, id]";
         QTest::addRow("template without its special token")
             << with(
                    R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {}})")
