@@ -58,6 +58,12 @@ TokenPiece TokenPiece::of(const QString& spelled, bool byte_level, const TokenPi
         piece.text = visibleControls(text);
         return piece;
     }
+    // SentencePiece marks a word's start with U+2581 instead.
+    if (spelled.startsWith(QChar(kSentencePieceSpace)) && spelled.size() > 1) {
+        piece.leading_space = true;
+        piece.text = spelled.mid(1);
+        return piece;
+    }
     piece.continuation = spelled.startsWith(QStringLiteral("##")) && spelled.size() > 2;
     piece.text = piece.continuation ? spelled.mid(2) : spelled;
     return piece;

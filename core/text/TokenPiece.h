@@ -9,6 +9,7 @@ namespace attn {
 //                           it; the bytes decoded as UTF-8 ("âĢĻ" -> "’") unless the piece
 //                           splits a character; a line feed shown as ↵, a tab as ⇥
 //   WordPiece (BERT)        "##ing" -> continues the piece before + "ing"
+//   SentencePiece (Llama 2) "▁cat" -> leading space + "cat"
 //   special tokens          [CLS], [SEP], [MASK], [PAD], [UNK], <|endoftext|>, <s>, </s>: as spelled
 struct TokenPiece {
     QString spelled;
@@ -22,7 +23,8 @@ struct TokenPiece {
     // One short label for axes and tables: the text, a leading space as ␣, WordPiece's ## kept.
     QString label() const;
 
-    static constexpr char16_t kSpaceMark = u'\u2423';  // ␣
+    static constexpr char16_t kSpaceMark = u'\u2423';           // ␣
+    static constexpr char16_t kSentencePieceSpace = u'\u2581';  // ▁
 };
 
 }  // namespace attn

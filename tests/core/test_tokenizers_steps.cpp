@@ -8,6 +8,7 @@
 #include "core/text/PrependNormalizer.h"
 #include "core/text/ReplaceNormalizer.h"
 #include "core/text/SplitPreTokenizer.h"
+#include "core/text/TokenPiece.h"
 #include "core/text/UnicodeFormNormalizer.h"
 
 #include <QtTest>
@@ -195,6 +196,16 @@ private slots:
         UnicodeFormNormalizer(QString::NormalizationForm_KC).normalize(text);
         QCOMPARE(text.text(), QString("fine 1"));
         QCOMPARE(text.inputRange(0, 2), std::make_pair(qsizetype(0), qsizetype(1)));  // both from the ligature
+    }
+
+    void sentencePieceMarkReadsAsASpace()
+    {
+        const TokenPiece word = TokenPiece::of("\u2581cat", false);
+        QVERIFY(word.leading_space);
+        QCOMPARE(word.text, QString("cat"));
+        QCOMPARE(word.label(), QString("\u2423cat"));
+        QCOMPARE(TokenPiece::of("\u2581", false).text, QString("\u2581"));  // a lone mark is a token of its own
+        QCOMPARE(TokenPiece::of("<0xC3>", false).text, QString("<0xC3>"));
     }
 };
 
