@@ -235,6 +235,9 @@ const sentences = [
   ["special token inside text", "Hello<|endoftext|>World <|begin_of_text|> <s> x</s>"],
   ["underscore and marker", "snake_case \u2581marker"],
   ["unknown characters", "\u0000\u0001 bell\u0007"],
+  ["added token first", "<s>Hello</s>world <|endoftext|> again"],
+  ["added token last", "Hi <s>"],
+  ["compatibility characters", "\ufb01ne \u2460 \uff21"],
 ];
 
 const deviations = {};
