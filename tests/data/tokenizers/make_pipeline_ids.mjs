@@ -238,6 +238,9 @@ const sentences = [
   ["added token first", "<s>Hello</s>world <|endoftext|> again"],
   ["added token last", "Hi <s>"],
   ["compatibility characters", "\ufb01ne \u2460 \uff21"],
+  ["byte-order mark after a space", "x \ufeffy"],
+  ["next line characters", "a\u0085\u0085b"],
+  ["supplementary ideograph", "a\ud840\udc00b 1\ud835\udfcf"],
 ];
 
 const deviations = {};
