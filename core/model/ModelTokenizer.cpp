@@ -36,8 +36,15 @@ bool ModelTokenizer::hasFiles(const QString& dir)
 
 Result<std::unique_ptr<ModelTokenizer>> ModelTokenizer::load(const QString& dir)
 {
-    if (!hasFiles(dir))
+    if (!hasFiles(dir)) {
+        // SentencePiece's own model file is not read; the hub's Llama-family folders also hold
+        // its conversion, tokenizer.json.
+        if (QFileInfo(QDir(dir).filePath(QStringLiteral("tokenizer.model"))).isFile())
+            return Error{
+                QStringLiteral("no tokenizer files (tokenizer.model, SentencePiece's own format, is not read: "
+                               "download the model's tokenizer.json too)")};
         return Error{QStringLiteral("no tokenizer files (tokenizer.json, vocab.json + merges.txt, or vocab.txt)")};
+    }
     auto tokenizer = loadTokenizer(dir);
     if (!tokenizer)
         return Error{tokenizer.error()};

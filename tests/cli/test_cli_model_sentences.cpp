@@ -101,6 +101,22 @@ private slots:
         expected.removeFirst();
         QCOMPARE(ids, expected);
     }
+
+    void sentencePieceModelFileAloneIsNamed()
+    {
+        const QString dir = m_temp.filePath("sentencepiece-only");
+        QVERIFY(copyFolder(modelFixture("llama-tiny"), dir));
+        QFile model(dir + "/tokenizer.model");
+        QVERIFY(model.open(QIODevice::WriteOnly) && model.write("\x0a\x05hello") > 0);
+        model.close();
+        const QString out = m_temp.filePath("never.json");
+        const ProgramRun result = runProgram({"--model", dir, "--sentence", "Hello", "--json", out});
+        QVERIFY(result.exit_code != 0);
+        QVERIFY2(result.err.startsWith("error: ") && result.err.count('\n') == 1, result.err.constData());
+        QVERIFY2(result.err.contains("tokenizer.model, SentencePiece's own format, is not read"),
+                 result.err.constData());
+        QVERIFY(!QFile::exists(out));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliModelSentences)
