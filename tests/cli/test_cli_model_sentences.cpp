@@ -1,6 +1,7 @@
-// --model --sentence on a Llama checkpoint through the tokenizer.json pipeline: llama-tiny's
-// weights beside the small Llama 3-style (byte-level) and Llama 2-style (SentencePiece with byte
-// fallback) tokenizers of tests/data/tokenizers, whose ids fit its 128-token embeddings. The ids
+// --model --sentence on Llama and Qwen2 checkpoints through the tokenizer.json pipeline:
+// llama-tiny's weights beside the small Llama 3-style (byte-level) and Llama 2-style
+// (SentencePiece with byte fallback) tokenizers of tests/data/tokenizers, whose ids fit its
+// 128-token embeddings, and qwen2-tiny's beside the Qwen2-style one (160 embeddings). The ids
 // are those Hugging Face's JavaScript tokenizers gave (pipeline_ids.json); the attention is the
 // same as with those ids given by --token-ids.
 #include "tests/support/ModelFolders.h"
@@ -45,11 +46,13 @@ private:
     QTemporaryDir m_temp;
     int m_folders = 0;
 
-    // llama-tiny's folder with the tokenizer's tokenizer.json (and a tokenizer_config.json).
+    // The checkpoint's folder (llama-tiny for the Llama tokenizers, qwen2-tiny for the Qwen2 one)
+    // with the tokenizer's tokenizer.json (and a tokenizer_config.json).
     QString folder(const QString& tokenizer, const QJsonObject& config = {})
     {
         const QString dir = m_temp.filePath(tokenizer + QString::number(++m_folders));
-        if (!copyFolder(modelFixture("llama-tiny"), dir) ||
+        const QString checkpoint = tokenizer.startsWith("qwen2") ? "qwen2-tiny" : "llama-tiny";
+        if (!copyFolder(modelFixture(checkpoint), dir) ||
             !QFile::copy(kTokenizers + "/" + tokenizer + "/tokenizer.json", dir + "/tokenizer.json"))
             qFatal("cannot assemble %s", qPrintable(dir));
         if (!config.isEmpty() && !writeJsonObject(dir + "/tokenizer_config.json", config))
@@ -72,7 +75,7 @@ private slots:
     {
         QTest::addColumn<QString>("tokenizer");
         QTest::addColumn<QString>("name");
-        for (const char* tokenizer : {"llama3-tiny", "llama2-tiny"})
+        for (const char* tokenizer : {"llama3-tiny", "llama2-tiny", "qwen2-tiny"})
             for (const char* name : {"default sentence", "accents precomposed", "contractions upper case"})
                 QTest::addRow("%s | %s", tokenizer, name) << QString(tokenizer) << QString(name);
     }

@@ -14,7 +14,7 @@ namespace {
 
 const QString kPipelineDir = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers");
 const QStringList kShapes = {"llama3-style", "qwen2-style", "llama2-style", "mistral-style",
-                             "neox-style",   "llama3-tiny", "llama2-tiny"};
+                             "neox-style",   "llama3-tiny", "llama2-tiny",  "qwen2-tiny"};
 
 QJsonObject shapeJson(const QString& shape)
 {

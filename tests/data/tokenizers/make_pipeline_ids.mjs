@@ -194,6 +194,18 @@ function llama3Tiny() {
   return json;
 }
 
+// Qwen2's pipeline on the same printable-ASCII byte-level base, for qwen2-tiny's 160 embeddings.
+function qwen2Tiny() {
+  const json = qwen2();
+  const base = [byteChars[0x20]];
+  for (let b = 0x21; b <= 0x7e; ++b) base.push(byteChars[b]);
+  const { vocab, merges } = growVocabulary(base, 60, (s) => s);
+  const first = Object.keys(vocab).length;
+  json.added_tokens = [special(first, "<|endoftext|>"), special(first + 1, "<|im_start|>"), special(first + 2, "<|im_end|>")];
+  json.model = bpe(vocab, merges);
+  return json;
+}
+
 function llama2Tiny() {
   const json = llama2();
   const base = ["<unk>", "<s>", "</s>", "<0xC3>", "<0xA9>", "\u2581"];
@@ -205,7 +217,7 @@ function llama2Tiny() {
 }
 
 const tokenizers = { "llama3-style": llama3(), "qwen2-style": qwen2(), "llama2-style": llama2(),
-  "mistral-style": mistral(), "neox-style": neox(), "llama3-tiny": llama3Tiny(), "llama2-tiny": llama2Tiny() };
+  "mistral-style": mistral(), "neox-style": neox(), "llama3-tiny": llama3Tiny(), "llama2-tiny": llama2Tiny(), "qwen2-tiny": qwen2Tiny() };
 
 // [name, text]; every sentence goes through every tokenizer.
 const sentences = [
