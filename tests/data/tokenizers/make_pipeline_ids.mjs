@@ -256,7 +256,7 @@ const sentences = [
 ];
 
 // None of the sentences below needs one: on the byte-order-mark and next-line sentences the two
-// libraries' regexes split differently (JavaScript's \s holds U+FEFF and not U+0085), but no merge
+// libraries' regexes can split differently (JavaScript's \s holds U+FEFF and not U+0085), but no merge
 // of these vocabularies spans the difference, so the ids agree. Tokenizers.js's Split implements
 // only the Isolated and Removed behaviours and reads invert differently; the files here use
 // Isolated, and tests/core/test_tokenizers_steps.cpp checks the others on the Rust rules.
