@@ -20,6 +20,7 @@ public:
     }
     QString tokenText(int id) const override { return m_tokenizer->idToToken(id); }
     std::optional<int> tokenId(const QString& token) const override { return m_tokenizer->tokenToId(token); }
+    bool byteLevel() const override { return m_tokenizer->byteLevel(); }
 
 private:
     std::unique_ptr<SubwordTokenizer> m_tokenizer;

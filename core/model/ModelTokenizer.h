@@ -25,6 +25,9 @@ public:
     virtual std::vector<int> encode(const QString& text) const = 0;
     virtual QString tokenText(int id) const = 0;  // empty when no token has that id
     virtual std::optional<int> tokenId(const QString& token) const = 0;
+    // Whether tokenText spells bytes in the byte-level alphabet ("Ġcat"), as GPT-2, Llama 3,
+    // Qwen2 and GPT-NeoX do, rather than text (WordPiece, SentencePiece's "▁cat").
+    virtual bool byteLevel() const = 0;
 };
 
 }  // namespace attn

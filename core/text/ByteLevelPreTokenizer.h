@@ -18,6 +18,7 @@ class ByteLevelPreTokenizer : public PreTokenizer {
 public:
     ByteLevelPreTokenizer(bool addPrefixSpace, bool useRegex);
     QList<NormalizedText> split(const NormalizedText& text) const override;
+    bool byteLevel() const override { return true; }
 
     bool addPrefixSpace() const { return m_addPrefixSpace; }
 

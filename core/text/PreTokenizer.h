@@ -13,6 +13,9 @@ class PreTokenizer {
 public:
     virtual ~PreTokenizer() = default;
     virtual QList<NormalizedText> split(const NormalizedText& text) const = 0;
+    // Whether the words come out in the byte-level alphabet (ByteLevelAlphabet), so the tokens'
+    // spellings are bytes ("Ġcat") rather than text.
+    virtual bool byteLevel() const { return false; }
 };
 
 }  // namespace attn

@@ -2,6 +2,7 @@
 
 #include "core/text/PreTokenizer.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,10 @@ public:
             words = std::move(next);
         }
         return words;
+    }
+    bool byteLevel() const override
+    {
+        return std::any_of(m_steps.begin(), m_steps.end(), [](const auto& step) { return step->byteLevel(); });
     }
 
 private:

@@ -44,6 +44,8 @@ public:
     // One past the highest id, added tokens included: the rows an embedding matrix needs.
     int vocabSize() const;
     bool isSpecial(int id) const { return m_specialIds.contains(id); }
+    // Tokens spelled in the byte-level alphabet (GPT-2, Llama 3, Qwen2, GPT-NeoX: "Ġcat").
+    bool byteLevel() const { return m_parts.preTokenizer && m_parts.preTokenizer->byteLevel(); }
 
 private:
     void encodePiece(const NormalizedText& piece, SubwordEncoding& out) const;

@@ -3,6 +3,7 @@
 // files in tests/data/tokenizers (made, with pipeline_ids.json, by make_pipeline_ids.mjs), how
 // tokenizer_config.json's add_bos_token / add_eos_token rebuild the template for the classes
 // transformers rebuilds it for, and the refusal of every step or option not implemented.
+#include "core/model/ModelTokenizer.h"
 #include "tests/core/TokenizerTestFiles.h"
 
 #include <map>
@@ -100,6 +101,21 @@ private slots:
         QCOMPARE(tokenTexts(encoding), (QStringList{"\u2581", "<0xC3>", "<0xA9>"}));
         // Both byte tokens point at the one input character.
         QCOMPARE(ranges(encoding).last(), std::make_pair(qsizetype(0), qsizetype(1)));
+    }
+
+    // Which spellings are bytes, for showing tokens as text (TokenPiece).
+    void byteLevelSpelling()
+    {
+        for (const QString& shape : kShapes) {
+            const bool bytes = !shape.startsWith("llama2") && !shape.startsWith("mistral");
+            QCOMPARE(m_tokenizers.at(shape)->byteLevel(), bytes);
+        }
+        auto folder = ModelTokenizer::load(kPipelineDir + "/llama3-tiny");
+        QVERIFY(folder);
+        QVERIFY((*folder)->byteLevel());
+        auto sentencePiece = ModelTokenizer::load(kPipelineDir + "/llama2-tiny");
+        QVERIFY(sentencePiece);
+        QVERIFY(!(*sentencePiece)->byteLevel());
     }
 
     void beginOfTextOnlyWithSpecialTokens()
