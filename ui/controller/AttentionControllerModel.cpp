@@ -184,7 +184,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
         outcome.ran_forward = true;
         outcome.tokens.clear();
         outcome.labels.clear();
-        const bool byte_level = config.architecture == ModelArchitecture::Gpt2;
+        const bool byte_level = model->byteLevelTokens();
         TokenPiece previous;
         for (size_t i = 0; i < ids.size(); ++i) {
             outcome.tokens << model->tokenText(ids[i]);

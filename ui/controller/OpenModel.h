@@ -24,6 +24,8 @@ struct OpenModel {
 
     // The token's string as convert_ids_to_tokens spells it, else the id in decimal.
     QString tokenText(int id) const;
+    // Whether those strings are byte-level spellings ("Ġcat": GPT-2, Llama 3, Qwen2, GPT-NeoX).
+    bool byteLevelTokens() const { return tokenizer && tokenizer->byteLevel(); }
 };
 
 // A model folder still to be read, shared by every job that needs it, as PendingWeights: the

@@ -142,7 +142,7 @@ void MainWindow::updateModelPieces()
     const auto run = m_controller->modelRun();
     if (!model || !run)
         return;
-    const bool byte_level = model->model->config().architecture == ModelArchitecture::Gpt2;
+    const bool byte_level = model->byteLevelTokens();
     const QStringList& spelled = m_controller->modelTokens();
     std::vector<TokenStrip::Piece> pieces;
     pieces.reserve(size_t(run->seqLen()));
