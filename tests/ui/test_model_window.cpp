@@ -357,6 +357,29 @@ private slots:
         QVERIFY(pieces[3].predictions.isEmpty());  // BERT predicts at [MASK] only
     }
 
+    // Llama checkpoints through their tokenizer.json: a byte-level one (Llama 3) and a
+    // SentencePiece one (Llama 2) both read as words with their leading spaces, not as "Ġsee" or
+    // "▁c" (tests/data/tokenizers, small enough for llama-tiny's embeddings).
+    void tokenStripReadsLlamaTokenizers()
+    {
+        for (const char* tokenizer : {"llama3-tiny", "llama2-tiny"}) {
+            const QString dir = m_dir.filePath(tokenizer);
+            QVERIFY(copyFolder(modelFixture("llama-tiny"), dir));
+            QVERIFY(QFile::copy(
+                QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers/") + tokenizer + "/tokenizer.json",
+                dir + "/tokenizer.json"));
+            open(dir, "the cat");
+            QCOMPARE(openModelDir(), QDir(dir).absolutePath());
+            const auto& pieces = m_window->tokenStrip()->pieces();
+            QVERIFY2(pieces.size() >= 3, tokenizer);
+            QVERIFY(pieces[0].special);                                // <|begin_of_text|> / <s>
+            const TokenStrip::Piece& cat = pieces[pieces.size() - 2];  // "Ġc" / "▁c", then "at"
+            QCOMPARE(cat.text, QStringLiteral("c"));
+            QVERIFY(cat.leading_space);
+            QCOMPARE(pieces.back().text, QStringLiteral("at"));
+        }
+    }
+
     // A spelling as the strip reads it: GPT-2's bytes decoded (a piece that splits a character
     // keeps its spelling), controls made visible, BERT's ## and the special tokens.
     void pieceOfASpelling_data()
