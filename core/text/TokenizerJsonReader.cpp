@@ -380,6 +380,12 @@ Result<std::optional<TemplatePostProcessor>> configuredTemplate(const QJsonObjec
     const bool isLlama = llama.contains(tokenizerClass);
     if (!isLlama && !neox.contains(tokenizerClass))
         return std::optional<TemplatePostProcessor>();
+    // LlamaTokenizerFast given add_prefix_space rebuilds itself from SentencePiece's
+    // tokenizer.model, which is not read here.
+    if (isLlama && config.value(QStringLiteral("add_prefix_space")).isBool())
+        return Error{QStringLiteral("tokenizer_config.json: add_prefix_space with %1 is not supported (transformers "
+                                    "then rebuilds the tokenizer from tokenizer.model)")
+                         .arg(tokenizerClass)};
     const JsonFieldReader fields(config, QStringLiteral("tokenizer_config.json"), QString());
     Result<bool> addBos = fields.boolean(QStringLiteral("add_bos_token"), isLlama);
     Result<bool> addEos = fields.boolean(QStringLiteral("add_eos_token"), false);

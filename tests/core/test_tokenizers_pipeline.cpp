@@ -239,6 +239,10 @@ private slots:
             {"tokenizer_class", "LlamaTokenizerFast"}, {"add_eos_token", true}, {"bos_token", "<s>"}};
         QCOMPARE(errorFor("eos-unset", shapeJson("llama2-style"), noToken),
                  QString("tokenizer_config.json: add_eos_token is true but eos_token is not set"));
+        const QJsonObject prefix{{"tokenizer_class", "LlamaTokenizerFast"}, {"add_prefix_space", false}};
+        QCOMPARE(errorFor("llama-prefix", shapeJson("llama2-style"), prefix),
+                 QString("tokenizer_config.json: add_prefix_space with LlamaTokenizerFast is not supported "
+                         "(transformers then rebuilds the tokenizer from tokenizer.model)"));
     }
 };
 
