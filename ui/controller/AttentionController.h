@@ -92,6 +92,11 @@ public:
     // The layer every view shows; false (and errorChanged for Layer) when out of range. With a
     // run in hand the layer's result is made from it: no forward pass.
     bool setLayer(int layer);
+    // Whether a model's sentence is a list of token ids ("464, 3797") used as they are, instead of
+    // text through its tokenizer (a folder without one takes ids only). Refusals (not numbers, an
+    // id outside the vocabulary, more ids than positions) are on the Sentence field.
+    void setTokenIdsInput(bool token_ids);
+    bool tokenIdsInput() const { return m_token_ids_input; }
     int selectedLayer() const { return m_layer; }
     int forwardPasses() const { return m_forward_passes; }  // of whole models, since construction
 
@@ -217,6 +222,7 @@ private:
     std::vector<TokenPrediction> m_model_predictions;
     int m_layer = 0;
     int m_forward_passes = 0;
+    bool m_token_ids_input = false;
     bool m_predictions_running = false;
 };
 
