@@ -9,7 +9,8 @@ namespace attn {
 
 Result<std::vector<int>> TokenIdList::parse(const QString& text)
 {
-    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    // One comma with any white space around it, or white space alone: "1,,2" leaves an empty id.
+    static const QRegularExpression separators(QStringLiteral("\\s*,\\s*|\\s+"));
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty())
         return Error{QStringLiteral("no tokens (the list is empty)")};
