@@ -125,6 +125,17 @@ private slots:
         QCOMPARE(controller()->result()->config.layer, 1);
         QVERIFY(m_window->settingsPanel()->showsModel());
 
+        // Closed again before the folder was read (no event delivered its outcome): still remembered.
+        closeWindow();
+        m_settings = std::make_unique<AppSettings>(settingsPath());
+        m_window = std::make_unique<MainWindow>(m_settings.get());
+        QVERIFY(controller()->isOpeningModel());
+        closeWindow();
+        startWindow();
+        QVERIFY(controller()->hasModel());
+        QCOMPARE(controller()->model()->dir, absolute(modelFixture("gpt2-tiny")));
+        QCOMPARE(controller()->selectedLayer(), 1);
+
         // Closed before quitting: the next start is on the panel's weights.
         m_window->closeModel();
         controller()->waitForIdle();

@@ -83,6 +83,7 @@ public:
     void closeModel();
     bool hasModel() const { return m_model != nullptr; }
     bool isOpeningModel() const { return m_pending_model != nullptr; }
+    QString openingModelDir() const;  // the folder being read, empty when none
     std::shared_ptr<const OpenModel> model() const { return m_model; }
     std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
     const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run

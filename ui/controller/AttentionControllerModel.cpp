@@ -106,6 +106,11 @@ void AttentionController::openModel(const QString& dir, int layer)
     requestModel(true);
 }
 
+QString AttentionController::openingModelDir() const
+{
+    return m_pending_model ? m_pending_model->dir() : QString();
+}
+
 void AttentionController::closeModel()
 {
     if (!modelInUse())

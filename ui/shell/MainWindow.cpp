@@ -396,8 +396,11 @@ void MainWindow::saveSettings()
     const bool example = m_controller->showsExample();
     m_settings->setSentence(example ? m_sentence_before_example : textSentence());
     m_settings->setTokenIds(tokenIdsText());
-    const bool model = m_controller->hasModel();
-    m_settings->setModelFolder(model ? m_controller->model()->dir : QString());
+    // A folder still being read (closed right after the start) is remembered as it was asked for.
+    const bool model = m_controller->hasModel() || m_controller->isOpeningModel();
+    m_settings->setModelFolder(m_controller->isOpeningModel() ? m_controller->openingModelDir()
+                               : model                        ? m_controller->model()->dir
+                                                              : QString());
     m_settings->setModelLayer(model ? m_controller->selectedLayer() : 0);
     m_settings->setTokenIdsInput(model && m_controller->tokenIdsInput());
     m_settings->setKvSentence(m_kv_sentence->text());
