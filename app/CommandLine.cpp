@@ -1,6 +1,7 @@
 #include "app/CommandLine.h"
 
 #include "core/io/OutputPath.h"
+#include "core/model/TokenIdList.h"
 #include "core/pipeline/MemoryPlan.h"
 
 #include <QCommandLineParser>
@@ -25,23 +26,6 @@ Result<int> positiveInt(const QString& option, const QString& text, int minimum 
     return int(value);
 }
 
-// --token-ids 1,2,3: non-negative integers; whether they are in the vocabulary is the model's to say.
-Result<std::vector<int>> parseTokenIds(const QString& text)
-{
-    if (text.trimmed().isEmpty())
-        return Error{QStringLiteral("--token-ids: no tokens (the list is empty)")};
-    std::vector<int> ids;
-    for (const QString& part : text.split(u',')) {
-        bool ok = false;
-        const qlonglong id = part.trimmed().toLongLong(&ok);
-        if (!ok || id < 0 || id > std::numeric_limits<int>::max() || part.trimmed().startsWith(u'+'))
-            return Error{
-                QStringLiteral("--token-ids: expected comma-separated non-negative integers, got '%1'").arg(part)};
-        ids.push_back(int(id));
-    }
-    return ids;
-}
-
 // --model takes the architecture, its sizes and its input from the folder: options that would set
 // them otherwise are refused rather than ignored.
 Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOptions& options)
@@ -53,8 +37,6 @@ Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOpti
                              .arg(QLatin1String(other))};
     if (parser.isSet("token-ids") && parser.isSet("sentence"))
         return Error{QStringLiteral("--token-ids: cannot be combined with --sentence")};
-    if (!options.headless() && parser.isSet("token-ids"))
-        return Error{QStringLiteral("--token-ids: only with --json or --export (the window tokenizes the sentence)")};
     if (!options.example.isEmpty())
         return Error{QStringLiteral("--model: cannot be combined with --example")};
     return {};
@@ -405,9 +387,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (parser.isSet("token-ids")) {
         if (!parser.isSet("model"))
             return Error{QStringLiteral("--token-ids: only with --model")};
-        auto ids = parseTokenIds(parser.value("token-ids"));
+        auto ids = TokenIdList::parse(parser.value("token-ids"));
         if (!ids)
-            return Error{ids.error()};
+            return Error{QStringLiteral("--token-ids: %1").arg(ids.error())};
         options.token_ids = std::move(ids).value();
         options.token_ids_given = true;
     }

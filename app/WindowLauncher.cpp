@@ -3,6 +3,7 @@
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
 #include "core/analysis/AttentionDisplay.h"
+#include "core/model/TokenIdList.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
@@ -53,7 +54,11 @@ Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& optio
         config.layer = 0;
         window.openModelFolder(options.model_dir, options.config.layer);
         window.applyOptions(config, options.sentence, tabFor(options), options.head);
+        if (options.token_ids_given)
+            window.setTokenIds(TokenIdList::format(options.token_ids));
     } else {
+        // The command line's settings replace the remembered ones, a model reopened from them too.
+        window.closeModel();
         window.applyOptions(options.config, options.sentence, tabFor(options), options.head);
     }
     if (options.example == u"toy")
@@ -93,11 +98,15 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     // Refused values, by the option that set them (SettingField::DModel -> --d-model); cleared ones drop out.
     QMap<SettingField, QString> errors;
     QObject::connect(window.controller(), &AttentionController::errorChanged, &window,
-                     [&errors](SettingField field, const QString& message) {
+                     [&errors, &options](SettingField field, const QString& message) {
+                         // With --token-ids the sentence field holds the ids.
+                         const QString option = field == SettingField::Sentence && options.token_ids_given
+                                                    ? QStringLiteral("--token-ids")
+                                                    : CommandLine::optionFor(field);
                          if (message.isEmpty())
                              errors.remove(field);
                          else
-                             errors.insert(field, QStringLiteral("%1: %2").arg(CommandLine::optionFor(field), message));
+                             errors.insert(field, QStringLiteral("%1: %2").arg(option, message));
                      });
     if (Status applied = apply(window, options); !applied)
         return fail(applied.error());

@@ -99,6 +99,40 @@ QString countProblem(const Count& count)
                            : QStringLiteral("is not a non-negative integer");
 }
 
+// An array of counts ("shape", "data_offsets") as written: its entries and its text. Empty when
+// the value is not an array (it is skipped; the caller says what was expected).
+struct CountArray {
+    std::vector<Count> counts;
+    QString text;
+};
+
+Result<std::optional<CountArray>> readCountArray(JsonCursor& cursor, QByteArrayView json)
+{
+    cursor.peek();  // past white space: the text starts at the value
+    const qsizetype start = cursor.offset();
+    if (cursor.peek() != '[') {
+        if (Status s = cursor.skipValue(); !s)
+            return Error{s.error()};
+        return std::optional<CountArray>();
+    }
+    if (Status s = cursor.beginArray(); !s)
+        return Error{s.error()};
+    CountArray array;
+    for (;;) {
+        auto more = cursor.nextElement();
+        if (!more)
+            return Error{more.error()};
+        if (!*more)
+            break;
+        auto count = readCount(cursor, json);
+        if (!count)
+            return Error{count.error()};
+        array.counts.push_back(std::move(count).value());
+    }
+    array.text = QString::fromUtf8(json.sliced(start, cursor.offset() - start));
+    return std::optional<CountArray>(std::move(array));
+}
+
 Result<SafetensorsTensorInfo> parseEntry(JsonCursor& cursor, QByteArrayView json, const QString& name, qint64 data_size)
 {
     auto fail = [&](const QString& reason) { return Error{QStringLiteral("tensor '%1': %2").arg(name, reason)}; };
@@ -146,52 +180,25 @@ Result<SafetensorsTensorInfo> parseEntry(JsonCursor& cursor, QByteArrayView json
             } else if (Status s = cursor.skipValue(); !s) {
                 return Error{s.error()};
             }
-        } else if (seen == &haveShape) {
-            if (cursor.peek() != '[') {
-                if (Status s = cursor.skipValue(); !s)
-                    return Error{s.error()};
-                continue;
-            }
-            shapeIsArray = true;
-            if (Status s = cursor.beginArray(); !s)
-                return Error{s.error()};
-            for (;;) {
-                auto more = cursor.nextElement();
-                if (!more)
-                    return Error{more.error()};
-                if (!*more)
-                    break;
-                auto dim = readCount(cursor, json);
-                if (!dim)
-                    return Error{dim.error()};
-                if (!dim->value && !badShapeEntry)
-                    badShapeEntry = *dim;
-                if (dim->value)
-                    info.shape.push_back(*dim->value);
-            }
         } else {
-            cursor.peek();
-            const qsizetype start = cursor.offset();
-            if (cursor.peek() != '[') {
-                if (Status s = cursor.skipValue(); !s)
-                    return Error{s.error()};
+            auto array = readCountArray(cursor, json);
+            if (!array)
+                return Error{array.error()};
+            if (!array->has_value())
                 continue;
+            if (seen == &haveShape) {
+                shapeIsArray = true;
+                for (const Count& dim : array.value()->counts) {
+                    if (!dim.value && !badShapeEntry)
+                        badShapeEntry = dim;
+                    if (dim.value)
+                        info.shape.push_back(*dim.value);
+                }
+            } else {
+                offsets = std::move(array.value()->counts);
+                offsetsArePair = offsets.size() == 2;
+                offsetsText = std::move(array.value()->text);
             }
-            if (Status s = cursor.beginArray(); !s)
-                return Error{s.error()};
-            for (;;) {
-                auto more = cursor.nextElement();
-                if (!more)
-                    return Error{more.error()};
-                if (!*more)
-                    break;
-                auto offset = readCount(cursor, json);
-                if (!offset)
-                    return Error{offset.error()};
-                offsets.push_back(std::move(offset).value());
-            }
-            offsetsArePair = offsets.size() == 2;
-            offsetsText = QString::fromUtf8(json.sliced(start, cursor.offset() - start));
         }
     }
 

@@ -68,6 +68,7 @@ private slots:
     void windowScreenshotOfAModel_data();
     void windowScreenshotOfAModel();
     void windowRefusesABrokenModel();
+    void windowOnTokenIds();
 };
 
 void TestCliModel::jsonAgreesWithTransformers_data()
@@ -341,9 +342,6 @@ void TestCliModel::contractErrors_data()
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})
                                        << "--head 4: head 4 is out of range: the model has 4 heads, 0 to 3";
-    QTest::newRow("token ids in the window")
-        << "gpt2-tiny" << keep << QStringList{"--model", "{dir}", "--token-ids", "1"}
-        << "--token-ids: only with --json or --export (the window tokenizes the sentence)";
     const QString weights = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz");
     const QString input = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
     for (const QStringList& option :
@@ -415,6 +413,26 @@ void TestCliModel::windowRefusesABrokenModel()
     const ProgramRun layer = runProgram({"--model", modelFixture("gpt2-tiny"), "--layer", "5", "--screenshot", path});
     QVERIFY(layer.exit_code != 0);
     QVERIFY2(layer.err.startsWith("error: --layer"), layer.err.constData());
+    QVERIFY(!QFile::exists(path));
+}
+
+// --model DIR --token-ids opens the window on those ids, also for a folder without a tokenizer;
+// ids the model refuses are the one --token-ids line, and no picture.
+void TestCliModel::windowOnTokenIds()
+{
+    QTemporaryDir out;
+    const QString path = out.filePath("window.png");
+    const ProgramRun run = runProgram({"--model", modelFixture("llama-tiny"), "--token-ids", "1,15,77,3", "--tab",
+                                       "lines", "--screenshot", path, "--size", "1000x700"});
+    QVERIFY2(run.exit_code == 0, run.err.constData());
+    QCOMPARE(QImage(path).size(), QSize(1000, 700));
+    QVERIFY(QFile::remove(path));
+    const ProgramRun outside =
+        runProgram({"--model", modelFixture("gpt2-tiny"), "--token-ids", "464,50257", "--screenshot", path});
+    QVERIFY(outside.exit_code != 0);
+    QCOMPARE(QString::fromUtf8(outside.err),
+             QStringLiteral("error: --token-ids: token id 50257 (position 1) is outside the vocabulary (ids 0 to "
+                            "50256)\n"));
     QVERIFY(!QFile::exists(path));
 }
 

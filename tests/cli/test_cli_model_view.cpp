@@ -135,9 +135,39 @@ private slots:
                         top = std::max(top, w);
         const int t = expected.tokens();
         int checked = 0;
+        // A hatch pixel: the grey of Hatch, its line's, or (SVG and PDF renderers antialias the
+        // lines) a grey between them.
+        const auto hatchGrey = [](QRgb c) {
+            const int r = qRed(c);
+            return std::abs(r - qGreen(c)) <= 2 && std::abs(r - qBlue(c)) <= 2 && r >= Hatch::line().red() - 2 &&
+                   r <= Hatch::fill().red() + 2;
+        };
         for (int l = 0; l < expected.layers(); ++l)
             for (int h = 0; h < expected.heads(); ++h) {
                 const QRectF rect = layout.thumbnails[l * expected.heads() + h];
+                int line_pixels = 0;  // in the masked triangle, away from the cells' edges
+                for (int y = int(rect.top()) + 1; expected.causal && y < int(rect.bottom()) - 1; ++y)
+                    for (int x = int(rect.left()) + 1; x < int(rect.right()) - 1; ++x) {
+                        const double q = (y + 0.5 - rect.top()) * t / rect.height();  // pixel centre, in cells
+                        const double k = (x + 0.5 - rect.left()) * t / rect.width();
+                        // Masked cells only, 2 pixels away from any cell edge (renderers round edges).
+                        const double margin = 2.0 * t / rect.width();
+                        const auto nearEdge = [margin](double v) {
+                            return v - std::floor(v) < margin || std::ceil(v) - v < margin;
+                        };
+                        if (std::floor(k) <= std::floor(q) || nearEdge(q) || nearEdge(k))
+                            continue;
+                        const QRgb c = picture.pixel(x, y);
+                        QVERIFY2(hatchGrey(c), qPrintable(QStringLiteral("layer %1 head %2: #%3 at (%4, %5) in the "
+                                                                         "masked triangle")
+                                                              .arg(l)
+                                                              .arg(h)
+                                                              .arg(c & 0xffffff, 6, 16, QChar('0'))
+                                                              .arg(x)
+                                                              .arg(y)));
+                        line_pixels += qRed(c) < Hatch::fill().red() - 30;
+                    }
+                QVERIFY2(!expected.causal || line_pixels > 0, "the masked cells are not hatched");
                 for (int q = 0; q < t; ++q)
                     for (int k = 0; k < t; ++k) {
                         const QPoint centre(int(rect.left() + (k + 0.5) * rect.width() / t),
@@ -148,14 +178,16 @@ private slots:
                         // Float32 weights may sit on the other side of a colour level than the
                         // float64 ones: either neighbouring level is right. Renderers of SVG and
                         // PDF round colours by at most 1.
-                        int distance = channelDistance(found, Hatch::fill().rgb());
-                        if (!masked)
-                            distance = std::min(
-                                {channelDistance(found, ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w, top)),
-                                 channelDistance(found,
-                                                 ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w + 1e-5, top)),
-                                 channelDistance(found,
-                                                 ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w - 1e-5, top))});
+                        if (masked) {
+                            QVERIFY(hatchGrey(found));
+                            ++checked;
+                            continue;
+                        }
+                        const int distance = std::min(
+                            {channelDistance(found, ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w, top)),
+                             channelDistance(found, ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w + 1e-5, top)),
+                             channelDistance(found,
+                                             ModelGridPainter::colorOf(ColorMaps::Map::Viridis, w - 1e-5, top))});
                         QVERIFY2(distance <= 1, qPrintable(QStringLiteral("layer %1 head %2 cell (%3, %4) weight %5: "
                                                                           "found #%6 at (%7, %8)")
                                                                .arg(l)

@@ -21,6 +21,8 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lines/LinesCanvas.h"
+#include "ui/views/lines/LinesView.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -193,6 +195,99 @@ private slots:
         QVERIFY(grid.colorBar()->note().contains("top 50%"));
         grid.setTopMass(1.0);
         QVERIFY(!grid.plot(0)->hasDimmed());
+    }
+
+    // The lines view follows View › Heatmaps as the heatmaps do: a hidden key is struck through
+    // and gets no line (rows renormalised without it), and top X % draws only each row's
+    // strongest keys that reach that share of its weight.
+    void linesViewMarksHiddenKeysAndTopMass()
+    {
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        MainWindow window(&settings);
+        window.show();
+        window.controller()->waitForIdle();
+        window.viewTabs()->setCurrentView(View::Lines);
+        LinesCanvas* canvas = window.viewTabs()->linesView()->canvas();
+        canvas->setHead(1);
+        const int lines_before = canvas->visibleLineCount();
+        QVERIFY(!canvas->isKeyStruck(2));
+        window.toggleHiddenKey(2);
+        QVERIFY(canvas->isKeyStruck(2));
+        QVERIFY(!canvas->isKeyStruck(1));
+        QVERIFY2(canvas->title().contains("key 2 hidden"), qPrintable(canvas->title()));
+        const auto shown = window.viewTabs()->linesView()->canvas();
+        const auto result = window.controller()->result();
+        const std::vector<LinesCanvas::Line> lines = LinesCanvas::chooseLines(
+            AttentionDisplay::withHiddenKeys(
+                *result, canvas->isKeyStruck(2) ? std::vector<bool>{false, false, true, false, false, false, false}
+                                                : std::vector<bool>{}),
+            {1}, 0, LinesCanvas::kMaxLines);
+        QVERIFY(!lines.empty());
+        for (const LinesCanvas::Line& line : lines)
+            QVERIFY(line.key != 2);
+        QCOMPARE(shown->visibleLineCount(), int(lines.size()));
+
+        window.heatmapMenu()->setHiddenKeys({});
+        QCOMPARE(canvas->visibleLineCount(), lines_before);
+        window.heatmapMenu()->setTopMass(0.5);
+        QCOMPARE(canvas->topMass(), 0.5);
+        QVERIFY2(canvas->title().contains("top 50%"), qPrintable(canvas->title()));
+        const Matrix& weights = result->trace.weights[1];  // (T, T)
+        const MaskMatrix kept = AttentionDisplay::topMass(weights, 0.5);
+        const std::vector<LinesCanvas::Line> top =
+            LinesCanvas::chooseLines(*result, {1}, 0, LinesCanvas::kMaxLines, 0.5);
+        QVERIFY(!top.empty());
+        QVERIFY(int(top.size()) < lines_before);
+        for (const LinesCanvas::Line& line : top)
+            QVERIFY(kept(line.query, line.key));
+        QCOMPARE(canvas->visibleLineCount(), int(top.size()));
+        // Each row's strongest key is always kept (and drawn: it is above the threshold or the
+        // row is weak everywhere).
+        const float strongest = weights.maxCoeff();
+        for (int q = 0; q < weights.rows(); ++q) {
+            Eigen::Index best = 0;
+            weights.row(q).maxCoeff(&best);
+            if (weights(q, best) >= LinesCanvas::kMinRelativeWeight * strongest)
+                QVERIFY(std::any_of(top.begin(), top.end(), [&](const LinesCanvas::Line& line) {
+                    return line.query == q && line.key == int(best);
+                }));
+        }
+    }
+
+    // --export --view lines: --top-mass and --hide-tokens change the picture as in the window.
+    void linesExportFollowsTopMassAndHiddenKeys()
+    {
+        const auto result = compute(false);
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.view = ExportView::Lines;
+        request.head = 0;
+        request.size = QSize(600, 400);
+        request.path = dir.filePath("all.png");
+        QVERIFY(ViewExporter::exportView(*result, request).ok());
+        request.path = dir.filePath("top.png");
+        request.top_mass = 0.3;
+        QVERIFY(ViewExporter::exportView(*result, request).ok());
+        request.path = dir.filePath("hidden.png");
+        request.top_mass = 1.0;
+        request.hidden_keys = {0};
+        QVERIFY(ViewExporter::exportView(*result, request).ok());
+        const QImage all(dir.filePath("all.png"));
+        const QImage top(dir.filePath("top.png"));
+        const QImage hidden(dir.filePath("hidden.png"));
+        QVERIFY(!all.isNull() && !top.isNull() && !hidden.isNull());
+        QVERIFY(all != top);
+        QVERIFY(all != hidden);
+        // Fewer lines: fewer coloured pixels between the token columns.
+        const auto inked = [](const QImage& image) {
+            int count = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = image.width() / 3; x < 2 * image.width() / 3; ++x)
+                    count += qGray(image.pixel(x, y)) < 250;
+            return count;
+        };
+        QVERIFY2(inked(top) < inked(all), qPrintable(QStringLiteral("%1 vs %2").arg(inked(top)).arg(inked(all))));
     }
 
     void meanAndMaxHeadAfterTheLast()

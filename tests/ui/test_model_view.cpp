@@ -73,7 +73,8 @@ private slots:
     }
 
     // On screen each thumbnail is the head (10 tokens fit its pixels): every cell's centre has
-    // the colour of its weight on the shared scale, masked cells the grey of Hatch.
+    // the colour of its weight on the shared scale, masked cells hatched as every heatmap's (the
+    // grey of Hatch with its lines: each head's masked triangle shows both).
     void drawsEveryHeadOnOneScale()
     {
         ModelView view;
@@ -96,15 +97,36 @@ private slots:
             for (int h = 0; h < 4; ++h) {
                 const QRect rect = canvas->thumbnailRect(l, h);
                 QVERIFY(rect.width() >= t);
+                int fill = 0;
+                int lines = 0;
                 for (int q = 0; q < t; ++q)
                     for (int k = 0; k < t; ++k) {
                         const QPoint centre(int(rect.left() + (k + 0.5) * rect.width() / t),
                                             int(rect.top() + (q + 0.5) * rect.height() / t));
-                        const QRgb want = k > q ? Hatch::fill().rgb()
-                                                : ModelGridPainter::colorOf(ColorMaps::Map::Viridis,
-                                                                            m_run->attention.at(l, h, q, k), top);
-                        QCOMPARE(image.pixel(centre) & 0xffffff, want & 0xffffff);
+                        const QRgb found = image.pixel(centre) & 0xffffff;
+                        if (k > q) {
+                            fill += found == (Hatch::fill().rgb() & 0xffffff);
+                            lines += found == (Hatch::line().rgb() & 0xffffff);
+                            QVERIFY(found == (Hatch::fill().rgb() & 0xffffff) ||
+                                    found == (Hatch::line().rgb() & 0xffffff));
+                            continue;
+                        }
+                        const QRgb want =
+                            ModelGridPainter::colorOf(ColorMaps::Map::Viridis, m_run->attention.at(l, h, q, k), top);
+                        QCOMPARE(found, want & 0xffffff);
                     }
+                // The masked triangle's pixels, not only the cells' centres, for the lines.
+                for (int y = rect.top(); y < rect.bottom(); ++y)
+                    for (int x = rect.left(); x < rect.right(); ++x) {
+                        const int q = int((y - rect.top()) * t / rect.height());
+                        const int k = int((x - rect.left()) * t / rect.width());
+                        if (k > q + 1)
+                            lines += (image.pixel(x, y) & 0xffffff) == (Hatch::line().rgb() & 0xffffff);
+                    }
+                QVERIFY2(
+                    fill > 0 && lines > 0,
+                    qPrintable(
+                        QStringLiteral("head L%1 H%2: %3 grey, %4 line pixels").arg(l).arg(h).arg(fill).arg(lines)));
             }
     }
 

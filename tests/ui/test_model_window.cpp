@@ -250,9 +250,12 @@ private slots:
                               [](const StTensor& t) { return t.name.contains("layer.1.output.dense.weight"); });
             });
         }) << "layer.1.output.dense.weight";
-        QTest::newRow("no tokenizer") << "gpt2-prefixed"
-                                      << std::function<bool(const QString&)>([](const QString&) { return true; })
-                                      << "tokenizer";
+        QTest::newRow("malformed tokenizer")
+            << "gpt2-tiny" << std::function<bool(const QString&)>([](const QString& dir) {
+                   QFile vocab(dir + "/vocab.json");
+                   return vocab.open(QIODevice::WriteOnly | QIODevice::Truncate) && vocab.write("{\"a\": 0,") > 0;
+               })
+            << "vocab.json";
     }
     void brokenFolderKeepsTheModelInUse()
     {

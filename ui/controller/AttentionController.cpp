@@ -197,7 +197,8 @@ bool AttentionController::setSentence(const QString& sentence)
     if (showsExample())
         leaveExample();
     if (sentence.trimmed().isEmpty()) {
-        reportError(SettingField::Sentence, tr("type a sentence"));
+        reportError(SettingField::Sentence,
+                    m_token_ids_input && modelInUse() ? tr("type token ids, e.g. 1, 2, 3") : tr("type a sentence"));
         return false;
     }
     if (modelInUse())

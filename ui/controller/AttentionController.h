@@ -83,6 +83,7 @@ public:
     void closeModel();
     bool hasModel() const { return m_model != nullptr; }
     bool isOpeningModel() const { return m_pending_model != nullptr; }
+    QString openingModelDir() const;  // the folder being read, empty when none
     std::shared_ptr<const OpenModel> model() const { return m_model; }
     std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
     const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run
@@ -92,6 +93,11 @@ public:
     // The layer every view shows; false (and errorChanged for Layer) when out of range. With a
     // run in hand the layer's result is made from it: no forward pass.
     bool setLayer(int layer);
+    // Whether a model's sentence is a list of token ids ("464, 3797") used as they are, instead of
+    // text through its tokenizer (a folder without one takes ids only). Refusals (not numbers, an
+    // id outside the vocabulary, more ids than positions) are on the Sentence field.
+    void setTokenIdsInput(bool token_ids);
+    bool tokenIdsInput() const { return m_token_ids_input; }
     int selectedLayer() const { return m_layer; }
     int forwardPasses() const { return m_forward_passes; }  // of whole models, since construction
 
@@ -217,6 +223,7 @@ private:
     std::vector<TokenPrediction> m_model_predictions;
     int m_layer = 0;
     int m_forward_passes = 0;
+    bool m_token_ids_input = false;
     bool m_predictions_running = false;
 };
 

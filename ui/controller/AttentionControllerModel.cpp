@@ -2,6 +2,7 @@
 // AttentionController.cpp to keep each file small.
 #include "ui/controller/AttentionController.h"
 
+#include "core/model/TokenIdList.h"
 #include "core/model/TransformerForward.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/text/TokenPiece.h"
@@ -9,6 +10,7 @@
 #include "ui/controller/WorkerHandOff.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 #include <algorithm>
 #include <utility>
@@ -22,6 +24,7 @@ struct AttentionController::ModelJob {
     std::shared_ptr<const OpenModel> model;  // ready; else read through `pending`
     std::shared_ptr<PendingModel> pending;
     QString sentence;
+    bool token_ids_input = false;  // the sentence is a list of token ids (TokenIdList), not text
     int layer = 0;
     std::shared_ptr<const ModelRun> run;  // the run to take the layer from; null: a forward pass
     QStringList tokens;                   // the run's tokens
@@ -40,6 +43,7 @@ struct AttentionController::ModelOutcome {
     std::shared_ptr<const AttentionResult> result;
     SettingField error_field = SettingField::Sentence;
     QString error;
+    bool token_ids_input = false;  // the job's reading of the sentence
 };
 
 struct AttentionController::PredictionOutcome {
@@ -60,20 +64,51 @@ std::vector<int> predictedPositions(const OpenModel& model, const ModelRun& run)
             positions.push_back(i);
         return positions;
     }
-    const std::optional<int> mask = model.tokenizer->tokenId(QStringLiteral("[MASK]"));
+    const std::optional<int> mask = model.tokenizer ? model.tokenizer->tokenId(QStringLiteral("[MASK]")) : std::nullopt;
     for (int i = 0; mask && i < run.seqLen(); ++i)
         if (run.token_ids[size_t(i)] == *mask)
             positions.push_back(i);
     return positions;
 }
 
+// The ids the model runs on: the typed ids as they are, or the sentence through the tokenizer.
+Result<std::vector<int>> inputIds(const OpenModel& model, const QString& sentence, bool token_ids_input)
+{
+    if (token_ids_input) {
+        return TokenIdList::parse(sentence);
+    }
+    if (!model.tokenizer)
+        return Error{AttentionController::tr("%1 has no tokenizer files (tokenizer.json, vocab.json + merges.txt or "
+                                             "vocab.txt): choose Token ids beside the field and type ids")
+                         .arg(QFileInfo(model.dir).fileName())};
+    std::vector<int> ids = model.tokenizer->encode(sentence);
+    if (ids.empty())
+        return Error{AttentionController::tr("the sentence gives no tokens")};
+    return ids;
+}
+
 }  // namespace
+
+void AttentionController::setTokenIdsInput(bool token_ids)
+{
+    if (token_ids == m_token_ids_input)
+        return;
+    m_token_ids_input = token_ids;
+    m_result_outdated = true;
+    if (modelInUse() && !m_sentence.trimmed().isEmpty())
+        requestModel(true);
+}
 
 void AttentionController::openModel(const QString& dir, int layer)
 {
     m_pending_model = std::make_shared<PendingModel>(dir);
     m_layer = std::max(0, layer);
     requestModel(true);
+}
+
+QString AttentionController::openingModelDir() const
+{
+    return m_pending_model ? m_pending_model->dir() : QString();
 }
 
 void AttentionController::closeModel()
@@ -122,6 +157,7 @@ void AttentionController::requestModel(bool forward)
     job.model = m_model;
     job.pending = m_pending_model;
     job.sentence = m_sentence;
+    job.token_ids_input = m_token_ids_input;
     job.layer = m_layer;
     if (!forward && !m_pending_model && m_model_run) {
         job.run = m_model_run;
@@ -139,6 +175,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
 {
     ModelOutcome outcome;
     outcome.generation = job.generation;
+    outcome.token_ids_input = job.token_ids_input;
     if (job.generation != job.latest->load()) {
         outcome.skipped = true;
         return outcome;
@@ -164,11 +201,12 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
     outcome.tokens = job.tokens;
     outcome.labels = job.labels;
     if (!run) {
-        const std::vector<int> ids = model->tokenizer->encode(job.sentence);
-        if (ids.empty()) {
-            outcome.error = tr("the sentence gives no tokens");
+        const auto input = inputIds(*model, job.sentence, job.token_ids_input);
+        if (!input) {
+            outcome.error = input.error();
             return outcome;
         }
+        const std::vector<int>& ids = input.value();
         if (Status fits = TransformerForward::checkInput(config, ids, layer); !fits) {
             outcome.error = fits.error();
             return outcome;
@@ -215,7 +253,9 @@ void AttentionController::deliverModel(ModelOutcome outcome)
     m_result_running = false;
     updateBusy();
     if (!outcome.error.isEmpty()) {
-        reportError(outcome.error_field, outcome.error);
+        // A refusal of the sentence read as text is no longer true once it is read as ids (or back).
+        if (outcome.error_field != SettingField::Sentence || outcome.token_ids_input == m_token_ids_input)
+            reportError(outcome.error_field, outcome.error);
         return;
     }
     if (outcome.model != m_model)

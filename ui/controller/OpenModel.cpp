@@ -21,8 +21,11 @@ Result<std::shared_ptr<const OpenModel>> PendingModel::get()
         auto model = TransformerModel::load(m_dir);
         if (!model) {
             m_error = QStringLiteral("%1: %2").arg(name, model.error());
+        } else if (!ModelTokenizer::hasFiles(m_dir)) {
+            // Token ids only (the Llama family's folders, for one): the window's Token ids input.
+            opened->model = std::move(model).value();
+            m_model = std::move(opened);
         } else if (auto tokenizer = ModelTokenizer::load(m_dir); !tokenizer) {
-            // The window always starts from a sentence: a folder without a tokenizer cannot be shown.
             m_error = QStringLiteral("%1: %2").arg(name, tokenizer.error());
         } else {
             opened->model = std::move(model).value();

@@ -12,7 +12,8 @@
 namespace attn {
 
 // A whole model opened from a Hugging Face folder: its weights (mapped from the folder's files)
-// and its tokenizer, which turns the window's sentence into the model's tokens.
+// and its tokenizer, which turns the window's sentence into the model's tokens (null for a folder
+// without tokenizer files: the window then takes token ids only).
 struct OpenModel {
     QString dir;  // absolute
     std::unique_ptr<TransformerModel> model;

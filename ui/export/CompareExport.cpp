@@ -49,7 +49,7 @@ Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a,
 }
 
 Status CompareExport::exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
-                                  double scale)
+                                  double scale, double top_mass)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
@@ -60,6 +60,7 @@ Status CompareExport::exportLines(const AttentionResult& result, int head, const
     canvas.resize(size);
     canvas.setResult(borrow(result));
     canvas.setHead(head);
+    canvas.setTopMass(top_mass);
     return ViewExporter::exportPicture(
         path, size, scale, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
 }

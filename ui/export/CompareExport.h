@@ -24,9 +24,10 @@ public:
     static Status exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
                                 int head_b, const QString& label_b, const QString& path, const QSize& size,
                                 double scale = 1.0, ColorScale color_scale = ColorScale::WithoutOneKeyRows);
-    // The lines view (--view lines): one head, or all heads overlaid with head = -1.
+    // The lines view (--view lines): one head, or all heads overlaid with head = -1; with
+    // top_mass < 1 only each row's strongest keys that reach that share (--top-mass).
     static Status exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
-                              double scale = 1.0);
+                              double scale = 1.0, double top_mass = 1.0);
 
     // "3,5" -> (3, 5): the value of --compare; an error names the option and the reason.
     static Result<std::pair<int, int>> parseHeadPair(const QString& text, int num_heads);

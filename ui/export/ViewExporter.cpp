@@ -252,7 +252,8 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path, request.size,
                                                 request.scale, request.color_scale);
         case ExportView::Lines:
-            return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale);
+            return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale,
+                                              request.top_mass);
         case ExportView::Shapes: {
             if (Status ok = ShapeDiagramExport::check(result, request.batch, request.head); !ok)
                 return ok;

@@ -24,9 +24,13 @@ const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
 const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
-const Setting<qint64> kMemoryBudget{"memory/budget", 0};  // bytes; 0 = MemoryPlan::defaultBudget()
+const Setting<qint64> kMemoryBudget{"memory/budget", 0};               // bytes; 0 = MemoryPlan::defaultBudget()
 const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
+const Setting<QString> kModelFolder{"model/folder", QString()};  // a whole model's folder; empty: none
+const Setting<int> kModelLayer{"model/folder_layer", 0};
+const Setting<bool> kTokenIdsInput{"input/token_ids_mode", false};
+const Setting<QString> kTokenIds{"input/token_ids", QString()};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
 const Setting<QStringList> kRecentModels{"files/recentModels", QStringList()};
 const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
@@ -147,6 +151,38 @@ ColorMaps::Map AppSettings::colorMap() const
 void AppSettings::setColorMap(ColorMaps::Map map)
 {
     set(kColorMap, ColorMaps::name(map));
+}
+QString AppSettings::modelFolder() const
+{
+    return get(kModelFolder);
+}
+void AppSettings::setModelFolder(const QString& dir)
+{
+    set(kModelFolder, dir);
+}
+int AppSettings::modelLayer() const
+{
+    return std::max(0, get(kModelLayer));
+}
+void AppSettings::setModelLayer(int layer)
+{
+    set(kModelLayer, layer);
+}
+bool AppSettings::tokenIdsInput() const
+{
+    return get(kTokenIdsInput);
+}
+void AppSettings::setTokenIdsInput(bool token_ids)
+{
+    set(kTokenIdsInput, token_ids);
+}
+QString AppSettings::tokenIds() const
+{
+    return get(kTokenIds);
+}
+void AppSettings::setTokenIds(const QString& ids)
+{
+    set(kTokenIds, ids);
 }
 QStringList AppSettings::recentFiles() const
 {

@@ -41,6 +41,16 @@ public:
     void setColorMap(ColorMaps::Map map);
     ColorScale colorScale() const;  // of every heatmap view
     void setColorScale(ColorScale scale);
+    // The whole model open when the window closed (empty: none), its layer, and whether its field
+    // held token ids (their text kept apart from the sentence's).
+    QString modelFolder() const;
+    void setModelFolder(const QString& dir);
+    int modelLayer() const;
+    void setModelLayer(int layer);
+    bool tokenIdsInput() const;
+    void setTokenIdsInput(bool token_ids);
+    QString tokenIds() const;
+    void setTokenIds(const QString& ids);
     QStringList recentFiles() const;
     void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecentFile(const QString& path);

@@ -3,6 +3,8 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/controller/OpenModel.h"
+#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
@@ -13,7 +15,6 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
-#include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -22,8 +23,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -64,6 +67,15 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_sentence->setFont(big);
     m_sentence->setMinimumHeight(36);
     m_sentence->setMaxLength(kMaxSentenceLength);
+    // What the field holds with a whole model: text through its tokenizer, or token ids as they are.
+    m_input_mode = new QComboBox(central);
+    m_input_mode->setObjectName(QStringLiteral("InputMode"));
+    m_input_mode->addItem(tr("Text"));
+    m_input_mode->addItem(tr("Token ids"));
+    m_input_mode->setToolTip(
+        tr("Text: the sentence through the model's tokenizer. Token ids: ids as they are, "
+           "e.g. 464, 3797, 318 (a folder without a tokenizer takes ids only)"));
+    m_input_mode->setVisible(false);  // a whole model only
     // Why the sentence in the field is not what the views show: beside the field, not a tooltip.
     m_sentence_error = new QLabel(central);
     m_sentence_error->setObjectName(QStringLiteral("SentenceError"));
@@ -90,7 +102,11 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_tabs = new ViewTabs(central);
     m_grid = m_tabs->grid();
     m_head_view = m_tabs->headView();
-    layout->addWidget(m_sentence);
+    auto* sentence_row = new QHBoxLayout;
+    sentence_row->setSpacing(6);
+    sentence_row->addWidget(m_input_mode);
+    sentence_row->addWidget(m_sentence, 1);
+    layout->addLayout(sentence_row);
     layout->addWidget(m_sentence_error);
     layout->addWidget(m_tokens);
     layout->addWidget(m_kv_sentence);
@@ -134,6 +150,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_kv_tokens, &TokenStrip::tokenContextMenu, this, &MainWindow::showTokenMenu);
 
     connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
+    connect(m_input_mode, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setTokenIdsInput(index == kTokenIdsMode); });
     connect(m_kv_sentence, &QLineEdit::textChanged, this, &MainWindow::editKvSentence);
     connect(m_tokens, &TokenStrip::tokenClicked, this, [this](int index) {
         if (m_kv_sentence->text().trimmed().isEmpty())
@@ -360,13 +378,31 @@ void MainWindow::restoreSettings()
     }
     m_head_view->setHead(m_settings->currentHead());
     setCurrentView(m_settings->currentView());
+    // The model open when the window closed, read again on the worker: until it is read (or if it
+    // is gone or broken, said beside the panel's model button) the weights above are in use.
+    if (const QString model_dir = m_settings->modelFolder(); !model_dir.isEmpty()) {
+        openModelFolder(model_dir, m_settings->modelLayer());
+        m_restoring_model = true;
+        if (m_settings->tokenIdsInput())
+            setTokenIds(m_settings->tokenIds());
+        else
+            m_other_mode_text = m_settings->tokenIds();
+    }
 }
 
 void MainWindow::saveSettings()
 {
     // An example is not a setting: what it replaced is remembered instead.
     const bool example = m_controller->showsExample();
-    m_settings->setSentence(example ? m_sentence_before_example : m_sentence->text());
+    m_settings->setSentence(example ? m_sentence_before_example : textSentence());
+    m_settings->setTokenIds(tokenIdsText());
+    // A folder still being read (closed right after the start) is remembered as it was asked for.
+    const bool model = m_controller->hasModel() || m_controller->isOpeningModel();
+    m_settings->setModelFolder(m_controller->isOpeningModel() ? m_controller->openingModelDir()
+                               : model                        ? m_controller->model()->dir
+                                                              : QString());
+    m_settings->setModelLayer(model ? m_controller->selectedLayer() : 0);
+    m_settings->setTokenIdsInput(model && m_controller->tokenIdsInput());
     m_settings->setKvSentence(m_kv_sentence->text());
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());

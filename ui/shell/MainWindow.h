@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+class QComboBox;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
@@ -53,6 +54,12 @@ public:
     AttentionController* controller() const { return m_controller; }
     QLabel* sentenceError() const { return m_sentence_error; }
     QLineEdit* sentenceEdit() const { return m_sentence; }
+    // With a whole model: Text (index 0) or Token ids (kTokenIdsMode) in the sentence field. Each
+    // mode keeps its own text; a folder without a tokenizer switches to Token ids when it opens.
+    static constexpr int kTokenIdsMode = 1;
+    QComboBox* inputModeBox() const { return m_input_mode; }
+    void setTokenIdsInput(bool token_ids);
+    void setTokenIds(const QString& ids);  // Token ids mode, with these ids in the field ("1,2,3")
     TokenStrip* tokenStrip() const { return m_tokens; }
     // Cross-attention: the sentence keys and values come from (empty = self-attention), and its tokens.
     QLineEdit* kvSentenceEdit() const { return m_kv_sentence; }
@@ -127,6 +134,8 @@ private:
     void showModelError(const QString& message);
     void updateModelPieces();  // the token strip from the model's run and predictions
     void stepLayer(int step);
+    QString textSentence() const;  // the field's text in Text mode, or the text kept meanwhile
+    QString tokenIdsText() const;  // and the ids
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
@@ -142,6 +151,8 @@ private:
     AttentionController* m_controller = nullptr;
     ActionRegistry* m_actions = nullptr;
     QLineEdit* m_sentence = nullptr;
+    QComboBox* m_input_mode = nullptr;
+    QString m_other_mode_text;           // what the field held in the mode not shown
     QLabel* m_sentence_error = nullptr;  // why the views do not show the sentence, beside it
     TokenStrip* m_tokens = nullptr;
     QLineEdit* m_kv_sentence = nullptr;
@@ -163,9 +174,10 @@ private:
     std::shared_ptr<const AttentionResult> m_result;
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
-    QString m_opening_file;         // the file openWeightsFile asked for, until it is read or refused
-    int m_heads_from_field = 0;     // the Heads field's number, for an opening file that states none
-    bool m_restoring_file = false;  // the remembered weight file is being read at start-up
+    QString m_opening_file;          // the file openWeightsFile asked for, until it is read or refused
+    int m_heads_from_field = 0;      // the Heads field's number, for an opening file that states none
+    bool m_restoring_file = false;   // the remembered weight file is being read at start-up
+    bool m_restoring_model = false;  // the remembered model folder is being read at start-up
 };
 
 }  // namespace attn

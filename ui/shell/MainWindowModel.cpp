@@ -15,13 +15,17 @@
 #include "ui/views/shapes/ShapesPanel.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <QStandardPaths>
+
+#include <utility>
 
 namespace attn {
 namespace {
@@ -44,7 +48,50 @@ std::int64_t baseModelParameters(const ModelWeights& w)
 
 void MainWindow::openModelFolder(const QString& dir, int layer)
 {
+    m_restoring_model = false;
     m_controller->openModel(QFileInfo(dir).absoluteFilePath(), layer);
+}
+
+QString MainWindow::textSentence() const
+{
+    return m_controller->tokenIdsInput() ? m_other_mode_text : m_sentence->text();
+}
+
+QString MainWindow::tokenIdsText() const
+{
+    return m_controller->tokenIdsInput() ? m_sentence->text() : m_other_mode_text;
+}
+
+void MainWindow::setTokenIdsInput(bool token_ids)
+{
+    {
+        const QSignalBlocker block(m_input_mode);
+        m_input_mode->setCurrentIndex(token_ids ? kTokenIdsMode : 0);
+    }
+    if (token_ids == m_controller->tokenIdsInput())
+        return;
+    if (token_ids)
+        m_input_mode->setVisible(true);
+    // Each mode keeps its own text: the sentence is still there when the user goes back to Text.
+    const QString shown = std::exchange(m_other_mode_text, m_sentence->text());
+    {
+        const QSignalBlocker block(m_sentence);
+        m_sentence->setText(shown);
+    }
+    m_sentence->setPlaceholderText(token_ids ? tr("Type token ids, e.g. 464, 3797, 318") : tr("Type a sentence…"));
+    m_tabs->setSentence(shown);
+    m_controller->setTokenIdsInput(token_ids);
+    m_controller->setSentence(shown);
+}
+
+void MainWindow::setTokenIds(const QString& ids)
+{
+    if (m_controller->tokenIdsInput()) {
+        m_sentence->setText(ids);
+        return;
+    }
+    m_other_mode_text = ids;
+    setTokenIdsInput(true);
 }
 
 void MainWindow::closeModel()
@@ -87,6 +134,10 @@ void MainWindow::modelOpened(const QString& dir)
     m_layer_chooser->setVisible(true);
     m_tabs->shapesPanel()->setModelConfig(&config);
     m_message->hide();  // a refusal before this one is no longer true
+    m_restoring_model = false;
+    m_input_mode->setVisible(true);
+    if (!model->tokenizer)
+        setTokenIdsInput(true);  // ids are all such a folder takes
     // A model takes its own mask and has no second sentence: those controls wait for it to close.
     m_kv_sentence->setEnabled(false);
     m_kv_tokens->setVisible(false);
@@ -103,6 +154,8 @@ void MainWindow::modelClosed()
     m_tabs->clearModel();
     m_tabs->shapesPanel()->setModelConfig(nullptr);
     m_layer_chooser->setVisible(false);
+    setTokenIdsInput(false);  // the weights in the panel take text
+    m_input_mode->setVisible(false);
     m_kv_sentence->setEnabled(true);
     m_actions->get(ActionId::Causal)->setEnabled(true);
     for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
@@ -114,7 +167,14 @@ void MainWindow::showModelError(const QString& message)
 {
     if (message.isEmpty())
         return;
-    if (m_controller->hasModel())
+    if (!m_controller->hasModel() && !m_controller->isOpeningModel()) {
+        setTokenIdsInput(false);  // no model to take ids: back to the sentence
+        m_input_mode->setVisible(false);
+    }
+    if (std::exchange(m_restoring_model, false))
+        m_message->showError(
+            tr("The saved model could not be opened; using the weights in the settings panel. %1").arg(message));
+    else if (m_controller->hasModel())
         m_message->showError(tr("Model not opened, the model in use stays: %1").arg(message));
     else
         m_message->showError(tr("Model not opened, the weights in use stay: %1").arg(message));

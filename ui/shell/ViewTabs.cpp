@@ -133,6 +133,7 @@ void ViewTabs::setTopMass(double fraction)
 {
     m_grid->setTopMass(fraction);
     m_head_view->setTopMass(fraction);
+    m_lines->setTopMass(fraction);
 }
 
 void ViewTabs::setAggregate(int aggregate)

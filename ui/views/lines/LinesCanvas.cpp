@@ -1,5 +1,6 @@
 #include "ui/views/lines/LinesCanvas.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <QCoreApplication>
@@ -69,6 +70,16 @@ void LinesCanvas::setHead(int head)
     update();
 }
 
+void LinesCanvas::setTopMass(double fraction)
+{
+    fraction = std::clamp(fraction, 1e-6, 1.0);
+    if (fraction == m_top_mass)
+        return;
+    m_top_mass = fraction;
+    invalidateLines();
+    update();
+}
+
 void LinesCanvas::setHeadVisible(int head, bool visible)
 {
     if (head < 0)
@@ -130,7 +141,7 @@ std::vector<int> LinesCanvas::shownHeads() const
 }
 
 std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& result, const std::vector<int>& heads,
-                                                         int keys_per_query, int max_lines)
+                                                        int keys_per_query, int max_lines, double top_mass)
 {
     std::vector<Line> lines;
     float strongest = 0.0f;
@@ -143,11 +154,13 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
     const int keep = std::clamp(keys_per_query, 0, kMostKeys);
     for (int h : heads) {
         const Matrix& weights = result.trace.weights[size_t(h)];  // (query_len, key_len)
+        const MaskMatrix kept = top_mass < 1.0 ? AttentionDisplay::topMass(weights, top_mass) : MaskMatrix();
+        const auto shown = [&kept](int i, int j) { return kept.size() == 0 || kept(i, j); };
         for (int i = 0; i < weights.rows(); ++i) {
             const float* row = weights.row(i).data();
             if (keep == 0) {
                 for (int j = 0; j < weights.cols(); ++j)
-                    if (row[j] >= threshold)
+                    if (row[j] >= threshold && shown(i, j))
                         lines.push_back({row[j], h, i, j});
                 continue;
             }
@@ -156,7 +169,7 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
             int count = 0;
             for (int j = 0; j < weights.cols(); ++j) {
                 const float w = row[j];
-                if (w < threshold || (count == keep && w <= best[size_t(keep - 1)].weight))
+                if (w < threshold || (count == keep && w <= best[size_t(keep - 1)].weight) || !shown(i, j))
                     continue;
                 int at = std::min(count, keep - 1);
                 while (at > 0 && best[size_t(at - 1)].weight < w) {
@@ -209,14 +222,16 @@ const std::vector<LinesCanvas::Line>* LinesCanvas::currentLines(bool wait_for_wo
 {
     if (!m_result)
         return nullptr;
-    if (m_lines && m_lines->result == m_result.get() && m_lines->heads == shownHeads())
+    if (m_lines && m_lines->result == m_result.get() && m_lines->heads == shownHeads() &&
+        m_lines->top_mass == m_top_mass)
         return &m_lines->lines;
     if (m_pending_generation != 0 && !wait_for_worker)
         return nullptr;
     auto set = std::make_shared<LineSet>();
     set->result = m_result.get();
     set->heads = shownHeads();
-    set->lines = chooseLines(*m_result, set->heads, keysPerQuery(), kMaxLines);
+    set->top_mass = m_top_mass;
+    set->lines = chooseLines(*m_result, set->heads, keysPerQuery(), kMaxLines, m_top_mass);
     m_lines = std::move(set);
     return &m_lines->lines;
 }
@@ -231,11 +246,14 @@ void LinesCanvas::requestLines()
     std::shared_ptr<const AttentionResult> result = m_result;
     std::vector<int> heads = shownHeads();
     const int keys = keysPerQuery();
-    QThreadPool::globalInstance()->start([self, result, heads = std::move(heads), keys, generation]() mutable {
+    const double top_mass = m_top_mass;
+    QThreadPool::globalInstance()->start([self, result, heads = std::move(heads), keys, top_mass,
+                                          generation]() mutable {
         auto set = std::make_shared<LineSet>();
         set->result = result.get();
         set->heads = heads;
-        set->lines = chooseLines(*result, heads, keys, kMaxLines);
+        set->top_mass = top_mass;
+        set->lines = chooseLines(*result, heads, keys, kMaxLines, top_mass);
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, set = std::move(set), result, generation]() mutable {
@@ -322,6 +340,37 @@ std::pair<LinesCanvas::Side, int> LinesCanvas::tokenAt(const QPointF& position, 
     return {Side::None, -1};
 }
 
+bool LinesCanvas::isKeyStruck(int key) const
+{
+    if (!m_result || key < 0)
+        return false;
+    const std::vector<bool>& padding = m_result->trace.key_padding;
+    const std::vector<bool>& hidden = m_result->hidden_keys;
+    return (size_t(key) < padding.size() && padding[size_t(key)]) ||
+           (size_t(key) < hidden.size() && hidden[size_t(key)]);
+}
+
+QString LinesCanvas::title() const
+{
+    if (!m_result)
+        return {};
+    QString title = m_head == kAllHeads
+                        ? tr("All heads overlaid (%1 of %2 shown)").arg(shownHeads().size()).arg(m_result->numHeads())
+                        : tr("Head %1").arg(m_head);
+    if (const QString note = thinningNote(); !note.isEmpty())
+        title += QStringLiteral(" — ") + note;
+    if (m_top_mass < 1.0)
+        title += QStringLiteral(" — ") + tr("top %1% of each row").arg(QLocale().toString(m_top_mass * 100.0, 'g', 3));
+    const std::vector<bool>& hidden = m_result->hidden_keys;
+    const int hidden_count = int(std::count(hidden.begin(), hidden.end(), true));
+    if (hidden_count == 1)
+        title += QStringLiteral(" — ") +
+                 tr("key %1 hidden").arg(int(std::find(hidden.begin(), hidden.end(), true) - hidden.begin()));
+    else if (hidden_count > 1)
+        title += QStringLiteral(" — ") + tr("%1 keys hidden").arg(hidden_count);
+    return title;
+}
+
 int LinesCanvas::visibleLineCount() const
 {
     const std::vector<Line>* lines = currentLines(true);
@@ -346,19 +395,14 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     const std::vector<int> heads = shownHeads();
     const int tokens = std::max(m_result->seqLen(), m_result->keyLen());  // rows of the figure
     const int num_heads = m_result->numHeads();
-    const std::vector<bool>& padding = m_result->trace.key_padding;
 
     // Title and column headings.
     QFont title_font = font();
     title_font.setPixelSize(14);
     title_font.setBold(true);
     painter.setFont(title_font);
-    QString title = m_head == kAllHeads
-                        ? tr("All heads overlaid (%1 of %2 shown)").arg(heads.size()).arg(num_heads)
-                        : tr("Head %1").arg(m_head);
+    QString title = this->title();
     const std::vector<Line>* chosen = currentLines(false);
-    if (const QString note = thinningNote(); !note.isEmpty())
-        title += QStringLiteral(" — ") + note;
     if (!chosen)
         title += QStringLiteral(" — ") + tr("finding the strongest keys…");
     painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
@@ -418,8 +462,8 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
             if (i >= side_tokens.size())
                 continue;
             const QString label = elided(side_tokens[i].text, metrics, layout.label_width);
-            // A padded key is greyed: no query may look at it.
-            const bool padded = key_side && size_t(i) < padding.size() && padding[size_t(i)];
+            // A padded or hidden key is greyed and struck through: no line goes to it.
+            const bool padded = key_side && isKeyStruck(i);
             QFont f = layout.font;
             f.setBold(focused);
             painter.setFont(f);

@@ -19,6 +19,9 @@ struct AttentionResult;
 // weight (relative to the strongest weight shown, which is opaque; see opacityFor). One head, or all heads overlaid, each in
 // its own colour, with heads switched off by setHeadVisible. Hovering a token shows only its lines.
 // paint() draws the same picture on any QPainter (widget, PNG, SVG, PDF).
+// Keys hidden in the heatmaps (the result's hidden_keys, rows renormalised without them) are
+// greyed and struck through like the heatmaps' labels, with no lines; with exBERT's top X %
+// (setTopMass, as the heatmaps) only each row's strongest keys that reach that share are drawn.
 // Long inputs: beyond kAllLinesCells weights only the strongest kKeysPerQuery keys of each query
 // are drawn, and never more than kMaxLines lines (the strongest); the title says what is shown.
 // On screen those lines are chosen off the GUI thread, so a long input never blocks the window.
@@ -35,6 +38,8 @@ public:
     void setHead(int head);  // kAllHeads or 0..num_heads-1
     void setHeadVisible(int head, bool visible);
     void setFocusToken(Side side, int index);  // what hovering sets; Side::None shows every line
+    void setTopMass(double fraction);          // 0 < fraction <= 1; 1 draws every row's lines
+    double topMass() const { return m_top_mass; }
 
     int head() const { return m_head; }
     bool isHeadVisible(int head) const;
@@ -58,9 +63,11 @@ public:
     };
     // The lines to draw for `heads` of `result`, weakest first: those above the threshold of the
     // strongest weight shown, only each query's `keys_per_query` strongest (0: all), at most
-    // `max_lines` (the strongest). Reads each weight once; allocates only the lines.
+    // `max_lines` (the strongest), and with top_mass < 1 only the keys of each row that
+    // AttentionDisplay::topMass keeps. Reads each weight once; allocates only the lines (and the
+    // top-mass flags of one head at a time).
     static std::vector<Line> chooseLines(const AttentionResult& result, const std::vector<int>& heads,
-                                         int keys_per_query, int max_lines);
+                                         int keys_per_query, int max_lines, double top_mass = 1.0);
     // "strongest 3 keys per query of 2,166" while long inputs are thinned, else empty.
     QString thinningNote() const;
     bool linesPending() const { return m_pending_generation != 0; }  // being chosen off the GUI thread
@@ -68,6 +75,10 @@ public:
     void paint(QPainter& painter, const QRectF& rect) const;
     // The token drawn at `position` when the picture fills `rect`, or Side::None.
     std::pair<Side, int> tokenAt(const QPointF& position, const QRectF& rect) const;
+    // Whether key `key`'s label is greyed and struck through: padded, or hidden in the heatmaps.
+    bool isKeyStruck(int key) const;
+    // The title above the lines: the head(s) shown and what is left out (thinning, top X %, hidden keys).
+    QString title() const;
     // Lines paint() draws now (weights above the visibility threshold, visible heads, focus filter).
     int visibleLineCount() const;
 
@@ -97,6 +108,7 @@ private:
     struct LineSet {
         const AttentionResult* result = nullptr;
         std::vector<int> heads;
+        double top_mass = 1.0;
         std::vector<Line> lines;
     };
     mutable std::shared_ptr<const LineSet> m_lines;
@@ -108,6 +120,7 @@ private:
     std::vector<bool> m_visible;  // per head, for kAllHeads
     Side m_focus_side = Side::None;
     int m_focus_index = -1;
+    double m_top_mass = 1.0;
 };
 
 }  // namespace attn

@@ -29,6 +29,7 @@ public:
 public slots:
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
     void setHead(int head);  // LinesCanvas::kAllHeads or a head
+    void setTopMass(double fraction) { m_canvas->setTopMass(fraction); }
 
 signals:
     void headChanged(int head);

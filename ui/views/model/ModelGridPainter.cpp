@@ -219,6 +219,29 @@ void ModelGridPainter::paintVectorCells(QPainter& painter, const QRectF& rect, c
     }
 }
 
+QList<QRectF> ModelGridPainter::maskedRuns(const QRectF& rect, const AttentionThumbnail& thumbnail)
+{
+    const int rows = int(thumbnail.values.rows());
+    const int cols = int(thumbnail.values.cols());
+    const double cell_width = rect.width() / cols;
+    const double cell_height = rect.height() / rows;
+    QList<QRectF> runs;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols;) {
+            if (!std::isnan(thumbnail.values(r, c))) {
+                ++c;
+                continue;
+            }
+            int end = c + 1;
+            while (end < cols && std::isnan(thumbnail.values(r, end)))
+                ++end;
+            runs.append(QRectF(rect.left() + c * cell_width, rect.top() + r * cell_height, (end - c) * cell_width,
+                               cell_height));
+            c = end;
+        }
+    return runs;
+}
+
 void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output output, double pixel_ratio) const
 {
     if (m_levels.isEmpty()) {
@@ -261,6 +284,8 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
             paintVectorCells(painter, layout.thumbnails[i], thumbnail, scale_top);
         else
             painter.drawImage(layout.thumbnails[i], thumbnailImage(thumbnail, scale_top, pixels_per_cell));
+        // Masked cells hatched as in every other heatmap, small spacing as in the compact grid.
+        Hatch::draw(&painter, maskedRuns(layout.thumbnails[i], thumbnail), 4.0);
     }
     painter.restore();
 

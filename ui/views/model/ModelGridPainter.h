@@ -73,6 +73,9 @@ public:
     // The colour of a weight on a scale 0..top: one of 256 levels of the colour map; a weight above
     // the top (a one-key row) takes the top colour, a masked cell (NaN) the grey of Hatch.
     static QRgb colorOf(ColorMaps::Map map, double value, double top);
+    // The masked (NaN) pixels of a thumbnail drawn in `rect`, one rectangle per run in a row: the
+    // grey of colorOf, hatched over by paint as every heatmap's masked cells.
+    static QList<QRectF> maskedRuns(const QRectF& rect, const AttentionThumbnail& thumbnail);
     QString scaleNote(int bins) const;
 
 private:
