@@ -95,7 +95,10 @@ private:
     QLabel* m_summary = nullptr;
     QLabel* m_breakdown_caption = nullptr;
     ScoreBreakdownView* m_breakdown = nullptr;
-    std::array<Section, WalkthroughModel::kStepCount> m_sections;
+    // The numbered steps' sections, then kRotationSection's (step 2b, shown after step 2).
+    static constexpr int kRotationSection = WalkthroughModel::kStepCount;
+    const WalkthroughStep* sectionStep(int section) const;  // nullptr: the section is hidden
+    std::array<Section, WalkthroughModel::kStepCount + 1> m_sections;
 };
 
 }  // namespace attn
