@@ -151,6 +151,7 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
     run.selected_layer = selected_layer;
     run.num_kv_heads = config.num_kv_heads;
     run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    run.attention.setSlidingWindow(config.sliding_window);
     if (reused > 0)
         run.attention.copyRows(earlier->attention, reused);
     run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below

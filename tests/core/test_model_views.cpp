@@ -173,6 +173,23 @@ private slots:
         QCOMPARE(all[4].values, AttentionThumbnail::reduce(grid.maps, 1, 1, 7, 7, ThumbnailReduction::Mean).values);
     }
 
+    // Mistral's sliding window: the keys W or more before a query are masked pixels (NaN, drawn
+    // grey), as the keys after it are; one pixel per cell here.
+    void thumbnailMasksOutsideTheSlidingWindow()
+    {
+        Maps m = randomMaps(1, 1, 10, true);
+        m.maps.setSlidingWindow(3);
+        const AttentionThumbnail thumbnail = AttentionThumbnail::reduce(m.maps, 0, 0, 10, 10, ThumbnailReduction::Max);
+        for (int query = 0; query < 10; ++query)
+            for (int key = 0; key < 10; ++key) {
+                const float value = thumbnail.values(query, key);
+                if (key > query || key < query - 2)
+                    QVERIFY2(std::isnan(value), qPrintable(QStringLiteral("%1, %2").arg(query).arg(key)));
+                else
+                    QCOMPARE(value, m.heads[0](query, key));
+            }
+    }
+
     // The metrics read row by row from the compact maps are those of the full matrix.
     void headMetricsFromTheMaps()
     {
