@@ -51,8 +51,11 @@ TensorGlyph glyphForStep(const ShapeStep& step, const ShapeConfig& config, doubl
         // Heads are slabs one behind the other; with many heads they close up into a deck.
         const int heads = int(shape[step.head_axis].value);
         glyph.slabs = heads;
-        glyph.highlighted_slab =
-            heads > 1 ? std::clamp(selected_head, 0, heads - 1) : -1;  // one head: nothing to pick out
+        // Grouped-query attention: a tensor of h_kv heads highlights the selected head's key/value head.
+        const int head = heads < config.num_heads && config.isGrouped()
+                             ? selected_head / int(config.num_heads / config.kvHeads())
+                             : selected_head;
+        glyph.highlighted_slab = heads > 1 ? std::clamp(head, 0, heads - 1) : -1;  // one head: nothing to pick out
         if (heads > 1) {
             glyph.slab_step = std::min(2.0 * u, 5.5 * u / (heads - 1));
             glyph.thickness = std::min(batch_depth, 0.55 * glyph.slab_step);
