@@ -174,6 +174,13 @@ WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
     return m_sections[size_t(step - 1)].tables[size_t(table)].model;
 }
 
+WalkthroughTableModel* WalkthroughView::rotationTableModel(int table) const
+{
+    if (table < 0 || size_t(table) >= m_walk.rotation.tables.size())
+        return nullptr;
+    return m_sections[size_t(kRotationSection)].tables[size_t(table)].model;
+}
+
 QTableView* WalkthroughView::tableView(int step, int table) const
 {
     return tableModel(step, table) ? m_sections[size_t(step - 1)].tables[size_t(table)].view : nullptr;

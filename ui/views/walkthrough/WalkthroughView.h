@@ -44,6 +44,9 @@ public:
 
     // Step 1..10, table 0..2; nullptr when the step has no such table.
     WalkthroughTableModel* tableModel(int step, int table) const;
+    // Step 2b (rotary positions): its header, hidden without rotary positions, and its tables.
+    QLabel* rotationHeader() const { return m_sections[size_t(kRotationSection)].header; }
+    WalkthroughTableModel* rotationTableModel(int table) const;
     QTableView* tableView(int step, int table) const;
     ScoreBreakdownView* breakdown() const { return m_breakdown; }
     QSpinBox* headSpinBox() const { return m_head_spin; }
