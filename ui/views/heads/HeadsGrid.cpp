@@ -185,7 +185,11 @@ QString HeadsGrid::caption() const
         .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
         .arg(config.d_model)
         .arg(m_result->trace.head_dim)
-        .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString(),
+        .arg(m_result->weights_description,
+             !config.causal ? QString()
+             : m_result->trace.sliding_window > 0
+                 ? tr(" · causal, sliding window %1").arg(m_result->trace.sliding_window)
+                 : tr(" · causal"),
              groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
 }
 
