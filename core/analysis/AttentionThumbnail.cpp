@@ -19,7 +19,7 @@ std::vector<int> binEdges(int count, int bins)
 }
 
 // One row of pixels: queries [first, last) reduced over each key bin into `out` (cols).
-// A query sees the keys 0 .. rowLength - 1; the cells after them are masked, not weights.
+// A query sees the keys firstKey .. rowLength - 1; the cells outside them are masked, not weights.
 void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, int last, const std::vector<int>& keys,
                    ThumbnailReduction reduction, float* out)
 {
@@ -30,11 +30,14 @@ void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, in
     for (int query = first; query < last; ++query) {
         const float* row = maps.row(layer, head, query);
         const int length = maps.rowLength(query);
+        const int first_key = maps.firstKey(query);  // past a sliding window: masked
         for (int c = 0; c < cols; ++c) {
-            const int begin = keys[size_t(c)];
+            if (keys[size_t(c)] >= length)
+                break;  // this bin and every later one lie past the keys the query sees
+            const int begin = std::max(keys[size_t(c)], first_key);
             const int end = std::min(keys[size_t(c) + 1], length);
             if (begin >= end)
-                break;  // this bin and every later one lie past the keys the query sees
+                continue;                                                            // the bin lies before the window
             const Eigen::Map<const Eigen::ArrayXf> cells(row + begin, end - begin);  // vectorised by Eigen
             if (reduction == ThumbnailReduction::Max)
                 top[size_t(c)] = std::max(top[size_t(c)], cells.maxCoeff());

@@ -28,7 +28,27 @@ ModelParameterCounts ModelParameterCounts::of(const ModelConfig& config)
         case ModelArchitecture::DistilBert:
             counts.embedding_norm = layer_norm;
             break;
+        case ModelArchitecture::Llama:
+        case ModelArchitecture::Qwen2:
+        case ModelArchitecture::Mistral: {
+            // RMSNorm has a weight only; Wq, Wo (C, C), Wk, Wv (C, H_kv D); SwiGLU gate, up, down without biases.
+            const std::int64_t kv_width = config.kvDim();
+            const std::int64_t qkv_bias = config.qkv_bias ? width + 2 * kv_width : 0;
+            counts.position_embeddings = 0;  // rotary: no table
+            counts.attention_norm = counts.mlp_norm = counts.final_norm = width;
+            counts.attention = 2 * width * width + 2 * width * kv_width + qkv_bias + (config.out_bias ? width : 0);
+            counts.mlp = 3 * width * inner;
+            break;
+        }
+        case ModelArchitecture::GptNeox:
+            // query_key_value (C, 3C) and dense (C, C), with biases when attention_bias (the default)
+            counts.position_embeddings = 0;
+            counts.attention = 4 * width * width + (config.qkv_bias ? 3 * width : 0) + (config.out_bias ? width : 0);
+            counts.final_norm = layer_norm;
+            break;
     }
+    if (config.hasRotaryPositions() && !config.tie_word_embeddings)
+        counts.output_head = std::int64_t(config.vocab_size) * width;
     return counts;
 }
 

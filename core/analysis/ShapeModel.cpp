@@ -5,6 +5,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <tuple>
 
 #include <cmath>
 
@@ -43,11 +44,15 @@ ShapeConfig ShapeConfig::fromResult(const AttentionResult& result, std::int64_t 
         trace.causal || std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
     config.scale = trace.scale;
     config.positional = result.input.positional.size() > 0;
+    config.num_kv_heads = trace.kvHeads();
+    config.rotary_dim = result.rotary_dim;
+    config.sliding_window = trace.sliding_window;
 
-    // parameters = d_in * 3 d_model [+ 3 d_model] [+ d_model * d_out [+ d_out]]
-    const std::int64_t in_bias = 3 * config.d_model;
+    // parameters = d_in (d_model + 2 d_kv) [+ d_model + 2 d_kv] [+ d_model * d_out [+ d_out]]
+    const std::int64_t in_width = config.d_model + 2 * config.kvDim();
+    const std::int64_t in_bias = in_width;
     const std::int64_t out_bias = config.has_output_projection ? config.output_dim : 0;
-    std::int64_t extra = result.parameter_count - config.input_dim * 3 * config.d_model;
+    std::int64_t extra = result.parameter_count - config.input_dim * in_width;
     if (config.has_output_projection)
         extra -= config.d_model * config.output_dim;
     config.has_input_bias = extra == in_bias || extra == in_bias + out_bias;
@@ -96,6 +101,10 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     const ShapeDim dB{QStringLiteral("B"), B}, dT{QStringLiteral("T"), T}, dIn{QStringLiteral("d_in"), d_in},
         dModel{QStringLiteral("d_model"), d_model}, dH{QStringLiteral("h"), h}, dK{QStringLiteral("d_k"), d_k},
         dOut{QStringLiteral("d_out"), d_out};
+    // Grouped-query attention: keys and values have h_kv heads, d_kv = h_kv d_k wide.
+    const bool grouped = config.isGrouped();
+    const ShapeDim dKv = grouped ? ShapeDim{QStringLiteral("d_kv"), config.kvDim()} : dModel;
+    const ShapeDim dHkv = grouped ? ShapeDim{QStringLiteral("h_kv"), config.kvHeads()} : dH;
     // Cross-attention names both lengths; self-attention keeps the one T.
     const ShapeDim dQ = config.isCross() ? ShapeDim{QStringLiteral("T_q"), T} : dT;
     const ShapeDim dS = config.isCross() ? ShapeDim{QStringLiteral("T_kv"), S} : dT;
@@ -128,18 +137,22 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     } projections[] = {
         {Id::Wq, Id::Q, "Wq", "Q", "bq"}, {Id::Wk, Id::K, "Wk", "K", "bk"}, {Id::Wv, Id::V, "Wv", "V", "bv"}};
     for (const auto& p : projections) {
-        ShapeStep& w = add(
-            p.weight, Kind::Weight, QLatin1String(p.w),
-            config.has_input_bias
-                ? QStringLiteral("%1 (d_in × d_model), bias %2 (d_model)").arg(QLatin1String(p.w), QLatin1String(p.b))
-                : QStringLiteral("%1 (d_in × d_model), no bias").arg(QLatin1String(p.w)),
-            {dIn, dModel});
-        w.parameters = d_in * d_model + (config.has_input_bias ? d_model : 0);
-        w.cost_formula =
-            config.has_input_bias ? QStringLiteral("d_in·d_model + d_model") : QStringLiteral("d_in·d_model");
+        const bool query = p.tensor == Id::Q;
+        const ShapeDim& width = query ? dModel : dKv;
+        const QString w_name = QLatin1String(p.w);
+        ShapeStep& w =
+            add(p.weight, Kind::Weight, w_name,
+                config.has_input_bias
+                    ? QStringLiteral("%1 (d_in × %2), bias %3 (%2)").arg(w_name, width.name, QLatin1String(p.b))
+                    : QStringLiteral("%1 (d_in × %2), no bias").arg(w_name, width.name),
+                {dIn, width});
+        w.parameters = d_in * width.value + (config.has_input_bias ? width.value : 0);
+        w.cost_formula = config.has_input_bias ? QStringLiteral("d_in·%1 + %1").arg(width.name)
+                                               : QStringLiteral("d_in·%1").arg(width.name);
     }
     for (const auto& p : projections) {
         const bool query = p.tensor == Id::Q;
+        const ShapeDim& width = query ? dModel : dKv;
         const std::int64_t rows = query ? T : S;
         const QString x = query || !config.isCross() ? QStringLiteral("X") : QStringLiteral("X_kv");
         ShapeStep& t = add(
@@ -147,19 +160,50 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
             config.has_input_bias
                 ? QStringLiteral("%1 = %2 %3 + %4").arg(QLatin1String(p.t), x, QLatin1String(p.w), QLatin1String(p.b))
                 : QStringLiteral("%1 = %2 %3").arg(QLatin1String(p.t), x, QLatin1String(p.w)),
-            {dB, query ? dQ : dS, dModel});
-        t.multiply_adds = B * rows * d_in * d_model;
-        t.cost_formula = QStringLiteral("B·%1·d_in·d_model").arg((query ? dQ : dS).name);
-        t.elementwise = config.has_input_bias ? B * rows * d_model : 0;
+            {dB, query ? dQ : dS, width});
+        t.multiply_adds = B * rows * d_in * width.value;
+        t.cost_formula = QStringLiteral("B·%1·d_in·%2").arg((query ? dQ : dS).name, width.name);
+        t.elementwise = config.has_input_bias ? B * rows * width.value : 0;
     }
 
     // 2. Split: d_model = h x d_k, heads become an axis (a reshape and transpose, no arithmetic).
     for (const auto& [id, name] : {std::pair{Id::QHeads, "Q"}, {Id::KHeads, "K"}, {Id::VHeads, "V"}}) {
         const ShapeDim& length = id == Id::QHeads ? dQ : dS;
-        ShapeStep& t = add(id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
-                           QStringLiteral("%1 → (B, %2, h, d_k), swap %2 and h").arg(QLatin1String(name), length.name),
-                           {dB, dH, length, dK});
+        const ShapeDim& heads = id == Id::QHeads ? dH : dHkv;
+        ShapeStep& t = add(
+            id, Kind::Tensor, QStringLiteral("%1 heads").arg(QLatin1String(name)),
+            QStringLiteral("%1 → (B, %2, %3, d_k), swap %2 and %3").arg(QLatin1String(name), length.name, heads.name),
+            {dB, heads, length, dK});
         t.head_axis = 1;
+    }
+
+    // 2b. Rotary positions (apply_rotary_pos_emb): each head's first R features, in pairs
+    // (i, i + R/2), turned by the angle p θ_i of the token's position p. The rest pass through.
+    if (config.rotary_dim > 0) {
+        const std::int64_t R = config.rotary_dim;
+        const QString part = R < d_k ? QStringLiteral(" on the first R = %1 of d_k = %2 features").arg(R).arg(d_k)
+                                     : QStringLiteral(" on all d_k = %1 features").arg(d_k);
+        for (const auto& [id, name, heads, rows] :
+             {std::tuple{Id::QRotated, "Q", dH, dQ}, std::tuple{Id::KRotated, "K", dHkv, dS}}) {
+            ShapeStep& t = add(id, Kind::Tensor, QStringLiteral("%1 rotated").arg(QLatin1String(name)),
+                               QStringLiteral("%1' = %1 cos(p θ) + rotate_half(%1) sin(p θ)%2, θ_i = 1/base^(2i/R)")
+                                   .arg(QLatin1String(name), part),
+                               {dB, heads, rows, dK});
+            t.head_axis = 1;
+            t.elementwise = 2 * B * heads.value * rows.value * R;  // two products per rotated feature
+        }
+    }
+
+    // 2c. Grouped-query attention (repeat_kv): each key/value head copied for its h / h_kv query heads.
+    if (grouped) {
+        for (const auto& [id, name] : {std::pair{Id::KRepeated, "K"}, {Id::VRepeated, "V"}}) {
+            ShapeStep& t = add(id, Kind::Tensor, QStringLiteral("%1 repeated").arg(QLatin1String(name)),
+                               QStringLiteral("repeat_kv: (B, h_kv, %1, d_k) → (B, h, %1, d_k), each kv head × %2")
+                                   .arg(dS.name)
+                                   .arg(h / config.kvHeads()),
+                               {dB, dH, dS, dK});
+            t.head_axis = 1;
+        }
     }
 
     // 3. Scores per head, then the mask, then the softmax over the keys.
@@ -171,10 +215,13 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     scores.cost_formula = products;
     scores.elementwise = B * h * T * S;  // the division by the scale
     if (config.masked) {
-        ShapeStep& masked = add(Id::Masked, Kind::Tensor, QStringLiteral("masked scores"),
-                                config.causal ? QStringLiteral("S[i, j] = −∞ for j > i (causal)")
-                                              : QStringLiteral("S[i, j] = −∞ for padding keys j"),
-                                {dB, dH, dQ, dS});
+        ShapeStep& masked = add(
+            Id::Masked, Kind::Tensor, QStringLiteral("masked scores"),
+            config.windowed() ? QStringLiteral("S[i, j] = −∞ for j > i or j ≤ i − W (causal, sliding window W = %1)")
+                                    .arg(config.sliding_window)
+            : config.causal ? QStringLiteral("S[i, j] = −∞ for j > i (causal)")
+                            : QStringLiteral("S[i, j] = −∞ for padding keys j"),
+            {dB, dH, dQ, dS});
         masked.head_axis = 1;
         masked.elementwise = B * h * T * S;
     }

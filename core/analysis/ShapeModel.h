@@ -34,10 +34,18 @@ struct ShapeConfig {
     bool causal = false;      // the mask is the causal one (drawn as a triangle)
     bool positional = false;  // X includes a positional encoding
     double scale = 0.0;       // divisor of the scores; 0 = sqrt(head_dim)
+    // Llama family, GPT-NeoX:
+    std::int64_t num_kv_heads = 0;    // h_kv: grouped-query attention's key/value heads; 0 = h
+    std::int64_t rotary_dim = 0;      // R: rotary positions turn the first R features of each head; 0 = none
+    std::int64_t sliding_window = 0;  // W: with causal, query i sees keys i - W + 1 .. i; 0 = none
 
     bool isCross() const { return kv_len > 0; }
     std::int64_t keyLength() const { return isCross() ? kv_len : seq_len; }
     std::int64_t headDim() const { return num_heads > 0 ? d_model / num_heads : 0; }
+    std::int64_t kvHeads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }
+    std::int64_t kvDim() const { return kvHeads() * headDim(); }  // d_kv = h_kv d_k
+    bool isGrouped() const { return kvHeads() != num_heads; }
+    bool windowed() const { return causal && sliding_window > 0 && sliding_window < keyLength(); }
     double effectiveScale() const;
 
     // The dimensions of a computed result. AttentionResult does not record which biases exist,
@@ -65,7 +73,11 @@ struct ShapeStep {
         HeadOutputs,
         Concat,
         Wo,
-        Output
+        Output,
+        QRotated,  // rotary positions: Q and K heads turned by position
+        KRotated,
+        KRepeated,  // grouped-query attention: repeat_kv, (B, h_kv, T, d_k) -> (B, h, T, d_k)
+        VRepeated,
     };
 
     Id id = Id::Input;

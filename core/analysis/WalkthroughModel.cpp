@@ -46,6 +46,63 @@ WalkthroughTable table(QString title, QStringList rows, QStringList columns, Mat
     return t;
 }
 
+// Step 2b: what the rotation did to the head's queries and keys. Q (T, H D) and K (T, H_kv D)
+// before it are the result's; after it, the trace's. Position p turns features (i, i + R/2)
+// by p θ_i, θ_i = inverse_frequencies[i], as float32 products (as transformers computes them).
+WalkthroughStep rotationStep(const AttentionResult& result, int head, int query, const QStringList& keys,
+                             const QStringList& head_dims)
+{
+    const AttentionTrace& trace = result.trace;
+    const int head_dim = trace.head_dim;
+    const int kv_head = trace.kvHeadOf(head);
+    const int half = result.rotary_dim / 2;
+    const int position = trace.query_offset + query;
+    WalkthroughStep step;
+    step.number = 2;
+    step.label = QStringLiteral("2b");
+    step.title = QStringLiteral("Rotary positions");
+    step.formula =
+        QStringLiteral(
+            "at position p, features (i, i + %1) turn by p θ_i: x_i' = x_i cos − x_(i+%1) sin, "
+            "x_(i+%1)' = x_(i+%1) cos + x_i sin%2")
+            .arg(half)
+            .arg(result.rotary_dim < head_dim
+                     ? QStringLiteral("; features %1 … %2 pass through").arg(result.rotary_dim).arg(head_dim - 1)
+                     : QString());
+    if (result.q_before_rotation.rows() != trace.queryLength() ||
+        result.k_before_rotation.rows() != trace.keyLength()) {
+        step.unavailable = QStringLiteral("this result kept no Q and K from before the rotation");
+        return step;
+    }
+    const auto q_before = result.q_before_rotation.middleCols(head * head_dim, head_dim);     // (T, d_k)
+    const auto k_before = result.k_before_rotation.middleCols(kv_head * head_dim, head_dim);  // (T, d_k)
+    Matrix pair(4, head_dim);                                                                 // (4, d_k)
+    pair.row(0) = q_before.row(query);
+    pair.row(1) = trace.qHead(head).row(query);
+    pair.row(2) = k_before.row(position);
+    pair.row(3) = trace.kHead(head).row(position);
+    const QString g = QString::number(kv_head);
+    step.tables.push_back(table(QStringLiteral("q and k at position %1, before and after  (4 × d_k)").arg(position),
+                                {QStringLiteral("q before"), QStringLiteral("q' after"),
+                                 QStringLiteral("k before (kv %1)").arg(g), QStringLiteral("k' after (kv %1)").arg(g)},
+                                head_dims, std::move(pair), -1));
+    step.tables.push_back(table(QStringLiteral("K of kv head %1 before the rotation  (T × d_k)").arg(g), keys,
+                                head_dims, Matrix(k_before), position));
+    Matrix angles(half, 4);  // (R/2, 4): θ_i, p θ_i, cos, sin
+    QStringList pairs;
+    for (int i = 0; i < half; ++i) {
+        const float theta = result.inverse_frequencies[size_t(i)];
+        const float angle = float(position) * theta;
+        angles.row(i) << theta, angle, std::cos(angle), std::sin(angle);
+        pairs.append(QStringLiteral("%1, %2").arg(i).arg(i + half));
+    }
+    step.tables.push_back(
+        table(QStringLiteral("angles at position %1  (R/2 × 4)").arg(position), pairs,
+              {QStringLiteral("θ_i"), QStringLiteral("p θ_i"), QStringLiteral("cos"), QStringLiteral("sin")},
+              std::move(angles), -1));
+    return step;
+}
+
 }  // namespace
 
 WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head, int query)
@@ -99,10 +156,19 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
                           .arg(shape.has_input_bias ? QStringLiteral(" + bq") : QString())
                           .arg(head * head_dim)
                           .arg((head + 1) * head_dim - 1);
+    // Grouped-query attention: K and V are those of the head's key/value head; rotary: Q and K after the rotation.
+    const bool rotary = result.rotary_dim > 0 && int(result.inverse_frequencies.size()) == result.rotary_dim / 2;
+    const QString rotated = rotary ? QStringLiteral(" after rotation") : QString();
+    const QString kv =
+        trace.kvHeads() != num_heads ? QStringLiteral(" (kv head %1)").arg(trace.kvHeadOf(head)) : QString();
     step(2).tables.push_back(
-        table(QStringLiteral("Q_%1  (T × d_k)").arg(h), queries, head_dims, trace.qHead(head), query));
-    step(2).tables.push_back(table(QStringLiteral("K_%1  (T × d_k)").arg(h), keys, head_dims, trace.kHead(head), -1));
-    step(2).tables.push_back(table(QStringLiteral("V_%1  (T × d_k)").arg(h), keys, head_dims, trace.vHead(head), -1));
+        table(QStringLiteral("Q_%1%2  (T × d_k)").arg(h, rotated), queries, head_dims, trace.qHead(head), query));
+    step(2).tables.push_back(
+        table(QStringLiteral("K_%1%2%3  (T × d_k)").arg(h, kv, rotated), keys, head_dims, trace.kHead(head), -1));
+    step(2).tables.push_back(
+        table(QStringLiteral("V_%1%2  (T × d_k)").arg(h, kv), keys, head_dims, trace.vHead(head), -1));
+    if (rotary && !result.isCross())
+        walk.rotation = rotationStep(result, head, query, keys, head_dims);
 
     // 3-5. Raw, scaled and masked scores (the raw scores need TraceDetail::Full).
     step(3).title = QStringLiteral("Raw scores");
@@ -112,7 +178,12 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     step(4).formula = square_root ? QStringLiteral("s_j / √d_k = s_j / √%1 = s_j / %2").arg(head_dim).arg(scale)
                                   : QStringLiteral("s_j / %1").arg(scale);
     step(5).title = QStringLiteral("Masked scores");
-    step(5).formula = trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
+    step(5).formula = trace.causal && trace.sliding_window > 0
+                          ? QStringLiteral(
+                                "−∞ where key j comes after query i, or %1 or more positions before it (causal mask, "
+                                "sliding window %1)")
+                                .arg(trace.sliding_window)
+                      : trace.causal ? QStringLiteral("−∞ where key j comes after query i (causal mask)")
                       : trace.key_padding.empty() ? QStringLiteral("no mask: the scaled scores unchanged")
                                                   : QStringLiteral("−∞ where key j is padding");
     // A long input: the T x T steps hold the selected query's row only (one row of the head's

@@ -29,6 +29,7 @@ struct WalkthroughTable {
 // does not hold what the step needs; `unavailable` then says why).
 struct WalkthroughStep {
     int number = 0;   // 1..10
+    QString label;    // "2b": a step shown after step `number`, not counted in kStepCount; empty otherwise
     QString title;    // "Raw scores"
     QString formula;  // "s_j = q · k_j"
     std::vector<WalkthroughTable> tables;
@@ -47,6 +48,10 @@ struct WalkthroughModel {
     int head = 0;
     int query = 0;
     std::vector<WalkthroughStep> steps;  // kStepCount, in order
+    // Rotary positions (Llama family, GPT-NeoX), shown as step "2b" between steps 2 and 3: the
+    // head's q and k before and after the rotation, K before it, and the angles at the query's
+    // position. No tables without rotary positions.
+    WalkthroughStep rotation;
     // Which dimensions make each raw score: products(j, i) = q_i * k_j,i, so row j sums to q · k_j.
     WalkthroughTable products;  // (key_len, head_dim)
     // What the steps show of a long input ("the T x T steps show query 5's row of 2,166"), or empty.

@@ -2,6 +2,7 @@
 
 #include "core/base/Tensor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,6 +32,14 @@ public:
     int numHeads() const { return m_heads; }
     int seqLen() const { return m_seq_len; }
     bool isCausal() const { return m_causal; }
+    // A causal map under a sliding window (Mistral): row `query` sees keys firstKey(query) ..
+    // query; the weights before them are 0 like those after (they are stored all the same).
+    void setSlidingWindow(int window) { m_sliding_window = window; }
+    int slidingWindow() const { return m_sliding_window; }
+    int firstKey(int query) const
+    {
+        return m_causal && m_sliding_window > 0 ? std::max(0, query - m_sliding_window + 1) : 0;
+    }
 
     // Row `query` of a head: its first rowLength(query) weights (keys 0..query when causal, all T
     // keys otherwise); every weight after them is 0.
@@ -53,6 +62,7 @@ private:
     int m_heads = 0;
     int m_seq_len = 0;
     bool m_causal = false;
+    int m_sliding_window = 0;           // causal maps: 0 = none
     std::unique_ptr<float[]> m_packed;  // causal: (L, H) lower triangles, row after row
     std::vector<Matrix> m_full;         // otherwise: L * H matrices (T, T)
 };

@@ -10,8 +10,10 @@ namespace {
 
 // Causal self-attention with Q and K rotated between the projections and the scores (and, for
 // a captured layer, kept as they were before the rotation).   h (T, C) -> trace.output (T, C)
+// With a cache: h (n, C) new rows -> trace.output (n, C), trace.weights H x (n, cached + n).
 Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w,
-                              const RotaryEmbedding& rotary, const Matrix& h, const LayerCapture& capture)
+                              const RotaryEmbedding& rotary, const Matrix& h, const LayerCapture& capture,
+                              KeyValueCache* cache)
 {
     AttentionOptions options;
     options.causal = true;
@@ -27,7 +29,8 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
     };
     if (capture.attention_input)
         *capture.attention_input = h;
-    auto trace = AttentionEngine::forward(h, w.attention, options);
+    auto trace = cache ? AttentionEngine::forwardAppending(h, w.attention, options, *cache)
+                       : AttentionEngine::forward(h, w.attention, options);
     if (!trace)
         return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
     return trace;
@@ -53,12 +56,13 @@ Result<Matrix> gatedFeedForward(const ModelConfig& config, const LayerWeights& w
 }  // namespace
 
 Result<AttentionTrace> DecoderBlocks::llama(const ModelConfig& config, int layer, const LayerWeights& w,
-                                            const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture)
+                                            const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
+                                            KeyValueCache* cache)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
     rmsNorm(x, w.attn_norm_weight, eps, h);
-    auto attention = attend(config, layer, w, rotary, h, capture);
+    auto attention = attend(config, layer, w, rotary, h, capture, cache);
     if (!attention)
         return attention;
     x += attention->output;
@@ -72,12 +76,13 @@ Result<AttentionTrace> DecoderBlocks::llama(const ModelConfig& config, int layer
 }
 
 Result<AttentionTrace> DecoderBlocks::gptNeox(const ModelConfig& config, int layer, const LayerWeights& w,
-                                              const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture)
+                                              const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
+                                              KeyValueCache* cache)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
     layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, h);
-    auto attention = attend(config, layer, w, rotary, h, capture);
+    auto attention = attend(config, layer, w, rotary, h, capture, cache);
     if (!attention)
         return attention;
 

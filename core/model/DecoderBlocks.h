@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/attention/AttentionTrace.h"
+#include "core/attention/KeyValueCache.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelWeights.h"
 #include "core/model/RotaryEmbedding.h"
@@ -21,11 +22,16 @@ struct LayerCapture {
 //   GPT-NeoX (GPTNeoXLayer), MLP(h) = act(h W_in + b_in) W_out + b_out:
 //     use_parallel_residual:  x = x + Attn(LN_1(x)) + MLP(LN_2(x))
 //     otherwise:              x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x))
+// With a cache, x holds the new tokens only (n, C), the first at position cache->length(): their
+// rotated keys and values are appended to it and their queries attend to every key (sliding
+// window included); the captured matrices are the new rows only.
 struct DecoderBlocks {
     static Result<AttentionTrace> llama(const ModelConfig& config, int layer, const LayerWeights& w,
-                                        const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture);
+                                        const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
+                                        KeyValueCache* cache = nullptr);
     static Result<AttentionTrace> gptNeox(const ModelConfig& config, int layer, const LayerWeights& w,
-                                          const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture);
+                                          const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
+                                          KeyValueCache* cache = nullptr);
 };
 
 }  // namespace attn

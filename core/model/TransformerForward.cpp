@@ -128,7 +128,11 @@ void stackSelectedLayer(const ModelRun& earlier, int reused, ModelRun& run)
     trace.q = stacked(before.q, reused, trace.q);
     trace.concat = stacked(before.concat, reused, trace.concat);
     trace.output = stacked(before.output, reused, trace.output);
-    trace.query_offset = 0;  // k and v already hold every key
+    trace.query_offset = 0;                      // k and v already hold every key
+    if (earlier.q_before_rotation.size() > 0) {  // rotary models: the new rows' Q and K before rotation
+        run.q_before_rotation = stacked(earlier.q_before_rotation, reused, run.q_before_rotation);
+        run.k_before_rotation = stacked(earlier.k_before_rotation, reused, run.k_before_rotation);
+    }
 }
 
 // The forward pass of tokens reused..T-1, the first `reused` taken from `earlier` (reused = 0,
@@ -147,6 +151,7 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
     run.selected_layer = selected_layer;
     run.num_kv_heads = config.num_kv_heads;
     run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+    run.attention.setSlidingWindow(config.sliding_window);
     if (reused > 0)
         run.attention.copyRows(earlier->attention, reused);
     run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
@@ -157,13 +162,12 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
         Matrix* attention_input = &run.layer_inputs[size_t(layer)];
         KeyValueCache* cache = keys_values ? &(*keys_values)[size_t(layer)] : nullptr;
         const LayerWeights& w = weights.layers[size_t(layer)];
-        const LayerCapture capture =
-            layer == selected_layer ? LayerCapture{attention_input, &run.q_before_rotation, &run.k_before_rotation}
-                                    : LayerCapture{attention_input};
-        // The rotary decoders' blocks take no cache: TransformerModel::forward runs them whole.
-        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture)
+        const LayerCapture capture = layer == selected_layer
+                                         ? LayerCapture{attention_input, &run.q_before_rotation, &run.k_before_rotation}
+                                         : LayerCapture{attention_input};
+        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture, cache)
                      : config.architecture == ModelArchitecture::GptNeox
-                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture)
+                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture, cache)
                      : pre_norm ? preNormBlock(config, layer, w, x, attention_input, cache)
                                 : postNormBlock(config, layer, w, x, attention_input, cache);
         if (!trace)

@@ -34,9 +34,8 @@ Result<ModelRun> TransformerModel::forward(const std::vector<int>& token_ids, in
 Result<std::shared_ptr<const ModelRun>> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer,
                                                                   ForwardCache& cache) const
 {
-    // Every row changes with a new token in a bidirectional model; the rotary decoders' blocks
-    // take no cache yet. Both are computed whole.
-    if (!m_config.causal || m_config.architecture != ModelArchitecture::Gpt2) {
+    // Every row changes with a new token in a bidirectional model: it is computed whole.
+    if (!m_config.causal) {
         cache.clear();
         auto run = forward(token_ids, selected_layer);
         if (!run)

@@ -28,8 +28,9 @@ public:
     Result<ModelRun> forward(const std::vector<int>& token_ids, int selected_layer = 0) const;
 
     // forward() for live typing: the same run, computing only what the cache cannot give.
-    //   Causal model (GPT-2): the tokens shared with the cache's run, from the start, are reused
-    //   (their keys and values per layer, attention rows, last hidden state rows), and only the
+    //   Causal model (GPT-2, the Llama family, GPT-NeoX): the tokens shared with the cache's run, from the start, are reused
+    //   (their keys, after any rotation, and values per layer, attention rows, last hidden state
+    //   rows), and only the
     //   tokens after them are computed: typing at the end of the sentence computes one token per
     //   layer. A token changed in the middle invalidates the cache from there; a shorter input
     //   recomputes its last token; the same input returns the cached run itself. A different
@@ -37,7 +38,8 @@ public:
     //   Non-causal models (BERT, DistilBERT): every row changes with every token, so the whole pass
     //   is computed, and the cache is left empty.
     // The result equals forward()'s within 1e-6 of the largest value (products over fewer rows may
-    // sum in another order; test_forward_cache). The run is shared with the cache, which keeps it
+    // sum in another order; test_forward_cache), the attention weights of a rotary model's later
+    // layers within 2e-6 (sharp scores amplify that rounding). The run is shared with the cache, which keeps it
     // for the next call (the caller's copy costs nothing). On an error the cache is cleared.
     // Not thread-safe: one cache per sequence of calls, one call at a time (a worker thread may own
     // it); the model itself may serve several caches at once.

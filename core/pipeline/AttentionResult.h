@@ -21,6 +21,13 @@ struct AttentionResult {
     // Keys hidden from the views (AttentionDisplay::withHiddenKeys): their weights are 0 and each
     // row is renormalised over the others; the views mark them. Empty = none hidden.
     std::vector<bool> hidden_keys;
+    // Rotary positions (a Llama-family or GPT-NeoX layer): the first rotary_dim features of each
+    // head were turned by position x inverse_frequencies[i] (rotate_half pairs (i, i + R/2));
+    // Q (T, H D) and K (T, H_kv D) as they were before, trace.q and trace.k being after. 0: none.
+    int rotary_dim = 0;
+    std::vector<float> inverse_frequencies;  // (R / 2)
+    Matrix q_before_rotation;                // (T, H D)
+    Matrix k_before_rotation;                // (T, H_kv D)
 
     int seqLen() const { return int(input.tokens.size()); }  // the number of queries
     bool isCross() const { return !kv_input.tokens.isEmpty(); }

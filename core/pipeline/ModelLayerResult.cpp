@@ -39,6 +39,8 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
     if (selected && (detail == TraceDetail::Weights || run.layer_trace.hasScores())) {
         result.input.x = run.layer_input;  // (T, C)
         result.trace = run.layer_trace;
+        result.q_before_rotation = run.q_before_rotation;
+        result.k_before_rotation = run.k_before_rotation;
     } else {
         const Matrix& input = selected ? run.layer_input : run.layer_inputs.at(size_t(layer));  // (T, C)
         if (input.rows() != run.seqLen())
@@ -53,8 +55,9 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
         options.scale = result.config.scale;
         options.detail = detail;
         if (config.rotary_dim > 0)
-            options.rotate_positions = [&rotary](MatrixRef projected, int heads, int head_dim, int first_position,
-                                                 RotatedProjection) {
+            options.rotate_positions = [&rotary, &result](MatrixRef projected, int heads, int head_dim,
+                                                          int first_position, RotatedProjection which) {
+                (which == RotatedProjection::Queries ? result.q_before_rotation : result.k_before_rotation) = projected;
                 rotary.apply(projected, heads, head_dim, first_position);
             };
         auto trace = AttentionEngine::forward(input, model.weights().layers[size_t(layer)].attention, options);
@@ -62,6 +65,10 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
             return Error{QStringLiteral("layer %1 attention: %2").arg(layer).arg(trace.error())};
         result.input.x = input;
         result.trace = std::move(trace).value();
+    }
+    if (config.rotary_dim > 0) {
+        result.rotary_dim = config.rotary_dim;
+        result.inverse_frequencies = RotaryEmbedding::inverseFrequencies(config);
     }
     result.trace.weights = run.attention.layer(layer);  // H x (T, T): the maps the run kept
     result.output_dim = config.hidden_size;

@@ -13,6 +13,8 @@
 //   keystroke: "keystroke gpt2 T=32": a character typed at the end of a 31-token sentence, every
 //             layer's attention recomputed through the cache (TransformerModel::forward with a
 //             ForwardCache: one new token per layer); "... no cache" is the whole pass it replaces.
+//             "keystroke smollm2 T=32" the same on the SmolLM2-135M shape: rotated keys and the 3
+//             key/value heads cached.
 //   open:     "open gpt2-small": TransformerModel::load of a GPT-2-small F32 folder (498 MB, written
 //             to a temporary folder first, so read from the page cache) and its first result, a
 //             6-token pass; "open $MODEL_BENCH_FOLDER" the same for that folder, when set (e.g.
@@ -106,15 +108,19 @@ void ModelBench::forward()
 
 void ModelBench::keystroke_data()
 {
+    QTest::addColumn<QString>("kind");
     QTest::addColumn<bool>("cached");
-    QTest::newRow("keystroke gpt2 T=32") << true;
-    QTest::newRow("keystroke gpt2 T=32 no cache") << false;
+    for (const char* kind : {"gpt2", "smollm2"}) {
+        QTest::addRow("keystroke %s T=32", kind) << QString::fromLatin1(kind) << true;
+        QTest::addRow("keystroke %s T=32 no cache", kind) << QString::fromLatin1(kind) << false;
+    }
 }
 
 void ModelBench::keystroke()
 {
+    QFETCH(QString, kind);
     QFETCH(bool, cached);
-    const TransformerModel& m = model(QStringLiteral("gpt2"));
+    const TransformerModel& m = model(kind);
     std::vector<int> ids = randomIds(32, m.config().vocab_size, 32);
     const int layer = 5;  // the selected layer's walkthrough rows are kept, as in the window
     ForwardCache cache;

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 using namespace attn;
 using namespace attn::testing;
@@ -23,6 +24,12 @@ using namespace attn::testing;
 namespace {
 
 constexpr float kTolerance = 1e-6f;
+// The rotary fixtures' second layer: its attention weights differ by up to 1.6e-6 (measured),
+// while every layer's input agrees within 2.3e-7 of its largest value (two float steps). Their
+// random weights give sharp scores (several units), whose last float step moves a weight by
+// about 1e-6: the same rounding as above, amplified by the softmax, not a different computation.
+// It reaches the weighted values (concat, up to 1.3e-6) and the output projection likewise.
+constexpr float kRotaryAttentionTolerance = 2e-6f;
 
 // 24 ids in the GPT-2 vocabulary; gpt2-tiny has 64 positions.
 const std::vector<int> kSentence = {464, 3797, 3332, 319,  262, 14477, 13,  632, 373, 257, 922,   3797,
@@ -45,34 +52,57 @@ double relativeDifference(const Matrix& a, const Matrix& b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
         return std::numeric_limits<double>::infinity();
+    if (a.size() == 0)
+        return 0.0;  // both empty: Q and K before rotation of a model without rotary positions
     const double scale = std::max(1.0f, a.cwiseAbs().maxCoeff());
     return (a - b).cwiseAbs().maxCoeff() / scale;
 }
 
 // Where `cached` and `whole` differ by more than the tolerance, in words; empty when they agree.
-QString compareRuns(const ModelRun& cached, const ModelRun& whole)
+QString compareRuns(const ModelRun& cached, const ModelRun& whole, float after_softmax_tolerance = kTolerance)
 {
     if (cached.token_ids != whole.token_ids || cached.selected_layer != whole.selected_layer)
         return QStringLiteral("different tokens or selected layer");
     for (int l = 0; l < whole.numLayers(); ++l)
         for (int h = 0; h < whole.attention.numHeads(); ++h)
-            if (double d = relativeDifference(cached.attention.head(l, h), whole.attention.head(l, h)); d > kTolerance)
+            if (double d = relativeDifference(cached.attention.head(l, h), whole.attention.head(l, h));
+                d > after_softmax_tolerance)
                 return QStringLiteral("attention layer %1 head %2 differs by %3").arg(l).arg(h).arg(d);
+    // What the softmax's rounding reaches: each head's weighted values and their projection.
+    for (const auto& [name, pair] :
+         {std::pair{"concat", std::pair{&cached.layer_trace.concat, &whole.layer_trace.concat}},
+          {"output", {&cached.layer_trace.output, &whole.layer_trace.output}}})
+        if (double d = relativeDifference(*pair.first, *pair.second); d > after_softmax_tolerance)
+            return QStringLiteral("%1 differs by %2").arg(QLatin1String(name)).arg(d);
     const std::pair<const char*, std::pair<const Matrix*, const Matrix*>> parts[] = {
         {"last_hidden_state", {&cached.last_hidden_state, &whole.last_hidden_state}},
         {"layer_input", {&cached.layer_input, &whole.layer_input}},
         {"q", {&cached.layer_trace.q, &whole.layer_trace.q}},
         {"k", {&cached.layer_trace.k, &whole.layer_trace.k}},
         {"v", {&cached.layer_trace.v, &whole.layer_trace.v}},
-        {"concat", {&cached.layer_trace.concat, &whole.layer_trace.concat}},
-        {"output", {&cached.layer_trace.output, &whole.layer_trace.output}},
     };
+    for (int l = 0; l < whole.numLayers(); ++l)
+        if (double d = relativeDifference(cached.layer_inputs[size_t(l)], whole.layer_inputs[size_t(l)]);
+            d > kTolerance)
+            return QStringLiteral("layer %1 input differs by %2").arg(l).arg(d);
     for (const auto& [name, pair] : parts)
         if (double d = relativeDifference(*pair.first, *pair.second); d > kTolerance)
             return QStringLiteral("%1 differs by %2").arg(QLatin1String(name)).arg(d);
+    if (double d = relativeDifference(cached.q_before_rotation, whole.q_before_rotation); d > kTolerance)
+        return QStringLiteral("Q before rotation differs by %1").arg(d);
+    if (double d = relativeDifference(cached.k_before_rotation, whole.k_before_rotation); d > kTolerance)
+        return QStringLiteral("K before rotation differs by %1").arg(d);
     if (cached.layer_trace.query_offset != 0 || cached.layer_trace.queryLength() != whole.seqLen())
         return QStringLiteral("the selected layer's trace does not cover every query");
     return {};
+}
+
+// 20 ids below 72, the smallest vocabulary of the rotary fixtures (llama-biased).
+const std::vector<int> kRotarySentence = {5, 17, 63, 2, 40, 11, 29, 71, 8, 33, 50, 14, 3, 66, 21, 9, 45, 58, 1, 27};
+
+std::vector<int> firstRotaryTokens(int count)
+{
+    return {kRotarySentence.begin(), kRotarySentence.begin() + count};
 }
 
 // The whole pass, without a cache.
@@ -127,6 +157,11 @@ private slots:
     void otherSelectedLayer();
     void nonCausalModelRecomputes();
     void memoryIsTwoLayersOfKeysAndValues();
+    void rotaryExtendingEqualsWholePass_data();
+    void rotaryExtendingEqualsWholePass();
+    void rotaryTypingAndEditing_data();
+    void rotaryTypingAndEditing();
+    void groupedKeysAreKeptPerKeyValueHead();
     void engineRotatesNewKeysFromTheCachedLength();
     void engineRefusesACacheOfOtherWeights();
 };
@@ -271,6 +306,87 @@ void TestForwardCache::memoryIsTwoLayersOfKeysAndValues()
     }
     cache.clear();
     QCOMPARE(cache.bytes(), std::int64_t(0));
+}
+
+// The rotary decoders (Llama family, GPT-NeoX): the cached keys are after the rotation, so the new
+// tokens are rotated from the cached length on; grouped-query fixtures keep num_kv_heads heads;
+// mistral-tiny's sliding window of 4 masks cached keys too.
+void TestForwardCache::rotaryExtendingEqualsWholePass_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<int>("prefix");
+    QTest::addColumn<int>("total");
+    QTest::addColumn<int>("layer");
+    for (const char* fixture :
+         {"llama-tiny", "llama-biased", "qwen2-tiny", "mistral-tiny", "pythia-tiny", "neox-sequential"})
+        for (auto [prefix, total, layer] : {std::tuple{1, 2, 0}, {3, 4, 1}, {5, 12, 0}, {2, 20, 1}, {19, 20, 0}})
+            QTest::addRow("%s %d + %d", fixture, prefix, total - prefix)
+                << QString::fromLatin1(fixture) << prefix << total << layer;
+}
+
+void TestForwardCache::rotaryExtendingEqualsWholePass()
+{
+    QFETCH(QString, fixture);
+    QFETCH(int, prefix);
+    QFETCH(int, total);
+    QFETCH(int, layer);
+    const auto model = loadFixture(qPrintable(fixture));
+    ForwardCache cache;
+    QVERIFY(model->forward(firstRotaryTokens(prefix), layer, cache));
+    QCOMPARE(cache.length(), prefix);
+    auto extended = model->forward(firstRotaryTokens(total), layer, cache);
+    QVERIFY2(extended, qPrintable(extended.error()));
+    QCOMPARE(cache.length(), total);
+    QCOMPARE(cache.layers.back().length(), total);  // computed through the cache, not whole
+    const QString difference =
+        compareRuns(**extended, wholeRun(*model, firstRotaryTokens(total), layer), kRotaryAttentionTolerance);
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
+}
+
+void TestForwardCache::rotaryTypingAndEditing_data()
+{
+    QTest::addColumn<QString>("fixture");
+    for (const char* fixture : {"llama-tiny", "qwen2-tiny", "mistral-tiny", "pythia-tiny"})
+        QTest::newRow(fixture) << QString::fromLatin1(fixture);
+}
+
+// Token by token to the end, then a token changed mid-sentence: the pass after the change is
+// computed from the changed token on and still equals a whole pass.
+void TestForwardCache::rotaryTypingAndEditing()
+{
+    QFETCH(QString, fixture);
+    const auto model = loadFixture(qPrintable(fixture));
+    ForwardCache cache;
+    for (int count = 1; count <= int(kRotarySentence.size()); ++count) {
+        auto run = model->forward(firstRotaryTokens(count), 1, cache);
+        QVERIFY2(run, qPrintable(run.error()));
+        const QString difference =
+            compareRuns(**run, wholeRun(*model, firstRotaryTokens(count), 1), kRotaryAttentionTolerance);
+        QVERIFY2(difference.isEmpty(), qPrintable(QStringLiteral("T = %1: %2").arg(count).arg(difference)));
+    }
+    for (int changed : {0, 6, 13, 19}) {
+        std::vector<int> edited = kRotarySentence;
+        edited[size_t(changed)] = 42;
+        edited.push_back(7);
+        auto run = model->forward(edited, 1, cache);
+        QVERIFY(run);
+        const QString difference = compareRuns(**run, wholeRun(*model, edited, 1), kRotaryAttentionTolerance);
+        QVERIFY2(difference.isEmpty(), qPrintable(QStringLiteral("token %1: %2").arg(changed).arg(difference)));
+        QVERIFY(model->forward(kRotarySentence, 1, cache));  // back to the sentence
+    }
+}
+
+// Grouped-query attention caches the key/value heads, not the query heads: 2 L T kv_dim floats
+// (llama-tiny: 2 kv heads of 4, kv_dim 16 of hidden 32).
+void TestForwardCache::groupedKeysAreKeptPerKeyValueHead()
+{
+    const auto model = loadFixture("llama-tiny");
+    const ModelConfig& c = model->config();
+    QCOMPARE(c.kvDim(), 16);
+    ForwardCache cache;
+    QVERIFY(model->forward(firstRotaryTokens(11), 0, cache));
+    QCOMPARE(cache.layers.front().k.cols(), 16);
+    QCOMPARE(cache.bytes(), std::int64_t(2) * c.num_layers * 11 * c.kvDim() * std::int64_t(sizeof(float)));
 }
 
 // The engine with grouped-query weights (4 query heads, 2 key/value heads) and a position rotation:

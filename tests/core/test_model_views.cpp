@@ -71,6 +71,22 @@ constexpr const char* kBertBase = R"({"model_type": "bert", "hidden_size": 768, 
 constexpr const char* kDistilBertBase = R"({"model_type": "distilbert", "dim": 768, "n_heads": 12, "n_layers": 6,
     "hidden_dim": 3072, "max_position_embeddings": 512, "vocab_size": 30522, "activation": "gelu",
     "sinusoidal_pos_embds": false})";
+constexpr const char* kSmolLm2 = R"({"model_type": "llama", "hidden_size": 576, "intermediate_size": 1536,
+    "num_attention_heads": 9, "num_hidden_layers": 30, "num_key_value_heads": 3, "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-05, "rope_theta": 100000, "tie_word_embeddings": true, "vocab_size": 49152,
+    "hidden_act": "silu", "attention_bias": false})";
+constexpr const char* kQwen25 = R"({"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
+    "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2, "max_position_embeddings": 32768,
+    "max_window_layers": 24, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768,
+    "tie_word_embeddings": true, "use_sliding_window": false, "vocab_size": 151936, "hidden_act": "silu"})";
+constexpr const char* kTinyLlama = R"({"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632,
+    "num_attention_heads": 32, "num_hidden_layers": 22, "num_key_value_heads": 4, "max_position_embeddings": 2048,
+    "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 10000.0, "tie_word_embeddings": false,
+    "vocab_size": 32000, "hidden_act": "silu"})";
+constexpr const char* kPythia70m = R"({"model_type": "gpt_neox", "hidden_size": 512, "intermediate_size": 2048,
+    "num_attention_heads": 8, "num_hidden_layers": 6, "max_position_embeddings": 2048, "rotary_pct": 0.25,
+    "rotary_emb_base": 10000, "use_parallel_residual": true, "vocab_size": 50304, "tie_word_embeddings": false,
+    "hidden_act": "gelu", "layer_norm_eps": 1e-05})";
 
 }  // namespace
 
@@ -157,6 +173,23 @@ private slots:
         QCOMPARE(all[4].values, AttentionThumbnail::reduce(grid.maps, 1, 1, 7, 7, ThumbnailReduction::Mean).values);
     }
 
+    // Mistral's sliding window: the keys W or more before a query are masked pixels (NaN, drawn
+    // grey), as the keys after it are; one pixel per cell here.
+    void thumbnailMasksOutsideTheSlidingWindow()
+    {
+        Maps m = randomMaps(1, 1, 10, true);
+        m.maps.setSlidingWindow(3);
+        const AttentionThumbnail thumbnail = AttentionThumbnail::reduce(m.maps, 0, 0, 10, 10, ThumbnailReduction::Max);
+        for (int query = 0; query < 10; ++query)
+            for (int key = 0; key < 10; ++key) {
+                const float value = thumbnail.values(query, key);
+                if (key > query || key < query - 2)
+                    QVERIFY2(std::isnan(value), qPrintable(QStringLiteral("%1, %2").arg(query).arg(key)));
+                else
+                    QCOMPARE(value, m.heads[0](query, key));
+            }
+    }
+
     // The metrics read row by row from the compact maps are those of the full matrix.
     void headMetricsFromTheMaps()
     {
@@ -199,6 +232,30 @@ private slots:
         const ModelParameterCounts distilbert = ModelParameterCounts::of(config(kDistilBertBase));
         QCOMPARE(distilbert.total(), std::int64_t(66362880));
         QCOMPARE(distilbert.num_layers, 6);
+    }
+
+    // The published sizes of the causal LMs (sum of numel of LlamaForCausalLM, Qwen2ForCausalLM,
+    // GPTNeoXForCausalLM, lm_head / embed_out included when untied). Grouped-query attention:
+    // SmolLM2's k_proj and v_proj are (576, 3 x 64 = 192), Qwen2.5's (896, 2 x 64 = 128) with biases.
+    void parameterCountsOfRotaryModels()
+    {
+        const ModelParameterCounts smollm2 = ModelParameterCounts::of(config(kSmolLm2));
+        QCOMPARE(smollm2.attention, std::int64_t(2) * 576 * 576 + 2 * 576 * 192);
+        QCOMPARE(smollm2.output_head, std::int64_t(0));  // tied
+        QCOMPARE(smollm2.withOutputHead(), std::int64_t(134515008));
+
+        const ModelParameterCounts qwen = ModelParameterCounts::of(config(kQwen25));
+        QCOMPARE(qwen.attention, std::int64_t(2) * 896 * 896 + 2 * 896 * 128 + 896 + 2 * 128);
+        QCOMPARE(qwen.withOutputHead(), std::int64_t(494032768));
+
+        const ModelParameterCounts tinyllama = ModelParameterCounts::of(config(kTinyLlama));
+        QCOMPARE(tinyllama.output_head, std::int64_t(32000) * 2048);
+        QCOMPARE(tinyllama.withOutputHead(), std::int64_t(1100048384));
+
+        const ModelParameterCounts pythia = ModelParameterCounts::of(config(kPythia70m));
+        QCOMPARE(pythia.position_embeddings, std::int64_t(0));
+        QCOMPARE(pythia.withOutputHead(), std::int64_t(70426624));
+        QCOMPARE(pythia.total(), std::int64_t(70426624) - std::int64_t(50304) * 512);
     }
 };
 

@@ -58,6 +58,31 @@ class TestHeatmapOptions : public QObject {
     Q_OBJECT
 
 private slots:
+    // Mistral's sliding window: the keys W or more before a query are hatched like the causal ones.
+    void slidingWindowCellsAreMasked()
+    {
+        AttentionResult result;
+        for (int t = 0; t < 6; ++t)
+            result.input.tokens.append(Token{QString::number(t), 0, 0});
+        AttentionTrace& trace = result.trace;
+        trace.num_heads = 1;
+        trace.head_dim = 1;
+        trace.causal = true;
+        trace.sliding_window = 2;
+        trace.q = Matrix::Zero(6, 1);
+        trace.k = Matrix::Zero(6, 1);
+        trace.v = Matrix::Zero(6, 1);
+        trace.weights = {Matrix::Zero(6, 6)};
+        for (int query = 0; query < 6; ++query)
+            for (int key = std::max(0, query - 1); key <= query; ++key)
+                trace.weights[0](query, key) = query == 0 ? 1.0f : 0.5f;
+        const HeatmapData data = HeatmapData::fromResult(result);
+        for (int query = 0; query < 6; ++query)
+            for (int key = 0; key < 6; ++key)
+                QCOMPARE(bool(data.mask(query, key)), trace.isMasked(query, key));
+        QVERIFY(data.mask(5, 3) && !data.mask(5, 4) && data.mask(4, 5));
+    }
+
     void logScaleColoursByTheLogarithm()
     {
         HeatmapPlot plot;

@@ -9,9 +9,12 @@
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/ModelLayerResult.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/Hatch.h"
+#include "ui/heatmap/KvGroupMarks.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
 #include "ui/views/shapes/ModelChainView.h"
@@ -21,6 +24,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -70,6 +74,66 @@ private slots:
         view.clearModel();
         QVERIFY(!view.hasModel());
         QVERIFY(view.emptyLabel()->isVisible());
+    }
+
+    // Grouped-query attention (llama-tiny: 4 query heads, 2 key/value heads): a bracket in the
+    // colour of each group above its heads, a dark separator in the gap between H1 and H2 and none
+    // between H0 and H1; the All heads grid brackets the same groups.
+    void groupsOfKeyValueHeadsAreMarked()
+    {
+        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/llama-tiny"));
+        QVERIFY(model);
+        const std::vector<int> ids = {5, 17, 63, 2, 40, 11, 29, 71};
+        auto run = (*model)->forward(ids);
+        QVERIFY(run);
+        const auto shared_run = std::make_shared<const ModelRun>(std::move(run).value());
+        QCOMPARE(shared_run->num_kv_heads, 2);
+        const auto hasColour = [](const QImage& image, const QRect& area, QRgb colour) {
+            for (int y = std::max(0, area.top()); y <= area.bottom() && y < image.height(); ++y)
+                for (int x = std::max(0, area.left()); x <= area.right() && x < image.width(); ++x)
+                    if ((image.pixel(x, y) & 0xffffff) == (colour & 0xffffff))
+                        return true;
+            return false;
+        };
+        const QRgb first_group = qRgb(0xc2, 0x5b, 0x12);
+        const QRgb second_group = qRgb(0x1b, 0x6c, 0xa8);
+        const QRgb separator = qRgb(0x50, 0x50, 0x50);
+
+        ModelView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setModelRun(shared_run, {});
+        ModelGridCanvas* canvas = view.canvas();
+        const QImage image = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const QRect h0 = canvas->thumbnailRect(0, 0), h1 = canvas->thumbnailRect(0, 1),
+                    h2 = canvas->thumbnailRect(0, 2);
+        const QRect band(h0.left(), h0.top() - 45, h2.right() - h0.left(), 44);  // above the H labels
+        QVERIFY(hasColour(image, QRect(h0.left(), band.top(), h1.right() - h0.left(), band.height()), first_group));
+        QVERIFY(!hasColour(image, QRect(h0.left(), band.top(), h1.right() - h0.left(), band.height()), second_group));
+        QVERIFY(hasColour(image, QRect(h2.left(), band.top(), h2.width(), band.height()), second_group));
+        QVERIFY(hasColour(image, QRect(h1.right() + 1, h1.top(), h2.left() - h1.right() - 1, h1.height()), separator));
+        QVERIFY(!hasColour(image, QRect(h0.right() + 1, h0.top(), h1.left() - h0.right() - 1, h0.height()), separator));
+
+        QStringList texts;
+        for (int id : ids)
+            texts.append(QString::number(id));
+        auto layer = ModelLayerResult::make(**model, QStringLiteral("llama-tiny"), *shared_run, texts, 0);
+        QVERIFY(layer);
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(std::make_shared<const AttentionResult>(std::move(layer).value()));
+        QImage picture(grid.size(), QImage::Format_RGB32);
+        QPainter painter(&picture);
+        grid.render(&painter, QRectF(QPointF(0, 0), QSizeF(grid.size())));
+        painter.end();
+        for (int head = 0; head < 4; ++head) {
+            const QRect plot = grid.plot(head)->geometry();
+            const QRect above(plot.left(), plot.top() - int(KvGroupMarks::kBandHeight), plot.width(),
+                              int(KvGroupMarks::kBandHeight));
+            QVERIFY2(hasColour(picture, above, head < 2 ? first_group : second_group),
+                     qPrintable(QString::number(head)));
+        }
     }
 
     // On screen each thumbnail is the head (10 tokens fit its pixels): every cell's centre has

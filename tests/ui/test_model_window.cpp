@@ -30,6 +30,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -441,6 +442,33 @@ private slots:
         QCOMPARE(controller()->result()->config.weight_source, RunSettings::WeightSource::Random);
         QCOMPARE(m_window->tokenStrip()->tokens(), (QStringList{"hello", "world"}));
         QVERIFY(m_window->actions()->get(ActionId::Causal)->isEnabled());
+    }
+
+    // A grouped-query model with a SwiGLU MLP (llama-tiny, given a one-character-per-token vocabulary
+    // so that the window can tokenize): the panel counts its parameters as model-shapes does
+    // (22,688: the gate projection included, k_proj and v_proj h_kv·d_k wide).
+    void panelCountsTheParametersOfALlamaModel()
+    {
+        QTemporaryDir root;
+        const QString dir = root.filePath("llama");
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(copyFolder(modelFixture("llama-tiny"), dir));
+        QJsonObject vocab;
+        for (int byte = 33; byte < 127; ++byte)
+            vocab.insert(QString(QChar(byte)), byte - 33);
+        vocab.insert(QString(QChar(0x120)), 94);  // byte-level space
+        QFile vocab_file(dir + "/vocab.json");
+        QVERIFY(vocab_file.open(QIODevice::WriteOnly));
+        vocab_file.write(QJsonDocument(vocab).toJson());
+        vocab_file.close();
+        QFile merges(dir + "/merges.txt");
+        QVERIFY(merges.open(QIODevice::WriteOnly));
+        merges.write("#version: 0.2\n");
+        merges.close();
+        open(dir, "cat");
+        QVERIFY2(controller()->hasModel(), qPrintable(m_window->messageBar()->text()));
+        const QString info = m_window->settingsPanel()->modelInfoText();
+        QVERIFY2(info.contains(QLocale().toString(qlonglong(22688))), qPrintable(info));
     }
 
     // Recent models are remembered in the settings, beside the recent weight files, and reopen.

@@ -2,7 +2,9 @@
 // tutorial's values, and the widget keeps its selection in sync with the heatmaps.
 
 #include "core/analysis/WalkthroughModel.h"
+#include "core/model/TransformerModel.h"
 #include "core/pipeline/Examples.h"
+#include "core/pipeline/ModelLayerResult.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
@@ -61,6 +63,33 @@ class TestWalkthrough : public QObject {
     Q_OBJECT
 
 private slots:
+    // A rotary model's layer: step 2b between steps 2 and 3 with its three tables (q and k before
+    // and after, K before, the angles); a result without rotary positions hides it.
+    void rotationSectionOfARotaryModel()
+    {
+        WalkthroughView view;
+        view.resize(1200, 900);
+        view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));
+        QVERIFY(view.rotationHeader()->isHidden());
+        QVERIFY(!view.rotationTableModel(0));
+
+        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/llama-tiny"));
+        QVERIFY(model);
+        auto run = (*model)->forward({5, 17, 63, 2, 40, 11}, 1);
+        QVERIFY(run);
+        auto result =
+            ModelLayerResult::make(**model, QStringLiteral("llama-tiny"), *run, {"a", "b", "c", "d", "e", "f"}, 1);
+        QVERIFY(result);
+        view.setResult(std::make_shared<const AttentionResult>(std::move(result).value()));
+        view.select(3, 4);
+        QVERIFY(!view.rotationHeader()->isHidden());
+        QVERIFY(view.rotationHeader()->text().contains(QStringLiteral("2b.")));
+        QVERIFY(view.rotationHeader()->text().contains(QStringLiteral("Rotary positions")));
+        QCOMPARE(view.rotationTableModel(0)->rowCount(), 4);  // q, q', k, k' at position 4
+        QCOMPARE(view.rotationTableModel(0)->table().values.row(1), view.walkthrough().step(2).tables[0].values.row(4));
+        QCOMPARE(view.rotationTableModel(2)->rowCount(), 4);  // R/2 = 4 pairs of llama-tiny's d_k = 8
+    }
+
     void toyExample()
     {
         const AttentionResult toy = test::toyResult();

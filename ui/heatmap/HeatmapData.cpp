@@ -23,7 +23,7 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     const int queries = trace.queryLength();
     const int keys = trace.keyLength();
     // AttentionTrace::isMasked, a row or a column at a time: causal hides the keys after the
-    // query, padding hides whole key columns.
+    // query, a sliding window those W or more before it, padding hides whole key columns.
     // Nothing masked: no mask at all (a 20,000-token matrix would spend 400 MB on falses).
     const bool any_padding =
         std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
@@ -34,6 +34,12 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     if (trace.causal)
         for (int query = 0; query + 1 < keys && query < queries; ++query)
             data.mask.row(query).tail(keys - query - 1).setConstant(true);
+    if (trace.causal && trace.sliding_window > 0)
+        for (int query = 0; query < queries; ++query) {
+            const int too_far = std::min(keys, trace.query_offset + query - trace.sliding_window + 1);
+            if (too_far > 0)
+                data.mask.row(query).head(too_far).setConstant(true);
+        }
     for (int key = 0; key < int(trace.key_padding.size()) && key < keys; ++key)
         if (trace.key_padding[size_t(key)])
             data.mask.col(key).setConstant(true);

@@ -39,8 +39,8 @@ std::int64_t baseModelParameters(const ModelWeights& w)
                          w.final_norm_bias.size();
     for (const LayerWeights& layer : w.layers)
         total += layer.attention.parameterCount() + layer.attn_norm_weight.size() + layer.attn_norm_bias.size() +
-                 count(layer.mlp_in) + layer.mlp_in_bias.size() + count(layer.mlp_out) + layer.mlp_out_bias.size() +
-                 layer.mlp_norm_weight.size() + layer.mlp_norm_bias.size();
+                 count(layer.mlp_gate) + count(layer.mlp_in) + layer.mlp_in_bias.size() + count(layer.mlp_out) +
+                 layer.mlp_out_bias.size() + layer.mlp_norm_weight.size() + layer.mlp_norm_bias.size();
     return total;
 }
 

@@ -167,13 +167,18 @@ void HeadView::refresh()
     m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
-    const QString reduced =
-        reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
-    m_plot->setTitle(tr("Head %1 of %2%3%4")
+    const QString reduced = reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
+    // Grouped-query attention: the key/value head this head shares; a sliding window's width.
+    const AttentionTrace& trace = m_result->trace;
+    const QString kv_head =
+        trace.kvHeads() < trace.num_heads ? tr(" · kv head %1").arg(trace.kvHeadOf(m_head)) : QString();
+    const QString mask = !m_result->config.causal   ? QString()
+                         : trace.sliding_window > 0 ? tr(" · causal, sliding window %1").arg(trace.sliding_window)
+                                                    : tr(" · causal");
+    m_plot->setTitle(tr("Head %1 of %2%3%4%5")
                          .arg(m_head)
                          .arg(m_result->numHeads())
-                         .arg(m_result->config.causal ? tr(" · causal") : QString(),
-                              reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced));
+                         .arg(kv_head, mask, reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced));
 }
 
 void HeadView::render(QPainter* painter, const QRectF& target)

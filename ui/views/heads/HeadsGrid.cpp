@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/heatmap/KvGroupMarks.h"
 #include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
@@ -179,11 +180,17 @@ QString HeadsGrid::caption() const
     const int tokens = m_result->seqLen();
     const QString lengths = m_result->isCross() ? tr("%1 queries × %2 keys").arg(tokens).arg(m_result->keyLen())
                                                 : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
-    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6")
+    const QString groups = groupMarks().summary();
+    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6%7")
         .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
         .arg(config.d_model)
         .arg(m_result->trace.head_dim)
-        .arg(m_result->weights_description, config.causal ? tr(" · causal") : QString());
+        .arg(m_result->weights_description,
+             !config.causal ? QString()
+             : m_result->trace.sliding_window > 0
+                 ? tr(" · causal, sliding window %1").arg(m_result->trace.sliding_window)
+                 : tr(" · causal"),
+             groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
 }
 
 // Square heads in the arrangement that makes them largest, the colour bar on the right.
@@ -194,8 +201,11 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     const double bar_width = 78;
     const double gap = 6;
     geometry.caption = QRectF(8, 2, size.width() - 16, caption_height);
-    const QRectF area(4, caption_height + 4, std::max(10.0, size.width() - bar_width - 12),
-                      std::max(10.0, size.height() - caption_height - 8));
+    // Grouped-query attention: a band above each row of heads for the "kv g" brackets.
+    const double band = groupMarks().isGrouped() ? KvGroupMarks::kBandHeight : 0.0;
+    const double row_gap = gap + band;
+    const QRectF area(4, caption_height + 4 + band, std::max(10.0, size.width() - bar_width - 12),
+                      std::max(10.0, size.height() - caption_height - 8 - band));
     const int count = int(m_plots.size());
     if (count == 0)
         return geometry;
@@ -204,7 +214,7 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     for (int columns = 1; columns <= count; ++columns) {
         const int rows = (count + columns - 1) / columns;
         const double side =
-            std::min((area.width() - gap * (columns - 1)) / columns, (area.height() - gap * (rows - 1)) / rows);
+            std::min((area.width() - gap * (columns - 1)) / columns, (area.height() - row_gap * (rows - 1)) / rows);
         if (side > best_side) {
             best_side = side;
             best_columns = columns;
@@ -214,12 +224,12 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     // Square heads (a head is T x T), the block centred in the area.
     const double side = best_side;
     const double left = area.left();
-    const double top = area.top() + (area.height() - rows * side - gap * (rows - 1)) / 2;
+    const double top = area.top() + (area.height() - rows * side - row_gap * (rows - 1)) / 2;
     const double cell_height = side;
     for (int i = 0; i < count; ++i) {
         const int row = i / best_columns;
         const int column = i % best_columns;
-        geometry.heads.append(QRectF(left + column * (side + gap), top + row * (side + gap), side, side));
+        geometry.heads.append(QRectF(left + column * (side + gap), top + row * (side + row_gap), side, side));
     }
     const double bar_height = std::min(area.height(), std::max(160.0, rows * cell_height * 0.8));
     // Beside the block of heads, the block and the bar centred together.
@@ -260,6 +270,12 @@ void HeadsGrid::paintEvent(QPaintEvent*)
     caption_rect.setRight(std::min(caption_rect.right(), double(m_scale_box->geometry().left() - 8)));
     painter.drawText(caption_rect, Qt::AlignLeft | Qt::AlignVCenter,
                      QFontMetricsF(font).elidedText(caption(), Qt::ElideRight, caption_rect.width()));
+    groupMarks().paint(painter, layoutFor(size()).heads);
+}
+
+KvGroupMarks HeadsGrid::groupMarks() const
+{
+    return m_result ? KvGroupMarks(m_result->numHeads(), m_result->trace.kvHeads()) : KvGroupMarks(0, 0);
 }
 
 void HeadsGrid::render(QPainter* painter, const QRectF& target)
@@ -275,6 +291,7 @@ void HeadsGrid::render(QPainter* painter, const QRectF& target)
     painter->drawText(geometry.caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
     for (int i = 0; i < m_plots.size(); ++i)
         m_plots[i]->render(painter, geometry.heads[i]);
+    groupMarks().paint(*painter, geometry.heads);
     m_color_bar->paintTo(painter, geometry.color_bar);
     painter->restore();
 }

@@ -4,6 +4,7 @@
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/heatmap/KvGroupMarks.h"
 
 #include <QList>
 #include <QWidget>
@@ -68,6 +69,7 @@ private:
     };
     Geometry layoutFor(const QSizeF& size) const;
     QString caption() const;
+    KvGroupMarks groupMarks() const;  // the result's grouped-query heads
     void relayout();
     void applyColorScale();
 

@@ -3,6 +3,7 @@
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
+#include "ui/heatmap/KvGroupMarks.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -132,7 +133,9 @@ ModelGridPainter::Layout ModelGridPainter::layoutFor(const QSizeF& size) const
         return layout;
     const QFontMetricsF metrics(labelFont(QFont()));
     const double row_label_width = metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)) + 8;
-    const double column_label_height = metrics.height() + 4;
+    // Grouped-query attention: a band above the head labels for the "kv g" brackets.
+    const double group_band = KvGroupMarks(heads, m_run->num_kv_heads).isGrouped() ? KvGroupMarks::kBandHeight : 0.0;
+    const double column_label_height = metrics.height() + 4 + group_band;
     const QRectF area(4 + row_label_width, kCaptionHeight + 4 + column_label_height,
                       std::max(10.0, size.width() - row_label_width - kBarWidth - 20),
                       std::max(10.0, size.height() - kCaptionHeight - column_label_height - 10));
@@ -305,6 +308,10 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.drawText(QRectF(column.center().x() - 40, column.top() - metrics.height() - 3, 80, metrics.height()),
                          Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("H%1").arg(head));
     }
+    const KvGroupMarks groups(heads, m_run->num_kv_heads);
+    if (groups.isGrouped())
+        groups.paint(painter, layout.thumbnails.mid(0, heads), metrics.height() + 3, layout.grid.top(),
+                     layout.grid.bottom());
     if (m_framed && m_current_layer >= 0) {
         painter.setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2));
         painter.setBrush(Qt::NoBrush);

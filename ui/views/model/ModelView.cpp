@@ -136,11 +136,14 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
     m_tokens = tokens;
     const AttentionMaps& maps = run->attention;
     const int seq_len = maps.seqLen();
-    const QString caption = tr("%1 × %2 · %3%4")
-                                .arg(maps.numLayers() == 1 ? tr("1 layer") : tr("%1 layers").arg(maps.numLayers()),
-                                     maps.numHeads() == 1 ? tr("1 head") : tr("%1 heads").arg(maps.numHeads()),
-                                     seq_len == 1 ? tr("1 token") : tr("%1 tokens").arg(seq_len),
-                                     maps.isCausal() ? tr(" · causal") : QString());
+    const QString caption =
+        tr("%1 × %2 · %3%4")
+            .arg(maps.numLayers() == 1 ? tr("1 layer") : tr("%1 layers").arg(maps.numLayers()),
+                 maps.numHeads() == 1 ? tr("1 head") : tr("%1 heads").arg(maps.numHeads()),
+                 seq_len == 1 ? tr("1 token") : tr("%1 tokens").arg(seq_len),
+                 !maps.isCausal()           ? QString()
+                 : maps.slidingWindow() > 0 ? tr(" · causal, sliding window %1").arg(maps.slidingWindow())
+                                            : tr(" · causal"));
     m_canvas->setTokens(tokens);
     m_canvas->setRun(std::move(run), caption);
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);

@@ -49,8 +49,45 @@ QString architectureName(ModelArchitecture architecture)
             return QStringLiteral("BERT");
         case ModelArchitecture::DistilBert:
             return QStringLiteral("DistilBERT");
+        case ModelArchitecture::Llama:
+            return QStringLiteral("Llama");
+        case ModelArchitecture::Qwen2:
+            return QStringLiteral("Qwen2");
+        case ModelArchitecture::Mistral:
+            return QStringLiteral("Mistral");
+        case ModelArchitecture::GptNeox:
+            return QStringLiteral("GPT-NeoX");
     }
     return {};
+}
+
+// GPT-2 and the rotary decoders normalise before each sub-layer; the BERT family after it.
+bool isPreNorm(const ModelConfig& config)
+{
+    return config.architecture == ModelArchitecture::Gpt2 || config.hasRotaryPositions();
+}
+
+// The attention box's detail: heads, grouped-query key/value heads, projections, masks.
+QString attentionDetail(const ModelConfig& config)
+{
+    const QString mask = !config.causal              ? QString()
+                         : config.sliding_window > 0 ? QStringLiteral("; causal, window %1").arg(config.sliding_window)
+                                                     : QStringLiteral("; causal");
+    const QString biases = config.qkv_bias && config.out_bias ? QStringLiteral(" + biases")
+                           : config.qkv_bias                  ? QStringLiteral(" + q, k, v biases")
+                           : config.hasRotaryPositions()      ? QString()
+                                                              : QStringLiteral(" + biases");
+    if (config.num_kv_heads > 0 && config.num_kv_heads < config.num_heads)
+        return QStringLiteral("h = %1 heads, h_kv = %2 kv heads of d_k = %3; Wq, Wo (C, C), Wk, Wv (C, %4)%5%6")
+            .arg(config.num_heads)
+            .arg(config.num_kv_heads)
+            .arg(config.headDim())
+            .arg(config.kvDim())
+            .arg(biases, mask);
+    return QStringLiteral("h = %1 heads of d_k = %2; Wq, Wk, Wv, Wo (C, C)%3%4")
+        .arg(config.num_heads)
+        .arg(config.headDim())
+        .arg(biases, mask);
 }
 
 QString activationText(Activation activation)
@@ -113,12 +150,19 @@ ModelChainPainter::ModelChainPainter(const ModelConfig& config, int seq_len)
     m_items.append({Box::WordEmbeddings,
                     gpt2 ? QStringLiteral("word embeddings wte") : QStringLiteral("word embeddings"), tc,
                     QStringLiteral("table (V, C): one row per id"), m_counts.word_embeddings, false});
-    m_items.append({Box::PositionEmbeddings, gpt2 ? QStringLiteral("+ positions wpe") : QStringLiteral("+ positions"),
-                    tc,
-                    QStringLiteral("table (P, C), P = %1%2")
-                        .arg(config.max_positions)
-                        .arg(config.sinusoidal_positions ? QStringLiteral(", sinusoidal") : QString()),
-                    m_counts.position_embeddings, false});
+    if (config.hasRotaryPositions())  // no table: positions turn Q and K inside each attention
+        m_items.append({Box::PositionEmbeddings, QStringLiteral("rotary positions"), QStringLiteral("in attention"),
+                        QStringLiteral("no table: Q, K turned by position (R = %1 of d_k = %2)")
+                            .arg(config.rotary_dim)
+                            .arg(config.headDim()),
+                        0, false});
+    else
+        m_items.append({Box::PositionEmbeddings,
+                        gpt2 ? QStringLiteral("+ positions wpe") : QStringLiteral("+ positions"), tc,
+                        QStringLiteral("table (P, C), P = %1%2")
+                            .arg(config.max_positions)
+                            .arg(config.sinusoidal_positions ? QStringLiteral(", sinusoidal") : QString()),
+                        m_counts.position_embeddings, false});
     if (m_counts.token_type_embeddings > 0)
         m_items.append({Box::TokenTypeEmbeddings, QStringLiteral("+ token types"), tc,
                         QStringLiteral("table (%1, C); all type 0").arg(config.type_vocab_size),
@@ -126,48 +170,47 @@ ModelChainPainter::ModelChainPainter(const ModelConfig& config, int seq_len)
     if (m_counts.embedding_norm > 0)
         m_items.append({Box::EmbeddingNorm, QStringLiteral("LayerNorm"), tc, QStringLiteral("γ, β (C)"),
                         m_counts.embedding_norm, false});
+    // The Llama family's RMSNorm has a weight and no bias.
+    const bool rms = config.isLlamaFamily();
+    const QString norm_name = rms ? QStringLiteral("RMSNorm") : QStringLiteral("LayerNorm");
+    const QString norm_detail = rms ? QStringLiteral("γ (C)") : QStringLiteral("γ, β (C)");
     const Item norm1{Box::AttentionNorm,
-                     gpt2 ? QStringLiteral("LayerNorm ln_1") : QStringLiteral("LayerNorm"),
+                     gpt2 ? QStringLiteral("LayerNorm ln_1") : norm_name,
                      tc,
-                     QStringLiteral("γ, β (C)"),
+                     norm_detail,
                      m_counts.attention_norm,
                      true};
-    const Item attention{Box::Attention,
-                         QStringLiteral("attention"),
-                         tc,
-                         QStringLiteral("h = %1 heads of d_k = %2; Wq, Wk, Wv, Wo (C, C) + biases%3")
-                             .arg(config.num_heads)
-                             .arg(config.headDim())
-                             .arg(config.causal ? QStringLiteral("; causal") : QString()),
-                         m_counts.attention,
-                         true};
+    const Item attention{Box::Attention,          QStringLiteral("attention"), tc,
+                         attentionDetail(config), m_counts.attention,          true};
     const Item residual1{
         Box::AttentionResidual, QStringLiteral("+ residual"), tc, QStringLiteral("x + attention(…)"), 0, true};
-    const Item norm2{Box::MlpNorm,
-                     gpt2 ? QStringLiteral("LayerNorm ln_2") : QStringLiteral("LayerNorm"),
-                     tc,
-                     QStringLiteral("γ, β (C)"),
-                     m_counts.mlp_norm,
-                     true};
+    const Item norm2{
+        Box::MlpNorm, gpt2 ? QStringLiteral("LayerNorm ln_2") : norm_name, tc, norm_detail, m_counts.mlp_norm, true};
     const Item mlp{Box::Mlp,
                    QStringLiteral("MLP"),
                    tc,
-                   QStringLiteral("(T, C) → (T, I = %1) → (T, C), %2")
+                   QStringLiteral("(T, C) → (T, I = %1) → (T, C), %2%3")
                        .arg(config.intermediate_size)
-                       .arg(activationText(config.activation)),
+                       .arg(activationText(config.activation), rms ? QStringLiteral(", gated (SwiGLU)") : QString()),
                    m_counts.mlp,
                    true};
     const Item residual2{Box::MlpResidual, QStringLiteral("+ residual"), tc, QStringLiteral("x + MLP(…)"), 0, true};
-    if (gpt2)  // pre-LN: each sub-layer reads a normalised copy, the residual stream is never normalised
+    if (isPreNorm(config))  // pre-LN: each sub-layer reads a normalised copy, the residual stream is never normalised
         m_items.append(QList<Item>{norm1, attention, residual1, norm2, mlp, residual2});
     else  // post-LN: the LayerNorm comes after each residual
         m_items.append(QList<Item>{attention, residual1, norm1, mlp, residual2, norm2});
     if (m_counts.final_norm > 0)
-        m_items.append({Box::FinalNorm, QStringLiteral("final LayerNorm ln_f"), tc, QStringLiteral("γ, β (C)"),
-                        m_counts.final_norm, false});
-    m_items.append({Box::Output, QStringLiteral("last hidden state"), tc,
-                    gpt2 ? QStringLiteral("LM head: the tied wte") : QStringLiteral("the last block's output"), 0,
-                    false});
+        m_items.append({Box::FinalNorm,
+                        gpt2 ? QStringLiteral("final LayerNorm ln_f") : QStringLiteral("final ") + norm_name, tc,
+                        norm_detail, m_counts.final_norm, false});
+    m_items.append(
+        {Box::Output, QStringLiteral("last hidden state"), tc,
+         gpt2 ? QStringLiteral("LM head: the tied wte")
+         : m_counts.output_head > 0
+             ? QStringLiteral("LM head (V, C) untied, %1 parameters").arg(ShapeModel::formatCount(m_counts.output_head))
+         : config.hasRotaryPositions() ? QStringLiteral("LM head: the tied word embeddings")
+                                       : QStringLiteral("the last block's output"),
+         0, false});
 }
 
 void ModelChainPainter::setHovered(Box box, bool hovered)
@@ -314,13 +357,14 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
     painter.drawRoundedRect(frame, 10 * f, 10 * f);
     sectionTitle(top + 6 * f, QStringLiteral("  × L = %1 blocks (%2): %3 parameters each, %4 in all")
                                   .arg(m_config.num_layers)
-                                  .arg(m_config.architecture == ModelArchitecture::Gpt2 ? QStringLiteral("pre-LN")
-                                                                                        : QStringLiteral("post-LN"))
+                                  .arg(!isPreNorm(m_config)         ? QStringLiteral("post-LN")
+                                       : m_config.parallel_residual ? QStringLiteral("pre-LN, parallel residual")
+                                                                    : QStringLiteral("pre-LN"))
                                   .arg(countText(m_counts.perLayer()), countText(m_counts.layers())));
     const QList<QRectF> block_boxes = drawRow(block, QRectF(page.left(), top + 40 * f, page.width(), box_h));
     // The residual stream: each "+ residual" adds the input of its sub-layer, which starts one box
     // earlier with post-LN (attention, MLP) and two with pre-LN (LayerNorm, then attention or MLP).
-    const int reach = m_config.architecture == ModelArchitecture::Gpt2 ? 2 : 1;
+    const int reach = isPreNorm(m_config) ? 2 : 1;
     for (int i = 0; i < block.size(); ++i) {
         if (block[i].box != Box::AttentionResidual && block[i].box != Box::MlpResidual)
             continue;
@@ -368,6 +412,12 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
                          ShapeModel::formatCount(m_counts.total() + m_counts.pooler));
     if (m_config.architecture == ModelArchitecture::Gpt2)
         note += QStringLiteral(" The LM head is the tied wte: no parameters of its own.");
+    if (m_counts.output_head > 0)
+        note +=
+            QStringLiteral(
+                " The untied LM head (%1) is in the checkpoint but not part of the base model: with it, "
+                "%2 (the published count).")
+                .arg(ShapeModel::formatCount(m_counts.output_head), ShapeModel::formatCount(m_counts.withOutputHead()));
     painter.drawText(QRectF(page.left(), top, page.width(), page.bottom() - top), Qt::AlignLeft | Qt::TextWordWrap,
                      note);
     painter.restore();

@@ -112,6 +112,12 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
                        .arg(c.num_heads)
                        .arg(c.headDim())
                        .arg(c.output_dim);
+    if (c.isGrouped())
+        dims += QStringLiteral("    h_kv = %1").arg(c.kvHeads());
+    if (c.rotary_dim > 0)
+        dims += QStringLiteral("    R = %1").arg(c.rotary_dim);
+    if (c.windowed())
+        dims += QStringLiteral("    W = %1").arg(c.sliding_window);
     if (c.num_heads > 1)
         dims += QStringLiteral("    ·    head %1 highlighted")
                     .arg(std::clamp<std::int64_t>(selected_head, 0, c.num_heads - 1));

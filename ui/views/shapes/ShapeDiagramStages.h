@@ -21,7 +21,8 @@ struct DiagramStage {
     QString caption;         // the formula
 };
 
-// Three rows read left to right: the projections; heads, scores, [mask], softmax; the output.
+// Rows read left to right: the projections; the heads; [rotary positions, repeat_kv: a row of
+// their own]; scores, [mask], softmax; the output.
 std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model);
 
 // Box sides are log-scaled so that 1 and 2,048 both fit: logSide(n) = unit (1 + log2 n).

@@ -1,5 +1,7 @@
 #include "ui/views/shapes/TensorGlyph.h"
 
+#include <algorithm>
+
 #include <QPainter>
 #include <QPainterPath>
 #include <QPolygonF>
@@ -83,7 +85,7 @@ void TensorGlyph::paint(QPainter& painter, QPointF top_left, double line_width) 
         if (slab == 0 && mask != Mask::None) {
             // The hidden scores: above the diagonal (key after query) or the last keys (padding).
             QPolygonF hidden;
-            if (mask == Mask::Causal)
+            if (mask == Mask::Causal || mask == Mask::SlidingWindow)
                 hidden = QPolygonF({f.topLeft(), f.topRight(), f.bottomRight()});
             else
                 hidden = QPolygonF(QRectF(f.right() - f.width() * 0.25, f.top(), f.width() * 0.25, f.height()));
@@ -91,6 +93,12 @@ void TensorGlyph::paint(QPainter& painter, QPointF top_left, double line_width) 
             painter.setBrush(QColor(0xbd, 0xbd, 0xbd));
             painter.setPen(Qt::NoPen);
             painter.drawPolygon(hidden);
+            if (mask == Mask::SlidingWindow) {
+                // Keys W or more before the query (j <= i - W): the triangle below the band.
+                const double band = std::clamp(window_fraction, 0.0, 1.0);
+                painter.drawPolygon(QPolygonF({QPointF(f.left(), f.top() + f.height() * band), f.bottomLeft(),
+                                               QPointF(f.right() - f.width() * band, f.bottom())}));
+            }
             painter.setPen(pen);
             painter.setBrush(Qt::NoBrush);
             painter.drawRect(f);

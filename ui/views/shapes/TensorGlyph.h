@@ -17,16 +17,17 @@ namespace attn {
 // log scale that turns dimensions into pixels.
 struct TensorGlyph {
     enum class Style { Tensor, Weight, Scores, Weights };
-    enum class Mask { None, Causal, Padding };
+    enum class Mask { None, Causal, Padding, SlidingWindow };
 
     Style style = Style::Tensor;
-    double face_width = 10;     // columns (last axis)
-    double face_height = 10;    // rows
-    double thickness = 0;       // batch depth of one slab; 0 = a flat matrix
-    int slabs = 1;              // heads, front (0) to back
-    double slab_step = 0;       // depth between consecutive slabs
-    int highlighted_slab = -1;  // the selected head, or -1
-    Mask mask = Mask::None;     // drawn on the front face of mask steps
+    double face_width = 10;      // columns (last axis)
+    double face_height = 10;     // rows
+    double thickness = 0;        // batch depth of one slab; 0 = a flat matrix
+    int slabs = 1;               // heads, front (0) to back
+    double slab_step = 0;        // depth between consecutive slabs
+    int highlighted_slab = -1;   // the selected head, or -1
+    Mask mask = Mask::None;      // drawn on the front face of mask steps
+    double window_fraction = 0;  // SlidingWindow: W / T, the band of keys each query still sees
 
     // The depth axis is drawn up and to the right: (dx, dy) per pixel of depth.
     static constexpr double kDepthX = 0.62;

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -43,7 +44,7 @@ QString headerHtml(const WalkthroughStep& step, const QColor& formula_color)
     return QStringLiteral(
                "<span style=\"font-size:large; font-weight:600\">%1.&nbsp;%2</span>"
                "&nbsp;&nbsp;&nbsp;<i style=\"color:%4\">%3</i>")
-        .arg(step.number)
+        .arg(step.label.isEmpty() ? QString::number(step.number) : step.label)
         .arg(step.title.toHtmlEscaped(), step.formula.toHtmlEscaped(), formula_color.name());
 }
 
@@ -95,7 +96,14 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
     steps->addWidget(m_summary);
 
     const int number_width = QFontMetrics(font()).horizontalAdvance(QStringLiteral("-000.0000")) + 10;
+    // Sections in the order shown: steps 1, 2, 2b (rotary positions), 3 … 10.
+    std::vector<int> order;
     for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
+        order.push_back(s);
+        if (s == 1)
+            order.push_back(kRotationSection);
+    }
+    for (int s : order) {
         Section& section = m_sections[size_t(s)];
         section.header = new QLabel(page);
         section.header->setTextFormat(Qt::RichText);
@@ -164,6 +172,13 @@ WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
         m_walk.steps.empty() || size_t(table) >= m_walk.step(step).tables.size())
         return nullptr;
     return m_sections[size_t(step - 1)].tables[size_t(table)].model;
+}
+
+WalkthroughTableModel* WalkthroughView::rotationTableModel(int table) const
+{
+    if (table < 0 || size_t(table) >= m_walk.rotation.tables.size())
+        return nullptr;
+    return m_sections[size_t(kRotationSection)].tables[size_t(table)].model;
 }
 
 QTableView* WalkthroughView::tableView(int step, int table) const
@@ -297,8 +312,19 @@ void WalkthroughView::updateHeaders()
     if (m_walk.steps.empty())
         return;
     const QColor formula = mutedText(palette());
-    for (int s = 0; s < WalkthroughModel::kStepCount; ++s)
-        m_sections[size_t(s)].header->setText(headerHtml(m_walk.steps[size_t(s)], formula));
+    for (size_t s = 0; s < m_sections.size(); ++s)
+        if (const WalkthroughStep* step = sectionStep(int(s)))
+            m_sections[s].header->setText(headerHtml(*step, formula));
+}
+
+const WalkthroughStep* WalkthroughView::sectionStep(int section) const
+{
+    if (m_walk.steps.empty())
+        return nullptr;
+    if (section < kRotationSection)
+        return &m_walk.steps[size_t(section)];
+    const WalkthroughStep& rotation = m_walk.rotation;  // only with rotary positions
+    return rotation.tables.empty() && rotation.unavailable.isEmpty() ? nullptr : &rotation;
 }
 
 bool WalkthroughView::eventFilter(QObject* watched, QEvent* event)
@@ -326,17 +352,18 @@ void WalkthroughView::rebuild()
         m_summary->setText(tr("No computation yet: type a sentence or load an input."));
     } else {
         const QString token = m_result->input.tokens[m_query].text;
-        m_summary->setText(tr("Head %1, query token %2 “%3”: the numbers of every step, read from the engine’s trace. "
-                              "Click a row to follow another token.")
-                               .arg(m_head)
-                               .arg(m_query)
-                               .arg(token.toHtmlEscaped()) +
-                           (m_walk.note.isEmpty() ? QString() : QStringLiteral(" <b>%1.</b>").arg(m_walk.note.toHtmlEscaped())));
+        m_summary->setText(
+            tr("Head %1, query token %2 “%3”: the numbers of every step, read from the engine’s trace. "
+               "Click a row to follow another token.")
+                .arg(m_head)
+                .arg(m_query)
+                .arg(token.toHtmlEscaped()) +
+            (m_walk.note.isEmpty() ? QString() : QStringLiteral(" <b>%1.</b>").arg(m_walk.note.toHtmlEscaped())));
     }
-    for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
-        Section& section = m_sections[size_t(s)];
-        section.header->setVisible(!empty);
-        const WalkthroughStep* step = empty ? nullptr : &m_walk.steps[size_t(s)];
+    for (size_t s = 0; s < m_sections.size(); ++s) {
+        Section& section = m_sections[s];
+        const WalkthroughStep* step = sectionStep(int(s));
+        section.header->setVisible(step != nullptr);
         if (step) {
             section.header->setText(headerHtml(*step, mutedText(palette())));
             section.unavailable->setText(step->unavailable);

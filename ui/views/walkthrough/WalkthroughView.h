@@ -44,6 +44,9 @@ public:
 
     // Step 1..10, table 0..2; nullptr when the step has no such table.
     WalkthroughTableModel* tableModel(int step, int table) const;
+    // Step 2b (rotary positions): its header, hidden without rotary positions, and its tables.
+    QLabel* rotationHeader() const { return m_sections[size_t(kRotationSection)].header; }
+    WalkthroughTableModel* rotationTableModel(int table) const;
     QTableView* tableView(int step, int table) const;
     ScoreBreakdownView* breakdown() const { return m_breakdown; }
     QSpinBox* headSpinBox() const { return m_head_spin; }
@@ -95,7 +98,10 @@ private:
     QLabel* m_summary = nullptr;
     QLabel* m_breakdown_caption = nullptr;
     ScoreBreakdownView* m_breakdown = nullptr;
-    std::array<Section, WalkthroughModel::kStepCount> m_sections;
+    // The numbered steps' sections, then kRotationSection's (step 2b, shown after step 2).
+    static constexpr int kRotationSection = WalkthroughModel::kStepCount;
+    const WalkthroughStep* sectionStep(int section) const;  // nullptr: the section is hidden
+    std::array<Section, WalkthroughModel::kStepCount + 1> m_sections;
 };
 
 }  // namespace attn
