@@ -77,25 +77,66 @@ Matrix AttentionDisplay::fuseHeads(const std::vector<Matrix>& heads, Fusion fusi
 MaskMatrix AttentionDisplay::topMass(const Matrix& weights, double fraction)
 {
     MaskMatrix kept = MaskMatrix::Constant(weights.rows(), weights.cols(), false);
-    std::vector<int> order(size_t(weights.cols()));
+    std::vector<std::pair<float, int>> scratch;
     for (int query = 0; query < int(weights.rows()); ++query) {
-        const auto row = weights.row(query);
-        const double total = row.cast<double>().sum();
-        if (!(total > 0.0))
-            continue;
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&row](int a, int b) { return row(a) > row(b); });
-        double mass = 0.0;
-        for (int key : order) {
-            if (!(row(key) > 0.0f))
-                break;
-            kept(query, key) = true;
-            mass += row(key);
-            if (mass >= fraction * total * (1.0 - 1e-6))  // float weights: a row sums to 1 within ~1e-7
-                break;
-        }
+        const float* row = weights.row(query).data();  // row-major: contiguous
+        const TopMassCut cut = topMassCut(row, int(weights.cols()), fraction, scratch);
+        for (int key = 0; key < int(weights.cols()); ++key)
+            kept(query, key) = cut.keeps(row[key], key);
     }
     return kept;
+}
+
+AttentionDisplay::TopMassCut AttentionDisplay::topMassCut(const float* row, int length, double fraction,
+                                                          std::vector<std::pair<float, int>>& scratch)
+{
+    // Candidates (weight, key), strongest first and the lower key first among equals; a weight of
+    // 0 (masked) is never kept.
+    scratch.clear();
+    double total = 0.0;
+    for (int key = 0; key < length; ++key) {
+        total += row[key];
+        if (row[key] > 0.0f)
+            scratch.emplace_back(row[key], key);
+    }
+    TopMassCut cut;
+    if (!(total > 0.0) || scratch.empty())
+        return cut;
+    const auto before = [](const std::pair<float, int>& a, const std::pair<float, int>& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    };
+    // The shortest prefix in that order whose mass reaches the target (float weights: a row sums
+    // to 1 within ~1e-7). Each round splits [low, high) around a pivot and keeps the side that
+    // holds the crossing; `mass` is what the prefix before `low` holds.
+    const double target = fraction * total * (1.0 - 1e-6);
+    double mass = 0.0;
+    size_t low = 0;
+    size_t high = scratch.size();
+    while (high - low > 16) {
+        const size_t middle = low + (high - low) / 2;
+        std::nth_element(scratch.begin() + std::ptrdiff_t(low), scratch.begin() + std::ptrdiff_t(middle),
+                         scratch.begin() + std::ptrdiff_t(high), before);
+        double front = 0.0;  // [low, middle]: the pivot is the last of the front
+        for (size_t i = low; i <= middle; ++i)
+            front += scratch[i].first;
+        if (mass + front >= target) {
+            high = middle + 1;
+        } else {
+            mass += front;
+            low = middle + 1;
+        }
+    }
+    std::sort(scratch.begin() + std::ptrdiff_t(low), scratch.begin() + std::ptrdiff_t(high), before);
+    size_t last = low < high ? low : scratch.size() - 1;
+    for (size_t i = low; i < high; ++i) {
+        last = i;
+        mass += scratch[i].first;
+        if (mass >= target)
+            break;
+    }
+    cut.weight = scratch[last].first;
+    cut.key = scratch[last].second;
+    return cut;
 }
 
 double AttentionDisplay::percentile(const std::vector<Matrix>& heads, const MaskMatrix& mask, double p)
