@@ -3,6 +3,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
 #include <QByteArray>
@@ -41,6 +42,8 @@ public:
     void setColorMap(ColorMaps::Map map);
     ColorScale colorScale() const;  // of every heatmap view
     void setColorScale(ColorScale scale);
+    CellReduction reduction() const;  // what a reduced pixel of every heatmap shows
+    void setReduction(CellReduction how);
     QStringList recentFiles() const;
     void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecentFile(const QString& path);
