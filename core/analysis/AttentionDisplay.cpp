@@ -3,6 +3,9 @@
 #include "core/pipeline/AttentionResult.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <set>
 
@@ -90,52 +93,80 @@ MaskMatrix AttentionDisplay::topMass(const Matrix& weights, double fraction)
 AttentionDisplay::TopMassCut AttentionDisplay::topMassCut(const float* row, int length, double fraction,
                                                           std::vector<std::pair<float, int>>& scratch)
 {
-    // Candidates (weight, key), strongest first and the lower key first among equals; a weight of
-    // 0 (masked) is never kept.
-    scratch.clear();
-    double total = 0.0;
-    for (int key = 0; key < length; ++key) {
-        total += row[key];
-        if (row[key] > 0.0f)
-            scratch.emplace_back(row[key], key);
-    }
+    // The crossing key of the order "strongest first, the lower key first among equals" is found
+    // by a radix selection: positive floats order as their bit patterns, so three rounds bin the
+    // candidates by 8 bits at a time (exponent, then mantissa), each keeping only the bin where
+    // the running mass reaches the target; the few left are sorted. Masses are summed in double.
+    double partial[4] = {0.0, 0.0, 0.0, 0.0};  // four chains: one would wait on each addition
+    int key = 0;
+    for (; key + 4 <= length; key += 4)
+        for (int lane = 0; lane < 4; ++lane)
+            partial[lane] += row[key + lane];
+    for (; key < length; ++key)
+        partial[0] += row[key];
+    const double total = (partial[0] + partial[1]) + (partial[2] + partial[3]);
     TopMassCut cut;
-    if (!(total > 0.0) || scratch.empty())
+    if (!(total > 0.0))
         return cut;
-    const auto before = [](const std::pair<float, int>& a, const std::pair<float, int>& b) {
-        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    const double target = fraction * total * (1.0 - 1e-6);  // float weights: a row sums to 1 within ~1e-7
+    const auto bitsOf = [](float value) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        return bits;
     };
-    // The shortest prefix in that order whose mass reaches the target (float weights: a row sums
-    // to 1 within ~1e-7). Each round splits [low, high) around a pivot and keeps the side that
-    // holds the crossing; `mass` is what the prefix before `low` holds.
-    const double target = fraction * total * (1.0 - 1e-6);
-    double mass = 0.0;
-    size_t low = 0;
-    size_t high = scratch.size();
-    while (high - low > 16) {
-        const size_t middle = low + (high - low) / 2;
-        std::nth_element(scratch.begin() + std::ptrdiff_t(low), scratch.begin() + std::ptrdiff_t(middle),
-                         scratch.begin() + std::ptrdiff_t(high), before);
-        double front = 0.0;  // [low, middle]: the pivot is the last of the front
-        for (size_t i = low; i <= middle; ++i)
-            front += scratch[i].first;
-        if (mass + front >= target) {
-            high = middle + 1;
-        } else {
-            mass += front;
-            low = middle + 1;
+    std::array<double, 256> sums{};
+    double above = 0.0;  // the mass of every key stronger than the candidates
+    // The bin of the crossing among `sums` (the strongest first); when rounding leaves the target
+    // unreached, the weakest non-empty bin (its weakest key is then the cut).
+    const auto crossingBin = [&sums, &above, target] {
+        int bin = 255;
+        for (; bin > 0; --bin) {
+            if (sums[size_t(bin)] == 0.0)
+                continue;
+            if (above + sums[size_t(bin)] >= target)
+                return bin;
+            above += sums[size_t(bin)];
         }
+        if (sums[0] == 0.0) {
+            while (bin < 255 && sums[size_t(bin)] == 0.0)
+                ++bin;
+            above -= sums[size_t(bin)];
+        }
+        return bin;
+    };
+    // The first round reads the row itself: positive weights binned by their exponent.
+    std::array<std::array<double, 256>, 2> by_exponent{};  // even and odd keys: two chains per bin
+    for (int at = 0; at < length; ++at)
+        if (row[at] > 0.0f)  // a weight of 0 (masked) is never kept
+            by_exponent[size_t(at & 1)][bitsOf(row[at]) >> 23] += row[at];
+    for (size_t bin = 0; bin < 256; ++bin)
+        sums[bin] = by_exponent[0][bin] + by_exponent[1][bin];
+    const int exponent = crossingBin();
+    scratch.clear();  // the candidates left, in key order
+    for (int at = 0; at < length; ++at)
+        if (row[at] > 0.0f && int(bitsOf(row[at]) >> 23) == exponent)
+            scratch.emplace_back(row[at], at);
+    if (scratch.empty())
+        return cut;
+    for (int shift : {15, 7}) {
+        sums.fill(0.0);
+        for (const auto& [value, key] : scratch)
+            sums[(bitsOf(value) >> shift) & 0xFF] += value;
+        const int bin = crossingBin();
+        const auto outside = [&](const std::pair<float, int>& candidate) {
+            return int((bitsOf(candidate.first) >> shift) & 0xFF) != bin;
+        };
+        scratch.erase(std::remove_if(scratch.begin(), scratch.end(), outside), scratch.end());  // keeps key order
     }
-    std::sort(scratch.begin() + std::ptrdiff_t(low), scratch.begin() + std::ptrdiff_t(high), before);
-    size_t last = low < high ? low : scratch.size() - 1;
-    for (size_t i = low; i < high; ++i) {
-        last = i;
-        mass += scratch[i].first;
-        if (mass >= target)
+    std::sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    for (const auto& [value, key] : scratch) {
+        cut = {value, key};
+        above += value;
+        if (above >= target)
             break;
     }
-    cut.weight = scratch[last].first;
-    cut.key = scratch[last].second;
     return cut;
 }
 

@@ -61,9 +61,16 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
             const bool* hides = masked_any ? mask.row(row).data() : nullptr;
             if (dimming) {
                 const AttentionDisplay::TopMassCut cut = AttentionDisplay::topMassCut(line, columns, top_mass, scratch);
-                for (int column = 0; column < columns; ++column)
-                    if (cut.keeps(line[column], column))
-                        kept_any[size_t(column / f)] = 1;
+                for (int block = 0; block < drawn_columns; ++block) {
+                    if (kept_any[size_t(block)])
+                        continue;
+                    const int end = std::min(columns, (block + 1) * f);
+                    for (int column = block * f; column < end; ++column)
+                        if (cut.keeps(line[column], column)) {
+                            kept_any[size_t(block)] = 1;
+                            break;
+                        }
+                }
             }
             for (int block = 0; block < drawn_columns; ++block) {
                 const int begin = block * f;
