@@ -8,7 +8,6 @@
 #include "core/text/WordSplitter.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/controller/PendingWeights.h"
-#include "ui/controller/ResultRelease.h"
 #include "ui/controller/WorkerHandOff.h"
 
 #include <QCoreApplication>
@@ -322,8 +321,8 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     const TraceDetail detail = traceDetailFor(seq_len, effective.num_heads, key_len);
     // Planned before anything of T_q x T_kv size exists: the pass, the grid's heatmaps and the
     // head view's (each reduced to at most picture_cells), Compare's A, B and A - B.
-    MemoryRequest need =
-        MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights, detail);
+    MemoryRequest need = MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights,
+                                             detail);
     need.pictures = weights->weights.num_heads + 1;
     need.picture_cells = job.picture_cells;
     need.held = job.held_bytes;
@@ -346,7 +345,7 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
         outcome.error = result.error();
         return outcome;
     }
-    outcome.result = shareResult(std::move(result).value());
+    outcome.result = std::make_shared<const AttentionResult>(std::move(result).value());
     return outcome;
 }
 
@@ -476,7 +475,7 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
             outcome.error = layer.error();
             return outcome;
         }
-        outcome.result = shareResult(std::move(layer).value());
+        outcome.result = std::make_shared<const AttentionResult>(std::move(layer).value());
         return outcome;
     }
     std::shared_ptr<const LoadedWeights> weights = job.weights;
@@ -494,7 +493,7 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
         outcome.error = variant.error();
         return outcome;
     }
-    outcome.result = shareResult(std::move(variant).value());
+    outcome.result = std::make_shared<const AttentionResult>(std::move(variant).value());
     return outcome;
 }
 

@@ -6,7 +6,6 @@
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/text/TokenPiece.h"
 #include "ui/controller/OpenModel.h"
-#include "ui/controller/ResultRelease.h"
 #include "ui/controller/WorkerHandOff.h"
 
 #include <QElapsedTimer>
@@ -202,7 +201,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
         return outcome;
     }
     result->compute_ms = double(timer.nsecsElapsed()) / 1e6;
-    outcome.result = shareResult(std::move(result).value());
+    outcome.result = std::make_shared<const AttentionResult>(std::move(result).value());
     return outcome;
 }
 
