@@ -248,6 +248,20 @@ private slots:
             for (int column = 0; column < 550; ++column)
                 QCOMPARE(grid.plot(1)->isDimmed(row, column), !kept_grid.block(2 * row, 2 * column, 2, 2).any());
 
+        // Compare's three plots, on screen, reduce on worker threads: the figure shows its last
+        // picture until each plot's reduction arrives.
+        CompareFigure figure;
+        figure.resize(1300, 600);
+        figure.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&figure));
+        QVERIFY(figure.setComparison({result, 0, QString()}, {result, 1, QString()}).ok());
+        QCOMPARE(figure.plotA()->fullColumnCount(), 0);  // nothing reduced on the GUI thread
+        QTRY_COMPARE(figure.plotA()->fullColumnCount(), 1100);
+        QTRY_COMPARE(figure.plotB()->fullColumnCount(), 1100);
+        QTRY_COMPARE(figure.plotDifference()->fullColumnCount(), 1100);
+        QCOMPARE(figure.plotB()->values()(3, 5), block(3, 5).maxCoeff());
+        QCOMPARE(figure.plotA()->values()(3, 5), result->trace.weights[0].block(6, 10, 2, 2).maxCoeff());
+
         QTemporaryDir dir;
         AppSettings settings(dir.filePath("settings.ini"));
         QCOMPARE(settings.reduction(), CellReduction::Max);  // the default
