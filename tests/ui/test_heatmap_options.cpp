@@ -261,6 +261,8 @@ private slots:
         QTRY_COMPARE(figure.plotDifference()->fullColumnCount(), 1100);
         QCOMPARE(figure.plotB()->values()(3, 5), block(3, 5).maxCoeff());
         QCOMPARE(figure.plotA()->values()(3, 5), result->trace.weights[0].block(6, 10, 2, 2).maxCoeff());
+        figure.setReduction(CellReduction::Mean);  // the same comparison, reduced again
+        QTRY_COMPARE(figure.plotB()->values()(3, 5), float(block(3, 5).cast<double>().mean()));
 
         QTemporaryDir dir;
         AppSettings settings(dir.filePath("settings.ini"));

@@ -94,9 +94,14 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     m_comparison = std::make_shared<const HeadComparison>(std::move(comparison).value());
     m_a = a;
     m_b = b;
+    showComparison();
+    return {};
+}
 
-    const HeatmapData data_a = HeatmapData::fromResult(*a.result);
-    const HeatmapData data_b = HeatmapData::fromResult(*b.result);
+void CompareFigure::showComparison()
+{
+    const HeatmapData data_a = HeatmapData::fromResult(*m_a.result);
+    const HeatmapData data_b = HeatmapData::fromResult(*m_b.result);
     // The difference hides only cells that neither side may see (a masked cell against a
     // visible one is a real difference: weight against 0).
     const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
@@ -108,11 +113,10 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     m_plot_difference->setMatrix(m_comparison->difference, data_a.labels, data_a.key_labels, both_masked, m_comparison);
     applyColorScale();
     m_plot_difference->setValueRange(-m_comparison->difference_limit, m_comparison->difference_limit);
-    m_plot_a->setTitle(sideTitle(tr("A"), a));
-    m_plot_b->setTitle(sideTitle(tr("B"), b));
+    m_plot_a->setTitle(sideTitle(tr("A"), m_a));
+    m_plot_b->setTitle(sideTitle(tr("B"), m_b));
     m_plot_difference->setTitle(tr("A \u2212 B"));
     m_caption->setText(caption());
-    return {};
 }
 
 void CompareFigure::setReduction(CellReduction how)
@@ -122,7 +126,7 @@ void CompareFigure::setReduction(CellReduction how)
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
         plot->setReduction(how);
     if (m_a.result && m_b.result)
-        setComparison(m_a, m_b);
+        showComparison();  // the same comparison, reduced again
 }
 
 void CompareFigure::setColorScale(ColorScale scale)

@@ -58,6 +58,7 @@ signals:
 
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
+    void showComparison();  // m_comparison of m_a and m_b in the three plots
 
     HeatmapPlot* m_plot_a = nullptr;
     HeatmapPlot* m_plot_b = nullptr;
