@@ -10,9 +10,9 @@
 
 namespace attn {
 
-// What HeatmapPlot holds of QCustomPlot, shared by its files: HeatmapPlot.cpp (layout, labels,
-// rendering), HeatmapPlotColours.cpp (values to colours) and HeatmapPlotReduction.cpp (matrices
-// drawn whole or reduced).
+// What HeatmapPlot holds of QCustomPlot, shared by its files: HeatmapPlot.cpp (set-up, queries,
+// rendering, mouse), HeatmapPlotLabels.cpp (texts, labels, square cells), HeatmapPlotColours.cpp
+// (values to colours) and HeatmapPlotReduction.cpp (matrices drawn whole or reduced).
 struct HeatmapPlot::Private {
     QCustomPlot* plot = nullptr;
     QCPAxisRect* rect = nullptr;
