@@ -125,6 +125,8 @@ QString CommandLine::helpText()
                "  --top-mass X           per query row only the strongest keys up to X % of its weight (others "
                "dimmed)\n"
                "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
+               "  --reduce R             a heatmap with more cells than pixels: each pixel shows the max\n"
+               "                         (default) or the mean of the cells under it (max|mean)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -142,12 +144,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QStringList valued = {"sentence",   "input",       "tokens",      "d-model",  "heads",          "input-dim",
-                                "seed",       "weights",     "layer",       "scale",    "json",           "export",
-                                "view",       "head",        "compare",     "size",     "batch",          "tab",
-                                "screenshot", "example",     "kv-sentence", "kv-input", "pad-keys",       "model",
-                                "token-ids",  "color-scale", "hide-tokens", "top-mass", "aggregate-heads",
-                                "memory-budget"};
+    const QStringList valued = {
+        "sentence",        "input",         "tokens", "d-model",   "heads",       "input-dim",   "seed",
+        "weights",         "layer",         "scale",  "json",      "export",      "view",        "head",
+        "compare",         "size",          "batch",  "tab",       "screenshot",  "example",     "kv-sentence",
+        "kv-input",        "pad-keys",      "model",  "token-ids", "color-scale", "hide-tokens", "top-mass",
+        "aggregate-heads", "memory-budget", "reduce"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -321,6 +323,13 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
                              .arg(parser.value("top-mass"))};
         options.top_mass = percent / 100.0;
     }
+    if (parser.isSet("reduce")) {
+        const std::optional<CellReduction> how = cellReductionFromKey(parser.value("reduce").trimmed());
+        if (!how)
+            return Error{QStringLiteral("--reduce: expected max or mean, got '%1'").arg(parser.value("reduce"))};
+        options.reduction = *how;
+        options.reduction_given = true;
+    }
     if (parser.isSet("aggregate-heads")) {
         const QString fusion = parser.value("aggregate-heads").trimmed();
         if (fusion != u"mean" && fusion != u"max")
@@ -356,7 +365,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     // The heatmap options draw pictures: --export (or the window); a --json alone has none.
     if (!parser.isSet("export") && parser.isSet("json"))
-        for (const char* picture : {"color-scale", "hide-tokens", "top-mass", "aggregate-heads"})
+        for (const char* picture : {"color-scale", "hide-tokens", "top-mass", "aggregate-heads", "reduce"})
             if (parser.isSet(QLatin1String(picture)))
                 return Error{QStringLiteral("--%1: only for --export or the window").arg(QLatin1String(picture))};
     if (options.json_trace && !parser.isSet("json"))

@@ -4,14 +4,15 @@
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
 #include <QSize>
 #include <QString>
 #include <QStringList>
 
-#include <vector>
 #include <optional>
+#include <vector>
 
 namespace attn {
 
@@ -52,6 +53,9 @@ struct CommandLineOptions {
     QList<int> hidden_tokens;
     double top_mass = 1.0;
     int aggregate = 0;  // 0 none, 1 mean, 2 max (ExportRequest::aggregate)
+    // --reduce max|mean (an addition): what a reduced pixel of a long input's heatmap shows.
+    CellReduction reduction = CellReduction::Max;
+    bool reduction_given = false;
     // --json-trace: --json also holds what reproduces the result (X, Q, K, V, raw scores).
     bool json_trace = false;
     // --memory-budget SIZE (an addition): what a request may take before it is refused; 0 = the

@@ -80,6 +80,7 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
     request.hidden_keys = options.hidden_tokens;
     request.top_mass = options.top_mass;
     request.aggregate = options.aggregate;
+    request.reduction = options.reduction;
     return ViewExporter::exportView(result, request);
 }
 

@@ -75,6 +75,8 @@ Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& optio
     HeatmapMenu* heatmaps = window.heatmapMenu();
     if (options.color_scale_given)
         heatmaps->setColorScale(options.color_scale);
+    if (options.reduction_given)
+        heatmaps->setReduction(options.reduction);
     heatmaps->setTopMass(options.top_mass);
     heatmaps->setAggregate(options.aggregate);
     heatmaps->setHiddenKeys(options.hidden_tokens);

@@ -3,6 +3,9 @@
 #include "core/pipeline/AttentionResult.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <set>
 
@@ -77,25 +80,94 @@ Matrix AttentionDisplay::fuseHeads(const std::vector<Matrix>& heads, Fusion fusi
 MaskMatrix AttentionDisplay::topMass(const Matrix& weights, double fraction)
 {
     MaskMatrix kept = MaskMatrix::Constant(weights.rows(), weights.cols(), false);
-    std::vector<int> order(size_t(weights.cols()));
+    std::vector<std::pair<float, int>> scratch;
     for (int query = 0; query < int(weights.rows()); ++query) {
-        const auto row = weights.row(query);
-        const double total = row.cast<double>().sum();
-        if (!(total > 0.0))
-            continue;
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&row](int a, int b) { return row(a) > row(b); });
-        double mass = 0.0;
-        for (int key : order) {
-            if (!(row(key) > 0.0f))
-                break;
-            kept(query, key) = true;
-            mass += row(key);
-            if (mass >= fraction * total * (1.0 - 1e-6))  // float weights: a row sums to 1 within ~1e-7
-                break;
-        }
+        const float* row = weights.row(query).data();  // row-major: contiguous
+        const TopMassCut cut = topMassCut(row, int(weights.cols()), fraction, scratch);
+        for (int key = 0; key < int(weights.cols()); ++key)
+            kept(query, key) = cut.keeps(row[key], key);
     }
     return kept;
+}
+
+AttentionDisplay::TopMassCut AttentionDisplay::topMassCut(const float* row, int length, double fraction,
+                                                          std::vector<std::pair<float, int>>& scratch)
+{
+    // The crossing key of the order "strongest first, the lower key first among equals" is found
+    // by a radix selection: positive floats order as their bit patterns, so three rounds bin the
+    // candidates by 8 bits at a time (exponent, then mantissa), each keeping only the bin where
+    // the running mass reaches the target; the few left are sorted. Masses are summed in double.
+    double partial[4] = {0.0, 0.0, 0.0, 0.0};  // four chains: one would wait on each addition
+    int key = 0;
+    for (; key + 4 <= length; key += 4)
+        for (int lane = 0; lane < 4; ++lane)
+            partial[lane] += row[key + lane];
+    for (; key < length; ++key)
+        partial[0] += row[key];
+    const double total = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+    TopMassCut cut;
+    if (!(total > 0.0))
+        return cut;
+    const double target = fraction * total * (1.0 - 1e-6);  // float weights: a row sums to 1 within ~1e-7
+    const auto bitsOf = [](float value) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        return bits;
+    };
+    std::array<double, 256> sums{};
+    double above = 0.0;  // the mass of every key stronger than the candidates
+    // The bin of the crossing among `sums` (the strongest first); when rounding leaves the target
+    // unreached, the weakest non-empty bin (its weakest key is then the cut).
+    const auto crossingBin = [&sums, &above, target] {
+        int bin = 255;
+        for (; bin > 0; --bin) {
+            if (sums[size_t(bin)] == 0.0)
+                continue;
+            if (above + sums[size_t(bin)] >= target)
+                return bin;
+            above += sums[size_t(bin)];
+        }
+        if (sums[0] == 0.0) {
+            while (bin < 255 && sums[size_t(bin)] == 0.0)
+                ++bin;
+            above -= sums[size_t(bin)];
+        }
+        return bin;
+    };
+    // The first round reads the row itself: positive weights binned by their exponent.
+    std::array<std::array<double, 256>, 2> by_exponent{};  // even and odd keys: two chains per bin
+    for (int at = 0; at < length; ++at)
+        if (row[at] > 0.0f)  // a weight of 0 (masked) is never kept
+            by_exponent[size_t(at & 1)][bitsOf(row[at]) >> 23] += row[at];
+    for (size_t bin = 0; bin < 256; ++bin)
+        sums[bin] = by_exponent[0][bin] + by_exponent[1][bin];
+    const int exponent = crossingBin();
+    scratch.clear();  // the candidates left, in key order
+    for (int at = 0; at < length; ++at)
+        if (row[at] > 0.0f && int(bitsOf(row[at]) >> 23) == exponent)
+            scratch.emplace_back(row[at], at);
+    if (scratch.empty())
+        return cut;
+    for (int shift : {15, 7}) {
+        sums.fill(0.0);
+        for (const auto& [value, key] : scratch)
+            sums[(bitsOf(value) >> shift) & 0xFF] += value;
+        const int bin = crossingBin();
+        const auto outside = [&](const std::pair<float, int>& candidate) {
+            return int((bitsOf(candidate.first) >> shift) & 0xFF) != bin;
+        };
+        scratch.erase(std::remove_if(scratch.begin(), scratch.end(), outside), scratch.end());  // keeps key order
+    }
+    std::sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    for (const auto& [value, key] : scratch) {
+        cut = {value, key};
+        above += value;
+        if (above >= target)
+            break;
+    }
+    return cut;
 }
 
 double AttentionDisplay::percentile(const std::vector<Matrix>& heads, const MaskMatrix& mask, double p)

@@ -6,6 +6,8 @@
 
 #include <QList>
 
+#include <limits>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -40,6 +42,19 @@ struct AttentionDisplay {
     // (0 < fraction <= 1) of the row's total, strongest first; the key that crosses the line is
     // kept, ties broken by the lower key. True = kept; a weight of 0 (masked) is never kept.
     static MaskMatrix topMass(const Matrix& weights, double fraction);
+
+    // The same for one row, as the last key kept in that order: a key is kept when its weight is
+    // above `weight`, or equal to it at a key up to `key`. Nothing is kept: weight = +infinity.
+    // A heatmap drawn reduced dims a block from these cuts without a mask of the matrix's size.
+    struct TopMassCut {
+        float weight = std::numeric_limits<float>::infinity();
+        int key = -1;
+        bool keeps(float value, int at) const { return value > weight || (value == weight && at <= key); }
+    };
+    // `row` holds `length` weights; `scratch` is reused between rows (expected O(length): a
+    // selection by weighted partitions, not a sort).
+    static TopMassCut topMassCut(const float* row, int length, double fraction,
+                                 std::vector<std::pair<float, int>>& scratch);
 
     // The p-th percentile (0 <= p <= 100, linear interpolation between order statistics, as
     // numpy.percentile) of every head's weights outside `mask` (empty: no cell masked). 0 when

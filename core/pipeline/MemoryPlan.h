@@ -13,22 +13,22 @@ namespace attn {
 // What one request will hold at its peak: the forward pass, the trace it keeps, the pictures
 // drawn from it and the JSON written from it.
 struct MemoryRequest {
-    int query_len = 0;             // T_q
-    int key_len = 0;               // T_kv (the same as T_q for self-attention)
-    bool self_attention = true;    // keys from the queries' input: a longer input lengthens both
-    int num_heads = 0;             // h
-    int d_model = 0;               // h * head_dim: Q and concat columns
-    int kv_dim = 0;                // K and V columns (grouped-query attention: fewer); 0 = d_model
-    int input_dim = 0;             // d_in
-    int output_dim = 0;            // d_out
-    std::int64_t parameters = 0;   // the layer's weights, in floats
+    int query_len = 0;            // T_q
+    int key_len = 0;              // T_kv (the same as T_q for self-attention)
+    bool self_attention = true;   // keys from the queries' input: a longer input lengthens both
+    int num_heads = 0;            // h
+    int d_model = 0;              // h * head_dim: Q and concat columns
+    int kv_dim = 0;               // K and V columns (grouped-query attention: fewer); 0 = d_model
+    int input_dim = 0;            // d_in
+    int output_dim = 0;           // d_out
+    std::int64_t parameters = 0;  // the layer's weights, in floats
     TraceDetail detail = TraceDetail::Weights;
-    int pictures = 0;               // heatmaps of (T_q, T_kv) held at once (a grid: h; one head: 1)
-    std::int64_t picture_cells = 0; // cells one picture holds at most (a reduced picture), 0 = every cell
-    bool masked = false;            // causal or padded: the views hold a mask of every cell
-    int extra_matrices = 0;         // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
-    bool json = false;              // the whole result as JSON text
-    std::int64_t held = 0;          // bytes of an earlier result kept until this one replaces it
+    int pictures = 0;                // heatmaps of (T_q, T_kv) held at once (a grid: h; one head: 1)
+    std::int64_t picture_cells = 0;  // cells one picture holds at most (a reduced picture), 0 = every cell
+    bool masked = false;             // causal or padded: the views hold a mask of every cell
+    int extra_matrices = 0;          // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
+    bool json = false;               // the whole result as JSON text
+    std::int64_t held = 0;           // bytes of an earlier result kept until this one replaces it
 };
 
 // The request's bytes by what they are for.
@@ -49,10 +49,11 @@ struct MemoryEstimate {
 class MemoryPlan {
 public:
     // Bytes a heatmap holds per cell it draws: its float copy (4), its mask (1), QCustomPlot's
-    // double colour-map data (8), the map's ARGB image (4) and the exported image of up to 2 x 2
-    // pixels per cell (16) once cells are many. With a mask, the views' shared mask and the copy
-    // a plot reduces off the GUI thread add 2 bytes per cell of the matrix, drawn or not.
-    static constexpr std::int64_t kPictureBytesPerCell = 33;
+    // double colour-map data (8), the map's ARGB image (4), its top X % dimming (1) and the
+    // exported image of up to 2 x 2 pixels per cell (16) once cells are many. With a mask, the
+    // views' shared mask and the copy a plot reduces off the GUI thread add 2 bytes per cell of
+    // the matrix, drawn or not.
+    static constexpr std::int64_t kPictureBytesPerCell = 34;
     // Bytes of JSON text per attention weight: up to 9 significant digits, a sign, a point and a
     // comma, with the growth of the buffer that holds it.
     static constexpr std::int64_t kJsonBytesPerValue = 16;

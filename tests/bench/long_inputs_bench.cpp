@@ -3,6 +3,8 @@
 //   window (offscreen, 1400 x 900) until every head of the grid shows its reduced picture;
 // - exportTwentyThousandTokens: T = 20,000, d_model 8, one head, the pass and a 1200 x 900 PNG of
 //   the head, as `--export` makes it.
+// - reduceOneHead: one 8,192 x 8,192 head reduced to 1,024 x 1,024 as a plot does on its worker,
+//   the largest or the mean of each block, and with the top X % dimming (a cut per row).
 // Run: QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench firstPictureInTheWindow
 //      QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench exportTwentyThousandTokens
 #include "core/base/MemoryReuse.h"
@@ -11,6 +13,7 @@
 #include "ui/controller/AttentionController.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -65,6 +68,32 @@ private slots:
         }
         QVERIFY2(window.controller()->result(), "refused: raise the memory budget");
         QCOMPARE(window.controller()->result()->seqLen(), 8192);
+    }
+
+    void reduceOneHead_data()
+    {
+        QTest::addColumn<int>("how");
+        QTest::addColumn<double>("top_mass");
+        QTest::newRow("max") << int(CellReduction::Max) << 1.0;
+        QTest::newRow("mean") << int(CellReduction::Mean) << 1.0;
+        QTest::newRow("max, top 90 %") << int(CellReduction::Max) << 0.9;
+    }
+
+    void reduceOneHead()
+    {
+        QFETCH(int, how);
+        QFETCH(double, top_mass);
+        constexpr int kTokens = 8192;
+        Matrix weights = Matrix::Random(kTokens, kTokens).cwiseAbs();  // (T, T)
+        for (int row = 0; row < kTokens; ++row)
+            weights.row(row) /= weights.row(row).sum();
+        ReducedMatrix reduced;
+        QBENCHMARK
+        {
+            reduced = reduceCells(weights, MaskMatrix(), 8, CellReduction(how), top_mass);
+        }
+        QCOMPARE(reduced.values.rows(), 1024);
+        QCOMPARE(reduced.dimmed.size() > 0, top_mass < 1.0);
     }
 
     void exportTwentyThousandTokens()

@@ -7,6 +7,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
+#include <numeric>
 
 using namespace attn;
 
@@ -109,6 +111,47 @@ private slots:
         // A masked (zero) cell is never kept, and a row of zeros keeps nothing.
         const MaskMatrix causal = AttentionDisplay::topMass(matrix(2, 2, {1.0f, 0.0f, 0.0f, 0.0f}), 1.0);
         QVERIFY(causal(0, 0) && !causal(0, 1) && !causal(1, 0) && !causal(1, 1));
+    }
+
+    // Long rows go through the selection by partitions (rows over 16 keys): the kept keys are
+    // exactly those of a stable sort, strongest first, with many ties and zeros among them.
+    void topMassOfLongRowsAsASortKeepsThem()
+    {
+        Matrix weights(3, 5000);  // (3, 5000)
+        std::uint32_t state = 12345;
+        for (qsizetype i = 0; i < weights.size(); ++i) {
+            state = state * 1664525u + 1013904223u;
+            const int level = int(state >> 28);                           // 0 .. 15: ties everywhere
+            weights.data()[i] = level < 3 ? 0.0f : float(level * level);  // some zeros (masked)
+        }
+        for (int row = 0; row < 3; ++row)
+            weights.row(row) /= weights.row(row).sum();
+        for (double fraction : {0.01, 0.3, 0.5, 0.9, 0.999, 1.0}) {
+            const MaskMatrix kept = AttentionDisplay::topMass(weights, fraction);
+            for (int row = 0; row < 3; ++row) {
+                std::vector<int> order(5000);
+                std::iota(order.begin(), order.end(), 0);
+                const auto line = weights.row(row);
+                std::stable_sort(order.begin(), order.end(), [&line](int a, int b) { return line(a) > line(b); });
+                const double total = line.cast<double>().sum();
+                MaskMatrix expected = MaskMatrix::Constant(1, 5000, false);
+                double mass = 0.0;
+                for (int key : order) {
+                    if (!(line(key) > 0.0f))
+                        break;
+                    expected(0, key) = true;
+                    mass += line(key);
+                    if (mass >= fraction * total * (1.0 - 1e-6))
+                        break;
+                }
+                QVERIFY2(kept.row(row) == expected.row(0),
+                         qPrintable(QStringLiteral("fraction %1 row %2: %3 kept, %4 expected")
+                                        .arg(fraction)
+                                        .arg(row)
+                                        .arg(kept.row(row).count())
+                                        .arg(expected.count())));
+            }
+        }
     }
 
     void percentileAsNumpyComputesIt()

@@ -34,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -313,6 +314,98 @@ private slots:
             return count;
         };
         QVERIFY2(inked(top) < inked(all), qPrintable(QStringLiteral("%1 vs %2").arg(inked(top)).arg(inked(all))));
+    }
+
+    // A 1,100-token head is drawn in blocks of 2 x 2: each drawn cell the largest of its block's
+    // weights, or (View › Heatmaps) their mean, in the grid, the head view and Compare's plots;
+    // the choice is remembered.
+    void reducedPixelsShowTheMaxOrTheMeanOfTheirCells()
+    {
+        QStringList words;
+        for (int i = 0; i < 1100; ++i)
+            words.append(QStringLiteral("w%1").arg(i % 89));
+        RunSettings config;
+        config.d_model = 8;
+        config.num_heads = 2;
+        auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
+        QVERIFY(computed.ok());
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        const Matrix& weights = result->trace.weights[1];  // (1100, 1100)
+        const auto block = [&weights](int row, int column) { return weights.block(2 * row, 2 * column, 2, 2); };
+        HeadView view;  // not shown: reduced at once
+        view.resize(900, 700);
+        view.setResult(result);
+        view.setHead(1);
+        QCOMPARE(view.plot()->reductionFactor(), 2);
+        QCOMPARE(view.plot()->values()(3, 5), block(3, 5).maxCoeff());
+        view.setReduction(CellReduction::Mean);
+        QCOMPARE(view.plot()->rowCount(), 550);
+        // The mean is summed in double and rounded once to float.
+        QCOMPARE(view.plot()->values()(3, 5), float(block(3, 5).cast<double>().mean()));
+        // Top 50 % per row, kept when reduced: a block is dimmed when none of its cells is kept.
+        view.setTopMass(0.5);
+        const MaskMatrix kept = AttentionDisplay::topMass(weights, 0.5);  // (1100, 1100)
+        QVERIFY(view.plot()->hasDimmed());
+        int dimmed = 0;
+        for (int row = 0; row < 550; ++row)
+            for (int column = 0; column < 550; ++column) {
+                const bool any_kept = kept.block(2 * row, 2 * column, 2, 2).any();
+                QCOMPARE(view.plot()->isDimmed(row, column), !any_kept);
+                dimmed += !any_kept;
+            }
+        QVERIFY(dimmed > 0 && dimmed < 550 * 550);
+        HeadsGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(result);
+        grid.setReduction(CellReduction::Mean);
+        QCOMPARE(grid.plot(1)->values()(7, 2), float(block(7, 2).cast<double>().mean()));
+        QVERIFY2(grid.colorBar()->note().contains("mean of 2 x 2"), qPrintable(grid.colorBar()->note()));
+        grid.setReduction(CellReduction::Max);
+        QCOMPARE(grid.plot(1)->values()(7, 2), block(7, 2).maxCoeff());
+        grid.setTopMass(0.75);
+        const MaskMatrix kept_grid = AttentionDisplay::topMass(weights, 0.75);
+        for (int row = 0; row < 550; row += 7)
+            for (int column = 0; column < 550; ++column)
+                QCOMPARE(grid.plot(1)->isDimmed(row, column), !kept_grid.block(2 * row, 2 * column, 2, 2).any());
+
+        // Compare's three plots, on screen, reduce on worker threads: the figure shows its last
+        // picture until each plot's reduction arrives.
+        CompareFigure figure;
+        figure.resize(1300, 600);
+        figure.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&figure));
+        QVERIFY(figure.setComparison({result, 0, QString()}, {result, 1, QString()}).ok());
+        QCOMPARE(figure.plotA()->fullColumnCount(), 0);  // nothing reduced on the GUI thread
+        QTRY_COMPARE(figure.plotA()->fullColumnCount(), 1100);
+        QTRY_COMPARE(figure.plotB()->fullColumnCount(), 1100);
+        QTRY_COMPARE(figure.plotDifference()->fullColumnCount(), 1100);
+        QCOMPARE(figure.plotB()->values()(3, 5), block(3, 5).maxCoeff());
+        QCOMPARE(figure.plotA()->values()(3, 5), result->trace.weights[0].block(6, 10, 2, 2).maxCoeff());
+        figure.setReduction(CellReduction::Mean);  // the same comparison, reduced again
+        QTRY_COMPARE(figure.plotB()->values()(3, 5), float(block(3, 5).cast<double>().mean()));
+
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        QCOMPARE(settings.reduction(), CellReduction::Max);  // the default
+        {
+            MainWindow window(&settings);
+            window.controller()->waitForIdle();
+            QCOMPARE(window.heatmapMenu()->reduction(), CellReduction::Max);
+            const QList<QAction*> actions = window.heatmapMenu()->actions();
+            const auto mean = std::find_if(actions.begin(), actions.end(),
+                                           [](QAction* action) { return action->text().contains("m&ean"); });
+            QVERIFY(mean != actions.end());
+            (*mean)->trigger();
+            QCOMPARE(window.headView()->plot()->reduction(), CellReduction::Mean);
+            QCOMPARE(window.headsGrid()->reduction(), CellReduction::Mean);
+            QCOMPARE(window.viewTabs()->compareView()->figure()->plotA()->reduction(), CellReduction::Mean);
+            QCOMPARE(window.viewTabs()->compareView()->figure()->plotDifference()->reduction(), CellReduction::Mean);
+            window.saveSettings();
+        }
+        QCOMPARE(settings.reduction(), CellReduction::Mean);
+        MainWindow restored(&settings);
+        QCOMPARE(restored.heatmapMenu()->reduction(), CellReduction::Mean);
+        QCOMPARE(restored.headsGrid()->reduction(), CellReduction::Mean);
     }
 
     void meanAndMaxHeadAfterTheLast()

@@ -23,14 +23,14 @@ std::shared_ptr<const AttentionResult> borrow(const AttentionResult& result)
 }  // namespace
 
 Status CompareExport::exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
-                                    const QSize& size, double scale, ColorScale color_scale)
+                                    const QSize& size, double scale, ColorScale color_scale, CellReduction reduction)
 {
-    return exportCompare(result, head_a, result, head_b, QString(), path, size, scale, color_scale);
+    return exportCompare(result, head_a, result, head_b, QString(), path, size, scale, color_scale, reduction);
 }
 
 Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
                                     int head_b, const QString& label_b, const QString& path, const QSize& size,
-                                    double scale, ColorScale color_scale)
+                                    double scale, ColorScale color_scale, CellReduction reduction)
 {
     if (Status ok = ViewExporter::checkPath(path); !ok)
         return ok;
@@ -41,6 +41,7 @@ Status CompareExport::exportCompare(const AttentionResult& result_a, int head_a,
     figure.setAttribute(Qt::WA_DontShowOnScreen);
     figure.resize(size);
     figure.setColorScale(color_scale);
+    figure.setReduction(reduction);
     if (Status shown = figure.setComparison({borrow(result_a), head_a, QString()}, {borrow(result_b), head_b, label_b});
         !shown)
         return Error{QStringLiteral("--compare: %1").arg(shown.error())};

@@ -2,6 +2,7 @@
 
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QSize>
 #include <QString>
@@ -19,11 +20,13 @@ public:
     // (--view compare --compare A,B). Heads out of range are an error naming them.
     static Status exportCompare(const AttentionResult& result, int head_a, int head_b, const QString& path,
                                 const QSize& size, double scale = 1.0,
-                                ColorScale color_scale = ColorScale::WithoutOneKeyRows);
+                                ColorScale color_scale = ColorScale::WithoutOneKeyRows,
+                                CellReduction reduction = CellReduction::Max);
     // The same with side B from another result (other settings), e.g. a causal twin.
     static Status exportCompare(const AttentionResult& result_a, int head_a, const AttentionResult& result_b,
                                 int head_b, const QString& label_b, const QString& path, const QSize& size,
-                                double scale = 1.0, ColorScale color_scale = ColorScale::WithoutOneKeyRows);
+                                double scale = 1.0, ColorScale color_scale = ColorScale::WithoutOneKeyRows,
+                                CellReduction reduction = CellReduction::Max);
     // The lines view (--view lines): one head, or all heads overlaid with head = -1; with
     // top_mass < 1 only each row's strongest keys that reach that share (--top-mass).
     static Status exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,

@@ -230,6 +230,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             grid.setColorMap(request.color_map);
             grid.setColorScale(request.color_scale);
             grid.setTopMass(request.top_mass);
+            grid.setReduction(request.reduction);
             grid.setAggregate(HeadsGrid::Aggregate(std::clamp(request.aggregate, 0, 2)));
             grid.resize(request.size);
             grid.setResult(shared);
@@ -242,6 +243,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             view.setColorMap(request.color_map);
             view.setColorScale(request.color_scale);
             view.setTopMass(request.top_mass);
+            view.setReduction(request.reduction);
             view.resize(request.size);
             view.setResult(shared);
             view.setHead(request.head);
@@ -250,7 +252,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
         }
         case ExportView::Compare:
             return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path, request.size,
-                                                request.scale, request.color_scale);
+                                                request.scale, request.color_scale, request.reduction);
         case ExportView::Lines:
             return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale,
                                               request.top_mass);

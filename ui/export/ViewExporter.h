@@ -3,6 +3,7 @@
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QList>
 
@@ -42,6 +43,7 @@ struct ExportRequest {
     QList<int> hidden_keys;
     double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
     int aggregate = 0;      // grid: 0 none, 1 an extra head of the mean over heads, 2 of the maximum
+    CellReduction reduction = CellReduction::Max;  // grid, head, compare: what a reduced pixel shows
 };
 
 // The one picture writer of attention-lab: every view, from the window and from --export, is

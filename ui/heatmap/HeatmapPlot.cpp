@@ -1,43 +1,20 @@
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include "ui/heatmap/HeatmapCells.h"
-#include "ui/heatmap/ReductionNote.h"
-
-#include "core/analysis/AttentionDisplay.h"
+#include "ui/heatmap/HeatmapPlotPrivate.h"
 
 #include <qcustomplot.h>
 
 #include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPicture>
-#include <QPointer>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace attn {
-
-constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
-constexpr int kLongestLabel = 90;    // pixels; longer token labels are elided
-
-struct HeatmapPlot::Private {
-    QCustomPlot* plot = nullptr;
-    QCPAxisRect* rect = nullptr;
-    QCPColorMap* map = nullptr;
-    QCPColorScale* scale = nullptr;
-    QCPTextElement* title = nullptr;
-    QCPMarginGroup* margins = nullptr;
-    CellOverlayState overlay;
-    QCPColorMapData* made_data = nullptr;  // the map's data while it is makeColorMapData's
-    QSharedPointer<QCPAxisTickerText> x_ticker{new QCPAxisTickerText};
-    QSharedPointer<QCPAxisTickerText> y_ticker{new QCPAxisTickerText};
-    QMargins base_margins{6, 6, 6, 6};
-    QMargins square_margins;  // added around the layout so that cells come out square
-    bool squaring = false;
-};
 
 HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
 {
@@ -103,213 +80,6 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 
 HeatmapPlot::~HeatmapPlot() = default;
 
-void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
-                            const MaskMatrix& mask, std::shared_ptr<const void> keep_alive)
-{
-    // A keystroke calls this for every head with a new matrix of mostly the same shape and
-    // labels: reuse the colour-map data when the size is unchanged and keep tick labels unless
-    // the tokens changed. An all-false mask is dropped so nothing loops over its cells.
-    const bool mask_fits = mask.rows() == values.rows() && mask.cols() == values.cols();
-    const bool any_masked = mask_fits && mask.size() > 0 &&
-                            std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
-    static_assert(sizeof(bool) == 1);
-    const quint64 generation = ++m_matrix_generation;
-    const int factor = attn::reductionFactor(int(values.rows()), int(values.cols()), kReducedSide);
-    if (factor == 1) {
-        showDrawn({values, any_masked ? mask : MaskMatrix(), 1}, int(values.rows()), int(values.cols()), row_labels,
-                  column_labels);
-        return;
-    }
-    // On screen a reduction reads every cell once (400 million at 20,000 tokens): it runs on a
-    // worker while `keep_alive` holds the matrix, and the plot shows its last picture meanwhile.
-    // Offscreen (pictures, tests) it runs here.
-    const bool on_screen = isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
-    if (!keep_alive || !on_screen) {
-        showDrawn(reduceCells(values, any_masked ? mask : MaskMatrix(), factor, m_reduction), int(values.rows()),
-                  int(values.cols()), row_labels, column_labels);
-        return;
-    }
-    QPointer<HeatmapPlot> self(this);
-    const Matrix* source = &values;
-    MaskMatrix hidden = any_masked ? mask : MaskMatrix();  // the caller's mask may change meanwhile
-    const CellReduction how = m_reduction;
-    QThreadPool::globalInstance()->start([self, source, hidden = std::move(hidden), factor, how, generation,
-                                          keep_alive = std::move(keep_alive), row_labels, column_labels]() mutable {
-        auto reduced = std::make_shared<ReducedMatrix>(reduceCells(*source, hidden, factor, how));
-        const int rows = int(source->rows());
-        const int columns = int(source->cols());
-        keep_alive.reset();
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, reduced, rows, columns, generation, row_labels, column_labels] {
-                if (self && self->m_matrix_generation == generation)  // else a newer matrix was set
-                    self->showDrawn(std::move(*reduced), rows, columns, row_labels, column_labels);
-            },
-            Qt::QueuedConnection);
-    });
-}
-
-void HeatmapPlot::showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
-                            const QStringList& column_labels)
-{
-    const bool was_reduced = m_factor > 1;
-    const int old_rows = int(m_values.rows());
-    const int old_columns = int(m_values.cols());
-    m_full_rows = full_rows;
-    m_full_columns = full_columns;
-    m_factor = drawn.factor;
-    m_values = std::move(drawn.values);
-    m_mask = std::move(drawn.mask);
-    outlineSelection();
-    const bool reshaped =
-        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1);
-    if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
-        m_row_labels = row_labels;
-        m_column_labels = column_labels;
-        m_longest_label = -1;
-        m_ticks = {};
-    }
-    if (m_dimmed.rows() != m_values.rows() || m_dimmed.cols() != m_values.cols())
-        m_dimmed = MaskMatrix();
-    updateColourValues();
-    fillMap();
-    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, m_values.cols()) - 0.5);
-    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, m_values.rows()) - 0.5);
-    updateRange();
-    updateLabels();
-    scheduleReplot();
-    emit matrixShown();
-}
-
-// The drawn cell that holds the selected row and cell.
-void HeatmapPlot::outlineSelection()
-{
-    d->overlay.selected_row = m_selected_row < 0 ? -1 : m_selected_row / m_factor;
-    d->overlay.selected_column = m_selected_column < 0 ? -1 : m_selected_column / m_factor;
-}
-
-QString HeatmapPlot::reductionNote() const
-{
-    return attn::reductionNote(m_full_rows, m_full_columns, m_reduction);
-}
-
-QString reductionNote(int rows, int columns, CellReduction how)
-{
-    const int factor = reductionFactor(rows, columns, HeatmapPlot::kReducedSide);
-    if (factor <= 1)
-        return {};
-    return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1")
-                                      : HeatmapPlot::tr("each cell: the mean of %1 x %1"))
-        .arg(factor);
-}
-
-void HeatmapPlot::fillMap()
-{
-    if (m_values.size() > 0) {
-        const Matrix& colours = colourValues();
-        const bool reused = d->map->data() == d->made_data && refillColorMapData(d->map->data(), colours, m_mask);
-        if (!reused) {
-            d->made_data = makeColorMapData(colours, m_mask);
-            d->map->setData(d->made_data);  // takes ownership
-        }
-    } else {
-        d->map->data()->clear();
-    }
-    d->map->setVisible(m_values.size() > 0);
-}
-
-void HeatmapPlot::updateColourValues()
-{
-    switch (m_mapping) {
-        case ColorMapping::Linear:
-            m_colour_values = Matrix();
-            break;
-        case ColorMapping::Log:  // the logarithm of 0 has no colour: the bottom of the range does
-            m_colour_values = m_values.cwiseMax(float(colourLow()));
-            break;
-        case ColorMapping::PerRow:
-            m_colour_values = AttentionDisplay::perRowScaled(m_values, m_mask);
-            break;
-    }
-}
-
-void HeatmapPlot::setColorMapping(ColorMapping mapping)
-{
-    if (mapping == m_mapping)
-        return;
-    m_mapping = mapping;
-    const bool log = mapping == ColorMapping::Log;
-    d->scale->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);  // the map follows its scale
-    if (log)
-        d->scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
-        d->scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    updateColourValues();
-    fillMap();
-    updateRange();
-    scheduleReplot();
-}
-
-void HeatmapPlot::setDimmed(const MaskMatrix& dimmed)
-{
-    const bool fits = dimmed.rows() == m_values.rows() && dimmed.cols() == m_values.cols() && dimmed.any();
-    m_dimmed = fits ? dimmed : MaskMatrix();
-    scheduleReplot();
-}
-
-bool HeatmapPlot::isDimmed(int row, int column) const
-{
-    return m_dimmed.size() > 0 && m_dimmed(row, column);
-}
-
-double HeatmapPlot::colourLow() const
-{
-    return m_mapping == ColorMapping::PerRow ? 0.0 : m_low;
-}
-
-double HeatmapPlot::colourHigh() const
-{
-    return m_mapping == ColorMapping::PerRow ? 1.0 : m_high;
-}
-
-double HeatmapPlot::colourPosition(int row, int column) const
-{
-    const double value = colourValues()(row, column);
-    const double low = colourLow();
-    const double high = colourHigh();
-    if (m_mapping == ColorMapping::Log)
-        return std::log(std::max(value, low) / low) / std::max(1e-12, std::log(high / low));
-    return (value - low) / std::max(1e-12, high - low);
-}
-
-void HeatmapPlot::setColorMap(ColorMaps::Map map)
-{
-    m_map = map;
-    applyColorMap(d->map, map);
-    updateRange();
-    scheduleReplot();
-}
-
-void HeatmapPlot::setValueRange(double low, double high)
-{
-    m_auto_range = false;
-    m_low = low;
-    m_high = high > low ? high : low + 1e-9;
-    if (m_mapping == ColorMapping::Log) {  // the values are clamped to the new low end
-        updateColourValues();
-        fillMap();
-    }
-    updateRange();
-    scheduleReplot();
-}
-
-void HeatmapPlot::setAutoValueRange()
-{
-    m_auto_range = true;
-    updateRange();
-    scheduleReplot();
-}
-
 void HeatmapPlot::setColorBarVisible(bool visible)
 {
     if (visible == d->scale->visible())
@@ -345,20 +115,6 @@ QString HeatmapPlot::title() const
 QString HeatmapPlot::colorBarLabel() const
 {
     return d->scale->axis()->label();
-}
-
-// The title across the plot and the colour bar's label along its bar are never clipped: the
-// first of their length variants (separated by U+009C) that fits is shown, else it is elided.
-void HeatmapPlot::fitTexts(const QSize& size)
-{
-    const double title_room = std::max(20, size.width() - 12);
-    d->title->setText(QFontMetricsF(d->title->font()).elidedText(m_title, Qt::ElideRight, title_room));
-    const double bar_room =
-        std::max(20, size.height() - (m_title.isEmpty() ? 0 : 30) - (m_compact ? 30 : 60));  // less the margins
-    d->scale->axis()->setLabel(
-        QFontMetricsF(d->scale->axis()->labelFont()).elidedText(m_bar_label, Qt::ElideRight, bar_room));
-    // About one tick label per 40 pixels of bar, so that a short bar's labels do not overlap.
-    d->scale->axis()->ticker()->setTickCount(std::clamp(int(bar_room / 40), 2, 5));
 }
 
 void HeatmapPlot::setAxisTitles(const QString& x_title, const QString& y_title)
@@ -548,11 +304,9 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
                     const int drawn_row = row / m_factor;
                     const int drawn_column = column / m_factor;
                     emit cellHovered(row, column,
-                                     isMasked(drawn_row, drawn_column)
-                                         ? std::numeric_limits<double>::quiet_NaN()
-                                         : double(m_values(drawn_row, drawn_column)));
-                }
-                else
+                                     isMasked(drawn_row, drawn_column) ? std::numeric_limits<double>::quiet_NaN()
+                                                                       : double(m_values(drawn_row, drawn_column)));
+                } else
                     emit hoverLeft();
                 break;
             }
@@ -574,169 +328,6 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
         }
     }
     return QWidget::eventFilter(watched, event);
-}
-
-void HeatmapPlot::updateRange()
-{
-    if (m_auto_range && m_values.size() > 0) {
-        double low = std::numeric_limits<double>::infinity();
-        double high = -low;
-        if (!hasMask() && m_values.allFinite()) {
-            low = m_values.minCoeff();
-            high = m_values.maxCoeff();
-        } else {
-            for (int row = 0; row < m_values.rows(); ++row)
-                for (int column = 0; column < m_values.cols(); ++column)
-                    if (!m_mask(row, column)) {
-                        low = std::min(low, double(m_values(row, column)));
-                        high = std::max(high, double(m_values(row, column)));
-                    }
-        }
-        if (!std::isfinite(low) || !std::isfinite(high)) {
-            low = 0;
-            high = 1;
-        }
-        if (m_map == ColorMaps::Map::Diverging) {
-            const double extent = std::max(std::abs(low), std::abs(high));
-            low = -extent;
-            high = extent;
-        }
-        m_low = low;
-        m_high = high > low ? high : low + 1e-9;
-    }
-    d->map->setDataRange(QCPRange(colourLow(), colourHigh()));
-}
-
-// Token labels where they fit: every n-th label so that labels never overlap, and numbers in
-// the cells when a cell is large enough to hold "0.00" legibly.
-void HeatmapPlot::updateLabels()
-{
-    fitTexts(m_render_size.isValid() ? m_render_size : this->size());
-    const int rows = int(m_values.rows());
-    const int columns = int(m_values.cols());
-    const QSize size = m_render_size.isValid() ? m_render_size : this->size();
-    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
-    const QFontMetrics metrics(x->tickLabelFont());
-    if (m_longest_label < 0) {  // once per set of labels, each distinct label measured once per font
-        if (m_label_widths.size() > 4 * columns + 256)
-            m_label_widths.clear();
-        m_longest_label = 0;
-        for (int column = 0; column < columns; ++column) {
-            const QString label = columnLabel(column * m_factor);
-            auto width = m_label_widths.constFind(label);
-            if (width == m_label_widths.constEnd())
-                width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
-            m_longest_label = std::max(m_longest_label, *width);
-        }
-    }
-    const int longest = m_longest_label;
-    // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
-    const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
-    const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
-    const double cell_width = double(std::max(10, size.width() - reserve_x)) / std::max(1, columns);
-    const double cell_height =
-        double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
-
-    // Square cells are as small as the smaller of the two estimates.
-    const double square = std::min(cell_width, cell_height);
-    // At the same size the steps the last layout measured stay (see makeCellsSquare): a
-    // keystroke does not rebuild the labels twice.
-    const bool same_size = size == m_tick_size;
-    m_tick_size = size;
-    setTickSteps(m_square_cells ? square : cell_width, m_square_cells ? square : cell_height, same_size);
-    const bool big_enough = cell_width >= 30 && cell_height >= 18;
-    d->overlay.show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
-    d->overlay.show_legend = !m_compact;
-}
-
-void HeatmapPlot::setSquareCells(bool square)
-{
-    m_square_cells = square;
-    scheduleReplot();
-}
-
-// Every n-th label so that labels never overlap: a label needs its font's height across the
-// axis (x labels turn when a cell is narrower than the longest) plus a gap, and along x, when
-// not turned, its width. Steps only grow with `at_least_current`, so that the label widths they
-// bring never shrink the cells below what they were computed for.
-bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_least_current)
-{
-    const int rows = int(m_values.rows());
-    const int columns = int(m_values.cols());
-    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
-    const QFontMetrics metrics(x->tickLabelFont());
-    const int gap = 2;
-    const bool was_rotated = x->tickLabelRotation() != 0;
-    const int longest = std::min(m_longest_label, kLongestLabel);
-    const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
-    x->setTickLabelRotation(rotate ? -90 : 0);
-    const double x_need = rotate ? metrics.height() + gap : longest + 6;
-    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
-    int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
-    if (m_compact && !m_render_size.isValid()) {
-        // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
-        // tick labels per axis, and with more every replot renders and shapes all of them again
-        // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
-        // that fits: they are drawn once.
-        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
-        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
-    }
-    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns) {
-        x_step = std::max(x_step, m_ticks.x_step);
-        y_step = std::max(y_step, m_ticks.y_step);
-    }
-    const TickKey ticks{x_step, y_step, rows, columns};
-    if (ticks == m_ticks)
-        return rotate != was_rotated;
-    m_ticks = ticks;
-    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
-    d->x_ticker->clear();
-    for (int column = 0; column < columns; column += x_step)
-        d->x_ticker->addTick(column, elided(columnLabel(column * m_factor)));
-    d->y_ticker->clear();
-    for (int row = 0; row < rows; row += y_step)
-        d->y_ticker->addTick(row, elided(rowLabel(row * m_factor)));
-    return true;
-}
-
-// After QCustomPlot has laid out the plot: if the cells are not square, pad the layout so they
-// are, and if the labels were estimated for larger cells than the layout gave, thin them; then
-// lay it out again (once; the padding is computed from the unpadded rectangle).
-void HeatmapPlot::makeCellsSquare()
-{
-    if (d->squaring)
-        return;
-    QMargins wanted;
-    if (m_square_cells && m_values.size() > 0) {
-        const QRect padded = d->rect->rect();
-        const QMargins& old = d->square_margins;
-        const double width = padded.width() + old.left() + old.right();
-        const double height = padded.height() + old.top() + old.bottom();
-        const double cell = std::min(width / m_values.cols(), height / m_values.rows());
-        const int extra_x = std::max(0, int(width - cell * m_values.cols()));
-        const int extra_y = std::max(0, int(height - cell * m_values.rows()));
-        wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
-    }
-    bool thinned = false;
-    if (m_values.size() > 0) {
-        const QRect rect = d->rect->rect();
-        const double cell_width = double(rect.width() - (wanted.left() + wanted.right()) +
-                                         (d->square_margins.left() + d->square_margins.right())) /
-                                  m_values.cols();
-        const double cell_height = double(rect.height() - (wanted.top() + wanted.bottom()) +
-                                          (d->square_margins.top() + d->square_margins.bottom())) /
-                                   m_values.rows();
-        thinned = setTickSteps(cell_width, cell_height, true);
-    }
-    if (wanted == d->square_margins && !thinned)
-        return;
-    d->square_margins = wanted;
-    d->squaring = true;
-    d->plot->plotLayout()->setMargins(d->base_margins + wanted);
-    d->plot->plotLayout()->update(QCPLayoutElement::upPreparation);
-    d->plot->plotLayout()->update(QCPLayoutElement::upMargins);
-    d->plot->plotLayout()->update(QCPLayoutElement::upLayout);
-    d->squaring = false;
 }
 
 void HeatmapPlot::scheduleReplot()

@@ -63,6 +63,12 @@ public:
     ColorMapping colorMapping() const { return m_mapping; }
     // Cells drawn faded towards white (true), e.g. outside a row's strongest keys; empty: none.
     void setDimmed(const MaskMatrix& dimmed);
+    // exBERT's top X %: per row, the keys outside the strongest that reach this share of the
+    // row's weight (AttentionDisplay::topMass) are dimmed; 1: none. A matrix drawn whole is dimmed
+    // at once; a reduced one from its next setMatrix, a block dimmed when none of its cells is kept
+    // (found per row while reducing, without a mask of the matrix's size).
+    void setTopMass(double fraction);
+    double topMass() const { return m_top_mass; }
     bool isDimmed(int row, int column) const;
     bool hasDimmed() const { return m_dimmed.size() > 0; }
     void setColorBarVisible(bool visible);
@@ -140,6 +146,7 @@ private:
     void updateColourValues();
     void fillMap();
     CellReduction m_reduction = CellReduction::Max;
+    double m_top_mass = 1.0;
     int m_factor = 1;
     int m_full_rows = 0;
     int m_full_columns = 0;

@@ -1,5 +1,7 @@
 #include "ui/heatmap/HeatmapReduction.h"
 
+#include "core/analysis/AttentionDisplay.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -7,14 +9,31 @@
 
 namespace attn {
 
+QString cellReductionKey(CellReduction how)
+{
+    return how == CellReduction::Mean ? QStringLiteral("mean") : QStringLiteral("max");
+}
+
+std::optional<CellReduction> cellReductionFromKey(const QString& key)
+{
+    if (key == QLatin1String("max"))
+        return CellReduction::Max;
+    if (key == QLatin1String("mean"))
+        return CellReduction::Mean;
+    return std::nullopt;
+}
+
 int reductionFactor(int rows, int columns, int max_side)
 {
     const int side = std::max({1, rows, columns});
     return std::max(1, (side + max_side - 1) / std::max(1, max_side));
 }
 
-ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how)
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how, double top_mass)
 {
+    const bool dimming = top_mass < 1.0;
+    std::vector<std::pair<float, int>> scratch;  // AttentionDisplay::topMassCut's, one row at a time
+    std::vector<char> kept_any;                  // per drawn column of a block row: a kept cell seen
     const int rows = int(values.rows());
     const int columns = int(values.cols());
     const bool masked_any = mask.rows() == rows && mask.cols() == columns && mask.size() > 0;
@@ -28,14 +47,31 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
     std::vector<double> sums(static_cast<size_t>(drawn_columns));  // one block row at a time
     std::vector<float> maxima(static_cast<size_t>(drawn_columns));
     std::vector<std::int64_t> counts(static_cast<size_t>(drawn_columns));  // visible cells per block
+    MaskMatrix dimmed = dimming ? MaskMatrix::Constant(drawn_rows, drawn_columns, false) : MaskMatrix();
+    if (dimming)
+        kept_any.resize(size_t(drawn_columns));
     for (int block_row = 0; block_row < drawn_rows; ++block_row) {
         std::fill(sums.begin(), sums.end(), 0.0);
         std::fill(maxima.begin(), maxima.end(), -std::numeric_limits<float>::infinity());
         std::fill(counts.begin(), counts.end(), 0);
+        std::fill(kept_any.begin(), kept_any.end(), 0);
         const int row_end = std::min(rows, (block_row + 1) * f);
         for (int row = block_row * f; row < row_end; ++row) {
             const float* line = values.row(row).data();  // row-major: one row is contiguous
             const bool* hides = masked_any ? mask.row(row).data() : nullptr;
+            if (dimming) {
+                const AttentionDisplay::TopMassCut cut = AttentionDisplay::topMassCut(line, columns, top_mass, scratch);
+                for (int block = 0; block < drawn_columns; ++block) {
+                    if (kept_any[size_t(block)])
+                        continue;
+                    const int end = std::min(columns, (block + 1) * f);
+                    for (int column = block * f; column < end; ++column)
+                        if (cut.keeps(line[column], column)) {
+                            kept_any[size_t(block)] = 1;
+                            break;
+                        }
+                }
+            }
             for (int block = 0; block < drawn_columns; ++block) {
                 const int begin = block * f;
                 const int end = std::min(columns, begin + f);
@@ -55,6 +91,8 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
             }
         }
         for (int block = 0; block < drawn_columns; ++block) {
+            if (dimming && !kept_any[size_t(block)])
+                dimmed(block_row, block) = true;
             if (counts[size_t(block)] == 0) {
                 hidden(block_row, block) = true;
                 continue;
@@ -66,6 +104,8 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
     }
     if (hidden.any())
         reduced.mask = std::move(hidden);
+    if (dimming)
+        reduced.dimmed = std::move(dimmed);
     return reduced;
 }
 

@@ -3,16 +3,25 @@
 #include "core/base/MaskMatrix.h"
 #include "core/base/Tensor.h"
 
+#include <QString>
+
+#include <optional>
+
 namespace attn {
 
 // What a drawn cell shows when it stands for several cells of the matrix.
 enum class CellReduction { Max, Mean };
 
+// "max" and "mean": the settings' and the command line's names.
+QString cellReductionKey(CellReduction how);
+std::optional<CellReduction> cellReductionFromKey(const QString& key);
+
 // A matrix with more cells than a picture has pixels, drawn as blocks of factor x factor cells.
 struct ReducedMatrix {
-    Matrix values;     // (ceil(rows / factor), ceil(columns / factor)): each block's max or mean
-    MaskMatrix mask;   // the same shape: true only where every cell of the block is masked; empty = none
-    int factor = 1;    // cells per drawn cell along each side
+    Matrix values;      // (ceil(rows / factor), ceil(columns / factor)): each block's max or mean
+    MaskMatrix mask;    // the same shape: true only where every cell of the block is masked; empty = none
+    int factor = 1;     // cells per drawn cell along each side
+    MaskMatrix dimmed;  // the same shape: true where no cell of the block is among its row's top mass; empty = none
 };
 
 // The smallest whole factor that brings both sides to at most `max_side` drawn cells (1: none).
@@ -21,7 +30,10 @@ int reductionFactor(int rows, int columns, int max_side);
 // Each block of factor x factor cells of `values` (rows, columns) as one cell: the largest of
 // its visible cells, or their mean; masked cells count for nothing, and a block with no visible
 // cell is masked. Read straight from the floats: nothing of the matrix's size is allocated.
-// `mask` is (rows, columns) or empty (nothing masked).
-ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how);
+// `mask` is (rows, columns) or empty (nothing masked). With top_mass < 1 a block is dimmed when
+// none of its cells is among the strongest keys of its row that reach that share of the row's
+// weight (AttentionDisplay::topMass, found per row without a mask of the matrix's size).
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how,
+                          double top_mass = 1.0);
 
 }  // namespace attn

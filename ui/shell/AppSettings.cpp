@@ -24,8 +24,9 @@ const Setting<QString> kScale{"model/scale", QStringLiteral("sqrt")};
 const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
 const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
-const Setting<qint64> kMemoryBudget{"memory/budget", 0};               // bytes; 0 = MemoryPlan::defaultBudget()
-const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
+const Setting<QString> kReduction{"view/reduction", QStringLiteral("max")};  // cellReductionKey
+const Setting<qint64> kMemoryBudget{"memory/budget", 0};                     // bytes; 0 = MemoryPlan::defaultBudget()
+const Setting<QString> kView{"view/current", QStringLiteral("grid")};        // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QString> kModelFolder{"model/folder", QString()};  // a whole model's folder; empty: none
 const Setting<int> kModelLayer{"model/folder_layer", 0};
@@ -133,6 +134,16 @@ ColorScale AppSettings::colorScale() const
 void AppSettings::setColorScale(ColorScale scale)
 {
     set(kColorScale, ColorScales::key(scale));
+}
+
+CellReduction AppSettings::reduction() const
+{
+    return cellReductionFromKey(get(kReduction)).value_or(CellReduction::Max);
+}
+
+void AppSettings::setReduction(CellReduction how)
+{
+    set(kReduction, cellReductionKey(how));
 }
 
 std::int64_t AppSettings::memoryBudget() const

@@ -3,6 +3,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
 #include <QByteArray>
@@ -51,6 +52,8 @@ public:
     void setTokenIdsInput(bool token_ids);
     QString tokenIds() const;
     void setTokenIds(const QString& ids);
+    CellReduction reduction() const;  // what a reduced pixel of every heatmap shows
+    void setReduction(CellReduction how);
     QStringList recentFiles() const;
     void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecentFile(const QString& path);

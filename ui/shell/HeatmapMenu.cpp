@@ -47,6 +47,20 @@ HeatmapMenu::HeatmapMenu(QWidget* parent) : QMenu(tr("&Heatmaps"), parent)
         connect(action, &QAction::triggered, this, [this, fraction] { setTopMass(fraction); });
     }
     addSeparator();
+    m_reductions = new QActionGroup(this);
+    for (CellReduction how : {CellReduction::Max, CellReduction::Mean}) {
+        QAction* action = addAction(how == CellReduction::Max ? tr("Reduced pixels: the &largest cell")
+                                                              : tr("Reduced pixels: the m&ean of the cells"));
+        action->setCheckable(true);
+        action->setChecked(how == m_reduction);
+        action->setToolTip(
+            tr("A matrix with more cells than the plot has pixels draws each pixel from the "
+               "cells under it"));
+        action->setData(int(how));
+        m_reductions->addAction(action);
+        connect(action, &QAction::triggered, this, [this, how] { setReduction(how); });
+    }
+    addSeparator();
     m_show_all = addAction(tr("Show every &token"));
     m_show_all->setToolTip(tr("Hidden tokens: right-click a token chip to hide it in the heatmaps"));
     m_show_all->setEnabled(false);
@@ -89,6 +103,16 @@ void HeatmapMenu::setAggregate(int aggregate)
         return;
     m_aggregate = aggregate;
     emit aggregateChanged(aggregate);
+}
+
+void HeatmapMenu::setReduction(CellReduction how)
+{
+    for (QAction* action : m_reductions->actions())
+        action->setChecked(action->data().toInt() == int(how));
+    if (how == m_reduction)
+        return;
+    m_reduction = how;
+    emit reductionChanged(how);
 }
 
 void HeatmapMenu::setHiddenKeys(const QList<int>& keys)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QList>
 #include <QMenu>
@@ -11,8 +12,9 @@ namespace attn {
 
 // View › Heatmaps: what every heatmap view draws, in one place. The colour scale (shared by the
 // grid, one head and Compare's A and B, remembered in the settings), an extra head of the mean
-// or maximum over the heads (grid), exBERT's top X % per row, and the keys hidden (each row
-// renormalised over the others; a context menu on the token chips hides or shows one).
+// or maximum over the heads (grid), exBERT's top X % per row, what a reduced pixel shows (the
+// largest or the mean of the cells under it, remembered in the settings), and the keys hidden
+// (each row renormalised over the others; a context menu on the token chips hides or shows one).
 class HeatmapMenu : public QMenu {
     Q_OBJECT
 public:
@@ -24,6 +26,8 @@ public:
     void setTopMass(double fraction);
     int aggregate() const { return m_aggregate; }  // 0 none, 1 mean, 2 max
     void setAggregate(int aggregate);
+    CellReduction reduction() const { return m_reduction; }
+    void setReduction(CellReduction how);  // checks its action; emits reductionChanged when it changes
     QList<int> hiddenKeys() const { return m_hidden; }
     void setHiddenKeys(const QList<int>& keys);  // sorted, without repeats
     QAction* scaleAction(ColorScale scale) const;
@@ -34,16 +38,19 @@ signals:
     void colorScaleChanged(attn::ColorScale scale);
     void topMassChanged(double fraction);
     void aggregateChanged(int aggregate);
+    void reductionChanged(attn::CellReduction how);
     void hiddenKeysChanged(const QList<int>& keys);
 
 private:
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     double m_top_mass = 1.0;
     int m_aggregate = 0;
+    CellReduction m_reduction = CellReduction::Max;
     QList<int> m_hidden;
     QActionGroup* m_scales = nullptr;
     QActionGroup* m_masses = nullptr;
     QActionGroup* m_aggregates = nullptr;
+    QActionGroup* m_reductions = nullptr;
     QAction* m_show_all = nullptr;
 };
 

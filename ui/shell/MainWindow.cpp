@@ -43,8 +43,9 @@ namespace attn {
 
 QString MainWindow::kvToolTip()
 {
-    return tr("Cross-attention: queries from the sentence above, keys and values from this one, as in "
-              "forward(q, k, v). Empty: self-attention. Click a key's token to mask it as padding.");
+    return tr(
+        "Cross-attention: queries from the sentence above, keys and values from this one, as in "
+        "forward(q, k, v). Empty: self-attention. Click a key's token to mask it as padding.");
 }
 
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings)
@@ -139,6 +140,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_head_view, &HeadView::colorScaleChanged, m_heatmap_menu, &HeatmapMenu::setColorScale);
     connect(m_heatmap_menu, &HeatmapMenu::topMassChanged, m_tabs, &ViewTabs::setTopMass);
     connect(m_heatmap_menu, &HeatmapMenu::aggregateChanged, m_tabs, &ViewTabs::setAggregate);
+    connect(m_heatmap_menu, &HeatmapMenu::reductionChanged, m_tabs, &ViewTabs::setReduction);
     connect(m_heatmap_menu, &HeatmapMenu::hiddenKeysChanged, this, [this](const QList<int>& keys) {
         m_tabs->setHiddenKeys(keys);
         showHiddenKeys();
@@ -241,10 +243,9 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[kAllViews.size()] = {ActionId::ViewGrid,   ActionId::ViewHead,
-                                                    ActionId::ViewCompare, ActionId::ViewLines,
-                                                    ActionId::ViewShapes,  ActionId::ViewWalkthrough,
-                                                    ActionId::ViewModel};
+    const ActionId tab_actions[kAllViews.size()] = {
+        ActionId::ViewGrid,   ActionId::ViewHead,        ActionId::ViewCompare, ActionId::ViewLines,
+        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel};
     for (View shown : kAllViews) {
         QAction* action = a->get(tab_actions[int(shown)]);
         view->addAction(action);
@@ -351,6 +352,8 @@ void MainWindow::restoreSettings()
     m_tabs->setColorMap(m_settings->colorMap());
     m_heatmap_menu->setColorScale(m_settings->colorScale());
     m_tabs->setColorScale(m_settings->colorScale());
+    m_heatmap_menu->setReduction(m_settings->reduction());
+    m_tabs->setReduction(m_settings->reduction());
     m_controller->setMemoryBudget(m_settings->memoryBudget());
     m_panel->setMemoryBudget(m_settings->memoryBudget());
     updateRecentMenu();
@@ -407,6 +410,7 @@ void MainWindow::saveSettings()
     m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setColorScale(m_heatmap_menu->colorScale());
+    m_settings->setReduction(m_heatmap_menu->reduction());
     m_settings->setMemoryBudget(m_panel->memoryBudget());
     m_settings->setCurrentView(currentView());
     m_settings->setCurrentHead(m_head_view->head());

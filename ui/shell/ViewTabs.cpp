@@ -129,6 +129,13 @@ void ViewTabs::setColorScale(ColorScale scale)
     m_compare->setColorScale(scale);
 }
 
+void ViewTabs::setReduction(CellReduction how)
+{
+    m_grid->setReduction(how);
+    m_head_view->setReduction(how);
+    m_compare->setReduction(how);
+}
+
 void ViewTabs::setTopMass(double fraction)
 {
     m_grid->setTopMass(fraction);

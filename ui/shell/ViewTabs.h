@@ -2,6 +2,7 @@
 
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
 #include <QList>
@@ -69,8 +70,9 @@ public slots:
     QList<int> hiddenKeys() const { return m_hidden_keys; }
     // The keys hidden in what is shown now (inside the input).
     std::vector<bool> shownHiddenKeys() const;
-    void setTopMass(double fraction);  // grid and head view (HeadsGrid::setTopMass)
-    void setAggregate(int aggregate);  // grid: 0 none, 1 mean, 2 max
+    void setTopMass(double fraction);            // grid and head view (HeadsGrid::setTopMass)
+    void setAggregate(int aggregate);            // grid: 0 none, 1 mean, 2 max
+    void setReduction(attn::CellReduction how);  // grid, head view and Compare's figure
     void setSentence(const QString& sentence);
     void openHead(int head);  // what a click on a grid head does
     // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the

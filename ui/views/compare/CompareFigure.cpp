@@ -65,8 +65,8 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
 
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
         connect(plot, &HeatmapPlot::cellHovered, this, [this](int query, int key, double) {
-            if (query < m_comparison.a.rows() && key < m_comparison.a.cols())
-                emit cellHovered(query, key, m_comparison.a(query, key), m_comparison.b(query, key));
+            if (query < m_comparison->a.rows() && key < m_comparison->a.cols())
+                emit cellHovered(query, key, m_comparison->a(query, key), m_comparison->b(query, key));
         });
 }
 
@@ -91,27 +91,42 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     auto comparison = CompareModel::compare(weights_a.value(), weights_b.value());
     if (!comparison)
         return Error{comparison.error()};
-    m_comparison = std::move(comparison).value();
+    m_comparison = std::make_shared<const HeadComparison>(std::move(comparison).value());
     m_a = a;
     m_b = b;
+    showComparison();
+    return {};
+}
 
-    const HeatmapData data_a = HeatmapData::fromResult(*a.result);
-    const HeatmapData data_b = HeatmapData::fromResult(*b.result);
+void CompareFigure::showComparison()
+{
+    const HeatmapData data_a = HeatmapData::fromResult(*m_a.result);
+    const HeatmapData data_b = HeatmapData::fromResult(*m_b.result);
     // The difference hides only cells that neither side may see (a masked cell against a
     // visible one is a real difference: weight against 0).
     const MaskMatrix both_masked = data_a.mask.size() == data_b.mask.size()
                                        ? MaskMatrix(data_a.mask.array() && data_b.mask.array())
                                        : MaskMatrix();
-    m_plot_a->setMatrix(m_comparison.a, data_a.labels, data_a.key_labels, data_a.mask);
-    m_plot_b->setMatrix(m_comparison.b, data_b.labels, data_b.key_labels, data_b.mask);
-    m_plot_difference->setMatrix(m_comparison.difference, data_a.labels, data_a.key_labels, both_masked);
+    // Reduced on worker threads (a long input), which keep the comparison alive meanwhile.
+    m_plot_a->setMatrix(m_comparison->a, data_a.labels, data_a.key_labels, data_a.mask, m_comparison);
+    m_plot_b->setMatrix(m_comparison->b, data_b.labels, data_b.key_labels, data_b.mask, m_comparison);
+    m_plot_difference->setMatrix(m_comparison->difference, data_a.labels, data_a.key_labels, both_masked, m_comparison);
     applyColorScale();
-    m_plot_difference->setValueRange(-m_comparison.difference_limit, m_comparison.difference_limit);
-    m_plot_a->setTitle(sideTitle(tr("A"), a));
-    m_plot_b->setTitle(sideTitle(tr("B"), b));
+    m_plot_difference->setValueRange(-m_comparison->difference_limit, m_comparison->difference_limit);
+    m_plot_a->setTitle(sideTitle(tr("A"), m_a));
+    m_plot_b->setTitle(sideTitle(tr("B"), m_b));
     m_plot_difference->setTitle(tr("A \u2212 B"));
     m_caption->setText(caption());
-    return {};
+}
+
+void CompareFigure::setReduction(CellReduction how)
+{
+    if (how == m_plot_a->reduction())
+        return;
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
+        plot->setReduction(how);
+    if (m_a.result && m_b.result)
+        showComparison();  // the same comparison, reduced again
 }
 
 void CompareFigure::setColorScale(ColorScale scale)
@@ -130,8 +145,8 @@ void CompareFigure::applyColorScale()
     if (!m_a.result)
         return;
     HeatmapPlot::ColorMapping mapping = HeatmapPlot::ColorMapping::Linear;
-    double low = m_comparison.shared_min;
-    double high = m_comparison.shared_max;
+    double low = m_comparison->shared_min;
+    double high = m_comparison->shared_max;
     QString note;
     switch (m_scale) {
         case ColorScale::AllCells:
@@ -149,9 +164,9 @@ void CompareFigure::applyColorScale()
         case ColorScale::Percentile: {
             // Each head's cells outside its own mask (the two sides may differ in their masks).
             const double top_a =
-                AttentionDisplay::percentile({m_comparison.a}, m_plot_a->mask(), ColorScales::kPercentile);
+                AttentionDisplay::percentile({m_comparison->a}, m_plot_a->mask(), ColorScales::kPercentile);
             const double top_b =
-                AttentionDisplay::percentile({m_comparison.b}, m_plot_b->mask(), ColorScales::kPercentile);
+                AttentionDisplay::percentile({m_comparison->b}, m_plot_b->mask(), ColorScales::kPercentile);
             low = 0.0;
             high = std::max(top_a, top_b) > 0.0 ? std::max(top_a, top_b) : high;
             note = tr("clipped at the %1th percentile").arg(ColorScales::kPercentile);
@@ -194,8 +209,8 @@ QString CompareFigure::caption() const
 {
     if (!m_a.result)
         return {};
-    const HeadMetric a = computeHeadMetrics(m_comparison.a);
-    const HeadMetric b = computeHeadMetrics(m_comparison.b);
+    const HeadMetric a = computeHeadMetrics(m_comparison->a);
+    const HeadMetric b = computeHeadMetrics(m_comparison->b);
     auto metrics = [](const HeadMetric& m) {
         return tr("entropy %1, max %2, diagonal %3, previous %4, first %5")
             .arg(m.entropy, 0, 'f', 3)
@@ -206,9 +221,9 @@ QString CompareFigure::caption() const
     };
     return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, ln 2 = %2 = disjoint); "
               "largest |A \u2212 B| = %3\nA: %4\nB: %5")
-        .arg(m_comparison.divergence, 0, 'f', 4)
+        .arg(m_comparison->divergence, 0, 'f', 4)
         .arg(std::numbers::ln2, 0, 'f', 3)
-        .arg(m_comparison.difference.size() > 0 ? double(m_comparison.difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f',
+        .arg(m_comparison->difference.size() > 0 ? double(m_comparison->difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f',
              3)
         .arg(metrics(a), metrics(b));
 }

@@ -4,6 +4,7 @@
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QWidget>
 
@@ -39,8 +40,10 @@ public:
     // The colour scale A and B share (the windows's one choice); the difference stays linear.
     void setColorScale(ColorScale scale);
     ColorScale colorScale() const { return m_scale; }
+    // What a reduced pixel of A, B and A - B shows (HeatmapPlot::setReduction); redraws them.
+    void setReduction(CellReduction how);
 
-    const HeadComparison& comparison() const { return m_comparison; }
+    const HeadComparison& comparison() const { return *m_comparison; }
     HeatmapPlot* plotA() const { return m_plot_a; }
     HeatmapPlot* plotB() const { return m_plot_b; }
     HeatmapPlot* plotDifference() const { return m_plot_difference; }
@@ -55,12 +58,14 @@ signals:
 
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
+    void showComparison();  // m_comparison of m_a and m_b in the three plots
 
     HeatmapPlot* m_plot_a = nullptr;
     HeatmapPlot* m_plot_b = nullptr;
     HeatmapPlot* m_plot_difference = nullptr;
     QLabel* m_caption = nullptr;
-    HeadComparison m_comparison;
+    // Shared with the plots' reductions on worker threads, which keep it alive until they finish.
+    std::shared_ptr<const HeadComparison> m_comparison = std::make_shared<const HeadComparison>();
     CompareSide m_a;
     CompareSide m_b;
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;

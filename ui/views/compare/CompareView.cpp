@@ -183,6 +183,11 @@ void CompareView::setColorMap(ColorMaps::Map map)
     m_figure->setColorMap(map);
 }
 
+void CompareView::setReduction(CellReduction how)
+{
+    m_figure->setReduction(how);
+}
+
 void CompareView::setColorScale(ColorScale scale)
 {
     m_figure->setColorScale(scale);

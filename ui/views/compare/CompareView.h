@@ -3,6 +3,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapReduction.h"
 
 #include <QWidget>
 
@@ -66,6 +67,7 @@ public slots:
     void setSentence(const QString& sentence);  // side B under a new seed is embedded from it
     void setColorMap(attn::ColorMaps::Map map);
     void setColorScale(attn::ColorScale scale);  // of A and B (CompareFigure::setColorScale)
+    void setReduction(attn::CellReduction how);  // of the three plots (CompareFigure::setReduction)
     void setHeads(int head_a, int head_b);
     void pickHead(int head);
     void setOtherSettings(bool enabled);

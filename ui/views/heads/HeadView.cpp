@@ -122,6 +122,15 @@ void HeadView::setTopMass(double fraction)
     if (fraction == m_top_mass)
         return;
     m_top_mass = fraction;
+    m_plot->setTopMass(fraction);
+    refresh();
+}
+
+void HeadView::setReduction(CellReduction how)
+{
+    if (how == m_plot->reduction())
+        return;
+    m_plot->setReduction(how);
     refresh();
 }
 
@@ -156,8 +165,6 @@ void HeadView::refresh()
     const HeatmapData::Range range = data.range(m_scale);
     m_plot->setColorMapping(range.mapping);
     m_plot->setValueRange(range.low, range.high);
-    m_plot->setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(weights, m_top_mass).array())
-                                       : MaskMatrix());
     QString note = range.note;
     if (m_top_mass < 1.0) {
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));

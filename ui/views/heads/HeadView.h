@@ -31,6 +31,7 @@ public:
     ColorScale colorScale() const { return m_scale; }
     void setTopMass(double fraction);  // as HeadsGrid::setTopMass
     double topMass() const { return m_top_mass; }
+    void setReduction(CellReduction how);  // as HeadsGrid::setReduction
     QComboBox* colorScaleBox() const { return m_scale_box; }
     int head() const { return m_head; }
     HeatmapPlot* plot() const { return m_plot; }

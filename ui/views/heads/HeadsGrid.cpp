@@ -49,6 +49,8 @@ void HeadsGrid::updatePlots()
         delete m_plots.takeLast();
     while (m_plots.size() < plots) {
         auto* plot = new HeatmapPlot(this);
+        plot->setReduction(m_reduction);
+        plot->setTopMass(m_top_mass);
         const int head = int(m_plots.size());
         plot->setCompact(true);
         plot->setSquareCells(true);
@@ -117,7 +119,25 @@ void HeadsGrid::setTopMass(double fraction)
     if (fraction == m_top_mass)
         return;
     m_top_mass = fraction;
-    applyColorScale();
+    bool reduced = false;
+    for (HeatmapPlot* plot : m_plots) {
+        plot->setTopMass(fraction);
+        reduced = reduced || plot->reductionFactor() > 1;
+    }
+    if (reduced)
+        updatePlots();  // dimmed by block as they are reduced again
+    else
+        applyColorScale();
+}
+
+void HeadsGrid::setReduction(CellReduction how)
+{
+    if (how == m_reduction)
+        return;
+    m_reduction = how;
+    for (HeatmapPlot* plot : m_plots)
+        plot->setReduction(how);
+    updatePlots();
 }
 
 void HeadsGrid::setColorScale(ColorScale scale)
@@ -140,8 +160,6 @@ void HeadsGrid::applyColorScale()
     for (HeatmapPlot* plot : m_plots) {
         plot->setColorMapping(range.mapping);
         plot->setValueRange(range.low, range.high);
-        plot->setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(plot->values(), m_top_mass).array())
-                                         : MaskMatrix());
     }
     m_color_bar->setLogarithmic(range.mapping == HeatmapPlot::ColorMapping::Log);
     m_color_bar->setRange(range.low, range.high);
@@ -150,7 +168,7 @@ void HeadsGrid::applyColorScale()
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
         note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
     }
-    const QString reduced = reductionNote(m_result->seqLen(), m_result->keyLen(), CellReduction::Max);
+    const QString reduced = reductionNote(m_result->seqLen(), m_result->keyLen(), m_reduction);
     if (!reduced.isEmpty())
         note = note.isEmpty() ? reduced : note + QStringLiteral(" · ") + reduced;
     m_color_bar->setNote(note);

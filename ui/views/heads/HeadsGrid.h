@@ -35,6 +35,9 @@ public:
     // weight are drawn, the others dimmed; 1 draws every key as it is.
     void setTopMass(double fraction);
     double topMass() const { return m_top_mass; }
+    // What a reduced pixel of every head shows (HeatmapPlot::setReduction); redraws the heads.
+    void setReduction(CellReduction how);
+    CellReduction reduction() const { return m_reduction; }
     // An extra "head" after the last: the mean or maximum over the heads (None: no extra head).
     enum class Aggregate { None, Mean, Max };
     void setAggregate(Aggregate aggregate);
@@ -79,6 +82,7 @@ private:
     QComboBox* m_scale_box = nullptr;
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     double m_top_mass = 1.0;
+    CellReduction m_reduction = CellReduction::Max;
     Aggregate m_aggregate = Aggregate::None;
     void updatePlots();
     HeatmapData m_data;
