@@ -22,11 +22,12 @@ using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // through Eigen's cache-blocked product, one column slice per thread.
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
 
-// out = x w on the calling thread only, reading w in place: no packing copy of w, no zeroing of
-// out first, and never threads of its own, unlike Eigen's product (which starts an OpenMP team
-// for a product of more than ~100k multiply-adds made outside a parallel region). For few rows of
-// x (up to a few hundred) or narrow w: the projections of short inputs, a head's scores
-// Q_h K_h^T (inner dimension head_dim) and a block of weights times V_h (head_dim columns).
+// out = x w on the calling thread only: w read in place for a few rows of x, for many through a
+// small copy of one block of it at a time (a panel, L1-sized); no zeroing of out first, and never
+// threads of its own, unlike Eigen's product (which starts an OpenMP team for a product of more
+// than ~100k multiply-adds made outside a parallel region). For up to a thousand rows of x or a
+// narrow w: the projections, a head's scores Q_h K_h^T (inner dimension head_dim) and a block of
+// weights times V_h (head_dim columns).
 //   x (rows, inner), w (inner, cols), out (rows, cols).
 void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
 
