@@ -38,6 +38,16 @@ model_sentence="The cat sat on the mat because it was tired."
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --export "$out/model-gpt2-tiny.png" --size 1200x700
 "$exe" --model "$models/bert-tiny" --sentence "$model_sentence" --view model --export "$out/model-bert-tiny.png" --size 1200x560
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model-shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
+# A Llama-family model: the tiny Llama checkpoint with the small Llama 3-style tokenizer of the
+# tokenizer tests. Grouped-query attention shows as the "kv" brackets over the heads that share a
+# key/value head; the shapes gain the rotary step and the repeat of K and V.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+llama="$scratch/llama-tiny"  # the folder's name is the picture's title
+mkdir "$llama"
+cp "$models/llama-tiny/"* tests/data/tokenizers/llama3-tiny/tokenizer.json "$llama/"
+"$exe" --model "$llama" --sentence "$model_sentence" --view model --export "$out/model-llama-tiny.png" --size 1200x700
+"$exe" --model "$llama" --sentence "$model_sentence" --view shapes --export "$out/shapes-llama-tiny.png" --size 1200x900
 # The window itself, one screenshot per tab, at the default window size.
 for tab in grid head compare lines shapes walkthrough; do
   "$exe" --screenshot "$out/window-$tab.png" --tab "$tab" --head 2 --compare 2,5 --batch 32 --size 1400x900

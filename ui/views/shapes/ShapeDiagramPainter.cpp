@@ -292,7 +292,12 @@ QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyl
     const QFontMetricsF caption_fm(fonts.caption, painter.device());
     double y = p.graphic.bottom() + 4 * f;
     painter.setPen(kInk);
-    painter.setFont(fonts.shape);
+    // A long shape line (rotary with h_kv < h names two tensors) is set smaller rather than clipped.
+    QFont shape_font = fonts.shape;
+    const double shape_width = shape_fm.horizontalAdvance(stage.shape_line);
+    if (shape_width > p.cell.width())
+        shape_font.setPixelSize(std::max(6, int(shape_font.pixelSize() * p.cell.width() / shape_width)));
+    painter.setFont(shape_font);
     painter.drawText(QRectF(p.cell.left(), y, p.cell.width(), shape_fm.height()), Qt::AlignHCenter | Qt::AlignVCenter,
                      stage.shape_line);
     y += shape_fm.height();
