@@ -1,0 +1,58 @@
+#include "core/analysis/HeadScores.h"
+
+#include <cmath>
+
+namespace attn {
+
+HeadScore HeadScores::score(const AttentionMaps& maps, int layer, int head, const std::vector<int>& token_ids,
+                            const Options& options)
+{
+    const int seq_len = maps.seqLen();
+    double total = 0.0;  // sum(A) after the exclusions
+    double previous = 0.0, duplicate = 0.0, induction = 0.0;
+    double entropy = 0.0, first = 0.0;
+    for (int i = 0; i < seq_len; ++i) {
+        const float* row = maps.row(layer, head, i);
+        const int stored = maps.rowLength(i);  // the weights after these are 0
+        for (int j = 0; j < stored; ++j) {
+            const double a = row[j];
+            if (a > 0.0)
+                entropy -= a * std::log(a);
+            if (j == 0)
+                first += a;
+            if ((options.exclude_first && j == 0) || (options.exclude_current && j == i))
+                continue;
+            total += a;
+            if (j == i - 1)
+                previous += a;
+            if (j < i && token_ids[size_t(j)] == token_ids[size_t(i)])
+                duplicate += a;
+            if (j >= 1 && j <= i && token_ids[size_t(j - 1)] == token_ids[size_t(i)])
+                induction += a;
+        }
+    }
+    HeadScore score;
+    if (total > 0.0) {
+        score.previous = previous / total;
+        score.duplicate = duplicate / total;
+        score.induction = induction / total;
+    }
+    if (seq_len > 0) {
+        score.entropy = entropy / seq_len;
+        score.first = first / seq_len;
+    }
+    return score;
+}
+
+std::vector<HeadScore> HeadScores::compute(const AttentionMaps& maps, const std::vector<int>& token_ids,
+                                           const Options& options)
+{
+    std::vector<HeadScore> scores;
+    scores.reserve(size_t(maps.numLayers()) * size_t(maps.numHeads()));
+    for (int l = 0; l < maps.numLayers(); ++l)
+        for (int h = 0; h < maps.numHeads(); ++h)
+            scores.push_back(score(maps, l, h, token_ids, options));
+    return scores;
+}
+
+}  // namespace attn
