@@ -127,6 +127,9 @@ QString CommandLine::helpText()
                "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
                "  --reduce R             a heatmap with more cells than pixels: each pixel shows the max\n"
                "                         (default) or the mean of the cells under it (max|mean)\n"
+               "  --rollout-fusion F     with --model: how --json's rollout fuses each layer's heads (mean|max|min,\n"
+               "                         default mean)\n"
+               "  --residual-weight W    with --model: the rollout's residual weight, 0 to 1 (default 0.5)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -149,7 +152,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         "weights",         "layer",         "scale",  "json",      "export",      "view",        "head",
         "compare",         "size",          "batch",  "tab",       "screenshot",  "example",     "kv-sentence",
         "kv-input",        "pad-keys",      "model",  "token-ids", "color-scale", "hide-tokens", "top-mass",
-        "aggregate-heads", "memory-budget", "reduce"};
+        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -337,6 +340,25 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
                              .arg(parser.value("aggregate-heads"))};
         options.aggregate = fusion == u"mean" ? 1 : 2;
     }
+    if (parser.isSet("rollout-fusion")) {
+        const std::optional<HeadFusion> fusion = headFusionFromKey(parser.value("rollout-fusion").trimmed());
+        if (!fusion)
+            return Error{QStringLiteral("--rollout-fusion: expected mean, max or min, got '%1'")
+                             .arg(parser.value("rollout-fusion"))};
+        options.rollout_fusion = *fusion;
+    }
+    if (parser.isSet("residual-weight")) {
+        bool ok = false;
+        const double weight = parser.value("residual-weight").trimmed().toDouble(&ok);
+        if (!ok || !(weight >= 0.0 && weight <= 1.0))
+            return Error{QStringLiteral("--residual-weight: expected a number from 0 to 1, got '%1'")
+                             .arg(parser.value("residual-weight"))};
+        options.residual_weight = weight;
+    }
+    for (const char* rollout : {"rollout-fusion", "residual-weight"})
+        if (parser.isSet(QLatin1String(rollout)) && !parser.isSet("model"))
+            return Error{QStringLiteral("--%1: only with --model (the rollout runs across a model's layers)")
+                             .arg(QLatin1String(rollout))};
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

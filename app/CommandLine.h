@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/AttentionRollout.h"
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
@@ -31,6 +32,10 @@ struct CommandLineOptions {
     QString model_dir;
     std::vector<int> token_ids;
     bool token_ids_given = false;
+    // Across layers (with --model): how --json's "rollout" fuses each layer's heads and how much of
+    // the residual it mixes in (--rollout-fusion, --residual-weight).
+    HeadFusion rollout_fusion = HeadFusion::Mean;
+    double residual_weight = 0.5;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -76,18 +76,19 @@ Status writeJson(const CommandLineOptions& options, const TransformerModel& mode
                  const ModelInput& input, const std::vector<TokenPrediction>& predictions)
 {
     const auto spell = [&input](int id) { return tokenText(input.tokenizer.get(), id); };
+    const AttentionRollout::Options rollout{options.rollout_fusion, options.residual_weight, -1};
     if (options.json_path == u"-") {
         QFile stdout_file;
         if (!stdout_file.open(stdout, QIODevice::WriteOnly))
             return Error{QStringLiteral("--json -: cannot write to standard output")};
-        if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, stdout_file); !s)
+        if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, rollout, stdout_file); !s)
             return Error{QStringLiteral("--json -: %1").arg(s.error())};
         return {};
     }
     QSaveFile file(options.json_path);  // atomic: nothing is left behind when writing fails
     if (!file.open(QIODevice::WriteOnly))
         return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
-    if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, file); !s)
+    if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, rollout, file); !s)
         return Error{QStringLiteral("--json %1: %2").arg(options.json_path, s.error())};
     if (!file.commit())
         return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};

@@ -1,5 +1,6 @@
 #include "core/report/ModelJsonReport.h"
 
+#include "core/analysis/HeadScores.h"
 #include "core/io/JsonWriter.h"
 
 #include <algorithm>
@@ -22,8 +23,12 @@ bool drain(JsonWriter& json, QIODevice& device)
 
 Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
                               const std::vector<TokenPrediction>& predictions,
-                              const std::function<QString(int)>& token_text, QIODevice& device)
+                              const std::function<QString(int)>& token_text,
+                              const AttentionRollout::Options& rollout_options, QIODevice& device)
 {
+    auto rollout = AttentionRollout::compute(run.attention, rollout_options);  // (T, T)
+    if (!rollout)
+        return Error{QStringLiteral("rollout: %1").arg(rollout.error())};
     const auto failed = [&device] { return Error{QStringLiteral("cannot write: %1").arg(device.errorString())}; };
     JsonWriter json;
     json.beginObject();
@@ -61,6 +66,34 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
     }
     json.endArray();
     json.key("last_hidden_state").matrix(run.last_hidden_state);
+    if (!drain(json, device))
+        return failed();
+
+    json.key("rollout").beginArray();
+    for (int i = 0; i < rollout->rows(); ++i) {
+        json.beginArray();
+        for (int j = 0; j < rollout->cols(); ++j)
+            json.value((*rollout)(i, j));
+        json.endArray();
+    }
+    json.endArray();
+    const std::vector<HeadScore> scores = HeadScores::compute(maps, run.token_ids);  // (L x H)
+    json.key("head_scores").beginArray();
+    for (int l = 0; l < maps.numLayers(); ++l) {
+        json.beginArray();
+        for (int h = 0; h < maps.numHeads(); ++h) {
+            const HeadScore& score = scores[size_t(l) * size_t(maps.numHeads()) + size_t(h)];
+            json.beginObject();
+            json.key("previous").value(score.previous);
+            json.key("duplicate").value(score.duplicate);
+            json.key("induction").value(score.induction);
+            json.key("entropy").value(score.entropy);
+            json.key("first").value(score.first);
+            json.endObject();
+        }
+        json.endArray();
+    }
+    json.endArray();
 
     if (!predictions.empty()) {
         json.key("top5").beginArray();

@@ -1,0 +1,144 @@
+// --json with --model holds "rollout" and "head_scores" (docs/command-line.md, "Across layers"):
+// the numbers of the numpy reference (tests/fixtures/analysis/make_analysis_reference.py, run on
+// the fixtures' PyTorch attention), through the real executable, and each bad value of
+// --rollout-fusion / --residual-weight as one `error:` line.
+#include "tests/support/ModelFolders.h"
+#include "tests/support/ProgramRun.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attn::testing;
+
+class TestCliRollout : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The program's attention agrees with PyTorch within 2e-5 per weight (the model tests); the
+    // rollout multiplies L row-stochastic maps and the scores average them, so 1e-4 covers it.
+    void jsonMatchesTheReference_data()
+    {
+        QTest::addColumn<QString>("model");
+        for (const char* model : {"gpt2-tiny", "bert-tiny", "llama-tiny"})
+            QTest::newRow(model) << QString::fromLatin1(model);
+    }
+
+    void jsonMatchesTheReference()
+    {
+        QFETCH(QString, model);
+        const QJsonObject reference =
+            readJsonObject(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        QJsonObject expected;
+        for (const QJsonValue& value : reference["cases"].toArray())
+            if (value["model"].toString() == model)
+                expected = value.toObject();
+        QVERIFY(!expected.isEmpty());
+        // The reference's scores are for its repeating id pattern, with the maps of the fixture's
+        // own ids: give the fixture's ids for the maps and compare the rollout; the head scores
+        // are checked on the pattern's ids below against the program's own maps.
+        QStringList fixture_ids;
+        for (const QJsonValue& id : readJsonObject(modelFixture(model) + "/expected.json")["token_ids"].toArray())
+            fixture_ids << QString::number(id.toInt());
+        int checked = 0;
+        for (const QJsonValue& entry : expected["rollout"].toArray()) {
+            if (entry["last_layer"].toInt() != -1)
+                continue;  // the JSON holds the rollout after the last layer
+            QTemporaryDir out;
+            const ProgramRun run = runProgram(
+                {"--model", modelFixture(model), "--token-ids", fixture_ids.join(','), "--json", out.filePath("m.json"),
+                 "--rollout-fusion", entry["fusion"].toString(), "--residual-weight",
+                 QString::number(entry["residual_weight"].toDouble())});
+            QVERIFY2(run.exit_code == 0, run.err.constData());
+            const QJsonObject json = readJsonObject(out.filePath("m.json"));
+            const QJsonArray rollout = json["rollout"].toArray();
+            const QJsonArray want = entry["matrix"].toArray();
+            QCOMPARE(rollout.size(), want.size());
+            double worst = 0.0;
+            for (int i = 0; i < want.size(); ++i) {
+                double sum = 0.0;
+                for (int j = 0; j < want.size(); ++j) {
+                    sum += rollout[i][j].toDouble();
+                    worst = std::max(worst, std::abs(rollout[i][j].toDouble() - want[i][j].toDouble()));
+                }
+                QVERIFY(std::abs(sum - 1.0) < 1e-9);
+            }
+            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+            ++checked;
+        }
+        QCOMPARE(checked, 4);
+    }
+
+    // head_scores is (L, H) of five numbers; on "A B C A B C" ids a map is scored against the
+    // patterns those ids make (previous, duplicate, induction), as the reference defines them.
+    void headScoresFollowTheIds()
+    {
+        const ProgramRun run = runProgram({"--model", modelFixture("gpt2-tiny"), "--token-ids", "5,6,7,5,6,7,5,6,7",
+                                           "--json", "-"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        const QJsonArray attention = json["attention"].toArray();
+        const QJsonArray scores = json["head_scores"].toArray();
+        QCOMPARE(scores.size(), attention.size());
+        const std::vector<int> ids = {5, 6, 7, 5, 6, 7, 5, 6, 7};
+        for (int l = 0; l < attention.size(); ++l) {
+            QCOMPARE(scores[l].toArray().size(), attention[l].toArray().size());
+            for (int h = 0; h < attention[l].toArray().size(); ++h) {
+                const QJsonArray map = attention[l][h].toArray();
+                double previous = 0, duplicate = 0, induction = 0, total = 0, first = 0;
+                for (int i = 0; i < 9; ++i)
+                    for (int j = 0; j < 9; ++j) {
+                        const double a = map[i][j].toDouble();
+                        total += a;
+                        previous += j == i - 1 ? a : 0.0;
+                        duplicate += j < i && ids[size_t(j)] == ids[size_t(i)] ? a : 0.0;
+                        induction += j >= 1 && j <= i && ids[size_t(j - 1)] == ids[size_t(i)] ? a : 0.0;
+                        first += j == 0 ? a / 9 : 0.0;
+                    }
+                const QJsonObject score = scores[l][h].toObject();
+                QCOMPARE(score.keys(), (QStringList{"duplicate", "entropy", "first", "induction", "previous"}));
+                // The JSON's weights are float32 text; the scores were summed from the same floats.
+                QVERIFY(std::abs(score["previous"].toDouble() - previous / total) < 1e-6);
+                QVERIFY(std::abs(score["duplicate"].toDouble() - duplicate / total) < 1e-6);
+                QVERIFY(std::abs(score["induction"].toDouble() - induction / total) < 1e-6);
+                QVERIFY(std::abs(score["first"].toDouble() - first) < 1e-6);
+                QVERIFY(score["entropy"].toDouble() >= 0.0 && score["entropy"].toDouble() <= std::log(9.0) + 1e-9);
+            }
+        }
+    }
+
+    void badValuesAreOneErrorLine_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        const QStringList model = {"--model", modelFixture("gpt2-tiny"), "--token-ids", "1,2,3", "--json", "-"};
+        QTest::newRow("weight above 1") << (model + QStringList{"--residual-weight", "1.5"})
+                                        << "--residual-weight: expected a number from 0 to 1, got '1.5'";
+        QTest::newRow("weight below 0") << (model + QStringList{"--residual-weight", "-0.1"})
+                                        << "--residual-weight: expected a number from 0 to 1";
+        QTest::newRow("weight not a number") << (model + QStringList{"--residual-weight", "half"})
+                                             << "--residual-weight: expected a number from 0 to 1";
+        QTest::newRow("unknown fusion") << (model + QStringList{"--rollout-fusion", "median"})
+                                        << "--rollout-fusion: expected mean, max or min, got 'median'";
+        QTest::newRow("without a model") << QStringList{"--json", "-", "--rollout-fusion", "max"}
+                                         << "--rollout-fusion: only with --model";
+    }
+
+    void badValuesAreOneErrorLine()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const ProgramRun run = runProgram(arguments);
+        QVERIFY(run.exit_code > 0);
+        const QString err = QString::fromUtf8(run.err);
+        QVERIFY2(err.startsWith("error: ") && err.contains(message), qPrintable(err));
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY(run.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRollout)
+#include "test_cli_rollout.moc"
