@@ -114,7 +114,8 @@ QString CommandLine::helpText()
                "  --json FILE|-          results as JSON\n"
                "  --export FILE          picture of a view: .png, .svg or .pdf\n"
                "  --view V               grid (default), head, compare, shapes or lines (of --head);\n"
-               "                         model: every layer x head of --model as one grid\n"
+               "                         model: every layer x head of --model as one grid;\n"
+               "                         rollout: attention rollout of --model across its layers\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
@@ -134,7 +135,7 @@ QString CommandLine::helpText()
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
-               "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough or model\n"
+               "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough, model or rollout\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
                "                         (window size: --size, default 1400x900)\n"
                "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
@@ -269,7 +270,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         const std::optional<View> view = options.model_chain ? View::Shapes : viewFromKey(name);
         if (!view || *view == View::Walkthrough)
             return Error{
-                QStringLiteral("--view: expected grid, head, compare, lines, shapes, model or model-shapes, got '%1'")
+                QStringLiteral(
+                    "--view: expected grid, head, compare, lines, shapes, model, model-shapes or rollout, got '%1'")
                     .arg(name)};
         options.view = *view;
     }
@@ -370,7 +372,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)
             return Error{
-                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough or model, got '%1'")
+                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough, model or rollout, got '%1'")
                     .arg(parser.value("tab"))};
     }
 
@@ -431,6 +433,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     } else if (options.view == View::Model && parser.isSet("view")) {
         return Error{
             QStringLiteral("--view model: needs --model DIR (it draws every layer and head of a whole model)")};
+    } else if (options.view == View::Rollout && parser.isSet("view")) {
+        return Error{QStringLiteral("--view rollout: needs --model DIR (it rolls attention out across a model's layers)")};
     } else if (options.model_chain) {
         return Error{QStringLiteral("--view model-shapes: needs --model DIR (it draws the blocks of a whole model)")};
     }

@@ -68,6 +68,7 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
             break;
         case View::Walkthrough:  // refused by CommandLine::parse
         case View::Model:        // needs --model: ModelCommand draws it
+        case View::Rollout:
             return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
     }
     request.path = options.export_path;
@@ -107,6 +108,7 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
         case View::Shapes:
         case View::Walkthrough:
         case View::Model:  // needs --model, refused before this
+        case View::Rollout:
             break;
     }
     request.picture_cells = ViewExporter::heatmapCellLimit();

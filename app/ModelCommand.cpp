@@ -3,6 +3,7 @@
 #include "app/HeadlessRunner.h"
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerForward.h"
+#include "core/text/TokenPiece.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/report/ModelJsonReport.h"
 #include "ui/export/ViewExporter.h"
@@ -107,8 +108,15 @@ QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 }  // namespace
 
 Status ModelCommand::exportPicture(const CommandLineOptions& options, const TransformerModel& model,
-                                   const ModelRun& run, const QStringList& tokens)
+                                   const ModelRun& run, const QStringList& tokens, bool byte_level)
 {
+    // The tokens as a person reads them ("Ġcat" -> "␣cat"), for the pictures that label them here.
+    QStringList labels;
+    TokenPiece previous;
+    for (int i = 0; i < tokens.size(); ++i) {
+        previous = TokenPiece::of(tokens[i], byte_level, i > 0 ? &previous : nullptr);
+        labels << previous.label();
+    }
     ExportRequest request;
     request.path = options.export_path;
     request.size = options.size;
@@ -117,6 +125,9 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
         case View::Model:  // every layer x head
             request.view = ExportView::Model;
             return ViewExporter::exportModel(run, caption, request);
+        case View::Rollout:  // across every layer
+            return ViewExporter::exportRollout(run, labels, {options.rollout_fusion, options.residual_weight, -1},
+                                               caption, request);
         case View::Shapes:
             if (options.model_chain) {  // --view model-shapes: the whole model's chain of blocks
                 request.view = ExportView::Shapes;
@@ -171,7 +182,8 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     }
 
     if (!options.export_path.isEmpty()) {
-        if (Status s = exportPicture(options, **model, *run, input->tokens); !s)
+        const bool byte_level = input->tokenizer && input->tokenizer->byteLevel();
+        if (Status s = exportPicture(options, **model, *run, input->tokens, byte_level); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     }
     if (!options.json_path.isEmpty()) {

@@ -17,9 +17,10 @@ public:
     static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 
     // --export: --view model draws every layer x head, --view model-shapes the whole model's chain
-    // of blocks, the other views (shapes too) the selected layer.
+    // of blocks, --view rollout the rollout across layers, the other views (shapes too) the selected
+    // layer. byte_level: the tokens are byte-level BPE pieces (for their readable labels).
     static Status exportPicture(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
-                                const QStringList& tokens);
+                                const QStringList& tokens, bool byte_level);
 };
 
 }  // namespace attn

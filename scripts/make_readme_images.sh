@@ -38,6 +38,8 @@ model_sentence="The cat sat on the mat because it was tired."
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --export "$out/model-gpt2-tiny.png" --size 1200x700
 "$exe" --model "$models/bert-tiny" --sentence "$model_sentence" --view model --export "$out/model-bert-tiny.png" --size 1200x560
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model-shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
+# Attention rollout across the tiny GPT-2's layers, and the last token's row as bars.
+"$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view rollout --export "$out/rollout-gpt2-tiny.png" --size 1200x640
 # A Llama-family model: the tiny Llama checkpoint with the small Llama 3-style tokenizer of the
 # tokenizer tests. Grouped-query attention shows as the "kv" brackets over the heads that share a
 # key/value head; the shapes gain the rotary step and the repeat of K and V.

@@ -334,7 +334,7 @@ private slots:
     void viewTabsForwardTheModel()
     {
         ViewTabs tabs;
-        QCOMPARE(tabs.count(), 7);
+        QCOMPARE(tabs.count(), int(kAllViews.size()));
         QCOMPARE(tabs.widget(int(View::Model)), tabs.modelView());
         QCOMPARE(viewKey(View::Model), QStringLiteral("model"));
         QCOMPARE(viewFromKey("Model"), std::optional<View>(View::Model));

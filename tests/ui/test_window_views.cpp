@@ -19,6 +19,7 @@
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
@@ -108,7 +109,7 @@ private slots:
     {
         ViewTabs* tabs = m_window->viewTabs();
         QCOMPARE(tabs->count(), int(kAllViews.size()));
-        const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough", "Model"};
+        const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough", "Model", "Rollout"};
         for (int i = 0; i < tabs->count(); ++i) {
             QCOMPARE(tabs->tabText(i), titles[i]);
             QVERIFY(!tabs->tabToolTip(i).isEmpty());
@@ -119,7 +120,10 @@ private slots:
         QCOMPARE(tabs->widget(int(View::Compare)), tabs->compareView());
         QCOMPARE(tabs->widget(int(View::Walkthrough)), tabs->walkthrough());
         QCOMPARE(tabs->widget(int(View::Model)), tabs->modelView());
-        // Ctrl+3 .. Ctrl+7 switch to the new tabs.
+        QCOMPARE(tabs->widget(int(View::Rollout)), tabs->rolloutView());
+        // Ctrl+3 .. Ctrl+8 switch to the new tabs.
+        QTest::keyClick(m_window.get(), Qt::Key_8, Qt::ControlModifier);
+        QCOMPARE(m_window->currentView(), View::Rollout);
         QTest::keyClick(m_window.get(), Qt::Key_7, Qt::ControlModifier);
         QCOMPARE(m_window->currentView(), View::Model);
         QTest::keyClick(m_window.get(), Qt::Key_6, Qt::ControlModifier);

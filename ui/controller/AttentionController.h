@@ -87,6 +87,7 @@ public:
     std::shared_ptr<const OpenModel> model() const { return m_model; }
     std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
     const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run
+    const QStringList& modelLabels() const { return m_model_labels; }  // the same as the views label them
     // The head's top 5 at the positions it predicts (GPT-2: every position, the next token; the
     // BERT family: each [MASK]); they follow each run (modelPredictionsReady).
     const std::vector<TokenPrediction>& modelPredictions() const { return m_model_predictions; }

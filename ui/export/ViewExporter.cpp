@@ -9,6 +9,7 @@
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelGridPainter.h"
+#include "ui/views/rollout/RolloutPainter.h"
 #include "ui/views/shapes/ModelChainPainter.h"
 #include "ui/views/shapes/ShapeDiagramExport.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
@@ -285,6 +286,23 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
             grid.paint(*painter, target, ModelGridPainter::Output::Picture, pixel_ratio);
         },
         QStringLiteral("attention-lab: every layer and head"));
+}
+
+Status ViewExporter::exportRollout(const ModelRun& run, const QStringList& tokens,
+                                   const AttentionRollout::Options& options, const QString& caption,
+                                   const ExportRequest& request)
+{
+    RolloutPainter rollout;
+    rollout.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run), tokens);  // read while this runs
+    rollout.setOptions(options);
+    if (!rollout.error().isEmpty())
+        return Error{rollout.error()};
+    rollout.setCaption(caption);
+    rollout.setColorMap(request.color_map);
+    return exportPicture(
+        request.path, request.size, request.scale,
+        [&rollout](QPainter* painter, const QRectF& target) { rollout.paint(*painter, target); },
+        QStringLiteral("attention-lab: attention rollout"));
 }
 
 Status ViewExporter::exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,

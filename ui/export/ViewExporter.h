@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/AttentionRollout.h"
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
@@ -82,6 +83,9 @@ public:
     static Status exportModel(const ModelRun& run, const QString& caption, const ExportRequest& request);
     // The whole model's chain of blocks with its shapes and parameter counts (ExportView::Shapes
     // with a model), for an input of `seq_len` tokens.
+    // --view rollout: the run's attention rollout (T, T) and the last token's (or [CLS]'s) row as bars.
+    static Status exportRollout(const ModelRun& run, const QStringList& tokens, const AttentionRollout::Options& options,
+                                const QString& caption, const ExportRequest& request);
     static Status exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,
                                     const ExportRequest& request);
 

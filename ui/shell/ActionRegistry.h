@@ -24,6 +24,7 @@ enum class ActionId {
     ViewShapes,
     ViewWalkthrough,
     ViewModel,
+    ViewRollout,
     NextHead,
     PreviousHead,
     NextLayer,

@@ -5,6 +5,7 @@
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
@@ -172,6 +173,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
     // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
     connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
+    connect(m_controller, &AttentionController::modelRunReady, this,
+            [this](std::shared_ptr<const ModelRun> run) { m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels()); });
     connect(m_tabs, &ViewTabs::modelHeadActivated, this, &MainWindow::showModelHead);
     connect(m_layer_chooser, &LayerChooser::layerChosen, this, [this](int layer) {
         if (!m_controller->setLayer(layer))
@@ -245,7 +248,7 @@ void MainWindow::buildMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const ActionId tab_actions[kAllViews.size()] = {
         ActionId::ViewGrid,   ActionId::ViewHead,        ActionId::ViewCompare, ActionId::ViewLines,
-        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel};
+        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel, ActionId::ViewRollout};
     for (View shown : kAllViews) {
         QAction* action = a->get(tab_actions[int(shown)]);
         view->addAction(action);

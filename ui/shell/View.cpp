@@ -19,6 +19,8 @@ QString viewKey(View view)
             return QStringLiteral("walkthrough");
         case View::Model:
             return QStringLiteral("model");
+        case View::Rollout:
+            return QStringLiteral("rollout");
     }
     return QString();
 }

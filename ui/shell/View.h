@@ -9,14 +9,14 @@ namespace attn {
 
 // The views of the window, in tab order: the window's tabs, the command line's --tab and --view,
 // and the remembered view all speak of these.
-// Model (every layer x head of a whole model) comes last, so the indices older versions saved
+// Model (every layer x head of a whole model) and Rollout come last, so the indices older versions saved
 // still name the same views.
-enum class View { Grid, Head, Compare, Lines, Shapes, Walkthrough, Model };
+enum class View { Grid, Head, Compare, Lines, Shapes, Walkthrough, Model, Rollout };
 
-inline constexpr std::array<View, 7> kAllViews = {View::Grid,   View::Head,        View::Compare, View::Lines,
-                                                  View::Shapes, View::Walkthrough, View::Model};
+inline constexpr std::array<View, 8> kAllViews = {View::Grid,   View::Head,        View::Compare, View::Lines,
+                                                  View::Shapes, View::Walkthrough, View::Model,   View::Rollout};
 
-// "grid", "head", "compare", "lines", "shapes", "walkthrough", "model": the keys of the command line and
+// "grid", "head", "compare", "lines", "shapes", "walkthrough", "model", "rollout": the keys of the command line and
 // of the saved settings.
 QString viewKey(View view);
 std::optional<View> viewFromKey(const QString& key);  // trimmed, case-insensitive; nullopt when unknown

@@ -10,6 +10,7 @@
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ModelChainView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
@@ -31,6 +32,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     m_shapes = new ShapesPanel(this);
     m_walkthrough = new WalkthroughView(this);
     m_model = new ModelView(this);
+    m_rollout = new RolloutView(this);
     struct TabSpec {
         QWidget* widget;
         QString title;
@@ -47,6 +49,8 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
         {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
         {m_model, tr("Model"),
          tr("Every layer and head of a whole model as one grid; click a head to open it (Ctrl+7)")},
+        {m_rollout, tr("Rollout"),
+         tr("Attention rollout: where what each token holds came from, across a whole model's layers (Ctrl+8)")},
     };
     for (int tab = 0; tab < int(kAllViews.size()); ++tab) {
         addTab(specs[tab].widget, specs[tab].title);
@@ -175,7 +179,8 @@ void ViewTabs::bringUpToDate(int tab)
             m_walkthrough->setResult(m_result);
             m_walkthrough->select(m_walk_head, m_walk_query);
             break;
-        case View::Model:  // shows the model run, not the result
+        case View::Model:  // these two show the model run, not the result
+        case View::Rollout:
             break;
     }
 }
@@ -188,11 +193,13 @@ void ViewTabs::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLis
 void ViewTabs::clearModel()
 {
     m_model->clearModel();
+    m_rollout->clearModel();
 }
 
 void ViewTabs::setColorMap(ColorMaps::Map map)
 {
     m_model->setColorMap(map);
+    m_rollout->setColorMap(map);
     m_grid->setColorMap(map);
     m_head_view->setColorMap(map);
     m_compare->setColorMap(map);
@@ -274,6 +281,9 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
         case View::Model:
             m_model->canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
             break;
+        case View::Rollout:
+            m_rollout->painter().paint(*painter, target);
+            break;
     }
 }
 
@@ -292,6 +302,8 @@ QSize ViewTabs::currentViewSize() const
             return m_walkthrough->size();
         case View::Model:
             return m_model->canvas()->size();
+        case View::Rollout:
+            return m_rollout->canvas()->size();
         default:
             return m_grid->size();
     }
@@ -312,6 +324,8 @@ QString ViewTabs::currentExportName() const
             return QStringLiteral("attention-walkthrough.png");
         case View::Model:
             return QStringLiteral("attention-model.png");
+        case View::Rollout:
+            return QStringLiteral("attention-rollout.png");
         default:
             return QStringLiteral("attention-heads.png");
     }

@@ -23,6 +23,7 @@ class HeadView;
 class HeadsGrid;
 class LinesView;
 class ModelView;
+class RolloutView;
 struct ModelRun;
 class ShapesPanel;
 class WalkthroughView;
@@ -47,6 +48,7 @@ public:
     ShapesPanel* shapesPanel() const { return m_shapes; }
     WalkthroughView* walkthrough() const { return m_walkthrough; }
     ModelView* modelView() const { return m_model; }
+    RolloutView* rolloutView() const { return m_rollout; }
 
     // The tab of each View, in the order of View.
     View currentView() const { return View(currentIndex()); }
@@ -99,6 +101,7 @@ private:
     ShapesPanel* m_shapes = nullptr;
     WalkthroughView* m_walkthrough = nullptr;
     ModelView* m_model = nullptr;
+    RolloutView* m_rollout = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     std::shared_ptr<const AttentionResult> m_shown;  // m_result with the hidden keys applied (or m_result)
     QList<int> m_hidden_keys;

@@ -1,0 +1,120 @@
+// The Rollout tab (RolloutView, RolloutPainter): the matrix it draws is AttentionRollout of the
+// run with the chosen fusion, residual weight and layer; the bars are the chosen token's row; the
+// window has the tab (Ctrl+8) and --view rollout exports the same picture.
+#include "core/analysis/AttentionRollout.h"
+#include "core/model/TransformerModel.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/views/rollout/RolloutView.h"
+
+#include <QComboBox>
+#include <QImage>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace attn;
+
+namespace {
+
+bool sameMatrix(const MatrixD& a, const MatrixD& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a - b).cwiseAbs().maxCoeff() == 0.0;
+}
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
+
+class TestRolloutView : public QObject {
+    Q_OBJECT
+
+    std::shared_ptr<const ModelRun> m_causal;   // gpt2-tiny
+    std::shared_ptr<const ModelRun> m_encoder;  // bert-tiny
+
+    static std::shared_ptr<const ModelRun> runOf(const char* fixture, const std::vector<int>& ids)
+    {
+        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + QLatin1String(fixture));
+        if (!model)
+            return nullptr;
+        auto run = (*model)->forward(ids);
+        return run ? std::make_shared<const ModelRun>(std::move(run).value()) : nullptr;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_causal = runOf("gpt2-tiny", {8086, 1463, 2125, 470, 477, 345, 761, 11, 475, 340});
+        m_encoder = runOf("bert-tiny", {101, 1996, 4937, 2938, 2006, 1996, 13523, 102});
+        QVERIFY(m_causal && m_encoder);
+    }
+
+    void drawsTheRolloutOfTheChosenOptions()
+    {
+        RolloutView view;
+        view.resize(1000, 600);
+        const QStringList tokens = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+        view.setModelRun(m_causal, tokens);
+        // Defaults: mean, w = 0.5, after the last layer; a decoder's last token in the bars.
+        QCOMPARE(view.layerBox()->value(), 1);
+        QCOMPARE(view.queryBox()->value(), 9);
+        QCOMPARE(view.painter().query(), 9);
+        QVERIFY(sameMatrix(view.painter().rollout(), *AttentionRollout::compute(m_causal->attention, {})));
+
+        view.residualSlider()->setValue(25);
+        view.fusionBox()->setCurrentIndex(view.fusionBox()->findData(QStringLiteral("max")));
+        view.layerBox()->setValue(0);
+        QCOMPARE(view.painter().options().residual_weight, 0.25);
+        QCOMPARE(view.painter().options().fusion, HeadFusion::Max);
+        QVERIFY(sameMatrix(view.painter().rollout(),
+                           *AttentionRollout::compute(m_causal->attention, {HeadFusion::Max, 0.25, 0})));
+        view.queryBox()->setValue(3);
+        QCOMPARE(view.painter().query(), 3);
+
+        // A new run of the same model keeps the choices; an encoder's bars start at [CLS].
+        view.setModelRun(m_encoder, {"[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"});
+        QCOMPARE(view.painter().options().fusion, HeadFusion::Max);
+        QVERIFY(sameMatrix(view.painter().rollout(),
+                           *AttentionRollout::compute(m_encoder->attention, {HeadFusion::Max, 0.25, 0})));
+
+        QImage image(view.canvas()->size(), QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        view.painter().paint(painter, QRectF(QPointF(0, 0), QSizeF(image.size())));
+        painter.end();
+        QVERIFY(distinctColours(image) > 20);  // a heatmap, bars and labels, not a blank page
+        view.clearModel();
+        QVERIFY(!view.painter().hasRun());
+    }
+
+    void exportsPngSvgAndPdf()
+    {
+        QTemporaryDir dir;
+        for (const char* format : {"png", "svg", "pdf"}) {
+            ExportRequest request;
+            request.path = dir.filePath(QStringLiteral("rollout.") + QLatin1String(format));
+            request.size = QSize(900, 500);
+            QVERIFY(ViewExporter::exportRollout(*m_causal, {}, {HeadFusion::Mean, 0.5, -1}, "gpt2-tiny", request).ok());
+            QVERIFY(QFileInfo(request.path).size() > 1000);
+        }
+        const QImage png(dir.filePath("rollout.png"));
+        QCOMPARE(png.size(), QSize(900, 500));
+        QVERIFY(distinctColours(png) > 20);
+        ExportRequest request;
+        request.path = dir.filePath("late.png");
+        const Status late = ViewExporter::exportRollout(*m_causal, {}, {HeadFusion::Mean, 0.5, 5}, "", request);
+        QVERIFY(!late.ok());
+        QVERIFY(late.error().contains("out of range"));
+        QVERIFY(!QFileInfo::exists(request.path));
+    }
+};
+
+QTEST_MAIN(TestRolloutView)
+#include "test_rollout_view.moc"

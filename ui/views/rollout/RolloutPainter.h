@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/analysis/AttentionRollout.h"
+#include "core/model/ModelRun.h"
+#include "ui/heatmap/ColorMaps.h"
+
+#include <QPainter>
+#include <QStringList>
+
+#include <memory>
+
+namespace attn {
+
+// Draws attention rollout: the (T, T) matrix R_l as a heatmap (row i: where what token i holds
+// after layer l came from) and, beside it, one query's row as bars over the input tokens. The
+// same painter draws the window's Rollout tab and --view rollout's PNG, SVG and PDF.
+class RolloutPainter {
+public:
+    // Recomputes the rollout; an error (e.g. a layer out of range) is kept for error().
+    void setRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens);
+    void setOptions(const AttentionRollout::Options& options);
+    void setQuery(int query);  // the row drawn as bars; -1 = the last token (causal) or the first ([CLS])
+    void setCaption(const QString& caption) { m_caption = caption; }
+    void setColorMap(ColorMaps::Map map) { m_color_map = map; }
+
+    const AttentionRollout::Options& options() const { return m_options; }
+    int query() const;  // the row drawn as bars, resolved
+    const MatrixD& rollout() const { return m_rollout; }  // (T, T); empty without a run
+    const QString& error() const { return m_error; }
+    bool hasRun() const { return m_run != nullptr; }
+
+    void paint(QPainter& painter, const QRectF& target) const;
+
+private:
+    void recompute();
+
+    std::shared_ptr<const ModelRun> m_run;
+    QStringList m_tokens;
+    AttentionRollout::Options m_options;
+    int m_query = -1;
+    QString m_caption;
+    ColorMaps::Map m_color_map = ColorMaps::Map::Viridis;
+    MatrixD m_rollout;  // (T, T)
+    QString m_error;
+};
+
+}  // namespace attn

@@ -1,0 +1,123 @@
+#include "ui/views/rollout/RolloutView.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace attn {
+namespace {
+
+class RolloutCanvas : public QWidget {
+public:
+    RolloutCanvas(const RolloutPainter& painter, QWidget* parent) : QWidget(parent), m_painter(painter)
+    {
+        setMinimumSize(320, 240);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        m_painter.paint(painter, rect());
+    }
+
+private:
+    const RolloutPainter& m_painter;
+};
+
+}  // namespace
+
+RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
+{
+    m_fusion = new QComboBox(this);
+    m_fusion->addItem(tr("Mean of the heads"), QStringLiteral("mean"));
+    m_fusion->addItem(tr("Max of the heads"), QStringLiteral("max"));
+    m_fusion->addItem(tr("Min of the heads"), QStringLiteral("min"));
+    m_residual = new QSlider(Qt::Horizontal, this);
+    m_residual->setRange(0, 100);
+    m_residual->setValue(50);
+    m_residual->setToolTip(tr("How much of each layer is the residual connection: A = rows-normalised((1 - w) F + w I)"));
+    m_residual_value = new QLabel(QStringLiteral("0.50"), this);
+    m_fusion->setToolTip(tr("How each layer's heads are fused into one map before the layers are multiplied"));
+    m_layer = new QSpinBox(this);
+    m_layer->setToolTip(tr("Roll attention out through the layers up to this one"));
+    m_layer->setPrefix(tr("after layer "));
+    m_layer->setRange(0, 0);
+    m_query = new QSpinBox(this);
+    m_query->setPrefix(tr("token "));
+    m_query->setRange(0, 0);
+    m_query->setToolTip(tr("The token whose row is drawn as bars: where what it holds came from"));
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Fusion"), this));
+    controls->addWidget(m_fusion);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Residual weight"), this));
+    controls->addWidget(m_residual, 1);
+    controls->addWidget(m_residual_value);
+    controls->addSpacing(12);
+    controls->addWidget(m_layer);
+    controls->addWidget(m_query);
+    m_canvas = new RolloutCanvas(m_painter, this);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_canvas, 1);
+
+    connect(m_fusion, &QComboBox::currentIndexChanged, this, &RolloutView::optionsChanged);
+    connect(m_residual, &QSlider::valueChanged, this, &RolloutView::optionsChanged);
+    connect(m_layer, &QSpinBox::valueChanged, this, &RolloutView::optionsChanged);
+    connect(m_query, &QSpinBox::valueChanged, this, [this](int query) {
+        m_painter.setQuery(query);
+        m_canvas->update();
+    });
+}
+
+void RolloutView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
+{
+    const bool first = !m_painter.hasRun();
+    const int layers = run ? run->attention.numLayers() : 1;
+    const int seq_len = run ? run->seqLen() : 1;
+    const bool at_last_layer = first || m_layer->value() == m_layer->maximum();
+    m_painter.setRun(std::move(run), tokens);
+    {
+        const QSignalBlocker block_layer(m_layer);
+        const QSignalBlocker block_query(m_query);
+        m_layer->setRange(0, std::max(0, layers - 1));
+        if (at_last_layer)
+            m_layer->setValue(m_layer->maximum());
+        m_query->setRange(0, std::max(0, seq_len - 1));
+        m_query->setValue(m_painter.query());
+    }
+    optionsChanged();
+    m_painter.setQuery(m_query->value());
+}
+
+void RolloutView::clearModel()
+{
+    m_painter.setRun(nullptr, {});
+    m_canvas->update();
+}
+
+void RolloutView::setColorMap(ColorMaps::Map map)
+{
+    m_painter.setColorMap(map);
+    m_canvas->update();
+}
+
+void RolloutView::optionsChanged()
+{
+    const double weight = m_residual->value() / 100.0;
+    m_residual_value->setText(QString::number(weight, 'f', 2));
+    AttentionRollout::Options options;
+    options.fusion = headFusionFromKey(m_fusion->currentData().toString()).value_or(HeadFusion::Mean);
+    options.residual_weight = weight;
+    options.last_layer = m_layer->value();
+    m_painter.setOptions(options);
+    m_canvas->update();
+}
+
+}  // namespace attn
