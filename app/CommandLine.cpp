@@ -37,6 +37,10 @@ Status checkModelOptions(const QCommandLineParser& parser, const CommandLineOpti
                              .arg(QLatin1String(other))};
     if (parser.isSet("token-ids") && parser.isSet("sentence"))
         return Error{QStringLiteral("--token-ids: cannot be combined with --sentence")};
+    for (const char* input : {"sentence", "token-ids"})
+        if (parser.isSet("induction-probe") && parser.isSet(QLatin1String(input)))
+            return Error{QStringLiteral("--induction-probe: cannot be combined with --%1 (it makes the input)")
+                             .arg(QLatin1String(input))};
     if (!options.example.isEmpty())
         return Error{QStringLiteral("--model: cannot be combined with --example")};
     return {};
@@ -115,7 +119,8 @@ QString CommandLine::helpText()
                "  --export FILE          picture of a view: .png, .svg or .pdf\n"
                "  --view V               grid (default), head, compare, shapes or lines (of --head);\n"
                "                         model: every layer x head of --model as one grid;\n"
-               "                         rollout: attention rollout of --model across its layers\n"
+               "                         rollout: attention rollout of --model across its layers;\n"
+               "                         qk: the queries and keys of --head in one scatter\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
@@ -131,11 +136,13 @@ QString CommandLine::helpText()
                "  --rollout-fusion F     with --model: how --json's rollout fuses each layer's heads (mean|max|min,\n"
                "                         default mean)\n"
                "  --residual-weight W    with --model: the rollout's residual weight, 0 to 1 (default 0.5)\n"
+               "  --induction-probe N    with --model: the input is N random token ids given twice, which\n"
+               "                         makes induction heads stand out (head_scores, --view model)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
-               "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough, model or rollout\n"
+               "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough, model, rollout or qk\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
                "                         (window size: --size, default 1400x900)\n"
                "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
@@ -153,7 +160,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         "weights",         "layer",         "scale",  "json",      "export",      "view",        "head",
         "compare",         "size",          "batch",  "tab",       "screenshot",  "example",     "kv-sentence",
         "kv-input",        "pad-keys",      "model",  "token-ids", "color-scale", "hide-tokens", "top-mass",
-        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight"};
+        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight", "induction-probe"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -271,7 +278,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (!view || *view == View::Walkthrough)
             return Error{
                 QStringLiteral(
-                    "--view: expected grid, head, compare, lines, shapes, model, model-shapes or rollout, got '%1'")
+                    "--view: expected grid, head, compare, lines, shapes, model, model-shapes, rollout or qk, got '%1'")
                     .arg(name)};
         options.view = *view;
     }
@@ -357,7 +364,15 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
                              .arg(parser.value("residual-weight"))};
         options.residual_weight = weight;
     }
-    for (const char* rollout : {"rollout-fusion", "residual-weight"})
+    if (parser.isSet("induction-probe")) {
+        bool ok = false;
+        const int length = parser.value("induction-probe").trimmed().toInt(&ok);
+        if (!ok || length < 1 || length > 1 << 20)
+            return Error{QStringLiteral("--induction-probe: expected a positive number of tokens, got '%1'")
+                             .arg(parser.value("induction-probe"))};
+        options.induction_probe = length;
+    }
+    for (const char* rollout : {"rollout-fusion", "residual-weight", "induction-probe"})
         if (parser.isSet(QLatin1String(rollout)) && !parser.isSet("model"))
             return Error{QStringLiteral("--%1: only with --model (the rollout runs across a model's layers)")
                              .arg(QLatin1String(rollout))};
@@ -372,7 +387,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.tab = viewFromKey(parser.value("tab"));
         if (!options.tab)
             return Error{
-                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough, model or rollout, got '%1'")
+                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough, model, rollout or qk, got '%1'")
                     .arg(parser.value("tab"))};
     }
 
@@ -392,6 +407,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         for (const char* picture : {"color-scale", "hide-tokens", "top-mass", "aggregate-heads", "reduce"})
             if (parser.isSet(QLatin1String(picture)))
                 return Error{QStringLiteral("--%1: only for --export or the window").arg(QLatin1String(picture))};
+    if (options.induction_probe > 0 && !options.headless())
+        return Error{QStringLiteral("--induction-probe: only with --json or --export")};
     if (options.json_trace && !parser.isSet("json"))
         return Error{QStringLiteral("--json-trace: only with --json")};
     if (options.json_trace && parser.isSet("model"))

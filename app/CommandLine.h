@@ -36,6 +36,8 @@ struct CommandLineOptions {
     // the residual it mixes in (--rollout-fusion, --residual-weight).
     HeadFusion rollout_fusion = HeadFusion::Mean;
     double residual_weight = 0.5;
+    // --induction-probe N (an addition, with --model): the input is N random ids given twice.
+    int induction_probe = 0;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

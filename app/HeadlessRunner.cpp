@@ -66,6 +66,9 @@ Status HeadlessRunner::exportView(const CommandLineOptions& options, const Atten
         case View::Shapes:  // batch size B drawn, --head highlighted
             request.view = ExportView::Shapes;
             break;
+        case View::QueryKey:  // the queries and keys of --head
+            request.view = ExportView::QueryKey;
+            break;
         case View::Walkthrough:  // refused by CommandLine::parse
         case View::Model:        // needs --model: ModelCommand draws it
         case View::Rollout:
@@ -109,6 +112,7 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
         case View::Walkthrough:
         case View::Model:  // needs --model, refused before this
         case View::Rollout:
+        case View::QueryKey:
             break;
     }
     request.picture_cells = ViewExporter::heatmapCellLimit();

@@ -1,6 +1,7 @@
 #include "app/ModelCommand.h"
 
 #include "app/HeadlessRunner.h"
+#include "core/analysis/InductionProbe.h"
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerForward.h"
 #include "core/text/TokenPiece.h"
@@ -29,13 +30,14 @@ QString tokenText(const ModelTokenizer* tokenizer, int id)
     return text.isEmpty() ? QString::number(id) : text;
 }
 
-Result<ModelInput> modelInput(const CommandLineOptions& options)
+Result<ModelInput> modelInput(const CommandLineOptions& options, const ModelConfig& config)
 {
     ModelInput input;
-    if (options.token_ids_given) {
+    if (options.induction_probe > 0 || options.token_ids_given) {
         // The ids are used as they are; a tokenizer, when the folder has a usable one, only spells them.
-        input.option = QStringLiteral("--token-ids");
-        input.ids = options.token_ids;
+        input.option = options.induction_probe > 0 ? QStringLiteral("--induction-probe") : QStringLiteral("--token-ids");
+        input.ids = options.induction_probe > 0 ? InductionProbe::tokens(options.induction_probe, config.vocab_size)
+                                                : options.token_ids;
         if (ModelTokenizer::hasFiles(options.model_dir)) {
             auto tokenizer = ModelTokenizer::load(options.model_dir);
             if (tokenizer)
@@ -136,7 +138,7 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
             [[fallthrough]];  // --view shapes: the selected layer's attention, as the contract says
         default:  // the selected layer, drawn by the single-layer views
         {
-            auto result = ModelLayerResult::make(model, options.model_dir, run, tokens, run.selected_layer);
+            auto result = ModelLayerResult::make(model, options.model_dir, run, labels, run.selected_layer);
             if (!result)
                 return Error{result.error()};
             return HeadlessRunner::exportView(options, *result);
@@ -163,7 +165,7 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = HeadlessRunner::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
-    auto input = modelInput(options);
+    auto input = modelInput(options, config);
     if (!input)
         return fail(input.error());
     if (Status s = TransformerForward::checkInput(config, input->ids, options.config.layer); !s)

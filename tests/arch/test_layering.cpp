@@ -36,11 +36,12 @@ QHash<QString, QSet<QString>> allowedEdges()
     const QSet<QString> core(kCoreFolders.begin(), kCoreFolders.end());
     allowed["ui/controller"] = core;
     allowed["ui/heatmap"] = core;
-    for (const char* view : {"heads", "compare", "lines", "shapes", "walkthrough", "model", "rollout"})
+    for (const char* view : {"heads", "compare", "lines", "shapes", "walkthrough", "model", "rollout", "qk"})
         allowed[QStringLiteral("ui/views/") + view] = core + QSet<QString>{"ui/heatmap"};
     allowed["ui/export"] =
         core + QSet<QString>{"ui/heatmap",      "ui/views/heads",       "ui/views/compare", "ui/views/lines",
-                             "ui/views/shapes", "ui/views/walkthrough", "ui/views/model", "ui/views/rollout"};
+                             "ui/views/shapes", "ui/views/walkthrough", "ui/views/model", "ui/views/rollout",
+                             "ui/views/qk"};
     QSet<QString> ui = core;
     for (auto it = allowed.cbegin(); it != allowed.cend(); ++it)
         if (it.key().startsWith("ui/"))

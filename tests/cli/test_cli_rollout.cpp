@@ -6,6 +6,7 @@
 #include "tests/support/ProgramRun.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -110,6 +111,33 @@ private slots:
         }
     }
 
+    // --induction-probe N: N ids from [1000, 10000) (GPT-2's vocabulary is larger), given twice;
+    // the same ids on every run; on the second copy the induction pattern points at the token
+    // after each earlier occurrence, which head_scores measures.
+    void inductionProbeRepeatsRandomIds()
+    {
+        const ProgramRun run = runProgram({"--model", modelFixture("gpt2-tiny"), "--induction-probe", "12", "--json", "-"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        const QJsonArray ids = json["token_ids"].toArray();
+        QCOMPARE(ids.size(), 24);
+        QSet<int> distinct;
+        for (int i = 0; i < 12; ++i) {
+            QCOMPARE(ids[i + 12].toInt(), ids[i].toInt());
+            QVERIFY(ids[i].toInt() >= 1000 && ids[i].toInt() < 10000);
+            distinct.insert(ids[i].toInt());
+        }
+        QVERIFY(distinct.size() >= 10);  // random, not one id repeated
+        const ProgramRun again = runProgram({"--model", modelFixture("gpt2-tiny"), "--induction-probe", "12", "--json", "-"});
+        QCOMPARE(QJsonDocument::fromJson(again.out).object()["token_ids"].toArray(), ids);
+        // Every head has an induction score; on the repeated half the pattern has one key per row.
+        const QJsonArray scores = json["head_scores"].toArray();
+        QCOMPARE(scores.size(), 2);
+        for (const QJsonValue& layer : scores)
+            for (const QJsonValue& head : layer.toArray())
+                QVERIFY(head["induction"].toDouble() > 0.0 && head["induction"].toDouble() < 1.0);
+    }
+
     void badValuesAreOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -125,6 +153,17 @@ private slots:
                                         << "--rollout-fusion: expected mean, max or min, got 'median'";
         QTest::newRow("without a model") << QStringList{"--json", "-", "--rollout-fusion", "max"}
                                          << "--rollout-fusion: only with --model";
+        QTest::newRow("probe of 0 tokens") << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-",
+                                                          "--induction-probe", "0"}
+                                           << "--induction-probe: expected a positive number of tokens, got '0'";
+        QTest::newRow("probe and a sentence")
+            << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-", "--induction-probe", "5", "--sentence", "a"}
+            << "--induction-probe: cannot be combined with --sentence";
+        QTest::newRow("probe longer than the positions")
+            << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-", "--induction-probe", "40"}
+            << "--induction-probe: ";
+        QTest::newRow("probe in the window") << QStringList{"--model", modelFixture("gpt2-tiny"), "--induction-probe", "5"}
+                                             << "--induction-probe: only with --json or --export";
     }
 
     void badValuesAreOneErrorLine()

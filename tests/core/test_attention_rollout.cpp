@@ -1,3 +1,4 @@
+#include "core/analysis/AttentionFlow.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 
@@ -152,6 +153,57 @@ private slots:
             }
         }
         QCOMPARE(checked, 6);
+    }
+
+    // Attention flow against networkx's Edmonds-Karp on the authors' graph (get_adjmat): the same
+    // maximum flows from the same double capacities, found along other paths (Dinic here), so
+    // sums in another order: within 1e-12.
+    void matchesTheReferenceFlow_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("causal");
+        QTest::newRow("gpt2-tiny packed") << "gpt2-tiny" << true;
+        QTest::newRow("bert-tiny") << "bert-tiny" << false;
+    }
+
+    void matchesTheReferenceFlow()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, causal);
+        const AttentionMaps maps = fixtureMaps(model, causal);
+        const QJsonObject reference = readJson(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        int checked = 0;
+        for (const QJsonValue& value : reference.value("cases").toArray()) {
+            if (value.toObject().value("model").toString() != model)
+                continue;
+            for (const QJsonValue& entry : value.toObject().value("flow").toArray()) {
+                const QJsonObject one = entry.toObject();
+                auto flow = AttentionFlow::compute(
+                    maps, {*headFusionFromKey(one.value("fusion").toString()), one.value("residual_weight").toDouble(), -1});
+                QVERIFY(flow.ok());
+                const QJsonArray rows = one.value("matrix").toArray();
+                double worst = 0.0;
+                for (int i = 0; i < maps.seqLen(); ++i)
+                    for (int j = 0; j < maps.seqLen(); ++j)
+                        worst = std::max(worst, std::abs((*flow)(i, j) - rows.at(i).toArray().at(j).toDouble()));
+                QVERIFY2(worst < 1e-12, qPrintable(QString::number(worst)));
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 2);
+    }
+
+    // Identity layers carry each token's flow only to itself; over 64 tokens is refused.
+    void flowHandCasesAndLimit()
+    {
+        const Matrix identity = Matrix::Identity(4, 4);
+        auto flow = AttentionFlow::compute(mapsOf({{identity}, {identity}}), {});
+        QVERIFY(flow.ok());
+        QCOMPARE((*flow - MatrixD::Identity(4, 4)).cwiseAbs().maxCoeff(), 0.0);
+        const Matrix uniform = Matrix::Constant(65, 65, 1.0f / 65);
+        auto refused = AttentionFlow::compute(mapsOf({{uniform}}), {});
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains("at most 64 tokens (this input has 65)"), qPrintable(refused.error()));
     }
 
     // TransformerLens's detect_head ("mul"), with each combination of its two exclusions, on the

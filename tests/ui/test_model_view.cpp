@@ -4,6 +4,7 @@
 // layer's head metrics; ViewTabs forwards it all. And the Shapes tab with a model: the whole chain,
 // its attention block opening the single-layer diagram.
 #include "core/analysis/HeadMetrics.h"
+#include "core/analysis/HeadScores.h"
 #include "core/analysis/ModelParameters.h"
 #include "core/base/SplitMix64.h"
 #include "core/model/TransformerModel.h"
@@ -238,21 +239,44 @@ private slots:
         view.selectLayer(1);
         QCOMPARE(table->rowCount(), 4);
         for (int row = 0; row < 4; ++row) {
-            const int head = table->item(row, 0)->data(Qt::UserRole).toInt();
+            const int head = table->item(row, 0)->data(Qt::UserRole).toInt() - 4;  // layer x 4 + head
             const HeadMetric m = computeHeadMetrics(m_run->attention.head(1, head));
             QCOMPARE(table->item(row, 1)->data(Qt::UserRole).toDouble(), m.entropy);
-            QCOMPARE(table->item(row, 5)->data(Qt::UserRole).toDouble(), m.first);
+            QCOMPARE(table->item(row, 7)->data(Qt::UserRole).toDouble(), m.first);
+            const HeadScore score = HeadScores::score(m_run->attention, 1, head, m_run->token_ids, {});
+            QCOMPARE(table->item(row, 5)->data(Qt::UserRole).toDouble(), score.duplicate);
+            QCOMPARE(table->item(row, 6)->data(Qt::UserRole).toDouble(), score.induction);
             QCOMPARE(table->item(row, 0)->text(), QStringLiteral("L1 H%1").arg(head));
         }
         // Sorted by entropy (numerically), then a double click opens that row's head.
         table->sortItems(1, Qt::DescendingOrder);
         QVERIFY(table->item(0, 1)->data(Qt::UserRole).toDouble() >= table->item(3, 1)->data(Qt::UserRole).toDouble());
         QSignalSpy activated(&view, &ModelView::headActivated);
-        const int top_head = table->item(0, 0)->data(Qt::UserRole).toInt();
+        const int top_head = table->item(0, 0)->data(Qt::UserRole).toInt() - 4;
         emit table->cellDoubleClicked(0, 2);
         QCOMPARE(activated.count(), 1);
         QCOMPARE(activated.last().at(0).toInt(), 1);
         QCOMPARE(activated.last().at(1).toInt(), top_head);
+        // Every layer's heads in one list, sorted by induction: the model's top induction head first,
+        // and a double click opens it in its own layer.
+        view.tableScopeBox()->setCurrentIndex(1);
+        emit view.tableScopeBox()->activated(1);
+        QCOMPARE(table->rowCount(), 8);
+        table->sortItems(6, Qt::DescendingOrder);
+        double best = -1.0;
+        for (int layer = 0; layer < 2; ++layer)
+            for (int head = 0; head < 4; ++head)
+                best = std::max(best, HeadScores::score(m_run->attention, layer, head, m_run->token_ids, {}).induction);
+        QCOMPARE(table->item(0, 6)->data(Qt::UserRole).toDouble(), best);
+        const int top_index = table->item(0, 0)->data(Qt::UserRole).toInt();  // layer x 4 + head
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("L%1 H%2").arg(top_index / 4).arg(top_index % 4));
+        emit table->cellDoubleClicked(0, 0);
+        QCOMPARE(activated.last().at(0).toInt(), top_index / 4);
+        QCOMPARE(activated.last().at(1).toInt(), top_index % 4);
+        view.selectLayer(0);
+        QCOMPARE(table->rowCount(), 8);  // the list of every layer stays
+        view.tableScopeBox()->setCurrentIndex(0);
+        emit view.tableScopeBox()->activated(0);
         // The hover text names the head and its metrics.
         const QString hover = view.canvas()->describeHead(1, 2);
         QVERIFY(hover.contains("layer 1, head 2"));

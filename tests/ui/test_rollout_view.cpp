@@ -1,6 +1,7 @@
 // The Rollout tab (RolloutView, RolloutPainter): the matrix it draws is AttentionRollout of the
 // run with the chosen fusion, residual weight and layer; the bars are the chosen token's row; the
 // window has the tab (Ctrl+8) and --view rollout exports the same picture.
+#include "core/analysis/AttentionFlow.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/model/TransformerModel.h"
 #include "ui/export/ViewExporter.h"
@@ -77,6 +78,12 @@ private slots:
                            *AttentionRollout::compute(m_causal->attention, {HeadFusion::Max, 0.25, 0})));
         view.queryBox()->setValue(3);
         QCOMPARE(view.painter().query(), 3);
+        // Flow instead of rollout: through every layer, with the same fusion and residual weight.
+        view.methodBox()->setCurrentIndex(1);
+        QVERIFY(view.painter().isFlow());
+        QVERIFY(sameMatrix(view.painter().rollout(),
+                           *AttentionFlow::compute(m_causal->attention, {HeadFusion::Max, 0.25, -1})));
+        view.methodBox()->setCurrentIndex(0);
 
         // A new run of the same model keeps the choices; an encoder's bars start at [CLS].
         view.setModelRun(m_encoder, {"[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"});

@@ -19,6 +19,7 @@
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/qk/QueryKeyView.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
@@ -109,7 +110,7 @@ private slots:
     {
         ViewTabs* tabs = m_window->viewTabs();
         QCOMPARE(tabs->count(), int(kAllViews.size()));
-        const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough", "Model", "Rollout"};
+        const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough", "Model", "Rollout", "Q–K space"};
         for (int i = 0; i < tabs->count(); ++i) {
             QCOMPARE(tabs->tabText(i), titles[i]);
             QVERIFY(!tabs->tabToolTip(i).isEmpty());
@@ -124,6 +125,9 @@ private slots:
         // Ctrl+3 .. Ctrl+8 switch to the new tabs.
         QTest::keyClick(m_window.get(), Qt::Key_8, Qt::ControlModifier);
         QCOMPARE(m_window->currentView(), View::Rollout);
+        QTest::keyClick(m_window.get(), Qt::Key_9, Qt::ControlModifier);
+        QCOMPARE(m_window->currentView(), View::QueryKey);
+        QCOMPARE(tabs->queryKeyView()->painter().points().queries.rows(), m_window->controller()->result()->seqLen());
         QTest::keyClick(m_window.get(), Qt::Key_7, Qt::ControlModifier);
         QCOMPARE(m_window->currentView(), View::Model);
         QTest::keyClick(m_window.get(), Qt::Key_6, Qt::ControlModifier);

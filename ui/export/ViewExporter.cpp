@@ -9,6 +9,7 @@
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelGridPainter.h"
+#include "ui/views/qk/QueryKeyPainter.h"
 #include "ui/views/rollout/RolloutPainter.h"
 #include "ui/views/shapes/ModelChainPainter.h"
 #include "ui/views/shapes/ShapeDiagramExport.h"
@@ -62,11 +63,12 @@ Result<ExportView> ViewExporter::parseView(const QString& text)
 {
     static const std::pair<const char16_t*, ExportView> views[] = {
         {u"grid", ExportView::Grid},   {u"head", ExportView::Head},     {u"compare", ExportView::Compare},
-        {u"lines", ExportView::Lines}, {u"shapes", ExportView::Shapes}, {u"model", ExportView::Model}};
+        {u"lines", ExportView::Lines}, {u"shapes", ExportView::Shapes}, {u"model", ExportView::Model},
+        {u"qk", ExportView::QueryKey}};
     for (const auto& [name, view] : views)
         if (text == name)
             return view;
-    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines, shapes or model").arg(text)};
+    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines, shapes, model or qk").arg(text)};
 }
 
 Status ViewExporter::checkPath(const QString& path)
@@ -257,6 +259,17 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
         case ExportView::Lines:
             return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale,
                                               request.top_mass);
+        case ExportView::QueryKey: {
+            QueryKeyPainter scatter;
+            scatter.setResult(std::shared_ptr<const AttentionResult>(std::shared_ptr<void>(), &result));
+            scatter.setHead(request.head);
+            if (!scatter.problem().isEmpty())
+                return Error{scatter.problem()};
+            return exportPicture(
+                request.path, request.size, request.scale,
+                [&scatter](QPainter* painter, const QRectF& target) { scatter.paint(*painter, target); },
+                QStringLiteral("attention-lab: query-key space"));
+        }
         case ExportView::Shapes: {
             if (Status ok = ShapeDiagramExport::check(result, request.batch, request.head); !ok)
                 return ok;

@@ -25,7 +25,7 @@ struct ModelConfig;
 struct ModelRun;
 
 // Model: every layer x head of a whole model (exportModel); the others draw one result.
-enum class ExportView { Grid, Head, Compare, Lines, Shapes, Model };
+enum class ExportView { Grid, Head, Compare, Lines, Shapes, Model, QueryKey };
 
 // What the command line's --export / --view / --head / --compare / --batch / --size ask for.
 struct ExportRequest {

@@ -25,6 +25,7 @@ enum class ActionId {
     ViewWalkthrough,
     ViewModel,
     ViewRollout,
+    ViewQueryKey,
     NextHead,
     PreviousHead,
     NextLayer,

@@ -248,7 +248,8 @@ void MainWindow::buildMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const ActionId tab_actions[kAllViews.size()] = {
         ActionId::ViewGrid,   ActionId::ViewHead,        ActionId::ViewCompare, ActionId::ViewLines,
-        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel, ActionId::ViewRollout};
+        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel, ActionId::ViewRollout,
+        ActionId::ViewQueryKey};
     for (View shown : kAllViews) {
         QAction* action = a->get(tab_actions[int(shown)]);
         view->addAction(action);

@@ -21,6 +21,8 @@ QString viewKey(View view)
             return QStringLiteral("model");
         case View::Rollout:
             return QStringLiteral("rollout");
+        case View::QueryKey:
+            return QStringLiteral("qk");
     }
     return QString();
 }

@@ -10,6 +10,7 @@
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/qk/QueryKeyView.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ModelChainView.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
@@ -33,6 +34,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     m_walkthrough = new WalkthroughView(this);
     m_model = new ModelView(this);
     m_rollout = new RolloutView(this);
+    m_query_key = new QueryKeyView(this);
     struct TabSpec {
         QWidget* widget;
         QString title;
@@ -51,6 +53,8 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
          tr("Every layer and head of a whole model as one grid; click a head to open it (Ctrl+7)")},
         {m_rollout, tr("Rollout"),
          tr("Attention rollout: where what each token holds came from, across a whole model's layers (Ctrl+8)")},
+        {m_query_key, tr("Q–K space"),
+         tr("The selected head's queries and keys in one scatter: a query near a key attends to it (Ctrl+9)")},
     };
     for (int tab = 0; tab < int(kAllViews.size()); ++tab) {
         addTab(specs[tab].widget, specs[tab].title);
@@ -182,6 +186,10 @@ void ViewTabs::bringUpToDate(int tab)
         case View::Model:  // these two show the model run, not the result
         case View::Rollout:
             break;
+        case View::QueryKey:
+            m_query_key->setResult(m_result);
+            m_query_key->setHead(std::min(m_head, m_result->numHeads() - 1));
+            break;
     }
 }
 
@@ -225,6 +233,8 @@ void ViewTabs::selectHead(int head)
         m_head = std::min(m_head, std::max(0, m_result->numHeads() - 1));
     m_grid->setCurrentHead(m_head);
     m_shapes->setHead(m_head);
+    if (!m_stale[size_t(View::QueryKey)])
+        m_query_key->setHead(m_head);
     selectInWalkthrough(m_head, m_walk_query);
     if (!m_stale[size_t(View::Lines)] && m_lines->canvas()->head() != LinesCanvas::kAllHeads)
         m_lines->setHead(m_head);
@@ -284,6 +294,9 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
         case View::Rollout:
             m_rollout->painter().paint(*painter, target);
             break;
+        case View::QueryKey:
+            m_query_key->painter().paint(*painter, target);
+            break;
     }
 }
 
@@ -304,6 +317,8 @@ QSize ViewTabs::currentViewSize() const
             return m_model->canvas()->size();
         case View::Rollout:
             return m_rollout->canvas()->size();
+        case View::QueryKey:
+            return m_query_key->size();
         default:
             return m_grid->size();
     }
@@ -326,6 +341,8 @@ QString ViewTabs::currentExportName() const
             return QStringLiteral("attention-model.png");
         case View::Rollout:
             return QStringLiteral("attention-rollout.png");
+        case View::QueryKey:
+            return QStringLiteral("attention-query-key-%1.png").arg(m_head);
         default:
             return QStringLiteral("attention-heads.png");
     }

@@ -24,6 +24,7 @@ class HeadsGrid;
 class LinesView;
 class ModelView;
 class RolloutView;
+class QueryKeyView;
 struct ModelRun;
 class ShapesPanel;
 class WalkthroughView;
@@ -49,6 +50,7 @@ public:
     WalkthroughView* walkthrough() const { return m_walkthrough; }
     ModelView* modelView() const { return m_model; }
     RolloutView* rolloutView() const { return m_rollout; }
+    QueryKeyView* queryKeyView() const { return m_query_key; }
 
     // The tab of each View, in the order of View.
     View currentView() const { return View(currentIndex()); }
@@ -102,6 +104,7 @@ private:
     WalkthroughView* m_walkthrough = nullptr;
     ModelView* m_model = nullptr;
     RolloutView* m_rollout = nullptr;
+    QueryKeyView* m_query_key = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     std::shared_ptr<const AttentionResult> m_shown;  // m_result with the hidden keys applied (or m_result)
     QList<int> m_hidden_keys;

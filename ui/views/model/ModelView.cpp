@@ -1,5 +1,6 @@
 #include "ui/views/model/ModelView.h"
 
+#include "core/analysis/HeadScores.h"
 #include "ui/views/model/ModelGridCanvas.h"
 
 #include <QComboBox>
@@ -33,7 +34,17 @@ private:
     double m_value;
 };
 
-enum Column { HeadColumn, EntropyColumn, MaxColumn, DiagonalColumn, PreviousColumn, FirstColumn, ColumnCount };
+enum Column {
+    HeadColumn,
+    EntropyColumn,
+    MaxColumn,
+    DiagonalColumn,
+    PreviousColumn,
+    DuplicateColumn,
+    InductionColumn,
+    FirstColumn,
+    ColumnCount
+};
 
 }  // namespace
 
@@ -84,10 +95,18 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     auto* metrics_layout = new QVBoxLayout(metrics);
     metrics_layout->setContentsMargins(8, 2, 8, 4);
     m_table_title = new QLabel(metrics);
-    metrics_layout->addWidget(m_table_title);
+    m_scope = new QComboBox(metrics);
+    m_scope->addItem(tr("Heads of the selected layer"));
+    m_scope->addItem(tr("Heads of every layer"));
+    m_scope->setToolTip(tr("List every layer's heads to sort the whole model's heads by a score"));
+    auto* table_bar = new QHBoxLayout;
+    table_bar->addWidget(m_table_title, 1);
+    table_bar->addWidget(m_scope);
+    metrics_layout->addLayout(table_bar);
     m_table = new QTableWidget(0, ColumnCount, metrics);
     m_table->setHorizontalHeaderLabels(
-        {tr("Head"), tr("Entropy"), tr("Max"), tr("Diagonal"), tr("Previous"), tr("First")});
+        {tr("Head"), tr("Entropy"), tr("Max"), tr("Diagonal"), tr("Previous"), tr("Duplicate"), tr("Induction"),
+         tr("First")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -97,8 +116,10 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_table->horizontalHeader()->setSortIndicator(HeadColumn, Qt::AscendingOrder);  // head order until the user sorts
     m_table->setToolTip(
         tr("Means over the query rows: entropy of the row (0 = one key, ln T = uniform), its largest weight, the "
-           "weight on the query itself, on the previous token and on the first token. Double-click a row to open "
-           "the head."));
+           "weight on the query itself, on the previous token and on the first token. Duplicate and Induction are "
+           "TransformerLens's head-detector scores on the input's own ids: the share of the weight on earlier copies "
+           "of the query's token, and on the tokens right after them (give a sequence twice to find induction "
+           "heads). Double-click a row to open the head."));
     metrics_layout->addWidget(m_table);
     splitter->addWidget(m_canvas);
     splitter->addWidget(metrics);
@@ -110,8 +131,15 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     connect(m_canvas, &ModelGridCanvas::headActivated, this, &ModelView::headActivated);
     connect(m_canvas, &ModelGridCanvas::currentChanged, this, [this](int layer, int) { selectLayer(layer); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (QTableWidgetItem* item = m_table->item(row, HeadColumn))
-            emit headActivated(m_layer, item->data(Qt::UserRole).toInt());
+        if (QTableWidgetItem* item = m_table->item(row, HeadColumn)) {
+            const int heads = std::max(1, m_canvas->gridPainter().numHeads());
+            const int index = item->data(Qt::UserRole).toInt();  // layer x heads + head
+            emit headActivated(index / heads, index % heads);
+        }
+    });
+    connect(m_scope, &QComboBox::activated, this, [this] {
+        if (hasModel())
+            showLayerMetrics();
     });
     connect(m_reduction, &QComboBox::activated, this, [this](int index) {
         m_canvas->gridPainter().setReduction(ThumbnailReduction(m_reduction->itemData(index).toInt()));
@@ -180,26 +208,38 @@ void ModelView::selectLayer(int layer)
     if (!hasModel() || layer < 0 || layer >= m_canvas->gridPainter().numLayers())
         return;
     m_layer = layer;
-    showLayerMetrics();
+    if (m_scope->currentIndex() == 0)  // every layer's list stays as it is
+        showLayerMetrics();
 }
 
 void ModelView::showLayerMetrics()
 {
-    const int heads = m_canvas->gridPainter().numHeads();
-    m_table_title->setText(tr("Head metrics of layer %1").arg(m_layer));
+    const ModelGridPainter& grid = m_canvas->gridPainter();
+    const int heads = grid.numHeads();
+    const bool every_layer = m_scope->currentIndex() == 1;
+    const int first_layer = every_layer ? 0 : m_layer;
+    const int layers = every_layer ? grid.numLayers() : 1;
+    m_table_title->setText(every_layer ? tr("Head metrics of every layer") : tr("Head metrics of layer %1").arg(m_layer));
     m_table->setSortingEnabled(false);  // rows are filled in head order, then sorted as the user chose
-    m_table->setRowCount(heads);
-    for (int head = 0; head < heads; ++head) {
-        const HeadMetric m = m_canvas->metric(m_layer, head);
-        auto* head_item = new NumberItem(head, 0);
-        head_item->setText(QStringLiteral("L%1 H%2").arg(m_layer).arg(head));
-        m_table->setItem(head, HeadColumn, head_item);
-        m_table->setItem(head, EntropyColumn, new NumberItem(m.entropy));
-        m_table->setItem(head, MaxColumn, new NumberItem(m.max));
-        m_table->setItem(head, DiagonalColumn, new NumberItem(m.diagonal));
-        m_table->setItem(head, PreviousColumn, new NumberItem(m.previous));
-        m_table->setItem(head, FirstColumn, new NumberItem(m.first));
-    }
+    m_table->setRowCount(layers * heads);
+    const ModelRun& run = *grid.run();
+    for (int l = 0; l < layers; ++l)
+        for (int head = 0; head < heads; ++head) {
+            const int layer = first_layer + l;
+            const int row = l * heads + head;
+            const HeadMetric m = m_canvas->metric(layer, head);
+            const HeadScore score = HeadScores::score(run.attention, layer, head, run.token_ids, {});
+            auto* head_item = new NumberItem(layer * heads + head, 0);
+            head_item->setText(QStringLiteral("L%1 H%2").arg(layer).arg(head));
+            m_table->setItem(row, HeadColumn, head_item);
+            m_table->setItem(row, EntropyColumn, new NumberItem(m.entropy));
+            m_table->setItem(row, MaxColumn, new NumberItem(m.max));
+            m_table->setItem(row, DiagonalColumn, new NumberItem(m.diagonal));
+            m_table->setItem(row, PreviousColumn, new NumberItem(m.previous));
+            m_table->setItem(row, DuplicateColumn, new NumberItem(score.duplicate));
+            m_table->setItem(row, InductionColumn, new NumberItem(score.induction));
+            m_table->setItem(row, FirstColumn, new NumberItem(m.first));
+        }
     m_table->setSortingEnabled(true);
 }
 

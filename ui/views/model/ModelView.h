@@ -36,6 +36,9 @@ public:
     ModelGridCanvas* canvas() const { return m_canvas; }
     QTableWidget* metricsTable() const { return m_table; }
     QComboBox* reductionBox() const { return m_reduction; }
+    // Whether the table lists the selected layer's heads or every layer's (to sort all L x H heads
+    // by a score: the model's top induction heads, say).
+    QComboBox* tableScopeBox() const { return m_scope; }
     QLabel* emptyLabel() const { return m_empty; }
 
 signals:
@@ -50,6 +53,7 @@ private:
     QComboBox* m_reduction = nullptr;
     QComboBox* m_scale = nullptr;
     QLabel* m_table_title = nullptr;
+    QComboBox* m_scope = nullptr;
     QTableWidget* m_table = nullptr;
     QStringList m_tokens;
     int m_layer = 0;

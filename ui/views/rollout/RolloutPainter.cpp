@@ -1,5 +1,7 @@
 #include "ui/views/rollout/RolloutPainter.h"
 
+#include "core/analysis/AttentionFlow.h"
+
 #include <QFontMetricsF>
 
 #include <algorithm>
@@ -33,6 +35,12 @@ void RolloutPainter::setOptions(const AttentionRollout::Options& options)
     recompute();
 }
 
+void RolloutPainter::setFlow(bool flow)
+{
+    m_flow = flow;
+    recompute();
+}
+
 void RolloutPainter::setQuery(int query)
 {
     m_query = query;
@@ -55,7 +63,11 @@ void RolloutPainter::recompute()
     m_error.clear();
     if (!m_run)
         return;
-    auto rollout = AttentionRollout::compute(m_run->attention, m_options);
+    AttentionRollout::Options options = m_options;
+    if (m_flow)
+        options.last_layer = -1;  // the flow is computed through every layer
+    auto rollout = m_flow ? AttentionFlow::compute(m_run->attention, options)
+                          : AttentionRollout::compute(m_run->attention, options);
     if (!rollout) {
         m_error = rollout.error();
         return;
@@ -76,8 +88,9 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const double margin = line;
 
     const int layers = m_run ? m_run->attention.numLayers() : 0;
-    const int last = m_options.last_layer < 0 ? layers - 1 : m_options.last_layer;
-    QString title = m_caption.isEmpty() ? QStringLiteral("Attention rollout") : m_caption + QStringLiteral(" · rollout");
+    const int last = m_options.last_layer < 0 || m_flow ? layers - 1 : m_options.last_layer;
+    const QString method = m_flow ? QStringLiteral("flow") : QStringLiteral("rollout");
+    QString title = m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
     if (m_run)
         title += QStringLiteral(" after layer %1 of %2 · heads fused by %3 · residual weight %4")
                      .arg(last)

@@ -11,7 +11,7 @@
 
 namespace attn {
 
-// Draws attention rollout: the (T, T) matrix R_l as a heatmap (row i: where what token i holds
+// Draws attention rollout (or attention flow): the (T, T) matrix R_l as a heatmap (row i: where what token i holds
 // after layer l came from) and, beside it, one query's row as bars over the input tokens. The
 // same painter draws the window's Rollout tab and --view rollout's PNG, SVG and PDF.
 class RolloutPainter {
@@ -19,6 +19,10 @@ public:
     // Recomputes the rollout; an error (e.g. a layer out of range) is kept for error().
     void setRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens);
     void setOptions(const AttentionRollout::Options& options);
+    // Attention flow (maximum flows, at most AttentionFlow::kMaxTokens tokens) instead of the
+    // rollout; the same fusion and residual weight, after the last layer.
+    void setFlow(bool flow);
+    bool isFlow() const { return m_flow; }
     void setQuery(int query);  // the row drawn as bars; -1 = the last token (causal) or the first ([CLS])
     void setCaption(const QString& caption) { m_caption = caption; }
     void setColorMap(ColorMaps::Map map) { m_color_map = map; }
@@ -38,6 +42,7 @@ private:
     QStringList m_tokens;
     AttentionRollout::Options m_options;
     int m_query = -1;
+    bool m_flow = false;
     QString m_caption;
     ColorMaps::Map m_color_map = ColorMaps::Map::Viridis;
     MatrixD m_rollout;  // (T, T)

@@ -1,5 +1,7 @@
 #include "ui/views/rollout/RolloutView.h"
 
+#include "core/analysis/AttentionFlow.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -33,10 +35,15 @@ private:
 
 RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
 {
+    m_method = new QComboBox(this);
+    m_method->addItem(tr("Rollout"));
+    m_method->addItem(tr("Flow (≤ %1 tokens)").arg(AttentionFlow::kMaxTokens));
+    m_method->setToolTip(tr("Rollout multiplies the layers' maps; flow takes the maximum flow through them "
+                            "(Abnar & Zuidema, 2020)"));
     m_fusion = new QComboBox(this);
-    m_fusion->addItem(tr("Mean of the heads"), QStringLiteral("mean"));
-    m_fusion->addItem(tr("Max of the heads"), QStringLiteral("max"));
-    m_fusion->addItem(tr("Min of the heads"), QStringLiteral("min"));
+    m_fusion->addItem(tr("Mean"), QStringLiteral("mean"));
+    m_fusion->addItem(tr("Max"), QStringLiteral("max"));
+    m_fusion->addItem(tr("Min"), QStringLiteral("min"));
     m_residual = new QSlider(Qt::Horizontal, this);
     m_residual->setRange(0, 100);
     m_residual->setValue(50);
@@ -53,20 +60,27 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     m_query->setToolTip(tr("The token whose row is drawn as bars: where what it holds came from"));
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Fusion"), this));
+    controls->addWidget(m_method);
+    controls->addWidget(new QLabel(tr("Heads"), this));
     controls->addWidget(m_fusion);
-    controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Residual weight"), this));
-    controls->addWidget(m_residual, 1);
-    controls->addWidget(m_residual_value);
-    controls->addSpacing(12);
     controls->addWidget(m_layer);
     controls->addWidget(m_query);
+    controls->addStretch(1);
+    auto* residual = new QHBoxLayout;
+    residual->addWidget(new QLabel(tr("Residual weight"), this));
+    residual->addWidget(m_residual, 1);
+    residual->addWidget(m_residual_value);
     m_canvas = new RolloutCanvas(m_painter, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addLayout(residual);
     layout->addWidget(m_canvas, 1);
 
+    connect(m_method, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_painter.setFlow(index == 1);
+        m_layer->setEnabled(index == 0);  // the flow runs through every layer
+        m_canvas->update();
+    });
     connect(m_fusion, &QComboBox::currentIndexChanged, this, &RolloutView::optionsChanged);
     connect(m_residual, &QSlider::valueChanged, this, &RolloutView::optionsChanged);
     connect(m_layer, &QSpinBox::valueChanged, this, &RolloutView::optionsChanged);

@@ -27,6 +27,7 @@ public:
     const RolloutPainter& painter() const { return m_painter; }
     QWidget* canvas() const { return m_canvas; }
     QComboBox* fusionBox() const { return m_fusion; }
+    QComboBox* methodBox() const { return m_method; }
     QSlider* residualSlider() const { return m_residual; }
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* queryBox() const { return m_query; }
@@ -37,6 +38,7 @@ private:
     RolloutPainter m_painter;
     QWidget* m_canvas = nullptr;
     QComboBox* m_fusion = nullptr;
+    QComboBox* m_method = nullptr;
     QSlider* m_residual = nullptr;
     QLabel* m_residual_value = nullptr;
     QSpinBox* m_layer = nullptr;

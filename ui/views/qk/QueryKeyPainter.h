@@ -1,0 +1,50 @@
+#pragma once
+
+#include "core/analysis/QueryKeySpace.h"
+#include "core/pipeline/AttentionResult.h"
+
+#include <QPainter>
+
+#include <memory>
+#include <optional>
+
+namespace attn {
+
+// One head's queries and keys as one scatter in 2-D (QueryKeySpace: AttentionViz's normalisation,
+// then the joint set's two principal axes): queries as filled discs, keys as open squares, each
+// labelled with its token; a query near a key attends to it. Draws the window's Q-K tab and
+// --view qk's PNG, SVG and PDF.
+class QueryKeyPainter {
+public:
+    void setResult(std::shared_ptr<const AttentionResult> result);
+    void setHead(int head);
+    void setCaption(const QString& caption) { m_caption = caption; }
+
+    int head() const { return m_head; }
+    const QueryKeyPoints& points() const { return m_points; }
+    const QString& problem() const { return m_problem; }  // why nothing is drawn, if so
+
+    void paint(QPainter& painter, const QRectF& target) const;
+    // What lies under `position` in a picture painted into `target`: "query 3 'cat'" or "key 5 'the'".
+    QString describe(const QPointF& position, const QRectF& target) const;
+    // Where a query's (or key's) mark is drawn in a picture painted into `target`.
+    QPointF position(int index, bool key, const QRectF& target) const;
+
+private:
+    struct Frame {
+        QRectF plot;
+        double x0, y0, scale;  // picture = plot centre + (point - (x0, y0)) * scale, y upwards
+        QPointF map(double x, double y) const;
+    };
+    void recompute();
+    std::optional<Frame> frame(const QRectF& target, double line) const;
+    QString token(int index, bool key) const;
+
+    std::shared_ptr<const AttentionResult> m_result;
+    int m_head = 0;
+    QString m_caption;
+    QueryKeyPoints m_points;
+    QString m_problem;
+};
+
+}  // namespace attn
