@@ -85,6 +85,7 @@ private slots:
                            *AttentionFlow::compute(m_causal->attention, {HeadFusion::Max, 0.25, -1})));
         view.methodBox()->setCurrentIndex(0);
 
+        // A new run is rolled out only when it is looked at: a hidden tab costs nothing per keystroke.
         // A new run of the same model keeps the choices; an encoder's bars start at [CLS].
         view.setModelRun(m_encoder, {"[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"});
         QCOMPARE(view.painter().options().fusion, HeadFusion::Max);

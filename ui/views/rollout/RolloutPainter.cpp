@@ -48,7 +48,7 @@ void RolloutPainter::setQuery(int query)
 
 int RolloutPainter::query() const
 {
-    const int seq_len = int(m_rollout.rows());
+    const int seq_len = m_run ? m_run->seqLen() : 0;
     if (seq_len == 0)
         return 0;
     if (m_query >= 0 && m_query < seq_len)
@@ -57,8 +57,11 @@ int RolloutPainter::query() const
     return m_run && m_run->attention.isCausal() ? seq_len - 1 : 0;
 }
 
-void RolloutPainter::recompute()
+void RolloutPainter::ensureComputed() const
 {
+    if (!m_stale)
+        return;
+    m_stale = false;
     m_rollout.resize(0, 0);
     m_error.clear();
     if (!m_run)
@@ -102,6 +105,7 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
                      Qt::AlignLeft | Qt::AlignVCenter, title);
     const QRectF body(target.left() + margin, target.top() + margin / 2 + 1.5 * line, target.width() - 2 * margin,
                       target.height() - margin - 1.5 * line - margin / 2);
+    ensureComputed();
     if (!m_error.isEmpty() || m_rollout.size() == 0) {
         painter.setPen(kMuted);
         painter.drawText(body, Qt::AlignCenter | Qt::TextWordWrap,

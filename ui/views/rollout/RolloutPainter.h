@@ -29,14 +29,25 @@ public:
 
     const AttentionRollout::Options& options() const { return m_options; }
     int query() const;  // the row drawn as bars, resolved
-    const MatrixD& rollout() const { return m_rollout; }  // (T, T); empty without a run
-    const QString& error() const { return m_error; }
+    // (T, T); empty without a run. Computed when first asked for (or painted), not on each run:
+    // a hidden tab costs nothing while the user types.
+    const MatrixD& rollout() const
+    {
+        ensureComputed();
+        return m_rollout;
+    }
+    const QString& error() const
+    {
+        ensureComputed();
+        return m_error;
+    }
     bool hasRun() const { return m_run != nullptr; }
 
     void paint(QPainter& painter, const QRectF& target) const;
 
 private:
-    void recompute();
+    void recompute() { m_stale = true; }
+    void ensureComputed() const;
 
     std::shared_ptr<const ModelRun> m_run;
     QStringList m_tokens;
@@ -45,8 +56,9 @@ private:
     bool m_flow = false;
     QString m_caption;
     ColorMaps::Map m_color_map = ColorMaps::Map::Viridis;
-    MatrixD m_rollout;  // (T, T)
-    QString m_error;
+    mutable MatrixD m_rollout;  // (T, T)
+    mutable QString m_error;
+    mutable bool m_stale = true;
 };
 
 }  // namespace attn
