@@ -136,6 +136,8 @@ QString CommandLine::helpText()
                "  --rollout-fusion F     with --model: how --json's rollout fuses each layer's heads (mean|max|min,\n"
                "                         default mean)\n"
                "  --residual-weight W    with --model: the rollout's residual weight, 0 to 1 (default 0.5)\n"
+               "  --mark-heads S         --view model: frame every head by its score S (previous, duplicate,\n"
+               "                         induction or first)\n"
                "  --induction-probe N    with --model: the input is N random token ids given twice, which\n"
                "                         makes induction heads stand out (head_scores, --view model)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
@@ -160,7 +162,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         "weights",         "layer",         "scale",  "json",      "export",      "view",        "head",
         "compare",         "size",          "batch",  "tab",       "screenshot",  "example",     "kv-sentence",
         "kv-input",        "pad-keys",      "model",  "token-ids", "color-scale", "hide-tokens", "top-mass",
-        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight", "induction-probe"};
+        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight", "induction-probe", "mark-heads"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -371,6 +373,14 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--induction-probe: expected a positive number of tokens, got '%1'")
                              .arg(parser.value("induction-probe"))};
         options.induction_probe = length;
+    }
+    if (parser.isSet("mark-heads")) {
+        options.mark_heads = headScoreKindFromKey(parser.value("mark-heads").trimmed());
+        if (!options.mark_heads)
+            return Error{QStringLiteral("--mark-heads: expected previous, duplicate, induction or first, got '%1'")
+                             .arg(parser.value("mark-heads"))};
+        if (!parser.isSet("export") || options.view != View::Model)
+            return Error{QStringLiteral("--mark-heads: only with --view model and --export")};
     }
     for (const char* rollout : {"rollout-fusion", "residual-weight", "induction-probe"})
         if (parser.isSet(QLatin1String(rollout)) && !parser.isSet("model"))

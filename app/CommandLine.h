@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/AttentionRollout.h"
+#include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
@@ -38,6 +39,8 @@ struct CommandLineOptions {
     double residual_weight = 0.5;
     // --induction-probe N (an addition, with --model): the input is N random ids given twice.
     int induction_probe = 0;
+    // --mark-heads S (an addition, --view model): every head framed by its score S.
+    std::optional<HeadScoreKind> mark_heads;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -126,6 +126,7 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
     switch (options.view) {
         case View::Model:  // every layer x head
             request.view = ExportView::Model;
+            request.mark_heads = options.mark_heads;
             return ViewExporter::exportModel(run, caption, request);
         case View::Rollout:  // across every layer
             return ViewExporter::exportRollout(run, labels, {options.rollout_fusion, options.residual_weight, -1},

@@ -38,6 +38,8 @@ model_sentence="The cat sat on the mat because it was tired."
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --export "$out/model-gpt2-tiny.png" --size 1200x700
 "$exe" --model "$models/bert-tiny" --sentence "$model_sentence" --view model --export "$out/model-bert-tiny.png" --size 1200x560
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model-shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
+# Every head framed by its weight on the first token (the attention sink).
+"$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --mark-heads first --export "$out/model-gpt2-tiny-first.png" --size 1200x700
 # One head's queries and keys in one scatter (the tiny GPT-2, layer 1, head 2).
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view qk --layer 1 --head 2 --export "$out/qk-gpt2-tiny.png" --size 1000x700
 # Attention rollout across the tiny GPT-2's layers, and the last token's row as bars.

@@ -4,6 +4,37 @@
 
 namespace attn {
 
+std::optional<HeadScoreKind> headScoreKindFromKey(const QString& key)
+{
+    for (HeadScoreKind kind :
+         {HeadScoreKind::Previous, HeadScoreKind::Duplicate, HeadScoreKind::Induction, HeadScoreKind::First})
+        if (headScoreKindKey(kind) == key)
+            return kind;
+    return std::nullopt;
+}
+
+QString headScoreKindKey(HeadScoreKind kind)
+{
+    switch (kind) {
+        case HeadScoreKind::Previous: return QStringLiteral("previous");
+        case HeadScoreKind::Duplicate: return QStringLiteral("duplicate");
+        case HeadScoreKind::Induction: return QStringLiteral("induction");
+        case HeadScoreKind::First: break;
+    }
+    return QStringLiteral("first");
+}
+
+double headScoreValue(const HeadScore& score, HeadScoreKind kind)
+{
+    switch (kind) {
+        case HeadScoreKind::Previous: return score.previous;
+        case HeadScoreKind::Duplicate: return score.duplicate;
+        case HeadScoreKind::Induction: return score.induction;
+        case HeadScoreKind::First: break;
+    }
+    return score.first;
+}
+
 HeadScore HeadScores::score(const AttentionMaps& maps, int layer, int head, const std::vector<int>& token_ids,
                             const Options& options)
 {

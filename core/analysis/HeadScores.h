@@ -2,6 +2,10 @@
 
 #include "core/model/AttentionMaps.h"
 
+#include <QString>
+
+#include <optional>
+
 #include <vector>
 
 namespace attn {
@@ -22,6 +26,12 @@ struct HeadScore {
     double entropy = 0.0;
     double first = 0.0;
 };
+
+// The scores in [0, 1] a head can be marked by: "previous", "duplicate", "induction", "first".
+enum class HeadScoreKind { Previous, Duplicate, Induction, First };
+std::optional<HeadScoreKind> headScoreKindFromKey(const QString& key);
+QString headScoreKindKey(HeadScoreKind kind);
+double headScoreValue(const HeadScore& score, HeadScoreKind kind);
 
 class HeadScores {
 public:

@@ -5,6 +5,7 @@
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
 
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -138,6 +139,20 @@ private slots:
                 QVERIFY(head["induction"].toDouble() > 0.0 && head["induction"].toDouble() < 1.0);
     }
 
+    // --view model --mark-heads: the frames change the picture; the caption says which score.
+    void markedHeadsChangeTheModelPicture()
+    {
+        QTemporaryDir out;
+        const QStringList model = {"--model", modelFixture("gpt2-tiny"), "--sentence", "the cat sat on the mat",
+                                   "--view", "model", "--size", "900x500", "--export"};
+        QCOMPARE(runProgram(model + QStringList{out.filePath("plain.png")}).exit_code, 0);
+        QCOMPARE(runProgram(model + QStringList{out.filePath("first.png"), "--mark-heads", "first"}).exit_code, 0);
+        const QImage plain(out.filePath("plain.png"));
+        const QImage first(out.filePath("first.png"));
+        QVERIFY(!plain.isNull() && plain.size() == first.size());
+        QVERIFY(plain != first);
+    }
+
     void badValuesAreOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -162,6 +177,12 @@ private slots:
         QTest::newRow("probe longer than the positions")
             << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-", "--induction-probe", "40"}
             << "--induction-probe: ";
+        QTest::newRow("unknown mark") << QStringList{"--model", modelFixture("gpt2-tiny"), "--view", "model", "--export",
+                                                     "/tmp/attention-lab-never-written.png", "--mark-heads", "entropy"}
+                                      << "--mark-heads: expected previous, duplicate, induction or first, got 'entropy'";
+        QTest::newRow("mark without the model view")
+            << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-", "--mark-heads", "induction"}
+            << "--mark-heads: only with --view model and --export";
         QTest::newRow("probe in the window") << QStringList{"--model", modelFixture("gpt2-tiny"), "--induction-probe", "5"}
                                              << "--induction-probe: only with --json or --export";
     }

@@ -277,6 +277,14 @@ private slots:
         QCOMPARE(table->rowCount(), 8);  // the list of every layer stays
         view.tableScopeBox()->setCurrentIndex(0);
         emit view.tableScopeBox()->activated(0);
+        // Frames by a score: every head's score of that kind, layer after layer; "No frames" clears them.
+        view.marksBox()->setCurrentIndex(view.marksBox()->findData(QStringLiteral("induction")));
+        const std::vector<HeadScore> scores = HeadScores::compute(m_run->attention, m_run->token_ids);
+        QCOMPARE(view.canvas()->gridPainter().headMarks().size(), size_t(8));
+        for (size_t k = 0; k < 8; ++k)
+            QCOMPARE(view.canvas()->gridPainter().headMarks()[k], scores[k].induction);
+        view.marksBox()->setCurrentIndex(0);
+        QVERIFY(view.canvas()->gridPainter().headMarks().empty());
         // The hover text names the head and its metrics.
         const QString hover = view.canvas()->describeHead(1, 2);
         QVERIFY(hover.contains("layer 1, head 2"));

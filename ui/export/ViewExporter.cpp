@@ -291,6 +291,12 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
     grid.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run));  // read while this runs
     grid.setCaption(caption);
     grid.setColorMap(request.color_map);
+    if (request.mark_heads) {
+        std::vector<double> marks;
+        for (const HeadScore& score : HeadScores::compute(run.attention, run.token_ids))
+            marks.push_back(headScoreValue(score, *request.mark_heads));
+        grid.setHeadMarks(std::move(marks), headScoreKindKey(*request.mark_heads));
+    }
     const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
     const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images
     return exportPicture(

@@ -1,12 +1,15 @@
 #pragma once
 
 #include "core/analysis/AttentionRollout.h"
+#include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapReduction.h"
 
 #include <QList>
+
+#include <optional>
 
 #include <QImage>
 #include <QSize>
@@ -44,6 +47,7 @@ struct ExportRequest {
     QList<int> hidden_keys;
     double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
     int aggregate = 0;      // grid: 0 none, 1 an extra head of the mean over heads, 2 of the maximum
+    std::optional<HeadScoreKind> mark_heads;  // model: heads framed by this score (--mark-heads)
     CellReduction reduction = CellReduction::Max;  // grid, head, compare: what a reduced pixel shows
 };
 

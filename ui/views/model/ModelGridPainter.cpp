@@ -245,6 +245,12 @@ QList<QRectF> ModelGridPainter::maskedRuns(const QRectF& rect, const AttentionTh
     return runs;
 }
 
+void ModelGridPainter::setHeadMarks(std::vector<double> scores, const QString& name)
+{
+    m_marks = std::move(scores);
+    m_marks_name = name;
+}
+
 void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output output, double pixel_ratio) const
 {
     if (m_levels.isEmpty()) {
@@ -265,8 +271,10 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.restore();
         return;
     }
+    const QString caption = m_marks.empty() ? m_caption
+                                            : m_caption + QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_marks_name);
     painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(caption_font).elidedText(m_caption, Qt::ElideRight, layout.caption.width()));
+                     QFontMetricsF(caption_font).elidedText(caption, Qt::ElideRight, layout.caption.width()));
     const int seq_len = m_run->seqLen();
     const bool vector_cells = output == Output::Picture && qsizetype(seq_len) * seq_len <= kVectorCellLimit;
     const int bins = vector_cells ? seq_len : binsFor(layout.side, pixel_ratio);
@@ -307,6 +315,32 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.setPen(head == m_current_head ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
         painter.drawText(QRectF(column.center().x() - 40, column.top() - metrics.height() - 3, 80, metrics.height()),
                          Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("H%1").arg(head));
+    }
+    if (m_marks.size() == size_t(layout.thumbnails.size())) {
+        // Frames in one hue whose strength is the score: a head that does the job stands out.
+        const QColor mark(0xd9, 0x5f, 0x02);
+        QFont small = painter.font();
+        small.setPixelSize(std::max(8, small.pixelSize() - 1));
+        const QFontMetricsF small_metrics(small);
+        for (int i = 0; i < layout.thumbnails.size(); ++i) {
+            const double score = std::clamp(m_marks[size_t(i)], 0.0, 1.0);
+            QColor frame = mark;
+            frame.setAlphaF(float(0.2 + 0.8 * std::sqrt(score)));
+            painter.setPen(QPen(frame, 1.0 + 5.0 * score));
+            painter.setBrush(Qt::NoBrush);
+            const QRectF box = layout.thumbnails[i].adjusted(-1.5, -1.5, 1.5, 1.5);
+            painter.drawRect(box);
+            if (box.width() >= 44) {
+                const QString text = QString::number(m_marks[size_t(i)], 'f', 2);
+                const QRectF label(box.right() - small_metrics.horizontalAdvance(text) - 6, box.top() + 2,
+                                   small_metrics.horizontalAdvance(text) + 4, small_metrics.height());
+                painter.fillRect(label, QColor(255, 255, 255, 220));
+                painter.setFont(small);
+                painter.setPen(mark.darker(130));
+                painter.drawText(label, Qt::AlignCenter, text);
+                painter.setFont(labelFont(painter.font()));
+            }
+        }
     }
     const KvGroupMarks groups(heads, m_run->num_kv_heads);
     if (groups.isGrouped())

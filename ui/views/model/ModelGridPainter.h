@@ -59,6 +59,10 @@ public:
     int currentLayer() const { return m_current_layer; }
     int currentHead() const { return m_current_head; }
     void setFramed(bool framed) { m_framed = framed; }
+    // Heads marked by a score in [0, 1] (L x H, layer after layer; empty: none): a frame as
+    // strong as the score and, where a thumbnail has room, the score written in its corner.
+    void setHeadMarks(std::vector<double> scores, const QString& name);
+    const std::vector<double>& headMarks() const { return m_marks; }
 
     Layout layoutFor(const QSizeF& size) const;
     // The (layer, head) under a point of a picture of `size`, if any.
@@ -99,6 +103,8 @@ private:
     int m_current_layer = -1;
     int m_current_head = -1;
     bool m_framed = true;
+    std::vector<double> m_marks;  // (L x H)
+    QString m_marks_name;
     mutable std::vector<Reduced> m_cache;  // a few sizes (screen, picture) of the current run
 };
 

@@ -78,6 +78,13 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
         m_scale->setItemData(m_scale->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
     }
     m_scale->setToolTip(tr("Which weights set the top of the colour scale shared by every layer and head"));
+    m_marks = new QComboBox(content);
+    m_marks->addItem(tr("No frames"), QString());
+    for (HeadScoreKind kind :
+         {HeadScoreKind::Previous, HeadScoreKind::Duplicate, HeadScoreKind::Induction, HeadScoreKind::First})
+        m_marks->addItem(tr("Frame by %1 score").arg(headScoreKindKey(kind)), headScoreKindKey(kind));
+    m_marks->setToolTip(tr("Frame every head as strongly as its score: previous-token, duplicate-token, induction "
+                           "(TransformerLens's head detector) or the weight on the first token"));
     auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
                                "to open it."),
                             content);
@@ -85,6 +92,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     hint->setWordWrap(true);  // the window's width is not set by this line
     hint->setMinimumWidth(80);
     bar->addWidget(hint, 1);
+    bar->addWidget(m_marks);
     bar->addWidget(m_reduction);
     bar->addWidget(m_scale);
     column->addLayout(bar);
@@ -137,6 +145,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
             emit headActivated(index / heads, index % heads);
         }
     });
+    connect(m_marks, &QComboBox::currentIndexChanged, this, &ModelView::updateMarks);
     connect(m_scope, &QComboBox::activated, this, [this] {
         if (hasModel())
             showLayerMetrics();
@@ -174,6 +183,7 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
                                             : tr(" · causal"));
     m_canvas->setTokens(tokens);
     m_canvas->setRun(std::move(run), caption);
+    updateMarks();
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
     m_stack->setCurrentIndex(1);
     // The table's metrics read every cell of a layer (a logarithm each): filled once the grid is
@@ -200,6 +210,18 @@ void ModelView::clearModel()
 void ModelView::setColorMap(ColorMaps::Map map)
 {
     m_canvas->gridPainter().setColorMap(map);
+    m_canvas->update();
+}
+
+void ModelView::updateMarks()
+{
+    const std::optional<HeadScoreKind> kind = headScoreKindFromKey(m_marks->currentData().toString());
+    const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
+    std::vector<double> marks;
+    if (kind && run)
+        for (const HeadScore& score : HeadScores::compute(run->attention, run->token_ids))
+            marks.push_back(headScoreValue(score, *kind));
+    m_canvas->gridPainter().setHeadMarks(std::move(marks), kind ? headScoreKindKey(*kind) : QString());
     m_canvas->update();
 }
 

@@ -39,6 +39,8 @@ public:
     // Whether the table lists the selected layer's heads or every layer's (to sort all L x H heads
     // by a score: the model's top induction heads, say).
     QComboBox* tableScopeBox() const { return m_scope; }
+    // Frames every head by a score (none, previous, duplicate, induction, first).
+    QComboBox* marksBox() const { return m_marks; }
     QLabel* emptyLabel() const { return m_empty; }
 
 signals:
@@ -46,6 +48,7 @@ signals:
 
 private:
     void showLayerMetrics();
+    void updateMarks();
 
     QStackedWidget* m_stack = nullptr;
     QLabel* m_empty = nullptr;
@@ -54,6 +57,7 @@ private:
     QComboBox* m_scale = nullptr;
     QLabel* m_table_title = nullptr;
     QComboBox* m_scope = nullptr;
+    QComboBox* m_marks = nullptr;
     QTableWidget* m_table = nullptr;
     QStringList m_tokens;
     int m_layer = 0;
