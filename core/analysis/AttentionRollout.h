@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/HeadFusion.h"
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
 #include "core/model/AttentionMaps.h"
@@ -9,12 +10,6 @@
 #include <optional>
 
 namespace attn {
-
-// How the heads of one layer are fused into one map before the rollout: element by element.
-enum class HeadFusion { Mean, Max, Min };
-
-std::optional<HeadFusion> headFusionFromKey(const QString& key);  // "mean", "max", "min"
-QString headFusionKey(HeadFusion fusion);
 
 // Attention rollout (Abnar & Zuidema, "Quantifying Attention Flow in Transformers", 2020), as the
 // command-line contract defines it. Per layer l the heads are fused into F_l, then

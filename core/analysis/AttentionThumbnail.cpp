@@ -18,9 +18,74 @@ std::vector<int> binEdges(int count, int bins)
     return edges;
 }
 
+// Where the rows of the reduced map come from: one head's rows in place, or with keys hidden
+// (their weights 0, each row renormalised over the keys that remain, as AttentionDisplay::hideKeys),
+// or the rows of several heads (of any layers) fused cell by cell, each after hiding.
+class RowSource {
+public:
+    RowSource(const AttentionMaps& maps, std::vector<std::pair<int, int>> members, HeadFusion fusion,
+              const std::vector<int>& hidden_keys)
+        : m_maps(maps), m_members(std::move(members)), m_fusion(fusion), m_hidden(hidden_keys)
+    {
+        if (!m_hidden.empty())
+            m_shown.resize(size_t(maps.seqLen()));
+        if (m_members.size() > 1)
+            m_fused.resize(size_t(maps.seqLen()));
+    }
+
+    // Row `query`: its first maps.rowLength(query) weights.
+    const float* row(int query)
+    {
+        if (m_members.size() == 1)
+            return memberRow(0, query);
+        const int length = m_maps.rowLength(query);
+        Eigen::Map<Eigen::ArrayXf> fused(m_fused.data(), length);  // (length)
+        fused = Eigen::Map<const Eigen::ArrayXf>(memberRow(0, query), length);
+        for (size_t m = 1; m < m_members.size(); ++m) {
+            const Eigen::Map<const Eigen::ArrayXf> next(memberRow(m, query), length);  // (length)
+            switch (m_fusion) {
+                case HeadFusion::Mean: fused += next; break;
+                case HeadFusion::Max: fused = fused.max(next); break;
+                case HeadFusion::Min: fused = fused.min(next); break;
+            }
+        }
+        if (m_fusion == HeadFusion::Mean)
+            fused /= float(m_members.size());
+        return m_fused.data();
+    }
+
+private:
+    const float* memberRow(size_t member, int query)
+    {
+        const float* weights = m_maps.row(m_members[member].first, m_members[member].second, query);
+        if (m_hidden.empty())
+            return weights;
+        const int length = m_maps.rowLength(query);
+        Eigen::Map<Eigen::ArrayXf> shown(m_shown.data(), length);  // (length)
+        shown = Eigen::Map<const Eigen::ArrayXf>(weights, length);
+        for (int key : m_hidden)
+            if (key < length)
+                shown[key] = 0.0f;
+        // Summed in double: a row of thousands of small weights loses digits in float.
+        const double mass = shown.cast<double>().sum();
+        if (mass > 0.0)
+            shown = (shown.cast<double>() / mass).cast<float>();
+        else
+            shown.setZero();
+        return m_shown.data();
+    }
+
+    const AttentionMaps& m_maps;
+    std::vector<std::pair<int, int>> m_members;  // (layer, head) pairs
+    HeadFusion m_fusion;
+    const std::vector<int>& m_hidden;  // key positions
+    std::vector<float> m_shown;        // (T) a member's row after hiding
+    std::vector<float> m_fused;        // (T)
+};
+
 // One row of pixels: queries [first, last) reduced over each key bin into `out` (cols).
 // A query sees the keys firstKey .. rowLength - 1; the cells outside them are masked, not weights.
-void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, int last, const std::vector<int>& keys,
+void reduceQueries(const AttentionMaps& maps, RowSource& source, int first, int last, const std::vector<int>& keys,
                    ThumbnailReduction reduction, float* out)
 {
     const int cols = int(keys.size()) - 1;
@@ -28,7 +93,7 @@ void reduceQueries(const AttentionMaps& maps, int layer, int head, int first, in
     std::vector<int> count(size_t(cols), 0);                  // (cols)
     std::vector<float> top(size_t(cols), -1.0f);              // (cols); weights are >= 0
     for (int query = first; query < last; ++query) {
-        const float* row = maps.row(layer, head, query);
+        const float* row = source.row(query);
         const int length = maps.rowLength(query);
         const int first_key = maps.firstKey(query);  // past a sliding window: masked
         for (int c = 0; c < cols; ++c) {
@@ -66,20 +131,29 @@ double largest(const float* values, int count)
 }  // namespace
 
 AttentionThumbnail AttentionThumbnail::reduce(const AttentionMaps& maps, int layer, int head, int rows, int cols,
-                                              ThumbnailReduction reduction)
+                                              ThumbnailReduction reduction, const std::vector<int>& hidden_keys)
+{
+    return reduceFused(maps, {{layer, head}}, HeadFusion::Mean, rows, cols, reduction, hidden_keys);
+}
+
+AttentionThumbnail AttentionThumbnail::reduceFused(const AttentionMaps& maps,
+                                                   const std::vector<std::pair<int, int>>& members, HeadFusion fusion,
+                                                   int rows, int cols, ThumbnailReduction reduction,
+                                                   const std::vector<int>& hidden_keys)
 {
     const int seq_len = maps.seqLen();
     rows = std::clamp(rows, 1, std::max(1, seq_len));
     cols = std::clamp(cols, 1, std::max(1, seq_len));
     AttentionThumbnail thumbnail;
     thumbnail.values = Matrix::Constant(rows, cols, kMasked);  // (rows, cols)
-    if (seq_len == 0)
+    if (seq_len == 0 || members.empty())
         return thumbnail;
+    RowSource source(maps, members, fusion, hidden_keys);
     const std::vector<int> queries = binEdges(seq_len, rows);  // (rows + 1)
     const std::vector<int> keys = binEdges(seq_len, cols);     // (cols + 1)
     for (int r = 0; r < rows; ++r) {
         float* out = thumbnail.values.row(r).data();
-        reduceQueries(maps, layer, head, queries[size_t(r)], queries[size_t(r) + 1], keys, reduction, out);
+        reduceQueries(maps, source, queries[size_t(r)], queries[size_t(r) + 1], keys, reduction, out);
         thumbnail.top = std::max(thumbnail.top, largest(out, cols));
     }
     // The scale leaves out the queries that see a single key: only query 0 can (causal, or T = 1),
@@ -97,7 +171,7 @@ AttentionThumbnail AttentionThumbnail::reduce(const AttentionMaps& maps, int lay
             continue;
         }
         std::vector<float> without(static_cast<size_t>(cols));  // (cols)
-        reduceQueries(maps, layer, head, first, queries[size_t(r) + 1], keys, reduction, without.data());
+        reduceQueries(maps, source, first, queries[size_t(r) + 1], keys, reduction, without.data());
         thumbnail.top_without_one_key_rows =
             std::max(thumbnail.top_without_one_key_rows, largest(without.data(), cols));
     }
@@ -105,14 +179,16 @@ AttentionThumbnail AttentionThumbnail::reduce(const AttentionMaps& maps, int lay
 }
 
 std::vector<AttentionThumbnail> AttentionThumbnail::reduceAll(const AttentionMaps& maps, int rows, int cols,
-                                                              ThumbnailReduction reduction)
+                                                              ThumbnailReduction reduction,
+                                                              const std::vector<int>& hidden_keys)
 {
     const int count = maps.numLayers() * maps.numHeads();
     std::vector<AttentionThumbnail> thumbnails(size_t(std::max(0, count)));
     const std::int64_t work = std::int64_t(count) * maps.seqLen() * maps.seqLen();
 #pragma omp parallel for if (work >= (std::int64_t(1) << 20)) schedule(dynamic)
     for (int i = 0; i < count; ++i)
-        thumbnails[size_t(i)] = reduce(maps, i / maps.numHeads(), i % maps.numHeads(), rows, cols, reduction);
+        thumbnails[size_t(i)] = reduce(maps, i / maps.numHeads(), i % maps.numHeads(), rows, cols, reduction,
+                                       hidden_keys);
     return thumbnails;
 }
 

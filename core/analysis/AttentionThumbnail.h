@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/analysis/HeadFusion.h"
 #include "core/base/Tensor.h"
 #include "core/model/AttentionMaps.h"
 
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -24,13 +26,19 @@ struct AttentionThumbnail {
     double top_without_one_key_rows = -1.0;
     double top = 0.0;  // the largest value of all pixels
 
-    // rows, cols within 1..T (larger is clamped to T).
+    // rows, cols within 1..T (larger is clamped to T). `hidden_keys`: key positions hidden first,
+    // each row renormalised over the keys that remain (AttentionDisplay::hideKeys).
     static AttentionThumbnail reduce(const AttentionMaps& maps, int layer, int head, int rows, int cols,
-                                     ThumbnailReduction reduction);
+                                     ThumbnailReduction reduction, const std::vector<int>& hidden_keys = {});
+    // Several heads (of any layers: (layer, head) pairs) fused cell by cell, then reduced as one.
+    static AttentionThumbnail reduceFused(const AttentionMaps& maps, const std::vector<std::pair<int, int>>& members,
+                                          HeadFusion fusion, int rows, int cols, ThumbnailReduction reduction,
+                                          const std::vector<int>& hidden_keys = {});
     // Every layer x head of a run at one size, in layer-major order (index layer * H + head);
     // the heads are shared out to the cores.
     static std::vector<AttentionThumbnail> reduceAll(const AttentionMaps& maps, int rows, int cols,
-                                                     ThumbnailReduction reduction);
+                                                     ThumbnailReduction reduction,
+                                                     const std::vector<int>& hidden_keys = {});
 };
 
 }  // namespace attn

@@ -2,6 +2,7 @@
 // thumbnail straight from the compact maps (exact at full size, max / mean of the cells under a
 // pixel otherwise, masked pixels where a causal head sees nothing), the head metrics read from the
 // maps, and the parameter counts of whole models from their configs against the published figures.
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/AttentionThumbnail.h"
 #include "core/analysis/HeadMetrics.h"
 #include "core/analysis/ModelParameters.h"
@@ -188,6 +189,58 @@ private slots:
                 else
                     QCOMPARE(value, m.heads[0](query, key));
             }
+    }
+
+    // The Model tab's aggregates: heads of any layers fused cell by cell (mean or max), with keys
+    // hidden first (each head's rows renormalised), equal at full size to AttentionDisplay's
+    // route over the full matrices (hideKeys on every head, then fuseHeads).
+    void fusedThumbnailIsTheFusedHeadsWithKeysHidden_data()
+    {
+        QTest::addColumn<bool>("causal");
+        QTest::newRow("causal") << true;
+        QTest::newRow("bidirectional") << false;
+    }
+    void fusedThumbnailIsTheFusedHeadsWithKeysHidden()
+    {
+        QFETCH(bool, causal);
+        const int seq_len = 9;
+        const Maps m = randomMaps(3, 2, seq_len, causal);
+        const std::vector<std::pair<int, int>> members = {{0, 1}, {1, 0}, {2, 1}};  // across layers
+        for (const std::vector<int>& hidden_keys : {std::vector<int>{}, std::vector<int>{0, 4}}) {
+            std::vector<bool> hidden(size_t(seq_len), false);
+            for (int key : hidden_keys)
+                hidden[size_t(key)] = true;
+            std::vector<Matrix> shown;
+            for (const auto& [layer, head] : members)
+                shown.push_back(AttentionDisplay::hideKeys(m.heads[size_t(layer * 2 + head)], hidden));
+            for (const auto [fusion, display] : {std::pair{HeadFusion::Mean, AttentionDisplay::Fusion::Mean},
+                                                 std::pair{HeadFusion::Max, AttentionDisplay::Fusion::Max}}) {
+                const Matrix expected = AttentionDisplay::fuseHeads(shown, display);  // (T, T)
+                const AttentionThumbnail t = AttentionThumbnail::reduceFused(
+                    m.maps, members, fusion, seq_len, seq_len, ThumbnailReduction::Max, hidden_keys);
+                for (int q = 0; q < seq_len; ++q)
+                    for (int k = 0; k < seq_len; ++k) {
+                        if (causal && k > q) {
+                            QVERIFY(std::isnan(t.values(q, k)));
+                            continue;
+                        }
+                        // The same float additions in another order (mean) or none (max): 1 ulp-ish.
+                        QVERIFY2(std::abs(t.values(q, k) - expected(q, k)) <= 1e-6f,
+                                 qPrintable(QStringLiteral("%1, %2: %3 vs %4")
+                                                .arg(q)
+                                                .arg(k)
+                                                .arg(t.values(q, k))
+                                                .arg(expected(q, k))));
+                    }
+            }
+            // One member is the head itself, hidden keys applied.
+            const AttentionThumbnail single = AttentionThumbnail::reduce(m.maps, 2, 1, seq_len, seq_len,
+                                                                         ThumbnailReduction::Mean, hidden_keys);
+            const Matrix one = AttentionDisplay::hideKeys(m.heads[size_t(2 * 2 + 1)], hidden);
+            for (int q = 0; q < seq_len; ++q)
+                for (int k = 0; k <= (causal ? q : seq_len - 1); ++k)
+                    QCOMPARE(single.values(q, k), one(q, k));
+        }
     }
 
     // The metrics read row by row from the compact maps are those of the full matrix.
