@@ -130,7 +130,8 @@ QString CommandLine::helpText()
                "  --hide-tokens I,J,...  0-based key positions hidden in the pictures, each row renormalised\n"
                "  --top-mass X           per query row only the strongest keys up to X % of its weight (others "
                "dimmed)\n"
-               "  --aggregate-heads F    grid: an extra head of the mean or max over the heads (mean|max)\n"
+               "  --aggregate-heads F    grid: an extra head of the mean or max over the heads; --view model:\n"
+               "                         also each head across the layers, and all of them (mean|max)\n"
                "  --reduce R             a heatmap with more cells than pixels: each pixel shows the max\n"
                "                         (default) or the mean of the cells under it (max|mean)\n"
                "  --rollout-fusion F     with --model: how --json's rollout fuses each layer's heads (mean|max|min,\n"
@@ -138,6 +139,8 @@ QString CommandLine::helpText()
                "  --residual-weight W    with --model: the rollout's residual weight, 0 to 1 (default 0.5)\n"
                "  --mark-heads S         --view model: frame every head by its score S (previous, duplicate,\n"
                "                         induction or first)\n"
+               "  --sort-heads S         --view model: draw each layer's heads sorted by their score S,\n"
+               "                         highest first (previous, duplicate, induction or first)\n"
                "  --induction-probe N    with --model: the input is N random token ids given twice, which\n"
                "                         makes induction heads stand out (head_scores, --view model)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
@@ -162,7 +165,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         "weights",         "layer",         "scale",  "json",      "export",      "view",        "head",
         "compare",         "size",          "batch",  "tab",       "screenshot",  "example",     "kv-sentence",
         "kv-input",        "pad-keys",      "model",  "token-ids", "color-scale", "hide-tokens", "top-mass",
-        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight", "induction-probe", "mark-heads"};
+        "aggregate-heads", "memory-budget", "reduce", "rollout-fusion", "residual-weight", "induction-probe", "mark-heads",
+        "sort-heads"};
     for (const QString& name : valued)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
@@ -381,6 +385,14 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
                              .arg(parser.value("mark-heads"))};
         if (!parser.isSet("export") || options.view != View::Model)
             return Error{QStringLiteral("--mark-heads: only with --view model and --export")};
+    }
+    if (parser.isSet("sort-heads")) {
+        options.sort_heads = headScoreKindFromKey(parser.value("sort-heads").trimmed());
+        if (!options.sort_heads)
+            return Error{QStringLiteral("--sort-heads: expected previous, duplicate, induction or first, got '%1'")
+                             .arg(parser.value("sort-heads"))};
+        if (!parser.isSet("export") || options.view != View::Model)
+            return Error{QStringLiteral("--sort-heads: only with --view model and --export")};
     }
     for (const char* rollout : {"rollout-fusion", "residual-weight", "induction-probe"})
         if (parser.isSet(QLatin1String(rollout)) && !parser.isSet("model"))

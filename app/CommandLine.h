@@ -41,6 +41,8 @@ struct CommandLineOptions {
     int induction_probe = 0;
     // --mark-heads S (an addition, --view model): every head framed by its score S.
     std::optional<HeadScoreKind> mark_heads;
+    // --sort-heads S (an addition, --view model): each layer's heads drawn highest score S first.
+    std::optional<HeadScoreKind> sort_heads;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

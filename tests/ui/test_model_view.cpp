@@ -298,6 +298,77 @@ private slots:
         QVERIFY(view.canvas()->describeHead(1, 2, 1, 4).contains("masked"));
     }
 
+    // Sorted by a score, each layer's heads are drawn highest first: a click on column 0 opens that
+    // layer's best head, the arrows move between slots on screen, and the captions say so. An
+    // aggregate adds a column (each layer's heads fused), a row (each head across the layers) and
+    // a corner, none of them a head to open.
+    void sortedGridAndAggregates()
+    {
+        ModelView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setModelRun(m_run, {});
+        ModelGridCanvas* canvas = view.canvas();
+        const ModelGridPainter& grid = canvas->gridPainter();
+        view.orderBox()->setCurrentIndex(view.orderBox()->findData(QStringLiteral("first")));
+        QVERIFY(grid.isOrdered());
+        const std::vector<HeadScore> scores = HeadScores::compute(m_run->attention, m_run->token_ids);
+        for (int layer = 0; layer < 2; ++layer) {
+            for (int column = 0; column + 1 < 4; ++column)
+                QVERIFY(scores[size_t(layer * 4 + grid.headIn(layer, column))].first >=
+                        scores[size_t(layer * 4 + grid.headIn(layer, column + 1))].first);
+            for (int head = 0; head < 4; ++head)
+                QCOMPARE(grid.headIn(layer, grid.columnOf(layer, head)), head);
+        }
+        const ModelGridPainter::Layout layout = grid.layoutFor(canvas->size());
+        QSignalSpy activated(&view, &ModelView::headActivated);
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, layout.columns[0].center().toPoint() + QPoint(0, 0));
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.last().at(0).toInt(), 0);
+        QCOMPARE(activated.last().at(1).toInt(), grid.headIn(0, 0));
+        canvas->setFocus();
+        QTest::keyClick(canvas, Qt::Key_Right);
+        QTest::keyClick(canvas, Qt::Key_Return);
+        QCOMPARE(activated.last().at(1).toInt(), grid.headIn(0, 1));
+
+        view.setAggregate(1);
+        QCOMPARE(grid.aggregate(), std::optional(HeadFusion::Mean));
+        const ModelGridPainter::Layout sorted = grid.layoutFor(canvas->size());
+        QCOMPARE(sorted.layer_aggregates.size(), 2);
+        QVERIFY(sorted.head_aggregates.isEmpty());  // a sorted column holds different heads
+        QVERIFY(!sorted.all_aggregate.isEmpty());
+        view.orderBox()->setCurrentIndex(0);
+        QVERIFY(!grid.isOrdered());
+        const ModelGridPainter::Layout layout2 = grid.layoutFor(canvas->size());
+        QCOMPARE(layout2.head_aggregates.size(), 4);
+        QVERIFY(layout2.layer_aggregates[1].left() > layout2.thumbnails[1 * 4 + 3].right());
+        QVERIFY(layout2.head_aggregates[2].top() > layout2.thumbnails[1 * 4 + 2].bottom());
+        QCOMPARE(grid.aggregateAt(layout2.layer_aggregates[1].center(), canvas->size()),
+                 QStringLiteral("the mean of layer 1's heads"));
+        QCOMPARE(grid.aggregateAt(layout2.head_aggregates[2].center(), canvas->size()),
+                 QStringLiteral("the mean of head 2 over every layer"));
+        QVERIFY(!grid.headAt(layout2.all_aggregate.center(), canvas->size()));
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, layout2.all_aggregate.center().toPoint());
+        QCOMPARE(activated.count(), 2);  // no head opened
+
+        // The picture: the corner (every head of every layer, mean) in its own colours, and with the
+        // log scale the colour bar is logarithmic; hidden keys are named in the caption.
+        QImage image(canvas->size(), QImage::Format_RGB32);
+        QPainter painter(&image);
+        grid.paint(painter, QRectF(QPointF(0, 0), QSizeF(image.size())), ModelGridPainter::Output::Screen);
+        painter.end();
+        const QPoint corner = layout2.all_aggregate.center().toPoint();
+        QVERIFY(image.pixel(corner) != qRgb(255, 255, 255));
+        view.setHiddenKeys({0});
+        QCOMPARE(grid.hiddenKeys(), std::vector<int>{0});
+        view.setHiddenKeys({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});  // every key: shown as computed
+        QVERIFY(grid.hiddenKeys().empty());
+        view.setHiddenKeys({});
+        view.setAggregate(0);
+        QVERIFY(grid.layoutFor(canvas->size()).layer_aggregates.isEmpty());
+    }
+
     // Mean instead of max changes what a reduced pixel shows (the same at full size).
     void reductionChoice()
     {

@@ -29,7 +29,8 @@ HeatmapMenu::HeatmapMenu(QWidget* parent) : QMenu(tr("&Heatmaps"), parent)
         QAction* action = addAction(aggregates[aggregate]);
         action->setCheckable(true);
         action->setChecked(aggregate == m_aggregate);
-        action->setToolTip(tr("All heads: one more heatmap after the last head"));
+        action->setToolTip(tr("All heads: one more heatmap after the last head; in the Model tab also each head "
+                              "across the layers, and every head of every layer"));
         m_aggregates->addAction(action);
         connect(action, &QAction::triggered, this, [this, aggregate] { setAggregate(aggregate); });
     }

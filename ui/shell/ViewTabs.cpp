@@ -122,6 +122,8 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
     if (positions == m_hidden_keys)
         return;
     m_hidden_keys = positions;
+    m_model->setHiddenKeys(positions);
+    m_rollout->setHiddenKeys(positions);
     if (!m_result)
         return;
     updateShown();
@@ -132,6 +134,7 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
 
 void ViewTabs::setColorScale(ColorScale scale)
 {
+    m_rollout->setColorScale(scale);
     m_grid->setColorScale(scale);
     m_head_view->setColorScale(scale);
     m_compare->setColorScale(scale);
@@ -154,6 +157,7 @@ void ViewTabs::setTopMass(double fraction)
 void ViewTabs::setAggregate(int aggregate)
 {
     m_grid->setAggregate(HeadsGrid::Aggregate(std::clamp(aggregate, 0, 2)));
+    m_model->setAggregate(aggregate);
 }
 
 void ViewTabs::bringUpToDate(int tab)

@@ -111,13 +111,27 @@ void ModelGridCanvas::mouseMoveEvent(QMouseEvent* event)
         key = std::clamp(int((event->position().x() - rect.left()) / rect.width() * seq_len), 0, seq_len - 1);
     }
     const int cell = hit ? query * m_painter.run()->seqLen() + key : -1;
+    if (!hit) {  // an aggregate thumbnail says what it fuses
+        const QString aggregate = m_painter.aggregateAt(event->position(), size());
+        if (aggregate != m_hovered_aggregate) {
+            m_hovered_aggregate = aggregate;
+            if (aggregate.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(event->globalPosition().toPoint(), tr("<b>%1</b>").arg(aggregate.toHtmlEscaped()),
+                                   this);
+        }
+    } else {
+        m_hovered_aggregate.clear();
+    }
     if (index == m_hovered && cell == m_hovered_cell)
         return;
     const bool new_head = index != m_hovered;
     m_hovered = index;
     m_hovered_cell = cell;
     if (!hit) {
-        QToolTip::hideText();
+        if (m_hovered_aggregate.isEmpty())
+            QToolTip::hideText();
         emit headHovered(-1, -1);
         return;
     }
@@ -149,18 +163,25 @@ void ModelGridCanvas::keyPressEvent(QKeyEvent* event)
         return QWidget::keyPressEvent(event);
     const int layer = std::max(0, m_painter.currentLayer());
     const int head = std::max(0, m_painter.currentHead());
+    // The arrows move between the slots on screen, whatever order the heads are drawn in.
+    const int column = m_painter.columnOf(layer, head);
+    const auto move_to = [this](int to_layer, int to_column) {
+        to_layer = std::clamp(to_layer, 0, m_painter.numLayers() - 1);
+        to_column = std::clamp(to_column, 0, m_painter.numHeads() - 1);
+        moveCurrent(to_layer, m_painter.headIn(to_layer, to_column));
+    };
     switch (event->key()) {
         case Qt::Key_Left:
-            moveCurrent(layer, head - 1);
+            move_to(layer, column - 1);
             break;
         case Qt::Key_Right:
-            moveCurrent(layer, head + 1);
+            move_to(layer, column + 1);
             break;
         case Qt::Key_Up:
-            moveCurrent(layer - 1, head);
+            move_to(layer - 1, column);
             break;
         case Qt::Key_Down:
-            moveCurrent(layer + 1, head);
+            move_to(layer + 1, column);
             break;
         case Qt::Key_Return:
         case Qt::Key_Enter:

@@ -56,6 +56,7 @@ private:
     QStringList m_tokens;
     int m_hovered = -1;
     int m_hovered_cell = -1;  // query * T + key under the mouse
+    QString m_hovered_aggregate;  // what the aggregate thumbnail under the mouse shows
 };
 
 }  // namespace attn

@@ -9,10 +9,12 @@
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 namespace attn {
 namespace {
@@ -42,6 +44,16 @@ QList<int> thinnedLabels(int count, double pitch, double extent)
     return shown;
 }
 
+// The largest unmasked value of a pixel row (the per-row scale's top); 1 for a row of nothing.
+double rowTop(const AttentionThumbnail& thumbnail, int row)
+{
+    double top = 0.0;
+    for (float value : thumbnail.values.row(row))
+        if (value > top)  // false for NaN
+            top = value;
+    return top > 0.0 ? top : 1.0;
+}
+
 QFont labelFont(const QFont& base)
 {
     QFont font = base;
@@ -55,6 +67,9 @@ void ModelGridPainter::setRun(std::shared_ptr<const ModelRun> run)
 {
     m_run = std::move(run);
     m_cache.clear();
+    if (m_order.size() != size_t(numLayers() * numHeads()))
+        m_order.clear();
+    updateHidden();
     if (m_current_layer >= numLayers() || m_current_head >= numHeads())
         setCurrent(-1, -1);
 }
@@ -70,6 +85,84 @@ void ModelGridPainter::setCurrent(int layer, int head)
     const bool valid = layer >= 0 && head >= 0 && layer < numLayers() && head < numHeads();
     m_current_layer = valid ? layer : -1;
     m_current_head = valid ? head : -1;
+}
+
+void ModelGridPainter::setHeadOrder(const std::vector<double>& scores, const QString& name)
+{
+    const int heads = numHeads();
+    m_order.clear();
+    m_order_name = name;
+    if (heads == 0 || scores.size() != size_t(numLayers() * heads))
+        return;
+    m_order.resize(scores.size());
+    for (int layer = 0; layer < numLayers(); ++layer) {
+        const auto row = m_order.begin() + layer * heads;
+        std::iota(row, row + heads, 0);
+        // Highest score first; equal scores keep head order (the same picture every time).
+        std::stable_sort(row, row + heads, [&](int a, int b) {
+            return scores[size_t(layer * heads + a)] > scores[size_t(layer * heads + b)];
+        });
+    }
+}
+
+int ModelGridPainter::columnOf(int layer, int head) const
+{
+    if (m_order.empty())
+        return head;
+    const auto row = m_order.begin() + layer * numHeads();
+    return int(std::find(row, row + numHeads(), head) - row);
+}
+
+int ModelGridPainter::headIn(int layer, int column) const
+{
+    return m_order.empty() ? column : m_order[size_t(layer * numHeads() + column)];
+}
+
+void ModelGridPainter::setAggregate(std::optional<HeadFusion> fusion)
+{
+    m_aggregate = fusion;
+}
+
+void ModelGridPainter::setHiddenKeys(const QList<int>& positions)
+{
+    m_hidden_positions = positions;
+    updateHidden();
+}
+
+void ModelGridPainter::updateHidden()
+{
+    const int seq_len = m_run ? m_run->seqLen() : 0;
+    std::vector<int> hidden;
+    for (int key : m_hidden_positions)
+        if (key >= 0 && key < seq_len)
+            hidden.push_back(key);
+    std::sort(hidden.begin(), hidden.end());
+    hidden.erase(std::unique(hidden.begin(), hidden.end()), hidden.end());
+    if (int(hidden.size()) == seq_len)  // every key hidden would leave nothing: shown as computed
+        hidden.clear();
+    if (hidden != m_hidden) {
+        m_hidden = std::move(hidden);
+        m_cache.clear();
+    }
+}
+
+QString ModelGridPainter::aggregateAt(const QPointF& point, const QSizeF& size) const
+{
+    if (!m_aggregate)
+        return {};
+    const Layout layout = layoutFor(size);
+    const QString fusion = headFusionKey(*m_aggregate);
+    for (int layer = 0; layer < layout.layer_aggregates.size(); ++layer)
+        if (layout.layer_aggregates[layer].contains(point))
+            return QCoreApplication::translate("ModelGridPainter", "the %1 of layer %2's heads").arg(fusion).arg(layer);
+    for (int head = 0; head < layout.head_aggregates.size(); ++head)
+        if (layout.head_aggregates[head].contains(point))
+            return QCoreApplication::translate("ModelGridPainter", "the %1 of head %2 over every layer")
+                .arg(fusion)
+                .arg(head);
+    if (layout.all_aggregate.contains(point))
+        return QCoreApplication::translate("ModelGridPainter", "the %1 of every head of every layer").arg(fusion);
+    return {};
 }
 
 QRgb ModelGridPainter::colorOf(ColorMaps::Map map, double value, double top)
@@ -88,19 +181,50 @@ int ModelGridPainter::binsFor(double side, double pixel_ratio) const
 const ModelGridPainter::Reduced& ModelGridPainter::reduced(int bins) const
 {
     for (const Reduced& r : m_cache)
-        if (r.bins == bins && r.reduction == m_reduction)
+        if (r.bins == bins && r.reduction == m_reduction && r.aggregate == m_aggregate)
             return r;
     if (m_cache.size() >= 4)
         m_cache.erase(m_cache.begin());
     Reduced r;
     r.bins = bins;
     r.reduction = m_reduction;
-    if (m_run)
-        r.thumbnails = AttentionThumbnail::reduceAll(m_run->attention, bins, bins, m_reduction);
-    for (const AttentionThumbnail& t : r.thumbnails) {
-        r.top_all = std::max(r.top_all, t.top);
-        r.top_without_one_key_rows = std::max(r.top_without_one_key_rows, t.top_without_one_key_rows);
+    r.aggregate = m_aggregate;
+    if (m_run) {
+        const AttentionMaps& maps = m_run->attention;
+        r.thumbnails = AttentionThumbnail::reduceAll(maps, bins, bins, m_reduction, m_hidden);
+        if (m_aggregate) {
+            const int layers = maps.numLayers();
+            const int heads = maps.numHeads();
+            std::vector<std::vector<std::pair<int, int>>> groups;  // layer by layer, head by head, then all
+            for (int layer = 0; layer < layers; ++layer) {
+                groups.emplace_back();
+                for (int head = 0; head < heads; ++head)
+                    groups.back().emplace_back(layer, head);
+            }
+            for (int head = 0; head < heads; ++head) {
+                groups.emplace_back();
+                for (int layer = 0; layer < layers; ++layer)
+                    groups.back().emplace_back(layer, head);
+            }
+            groups.emplace_back();
+            for (int layer = 0; layer < layers; ++layer)
+                for (int head = 0; head < heads; ++head)
+                    groups.back().emplace_back(layer, head);
+            std::vector<AttentionThumbnail> fused(groups.size());
+#pragma omp parallel for schedule(dynamic)
+            for (int g = 0; g < int(groups.size()); ++g)
+                fused[size_t(g)] =
+                    AttentionThumbnail::reduceFused(maps, groups[size_t(g)], *m_aggregate, bins, bins, m_reduction,
+                                                                  m_hidden);
+            r.layer_aggregates.assign(fused.begin(), fused.begin() + layers);
+            r.head_aggregates.assign(fused.begin() + layers, fused.end());
+        }
     }
+    for (const auto* list : {&r.thumbnails, &r.layer_aggregates, &r.head_aggregates})
+        for (const AttentionThumbnail& t : *list) {
+            r.top_all = std::max(r.top_all, t.top);
+            r.top_without_one_key_rows = std::max(r.top_without_one_key_rows, t.top_without_one_key_rows);
+        }
     m_cache.push_back(std::move(r));
     return m_cache.back();
 }
@@ -108,19 +232,70 @@ const ModelGridPainter::Reduced& ModelGridPainter::reduced(int bins) const
 double ModelGridPainter::top(int bins) const
 {
     const Reduced& r = reduced(bins);
-    // Every query sees a single key only when T = 1: then the scale is simply 0 .. the largest.
-    const bool without = m_scale == ColorScale::WithoutOneKeyRows && r.top_without_one_key_rows > 0.0;
-    const double top = without ? r.top_without_one_key_rows : r.top_all;
+    double top = r.top_all;
+    if (m_scale == ColorScale::WithoutOneKeyRows && r.top_without_one_key_rows > 0.0)
+        top = r.top_without_one_key_rows;  // every query sees a single key only when T = 1
+    if (m_scale == ColorScale::Percentile) {
+        if (r.percentile_top < 0.0) {
+            std::vector<float> pixels;  // every reduced pixel that is not masked
+            for (const auto* list : {&r.thumbnails, &r.layer_aggregates, &r.head_aggregates})
+                for (const AttentionThumbnail& t : *list)
+                    for (float value : t.values.reshaped())
+                        if (!std::isnan(value))
+                            pixels.push_back(value);
+            double percentile = 0.0;
+            if (!pixels.empty()) {
+                const auto rank = size_t(std::ceil(ColorScales::kPercentile / 100.0 * double(pixels.size()))) - 1;
+                std::nth_element(pixels.begin(), pixels.begin() + std::ptrdiff_t(rank), pixels.end());
+                percentile = pixels[rank];
+            }
+            const_cast<Reduced&>(r).percentile_top = percentile;  // a cache of the reduction
+        }
+        if (r.percentile_top > 0.0)
+            top = r.percentile_top;
+    }
     return top > 0.0 ? top : 1.0;
 }
 
 QString ModelGridPainter::scaleNote(int bins) const
 {
-    if (!m_run || m_scale != ColorScale::WithoutOneKeyRows || !m_run->attention.isCausal())
+    if (!m_run)
         return {};
-    return top(bins) < reduced(bins).top_all
-               ? QCoreApplication::translate("ModelGridPainter", "row 0 (one key) off scale")
-               : QString();
+    switch (m_scale) {
+        case ColorScale::WithoutOneKeyRows:
+            return m_run->attention.isCausal() && top(bins) < reduced(bins).top_all
+                       ? QCoreApplication::translate("ModelGridPainter", "row 0 (one key) off scale")
+                       : QString();
+        case ColorScale::AllCells: return {};
+        case ColorScale::PerRow: return QCoreApplication::translate("ModelGridPainter", "each row / its max");
+        case ColorScale::Log: return QCoreApplication::translate("ModelGridPainter", "log scale");
+        case ColorScale::Percentile:
+            return QCoreApplication::translate("ModelGridPainter", "clipped at the %1th percentile")
+                .arg(ColorScales::kPercentile);
+    }
+    return {};
+}
+
+int ModelGridPainter::levelFor(double value, double top, double row_top) const
+{
+    switch (m_scale) {
+        case ColorScale::PerRow: return levelOf(value, row_top);
+        case ColorScale::Log: {
+            if (!(value > 0.0))
+                return 0;
+            const double decades = std::log10(value / top);  // <= 0 below the top
+            return std::clamp(int(std::lround((1.0 + decades / ColorScales::kLogDecades) * (kLevels - 1))), 0,
+                              kLevels - 1);
+        }
+        default: return levelOf(value, top);
+    }
+}
+
+QRgb ModelGridPainter::colourFor(double value, double top, double row_top) const
+{
+    if (std::isnan(value))
+        return Hatch::fill().rgb();
+    return m_levels[levelFor(value, top, row_top)];
 }
 
 ModelGridPainter::Layout ModelGridPainter::layoutFor(const QSizeF& size) const
@@ -132,29 +307,50 @@ ModelGridPainter::Layout ModelGridPainter::layoutFor(const QSizeF& size) const
     if (layers == 0 || heads == 0)
         return layout;
     const QFontMetricsF metrics(labelFont(QFont()));
-    const double row_label_width = metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)) + 8;
+    const double row_label_width =
+        std::max(metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)),
+                 m_aggregate ? metrics.horizontalAdvance(QCoreApplication::translate("ModelGridPainter", "all")) : 0.0) +
+        8;
+    // An aggregate adds a column and a row, set apart by a wider gap.
+    const int columns = heads + (m_aggregate ? 1 : 0);
+    const int rows = layers + (m_aggregate ? 1 : 0);
     // Grouped-query attention: a band above the head labels for the "kv g" brackets.
-    const double group_band = KvGroupMarks(heads, m_run->num_kv_heads).isGrouped() ? KvGroupMarks::kBandHeight : 0.0;
+    const double group_band =
+        KvGroupMarks(heads, m_run->num_kv_heads).isGrouped() && !isOrdered() ? KvGroupMarks::kBandHeight : 0.0;
     const double column_label_height = metrics.height() + 4 + group_band;
     const QRectF area(4 + row_label_width, kCaptionHeight + 4 + column_label_height,
                       std::max(10.0, size.width() - row_label_width - kBarWidth - 20),
                       std::max(10.0, size.height() - kCaptionHeight - column_label_height - 10));
     // Square thumbnails as large as fit; the gap between them shrinks with them.
-    double side = std::min(area.width() / heads, area.height() / layers);
+    double side = std::min(area.width() / columns, area.height() / rows);
     const double gap = std::clamp(side * 0.08, 1.0, 6.0);
-    side = std::max(
-        1.0, std::min((area.width() - gap * (heads - 1)) / heads, (area.height() - gap * (layers - 1)) / layers));
+    const double apart = m_aggregate ? 2 * gap + 4 : 0.0;  // the extra gap before the aggregates
+    side = std::max(1.0, std::min((area.width() - gap * (columns - 1) - apart) / columns,
+                                  (area.height() - gap * (rows - 1) - apart) / rows));
     layout.side = side;
-    const double block_width = heads * side + (heads - 1) * gap;
-    const double block_height = layers * side + (layers - 1) * gap;
+    const double block_width = columns * side + (columns - 1) * gap + apart;
+    const double block_height = rows * side + (rows - 1) * gap + apart;
     // The block and the colour bar centred together.
     const double shift = std::max(0.0, (area.width() - block_width) / 2);
     const double drop = std::max(0.0, (area.height() - block_height) / 2);
     layout.grid = QRectF(area.left() + shift, area.top() + drop, block_width, block_height);
+    const auto slot = [&](int row, int column) {
+        return QRectF(layout.grid.left() + column * (side + gap) + (column == heads ? apart : 0.0),
+                      layout.grid.top() + row * (side + gap) + (row == layers ? apart : 0.0), side, side);
+    };
     for (int layer = 0; layer < layers; ++layer)
         for (int head = 0; head < heads; ++head)
-            layout.thumbnails.append(
-                QRectF(layout.grid.left() + head * (side + gap), layout.grid.top() + layer * (side + gap), side, side));
+            layout.thumbnails.append(slot(layer, columnOf(layer, head)));
+    for (int column = 0; column < heads; ++column)
+        layout.columns.append(slot(0, column));
+    if (m_aggregate) {
+        for (int layer = 0; layer < layers; ++layer)
+            layout.layer_aggregates.append(slot(layer, heads));
+        if (!isOrdered())  // a column of the sorted grid holds a different head in every layer
+            for (int head = 0; head < heads; ++head)
+                layout.head_aggregates.append(slot(layers, head));
+        layout.all_aggregate = slot(layers, heads);
+    }
     layout.row_labels = thinnedLabels(layers, side + gap, metrics.height());
     layout.column_labels =
         thinnedLabels(heads, side + gap, metrics.horizontalAdvance(QStringLiteral("H%1").arg(heads - 1)));
@@ -184,9 +380,10 @@ QImage ModelGridPainter::thumbnailImage(const AttentionThumbnail& thumbnail, dou
     const QRgb masked = Hatch::fill().rgb();
     for (int r = 0; r < rows; ++r) {
         QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(r * k));
+        const double row_top = rowTop(thumbnail, r);
         for (int c = 0; c < cols; ++c) {
             const float value = thumbnail.values(r, c);
-            std::fill_n(line + c * k, k, std::isnan(value) ? masked : m_levels[levelOf(value, top)]);
+            std::fill_n(line + c * k, k, std::isnan(value) ? masked : m_levels[levelFor(value, top, row_top)]);
         }
         for (int i = 1; i < k; ++i)
             std::copy_n(line, cols * k, reinterpret_cast<QRgb*>(image.scanLine(r * k + i)));
@@ -205,17 +402,18 @@ void ModelGridPainter::paintVectorCells(QPainter& painter, const QRectF& rect, c
     const double cell_height = rect.height() / rows;
     std::map<QRgb, QPainterPath> runs;  // ordered: the same file every time
     for (int r = 0; r < rows; ++r) {
+        const double row_top = rowTop(thumbnail, r);
         for (int c = 0; c < cols;) {
-            const QRgb colour = colorOf(m_map, thumbnail.values(r, c), top);
+            const QRgb colour = colourFor(thumbnail.values(r, c), top, row_top);
             int end = c + 1;
-            while (end < cols && colorOf(m_map, thumbnail.values(r, end), top) == colour)
+            while (end < cols && colourFor(thumbnail.values(r, end), top, row_top) == colour)
                 ++end;
             runs[colour].addRect(QRectF(rect.left() + c * cell_width, rect.top() + r * cell_height,
                                         (end - c) * cell_width, cell_height));
             c = end;
         }
     }
-    painter.fillRect(rect, QColor(colorOf(m_map, 0.0, top)));
+    painter.fillRect(rect, QColor(m_levels[0]));
     for (const auto& [colour, path] : runs) {
         painter.setBrush(QColor(colour));
         painter.drawPath(path);
@@ -271,8 +469,18 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.restore();
         return;
     }
-    const QString caption = m_marks.empty() ? m_caption
-                                            : m_caption + QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_marks_name);
+    QString caption = m_caption;
+    if (!m_marks.empty())
+        caption += QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_marks_name);
+    if (isOrdered())
+        caption += QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_order_name);
+    if (!m_hidden.empty()) {
+        QStringList keys;
+        for (int key : m_hidden)
+            keys << QString::number(key);
+        caption += QStringLiteral(" · %1 %2 hidden, rows renormalised")
+                       .arg(m_hidden.size() == 1 ? QStringLiteral("key") : QStringLiteral("keys"), keys.join(u','));
+    }
     painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
                      QFontMetricsF(caption_font).elidedText(caption, Qt::ElideRight, layout.caption.width()));
     const int seq_len = m_run->seqLen();
@@ -289,14 +497,39 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.setRenderHint(QPainter::LosslessImageRendering, true);
     painter.setPen(Qt::NoPen);
-    for (int i = 0; i < layout.thumbnails.size(); ++i) {
-        const AttentionThumbnail& thumbnail = r.thumbnails[size_t(i)];
+    const auto draw = [&](const QRectF& rect, const AttentionThumbnail& thumbnail) {
         if (vector_cells)
-            paintVectorCells(painter, layout.thumbnails[i], thumbnail, scale_top);
+            paintVectorCells(painter, rect, thumbnail, scale_top);
         else
-            painter.drawImage(layout.thumbnails[i], thumbnailImage(thumbnail, scale_top, pixels_per_cell));
+            painter.drawImage(rect, thumbnailImage(thumbnail, scale_top, pixels_per_cell));
         // Masked cells hatched as in every other heatmap, small spacing as in the compact grid.
-        Hatch::draw(&painter, maskedRuns(layout.thumbnails[i], thumbnail), 4.0);
+        Hatch::draw(&painter, maskedRuns(rect, thumbnail), 4.0);
+    };
+    for (int i = 0; i < layout.thumbnails.size(); ++i)
+        draw(layout.thumbnails[i], r.thumbnails[size_t(i)]);
+    // Hidden keys: a pale band over their columns (at least a pixel wide), marked, not dropped.
+    const auto mark_hidden = [&](const QRectF& rect) {
+        for (int key : m_hidden) {
+            const double left = rect.left() + rect.width() * key / seq_len;
+            const double width = std::max(rect.width() / seq_len, 1.0 / pixel_ratio);
+            painter.fillRect(QRectF(left, rect.top(), width, rect.height()), QColor(255, 255, 255, 170));
+        }
+    };
+    if (m_aggregate && !r.head_aggregates.empty()) {
+        for (int layer = 0; layer < layout.layer_aggregates.size(); ++layer)
+            draw(layout.layer_aggregates[layer], r.layer_aggregates[size_t(layer)]);
+        for (int head = 0; head < layout.head_aggregates.size(); ++head)
+            draw(layout.head_aggregates[head], r.head_aggregates[size_t(head)]);
+        draw(layout.all_aggregate, r.head_aggregates.back());
+    }
+    if (!m_hidden.empty()) {
+        for (const QRectF& rect : layout.thumbnails)
+            mark_hidden(rect);
+        for (const QList<QRectF>* list : {&layout.layer_aggregates, &layout.head_aggregates})
+            for (const QRectF& rect : *list)
+                mark_hidden(rect);
+        if (!layout.all_aggregate.isEmpty())
+            mark_hidden(layout.all_aggregate);
     }
     painter.restore();
 
@@ -307,14 +540,45 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     for (int layer : layout.row_labels) {
         const QRectF row = layout.thumbnails[layer * heads];
         painter.setPen(layer == m_current_layer ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
-        painter.drawText(QRectF(0, row.center().y() - metrics.height() / 2, row.left() - 4, metrics.height()),
+        painter.drawText(QRectF(0, row.center().y() - metrics.height() / 2, layout.grid.left() - 4, metrics.height()),
                          Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(layer));
     }
-    for (int head : layout.column_labels) {
-        const QRectF column = layout.thumbnails[head];
-        painter.setPen(head == m_current_head ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
+    // Sorted, the columns are ranks ("#1" the highest score) and each thumbnail names its head.
+    const auto column_label = [&](const QRectF& column, const QString& text) {
         painter.drawText(QRectF(column.center().x() - 40, column.top() - metrics.height() - 3, 80, metrics.height()),
-                         Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("H%1").arg(head));
+                         Qt::AlignHCenter | Qt::AlignBottom, text);
+    };
+    for (int column : layout.column_labels) {
+        const bool current = !isOrdered() && column == m_current_head;
+        painter.setPen(current ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
+        column_label(layout.columns[column],
+                     isOrdered() ? QStringLiteral("#%1").arg(column + 1) : QStringLiteral("H%1").arg(column));
+    }
+    if (m_aggregate) {
+        painter.setPen(QColor(0x30, 0x30, 0x30));
+        const QString fusion = headFusionKey(*m_aggregate);
+        column_label(layout.all_aggregate.translated(0, -(layout.all_aggregate.top() - layout.grid.top())), fusion);
+        const QRectF row = layout.all_aggregate;
+        // Sorted, the row holds only the corner: its label beside it.
+        const double right = layout.head_aggregates.isEmpty() ? row.left() - 4 : layout.grid.left() - 4;
+        painter.drawText(QRectF(0, row.center().y() - metrics.height() / 2, right, metrics.height()),
+                         Qt::AlignRight | Qt::AlignVCenter, QCoreApplication::translate("ModelGridPainter", "all"));
+    }
+    if (isOrdered() && layout.side >= 22) {
+        QFont small = painter.font();
+        small.setPixelSize(std::max(8, small.pixelSize() - 1));
+        painter.setFont(small);
+        const QFontMetricsF small_metrics(small);
+        for (int i = 0; i < layout.thumbnails.size(); ++i) {
+            const QString text = QStringLiteral("H%1").arg(i % heads);
+            const QRectF box = layout.thumbnails[i];
+            const QRectF label(box.left() + 1, box.bottom() - small_metrics.height() - 1,
+                               small_metrics.horizontalAdvance(text) + 4, small_metrics.height());
+            painter.fillRect(label, QColor(255, 255, 255, 210));
+            painter.setPen(QColor(0x30, 0x30, 0x30));
+            painter.drawText(label, Qt::AlignCenter, text);
+        }
+        painter.setFont(labelFont(painter.font()));
     }
     if (m_marks.size() == size_t(layout.thumbnails.size())) {
         // Frames in one hue whose strength is the score: a head that does the job stands out.
@@ -343,7 +607,7 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         }
     }
     const KvGroupMarks groups(heads, m_run->num_kv_heads);
-    if (groups.isGrouped())
+    if (groups.isGrouped() && !isOrdered())
         groups.paint(painter, layout.thumbnails.mid(0, heads), metrics.height() + 3, layout.grid.top(),
                      layout.grid.bottom());
     if (m_framed && m_current_layer >= 0) {
@@ -354,7 +618,12 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
 
     ColorBar bar;
     bar.setColorMap(m_map);
-    bar.setRange(0.0, scale_top);
+    if (m_scale == ColorScale::Log) {
+        bar.setLogarithmic(true);
+        bar.setRange(scale_top * std::pow(10.0, -ColorScales::kLogDecades), scale_top);
+    } else {
+        bar.setRange(0.0, m_scale == ColorScale::PerRow ? 1.0 : scale_top);
+    }
     bar.setLabel(m_reduction == ThumbnailReduction::Max || bins == seq_len
                      ? QCoreApplication::translate("ModelGridPainter", "weight")
                      : QCoreApplication::translate("ModelGridPainter", "mean weight"));

@@ -35,10 +35,16 @@ public:
     struct Layout {
         QRectF caption;
         QRectF grid;               // the block of thumbnails
-        QList<QRectF> thumbnails;  // layer-major: index layer * H + head
+        QList<QRectF> thumbnails;  // layer-major: index layer * H + head, wherever the head order puts it
+        QList<QRectF> columns;     // (H) the slots of the first layer's row, left to right
         double side = 0.0;         // of one thumbnail
         QList<int> row_labels;     // the layers labelled (thinned to what fits)
-        QList<int> column_labels;  // the heads labelled
+        QList<int> column_labels;  // the columns labelled
+        // With an aggregate: each layer's heads fused (an extra column, L), each head fused across
+        // the layers (an extra row, H; in head order only) and every head of every layer (the corner).
+        QList<QRectF> layer_aggregates;
+        QList<QRectF> head_aggregates;
+        QRectF all_aggregate;
         QRectF color_bar;
     };
 
@@ -63,6 +69,22 @@ public:
     // strong as the score and, where a thumbnail has room, the score written in its corner.
     void setHeadMarks(std::vector<double> scores, const QString& name);
     const std::vector<double>& headMarks() const { return m_marks; }
+    // Each layer's heads drawn in the order of a score, highest first (L x H, layer after layer; empty:
+    // head order): column c of layer l shows the head with the c-th highest score, named in its corner.
+    void setHeadOrder(const std::vector<double>& scores, const QString& name);
+    bool isOrdered() const { return !m_order.empty(); }
+    int columnOf(int layer, int head) const;  // where the order puts a head
+    int headIn(int layer, int column) const;  // the head the order puts there
+    // An extra column of each layer's heads fused, an extra row of each head fused across the layers,
+    // and in their corner every head of every layer fused; none without a fusion.
+    void setAggregate(std::optional<HeadFusion> fusion);
+    std::optional<HeadFusion> aggregate() const { return m_aggregate; }
+    // Keys hidden in every thumbnail (each row renormalised over the others, AttentionDisplay's
+    // rule) and marked by a pale band; positions beyond the input are ignored.
+    void setHiddenKeys(const QList<int>& positions);
+    const std::vector<int>& hiddenKeys() const { return m_hidden; }
+    // What an aggregate thumbnail under a point shows ("mean of layer 3's heads"), empty elsewhere.
+    QString aggregateAt(const QPointF& point, const QSizeF& size) const;
 
     Layout layoutFor(const QSizeF& size) const;
     // The (layer, head) under a point of a picture of `size`, if any.
@@ -86,11 +108,20 @@ private:
     struct Reduced {
         int bins = 0;
         ThumbnailReduction reduction = ThumbnailReduction::Max;
-        std::vector<AttentionThumbnail> thumbnails;  // (L * H)
+        std::optional<HeadFusion> aggregate;
+        std::vector<AttentionThumbnail> thumbnails;        // (L * H)
+        std::vector<AttentionThumbnail> layer_aggregates;  // (L) with an aggregate
+        std::vector<AttentionThumbnail> head_aggregates;   // (H + 1): each head, then every head of every layer
         double top_all = 0.0;
         double top_without_one_key_rows = -1.0;
+        double percentile_top = -1.0;  // of every pixel; found when the percentile scale first asks
     };
     const Reduced& reduced(int bins) const;
+    void updateHidden();
+    // The colour level (0..255) of a reduced pixel on the chosen scale; `row_top` the largest of
+    // its pixel row (the per-row scale).
+    int levelFor(double value, double top, double row_top) const;
+    QRgb colourFor(double value, double top, double row_top) const;
     QImage thumbnailImage(const AttentionThumbnail& thumbnail, double top, int pixels_per_cell) const;
     void paintVectorCells(QPainter& painter, const QRectF& rect, const AttentionThumbnail& thumbnail, double top) const;
 
@@ -105,6 +136,11 @@ private:
     bool m_framed = true;
     std::vector<double> m_marks;  // (L x H)
     QString m_marks_name;
+    std::vector<int> m_order;  // (L x H): entry layer * H + column is the head drawn there; empty: head order
+    QString m_order_name;
+    std::optional<HeadFusion> m_aggregate;
+    QList<int> m_hidden_positions;  // as set
+    std::vector<int> m_hidden;      // those inside the input, sorted, unless that is every key
     mutable std::vector<Reduced> m_cache;  // a few sizes (screen, picture) of the current run
 };
 

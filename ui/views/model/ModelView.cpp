@@ -85,13 +85,25 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
         m_marks->addItem(tr("Frame by %1 score").arg(headScoreKindKey(kind)), headScoreKindKey(kind));
     m_marks->setToolTip(tr("Frame every head as strongly as its score: previous-token, duplicate-token, induction "
                            "(TransformerLens's head detector) or the weight on the first token"));
+    m_order = new QComboBox(content);
+    m_order->addItem(tr("Heads in order"), QString());
+    for (HeadScoreKind kind :
+         {HeadScoreKind::Previous, HeadScoreKind::Duplicate, HeadScoreKind::Induction, HeadScoreKind::First})
+        m_order->addItem(tr("Sort by %1 score").arg(headScoreKindKey(kind)), headScoreKindKey(kind));
+    m_order->setToolTip(tr("Draw each layer's heads sorted by a score, highest on the left; each thumbnail "
+                           "names its head"));
     auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
                                "to open it."),
                             content);
     hint->setStyleSheet(QStringLiteral("color: #5f6b78"));
     hint->setWordWrap(true);  // the window's width is not set by this line
     hint->setMinimumWidth(80);
+    // The choosers as narrow as their shortest useful text: the window's smallest width is not set
+    // by this bar (the full text is in each list).
+    for (QComboBox* box : {m_order, m_marks, m_reduction, m_scale})
+        box->setMinimumWidth(72);  // their full width when there is room
     bar->addWidget(hint, 1);
+    bar->addWidget(m_order);
     bar->addWidget(m_marks);
     bar->addWidget(m_reduction);
     bar->addWidget(m_scale);
@@ -146,6 +158,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
         }
     });
     connect(m_marks, &QComboBox::currentIndexChanged, this, &ModelView::updateMarks);
+    connect(m_order, &QComboBox::currentIndexChanged, this, &ModelView::updateMarks);
     connect(m_scope, &QComboBox::activated, this, [this] {
         if (hasModel())
             showLayerMetrics();
@@ -215,13 +228,36 @@ void ModelView::setColorMap(ColorMaps::Map map)
 
 void ModelView::updateMarks()
 {
-    const std::optional<HeadScoreKind> kind = headScoreKindFromKey(m_marks->currentData().toString());
+    const std::optional<HeadScoreKind> mark = headScoreKindFromKey(m_marks->currentData().toString());
+    const std::optional<HeadScoreKind> order = headScoreKindFromKey(m_order->currentData().toString());
     const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
-    std::vector<double> marks;
-    if (kind && run)
-        for (const HeadScore& score : HeadScores::compute(run->attention, run->token_ids))
-            marks.push_back(headScoreValue(score, *kind));
-    m_canvas->gridPainter().setHeadMarks(std::move(marks), kind ? headScoreKindKey(*kind) : QString());
+    std::vector<HeadScore> scores;
+    if ((mark || order) && run)
+        scores = HeadScores::compute(run->attention, run->token_ids);
+    const auto values = [&scores](std::optional<HeadScoreKind> kind) {
+        std::vector<double> values;  // (L x H)
+        if (kind)
+            for (const HeadScore& score : scores)
+                values.push_back(headScoreValue(score, *kind));
+        return values;
+    };
+    ModelGridPainter& grid = m_canvas->gridPainter();
+    grid.setHeadMarks(values(mark), mark ? headScoreKindKey(*mark) : QString());
+    grid.setHeadOrder(values(order), order ? headScoreKindKey(*order) : QString());
+    m_canvas->update();
+}
+
+void ModelView::setHiddenKeys(const QList<int>& positions)
+{
+    m_canvas->gridPainter().setHiddenKeys(positions);
+    m_canvas->update();
+}
+
+void ModelView::setAggregate(int aggregate)
+{
+    m_canvas->gridPainter().setAggregate(aggregate == 1   ? std::optional(HeadFusion::Mean)
+                                         : aggregate == 2 ? std::optional(HeadFusion::Max)
+                                                          : std::nullopt);
     m_canvas->update();
 }
 

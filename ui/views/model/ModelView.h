@@ -41,6 +41,13 @@ public:
     QComboBox* tableScopeBox() const { return m_scope; }
     // Frames every head by a score (none, previous, duplicate, induction, first).
     QComboBox* marksBox() const { return m_marks; }
+    // Draws each layer's heads in head order or sorted by a score, highest first.
+    QComboBox* orderBox() const { return m_order; }
+    // An extra column (each layer's heads fused), row (each head across the layers) and corner (all):
+    // 0 none, 1 mean, 2 max, as the heads grid's extra head.
+    void setAggregate(int aggregate);
+    // Keys hidden in every thumbnail, rows renormalised (View › Heatmaps › Hide tokens).
+    void setHiddenKeys(const QList<int>& positions);
     QLabel* emptyLabel() const { return m_empty; }
 
 signals:
@@ -58,6 +65,7 @@ private:
     QLabel* m_table_title = nullptr;
     QComboBox* m_scope = nullptr;
     QComboBox* m_marks = nullptr;
+    QComboBox* m_order = nullptr;
     QTableWidget* m_table = nullptr;
     QStringList m_tokens;
     int m_layer = 0;
