@@ -127,8 +127,15 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Tran
         case View::Model:  // every layer x head
             request.view = ExportView::Model;
             request.mark_heads = options.mark_heads;
+            request.sort_heads = options.sort_heads;
+            request.color_scale = options.color_scale;
+            request.reduction = options.reduction;
+            request.aggregate = options.aggregate;
+            request.hidden_keys = options.hidden_tokens;
             return ViewExporter::exportModel(run, caption, request);
         case View::Rollout:  // across every layer
+            request.color_scale = options.color_scale;
+            request.hidden_keys = options.hidden_tokens;
             return ViewExporter::exportRollout(run, labels, {options.rollout_fusion, options.residual_weight, -1},
                                                caption, request);
         case View::Shapes:

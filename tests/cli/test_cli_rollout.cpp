@@ -153,6 +153,39 @@ private slots:
         QVERIFY(plain != first);
     }
 
+    // Every --export of a model honours the picture options: --view model with --sort-heads,
+    // --aggregate-heads (an extra column, row and corner), --hide-tokens and --color-scale log; --view
+    // rollout with --hide-tokens and --color-scale. Each changes the picture; bad positions are errors.
+    void pictureOptionsChangeTheModelAndRolloutPictures()
+    {
+        QTemporaryDir out;
+        for (const char* view : {"model", "rollout"}) {
+            const QStringList model = {"--model", modelFixture("gpt2-tiny"), "--sentence", "the cat sat on the mat",
+                                       "--view", QLatin1String(view), "--size", "900x500", "--export"};
+            const QString plain_path = out.filePath(QStringLiteral("%1-plain.png").arg(QLatin1String(view)));
+            QCOMPARE(runProgram(model + QStringList{plain_path}).exit_code, 0);
+            const QImage plain(plain_path);
+            QVERIFY(!plain.isNull());
+            QList<QStringList> variants = {{"--hide-tokens", "0"}, {"--color-scale", "log"},
+                                           {"--color-scale", "percentile"}};
+            if (QLatin1String(view) == "model")
+                variants += QList<QStringList>{{"--sort-heads", "first"}, {"--aggregate-heads", "mean"},
+                                               {"--aggregate-heads", "max", "--sort-heads", "induction"}};
+            for (const QStringList& variant : variants) {
+                const QString path = out.filePath(QStringLiteral("%1-%2.png").arg(QLatin1String(view), variant.join('-')));
+                const ProgramRun run = runProgram(model + QStringList{path} + variant);
+                QVERIFY2(run.exit_code == 0, qPrintable(QString::fromUtf8(run.err)));
+                const QImage image(path);
+                QVERIFY2(image.size() == plain.size() && image != plain, qPrintable(variant.join(' ')));
+            }
+            const ProgramRun outside = runProgram(model + QStringList{out.filePath("never.png"), "--hide-tokens", "6"});
+            QVERIFY(outside.exit_code > 0);
+            QVERIFY2(QString::fromUtf8(outside.err).contains("--hide-tokens: token 6 is outside the input"),
+                     outside.err.constData());
+            QVERIFY(!QFileInfo::exists(out.filePath("never.png")));
+        }
+    }
+
     void badValuesAreOneErrorLine_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -183,6 +216,13 @@ private slots:
         QTest::newRow("mark without the model view")
             << QStringList{"--model", modelFixture("gpt2-tiny"), "--json", "-", "--mark-heads", "induction"}
             << "--mark-heads: only with --view model and --export";
+        QTest::newRow("unknown sort") << QStringList{"--model", modelFixture("gpt2-tiny"), "--view", "model", "--export",
+                                                     "/tmp/attention-lab-never-written.png", "--sort-heads", "max"}
+                                      << "--sort-heads: expected previous, duplicate, induction or first, got 'max'";
+        QTest::newRow("sort without the model view")
+            << QStringList{"--model", modelFixture("gpt2-tiny"), "--view", "grid", "--export",
+                           "/tmp/attention-lab-never-written.png", "--sort-heads", "induction"}
+            << "--sort-heads: only with --view model and --export";
         QTest::newRow("probe in the window") << QStringList{"--model", modelFixture("gpt2-tiny"), "--induction-probe", "5"}
                                              << "--induction-probe: only with --json or --export";
     }

@@ -62,7 +62,15 @@ private slots:
         RolloutView view;
         view.resize(1000, 600);
         const QStringList tokens = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+        // The view computes on a worker when it is drawn (or asked), never on the GUI thread.
+        const auto settled = [&view] {
+            view.bringUpToDate();
+            return !view.painter().isStale();
+        };
         view.setModelRun(m_causal, tokens);
+        QVERIFY(view.painter().isStale());
+        QVERIFY(view.painter().rollout().size() == 0);  // not computed while painting or asking
+        QTRY_VERIFY(settled());
         // Defaults: mean, w = 0.5, after the last layer; a decoder's last token in the bars.
         QCOMPARE(view.layerBox()->value(), 1);
         QCOMPARE(view.queryBox()->value(), 9);
@@ -72,6 +80,7 @@ private slots:
         view.residualSlider()->setValue(25);
         view.fusionBox()->setCurrentIndex(view.fusionBox()->findData(QStringLiteral("max")));
         view.layerBox()->setValue(0);
+        QTRY_VERIFY(settled());
         QCOMPARE(view.painter().options().residual_weight, 0.25);
         QCOMPARE(view.painter().options().fusion, HeadFusion::Max);
         QVERIFY(sameMatrix(view.painter().rollout(),
@@ -80,6 +89,7 @@ private slots:
         QCOMPARE(view.painter().query(), 3);
         // Flow instead of rollout: through every layer, with the same fusion and residual weight.
         view.methodBox()->setCurrentIndex(1);
+        QTRY_VERIFY(settled());
         QVERIFY(view.painter().isFlow());
         QVERIFY(sameMatrix(view.painter().rollout(),
                            *AttentionFlow::compute(m_causal->attention, {HeadFusion::Max, 0.25, -1})));
@@ -88,6 +98,8 @@ private slots:
         // A new run is rolled out only when it is looked at: a hidden tab costs nothing per keystroke.
         // A new run of the same model keeps the choices; an encoder's bars start at [CLS].
         view.setModelRun(m_encoder, {"[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"});
+        QVERIFY(view.painter().isStale());
+        QTRY_VERIFY(settled());
         QCOMPARE(view.painter().options().fusion, HeadFusion::Max);
         QVERIFY(sameMatrix(view.painter().rollout(),
                            *AttentionRollout::compute(m_encoder->attention, {HeadFusion::Max, 0.25, 0})));

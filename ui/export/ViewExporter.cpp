@@ -291,11 +291,28 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
     grid.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run));  // read while this runs
     grid.setCaption(caption);
     grid.setColorMap(request.color_map);
-    if (request.mark_heads) {
-        std::vector<double> marks;
-        for (const HeadScore& score : HeadScores::compute(run.attention, run.token_ids))
-            marks.push_back(headScoreValue(score, *request.mark_heads));
-        grid.setHeadMarks(std::move(marks), headScoreKindKey(*request.mark_heads));
+    grid.setColorScale(request.color_scale);
+    if (!request.hidden_keys.isEmpty()) {
+        if (auto hidden = AttentionDisplay::hiddenKeys(request.hidden_keys, run.seqLen()); !hidden)
+            return Error{QStringLiteral("--hide-tokens: %1").arg(hidden.error())};
+        grid.setHiddenKeys(request.hidden_keys);
+    }
+    grid.setReduction(request.reduction == CellReduction::Mean ? ThumbnailReduction::Mean : ThumbnailReduction::Max);
+    grid.setAggregate(request.aggregate == 1   ? std::optional(HeadFusion::Mean)
+                      : request.aggregate == 2 ? std::optional(HeadFusion::Max)
+                                               : std::nullopt);
+    if (request.mark_heads || request.sort_heads) {
+        const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
+        const auto values = [&scores](HeadScoreKind kind) {
+            std::vector<double> values;  // (L x H)
+            for (const HeadScore& score : scores)
+                values.push_back(headScoreValue(score, kind));
+            return values;
+        };
+        if (request.mark_heads)
+            grid.setHeadMarks(values(*request.mark_heads), headScoreKindKey(*request.mark_heads));
+        if (request.sort_heads)
+            grid.setHeadOrder(values(*request.sort_heads), headScoreKindKey(*request.sort_heads));
     }
     const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
     const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images
@@ -316,6 +333,12 @@ Status ViewExporter::exportRollout(const ModelRun& run, const QStringList& token
     rollout.setOptions(options);
     if (!rollout.error().isEmpty())
         return Error{rollout.error()};
+    if (!request.hidden_keys.isEmpty()) {
+        if (auto hidden = AttentionDisplay::hiddenKeys(request.hidden_keys, run.seqLen()); !hidden)
+            return Error{QStringLiteral("--hide-tokens: %1").arg(hidden.error())};
+        rollout.setHiddenKeys(request.hidden_keys);
+    }
+    rollout.setColorScale(request.color_scale);
     rollout.setCaption(caption);
     rollout.setColorMap(request.color_map);
     return exportPicture(

@@ -1,8 +1,11 @@
 #include "ui/views/rollout/RolloutPainter.h"
 
 #include "core/analysis/AttentionFlow.h"
+#include "ui/heatmap/HeatmapData.h"
 
 #include <QFontMetricsF>
+#include <QImage>
+#include <QPaintDevice>
 
 #include <algorithm>
 #include <cmath>
@@ -57,25 +60,113 @@ int RolloutPainter::query() const
     return m_run && m_run->attention.isCausal() ? seq_len - 1 : 0;
 }
 
+Result<MatrixD> RolloutPainter::compute(const Job& job)
+{
+    if (!job.run)
+        return MatrixD();
+    AttentionRollout::Options options = job.options;
+    if (job.flow)
+        options.last_layer = -1;  // the flow is computed through every layer
+    return job.flow ? AttentionFlow::compute(job.run->attention, options)
+                    : AttentionRollout::compute(job.run->attention, options);
+}
+
+void RolloutPainter::setComputed(Result<MatrixD> outcome)
+{
+    m_stale = false;
+    m_error = outcome ? QString() : outcome.error();
+    m_rollout = outcome ? std::move(outcome).value() : MatrixD();
+}
+
 void RolloutPainter::ensureComputed() const
 {
-    if (!m_stale)
+    if (!m_stale || !m_compute_on_paint)
         return;
-    m_stale = false;
-    m_rollout.resize(0, 0);
-    m_error.clear();
-    if (!m_run)
-        return;
-    AttentionRollout::Options options = m_options;
-    if (m_flow)
-        options.last_layer = -1;  // the flow is computed through every layer
-    auto rollout = m_flow ? AttentionFlow::compute(m_run->attention, options)
-                          : AttentionRollout::compute(m_run->attention, options);
-    if (!rollout) {
-        m_error = rollout.error();
-        return;
+    const_cast<RolloutPainter*>(this)->setComputed(compute(job()));  // a cache of the options
+}
+
+QString RolloutPainter::scaleNote() const
+{
+    switch (m_scale) {
+        case ColorScale::PerRow: return QStringLiteral("colours: each row / its max");
+        case ColorScale::Log: return QStringLiteral("colours: log scale, 4 decades");
+        case ColorScale::Percentile: return QStringLiteral("colours: clipped at the 99th percentile");
+        default: return {};
     }
-    m_rollout = std::move(rollout).value();
+}
+
+void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
+                                 const std::vector<bool>& hidden) const
+{
+    const int seq_len = int(shown.rows());
+    const bool causal = m_run && m_run->attention.isCausal();
+    // The top of the scale: causal row 0 holds 1 by construction (it sees only itself), so the
+    // linear scale leaves it out, as every heatmap does.
+    double top = 0.0;
+    const int first_row = causal && seq_len > 1 && m_scale == ColorScale::WithoutOneKeyRows ? 1 : 0;
+    top = shown.bottomRows(seq_len - first_row).maxCoeff();
+    if (m_scale == ColorScale::Percentile) {
+        std::vector<double> cells;  // the cells a query can draw from: causal, the lower triangle
+        for (int i = 0; i < seq_len; ++i)
+            for (int j = 0; j < (causal ? i + 1 : seq_len); ++j)
+                cells.push_back(shown(i, j));
+        const auto rank = size_t(std::ceil(ColorScales::kPercentile / 100.0 * double(cells.size()))) - 1;
+        std::nth_element(cells.begin(), cells.begin() + std::ptrdiff_t(rank), cells.end());
+        if (cells[rank] > 0.0)
+            top = cells[rank];
+    }
+    const auto colour = [&](double value, double row_top) {
+        double level = 0.0;
+        switch (m_scale) {
+            case ColorScale::PerRow: level = row_top > 0.0 ? value / row_top : 0.0; break;
+            case ColorScale::Log:
+                level = value > 0.0 && top > 0.0 ? 1.0 + std::log10(value / top) / ColorScales::kLogDecades : 0.0;
+                break;
+            default: level = top > 0.0 ? value / top : 0.0; break;
+        }
+        return ColorMaps::colorAt(m_color_map, std::clamp(level, 0.0, 1.0));
+    };
+
+    const double cell = rect.width() / seq_len;
+    if (seq_len <= 64) {  // few cells: rectangles, sharp in every format
+        for (int i = 0; i < seq_len; ++i) {
+            const double row_top = shown.row(i).maxCoeff();
+            for (int j = 0; j < seq_len; ++j)
+                painter.fillRect(QRectF(rect.left() + j * cell, rect.top() + i * cell, cell + 0.5, cell + 0.5),
+                                 colour(shown(i, j), row_top));
+        }
+    } else {
+        const double ratio = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
+        const int bins = std::clamp(int(std::ceil(rect.width() * ratio)), 1, seq_len);
+        QImage image(bins, bins, QImage::Format_RGB32);
+        for (int r = 0; r < bins; ++r) {
+            const int first = int(qint64(r) * seq_len / bins);
+            const int last = std::max(first + 1, int(qint64(r + 1) * seq_len / bins));
+            // (bins) the largest value under each pixel of this row of pixels
+            Eigen::VectorXd pixels = Eigen::VectorXd::Zero(bins);
+            double row_top = 0.0;
+            for (int i = first; i < last; ++i) {
+                row_top = std::max(row_top, shown.row(i).maxCoeff());
+                for (int c = 0; c < bins; ++c) {
+                    const int begin = int(qint64(c) * seq_len / bins);
+                    const int end = std::max(begin + 1, int(qint64(c + 1) * seq_len / bins));
+                    pixels[c] = std::max(pixels[c], shown.row(i).segment(begin, end - begin).maxCoeff());
+                }
+            }
+            QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(r));
+            for (int c = 0; c < bins; ++c)
+                line[c] = colour(pixels[c], row_top).rgb();
+        }
+        painter.save();
+        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        painter.drawImage(rect, image);
+        painter.restore();
+    }
+    // Hidden tokens: a pale band over their columns, marked rather than dropped.
+    for (int key = 0; key < seq_len; ++key)
+        if (hidden[size_t(key)])
+            painter.fillRect(QRectF(rect.left() + key * cell, rect.top(), std::max(cell, 1.0), rect.height()),
+                             QColor(255, 255, 255, 170));
 }
 
 void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
@@ -100,22 +191,67 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
                      .arg(layers)
                      .arg(headFusionKey(m_options.fusion))
                      .arg(m_options.residual_weight, 0, 'g', 3);
+    if (!scaleNote().isEmpty())
+        title += QStringLiteral(" · ") + scaleNote();
+    QStringList hidden_names;
+    for (int key : m_hidden_positions)
+        if (m_run && key >= 0 && key < m_run->seqLen() && m_hidden_positions.size() < m_run->seqLen())
+            hidden_names << QString::number(key);
+    if (!hidden_names.isEmpty())
+        title += QStringLiteral(" · token %1 hidden, rows renormalised").arg(hidden_names.join(u','));
     painter.setPen(kInk);
     painter.drawText(QRectF(target.left() + margin, target.top() + margin / 2, target.width() - 2 * margin, line),
                      Qt::AlignLeft | Qt::AlignVCenter, title);
     const QRectF body(target.left() + margin, target.top() + margin / 2 + 1.5 * line, target.width() - 2 * margin,
                       target.height() - margin - 1.5 * line - margin / 2);
     ensureComputed();
-    if (!m_error.isEmpty() || m_rollout.size() == 0) {
+    const bool current = !m_stale && m_run && m_rollout.rows() == m_run->seqLen();
+    if (!m_error.isEmpty() || m_rollout.size() == 0 || (!current && m_rollout.rows() != (m_run ? m_run->seqLen() : 0))) {
         painter.setPen(kMuted);
         painter.drawText(body, Qt::AlignCenter | Qt::TextWordWrap,
-                         m_error.isEmpty() ? QStringLiteral("Open a whole model to see its rollout.") : m_error);
+                         !m_error.isEmpty() ? m_error
+                         : m_run            ? QStringLiteral("Computing the %1…").arg(method)
+                                            : QStringLiteral("Open a whole model to see its rollout."));
         painter.restore();
         return;
     }
+    if (!current) {  // the last result stays on screen while the new one is computed
+        painter.setPen(kMuted);
+        painter.drawText(QRectF(target.left() + margin, target.top() + margin / 2 + line, target.width() - 2 * margin,
+                                line),
+                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("updating…"));
+    }
 
     const int seq_len = int(m_rollout.rows());
-    const auto token = [this](int i) { return i < m_tokens.size() ? m_tokens[i] : QString::number(i); };
+    // Hidden input tokens: their columns 0, each row renormalised over the others.
+    std::vector<bool> hidden(size_t(seq_len), false);
+    int hidden_count = 0;
+    for (int key : m_hidden_positions)
+        if (key >= 0 && key < seq_len && !hidden[size_t(key)]) {
+            hidden[size_t(key)] = true;
+            ++hidden_count;
+        }
+    if (hidden_count == seq_len) {  // every token hidden would leave nothing: shown as computed
+        hidden.assign(size_t(seq_len), false);
+        hidden_count = 0;
+    }
+    MatrixD shown_matrix;  // (T, T), only with hidden tokens
+    if (hidden_count > 0) {
+        shown_matrix = m_rollout;
+        for (int key = 0; key < seq_len; ++key)
+            if (hidden[size_t(key)])
+                shown_matrix.col(key).setZero();
+        for (int row = 0; row < seq_len; ++row) {
+            const double mass = shown_matrix.row(row).sum();
+            if (mass > 0.0)
+                shown_matrix.row(row) /= mass;
+        }
+    }
+    const MatrixD& shown = hidden_count > 0 ? shown_matrix : m_rollout;
+    const auto token = [this, &hidden](int i) {
+        const QString text = i < m_tokens.size() ? m_tokens[i] : QString::number(i);
+        return hidden[size_t(i)] ? HeatmapData::struck(text) : text;
+    };
     double label_width = 0;
     for (int i = 0; i < seq_len; ++i)
         label_width = std::max(label_width, fm.horizontalAdvance(token(i)));
@@ -125,12 +261,7 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const double matrix_side = std::min(body.height() - label_width - 2 * line, body.width() * 0.55 - label_width);
     const double cell = matrix_side / seq_len;
     const QRectF matrix(body.left() + label_width, body.top() + line, cell * seq_len, cell * seq_len);
-    const double top = m_rollout.maxCoeff();
-    for (int i = 0; i < seq_len; ++i)
-        for (int j = 0; j < seq_len; ++j) {
-            const QRectF rect(matrix.left() + j * cell, matrix.top() + i * cell, cell + 0.5, cell + 0.5);
-            painter.fillRect(rect, ColorMaps::colorAt(m_color_map, top > 0 ? m_rollout(i, j) / top : 0.0));
-        }
+    paintMatrix(painter, matrix, shown, hidden);
     painter.setPen(QPen(kInk, 0));
     painter.setBrush(Qt::NoBrush);
     const int chosen = query();
@@ -160,10 +291,10 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     painter.drawText(QRectF(matrix.right() + 2 * line, body.top(), body.right() - matrix.right() - 2 * line, line),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      QStringLiteral("Token %1 \u201c%2\u201d after layer %3: where it came from").arg(chosen).arg(token(chosen)).arg(last));
-    const double row_top = m_rollout.row(chosen).maxCoeff();
+    const double row_top = shown.row(chosen).maxCoeff();
     const double bar_height = bars.height() / seq_len;
     for (int j = 0; j < seq_len; ++j) {
-        const double share = m_rollout(chosen, j);
+        const double share = shown(chosen, j);
         const double width = row_top > 0 ? bars.width() * share / row_top : 0.0;
         painter.fillRect(QRectF(bars.left(), bars.top() + j * bar_height + bar_height * 0.1, width, bar_height * 0.8),
                          kBar);

@@ -3,11 +3,13 @@
 #include "core/analysis/AttentionRollout.h"
 #include "core/model/ModelRun.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/ColorScale.h"
 
 #include <QPainter>
 #include <QStringList>
 
 #include <memory>
+#include <vector>
 
 namespace attn {
 
@@ -26,6 +28,26 @@ public:
     void setQuery(int query);  // the row drawn as bars; -1 = the last token (causal) or the first ([CLS])
     void setCaption(const QString& caption) { m_caption = caption; }
     void setColorMap(ColorMaps::Map map) { m_color_map = map; }
+    // Linear (0 .. the largest), logarithmic, or clipped at the 99th percentile; per row scales each
+    // row to its largest value.
+    void setColorScale(ColorScale scale) { m_scale = scale; }
+    // Tokens hidden as inputs: their columns set to 0 and each row renormalised over the others,
+    // marked in the picture (struck labels, a pale band); positions beyond the input are ignored.
+    void setHiddenKeys(const QList<int>& positions) { m_hidden_positions = positions; }
+
+    // Without computeOnPaint (the window), the painter never computes: its owner runs compute() on a
+    // worker and hands the outcome to setComputed(); until then the last matrix is drawn, marked as
+    // being brought up to date. Exports compute on first use.
+    void setComputeOnPaint(bool compute) { m_compute_on_paint = compute; }
+    bool isStale() const { return m_stale; }
+    struct Job {
+        std::shared_ptr<const ModelRun> run;
+        AttentionRollout::Options options;
+        bool flow = false;
+    };
+    Job job() const { return {m_run, m_options, m_flow}; }
+    static Result<MatrixD> compute(const Job& job);
+    void setComputed(Result<MatrixD> outcome);
 
     const AttentionRollout::Options& options() const { return m_options; }
     int query() const;  // the row drawn as bars, resolved
@@ -47,6 +69,10 @@ public:
 
 private:
     void recompute() { m_stale = true; }
+    // The matrix as cells (up to 64 tokens: vector rectangles in exports) or as an image of at most
+    // one pixel per device pixel, each showing the largest value under it.
+    void paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown, const std::vector<bool>& hidden) const;
+    QString scaleNote() const;
     void ensureComputed() const;
 
     std::shared_ptr<const ModelRun> m_run;
@@ -56,6 +82,9 @@ private:
     bool m_flow = false;
     QString m_caption;
     ColorMaps::Map m_color_map = ColorMaps::Map::Viridis;
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    QList<int> m_hidden_positions;
+    bool m_compute_on_paint = true;
     mutable MatrixD m_rollout;  // (T, T)
     mutable QString m_error;
     mutable bool m_stale = true;

@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMetaObject>
 #include <QPainter>
 #include <QSlider>
 #include <QSpinBox>
@@ -15,26 +16,26 @@ namespace {
 
 class RolloutCanvas : public QWidget {
 public:
-    RolloutCanvas(const RolloutPainter& painter, QWidget* parent) : QWidget(parent), m_painter(painter)
-    {
-        setMinimumSize(320, 240);
-    }
+    RolloutCanvas(RolloutView* view, QWidget* parent) : QWidget(parent), m_view(view) { setMinimumSize(320, 240); }
 
 protected:
     void paintEvent(QPaintEvent*) override
     {
+        m_view->bringUpToDate();
         QPainter painter(this);
-        m_painter.paint(painter, rect());
+        m_view->painter().paint(painter, rect());
     }
 
 private:
-    const RolloutPainter& m_painter;
+    RolloutView* m_view;
 };
 
 }  // namespace
 
 RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
 {
+    m_painter.setComputeOnPaint(false);  // computed on m_pool's thread, never while painting
+    m_pool.setMaxThreadCount(1);
     m_method = new QComboBox(this);
     m_method->addItem(tr("Rollout"));
     m_method->addItem(tr("Flow (≤ %1 tokens)").arg(AttentionFlow::kMaxTokens));
@@ -70,7 +71,7 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     residual->addWidget(new QLabel(tr("Residual weight"), this));
     residual->addWidget(m_residual, 1);
     residual->addWidget(m_residual_value);
-    m_canvas = new RolloutCanvas(m_painter, this);
+    m_canvas = new RolloutCanvas(this, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addLayout(residual);
@@ -79,7 +80,7 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     connect(m_method, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_painter.setFlow(index == 1);
         m_layer->setEnabled(index == 0);  // the flow runs through every layer
-        m_canvas->update();
+        changed();
     });
     connect(m_fusion, &QComboBox::currentIndexChanged, this, &RolloutView::optionsChanged);
     connect(m_residual, &QSlider::valueChanged, this, &RolloutView::optionsChanged);
@@ -88,6 +89,50 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
         m_painter.setQuery(query);
         m_canvas->update();
     });
+}
+
+RolloutView::~RolloutView()
+{
+    m_pool.waitForDone();  // its result is handed to this object
+}
+
+void RolloutView::changed()
+{
+    ++m_generation;
+    m_canvas->update();
+}
+
+void RolloutView::bringUpToDate()
+{
+    if (!m_painter.isStale() || !m_painter.hasRun() || m_started == m_generation)
+        return;
+    m_started = m_generation;
+    const quint64 generation = m_generation;
+    m_pool.start([this, job = m_painter.job(), generation] {
+        auto outcome = std::make_shared<Result<MatrixD>>(RolloutPainter::compute(job));
+        QMetaObject::invokeMethod(
+            this,
+            [this, outcome, generation] {
+                if (generation != m_generation)
+                    return;  // the choices changed meanwhile: the canvas asks again
+                m_painter.setComputed(std::move(*outcome));
+                m_canvas->update();
+                emit computed();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void RolloutView::setColorScale(ColorScale scale)
+{
+    m_painter.setColorScale(scale);
+    m_canvas->update();
+}
+
+void RolloutView::setHiddenKeys(const QList<int>& positions)
+{
+    m_painter.setHiddenKeys(positions);
+    m_canvas->update();
 }
 
 void RolloutView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
@@ -113,7 +158,7 @@ void RolloutView::setModelRun(std::shared_ptr<const ModelRun> run, const QString
 void RolloutView::clearModel()
 {
     m_painter.setRun(nullptr, {});
-    m_canvas->update();
+    changed();
 }
 
 void RolloutView::setColorMap(ColorMaps::Map map)
@@ -131,7 +176,7 @@ void RolloutView::optionsChanged()
     options.residual_weight = weight;
     options.last_layer = m_layer->value();
     m_painter.setOptions(options);
-    m_canvas->update();
+    changed();
 }
 
 }  // namespace attn

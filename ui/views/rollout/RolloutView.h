@@ -2,6 +2,7 @@
 
 #include "ui/views/rollout/RolloutPainter.h"
 
+#include <QThreadPool>
 #include <QWidget>
 
 class QComboBox;
@@ -19,10 +20,17 @@ class RolloutView : public QWidget {
 
 public:
     explicit RolloutView(QWidget* parent = nullptr);
+    ~RolloutView() override;
 
     void setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens);
     void clearModel();
     void setColorMap(ColorMaps::Map map);
+    void setColorScale(ColorScale scale);
+    void setHiddenKeys(const QList<int>& positions);
+
+    // Starts computing the rollout of the current choices on a worker if it is out of date (the
+    // canvas does when it is drawn: a hidden tab costs nothing); computed() follows on this thread.
+    void bringUpToDate();
 
     const RolloutPainter& painter() const { return m_painter; }
     QWidget* canvas() const { return m_canvas; }
@@ -32,8 +40,12 @@ public:
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* queryBox() const { return m_query; }
 
+signals:
+    void computed();
+
 private:
     void optionsChanged();
+    void changed();  // the choices or the run changed: a new computation is due
 
     RolloutPainter m_painter;
     QWidget* m_canvas = nullptr;
@@ -43,6 +55,9 @@ private:
     QLabel* m_residual_value = nullptr;
     QSpinBox* m_layer = nullptr;
     QSpinBox* m_query = nullptr;
+    QThreadPool m_pool;            // one thread: a newer request waits for the one running
+    quint64 m_generation = 0;      // of the choices and run
+    quint64 m_started = 0;         // the generation last sent to the worker
 };
 
 }  // namespace attn
