@@ -3,17 +3,23 @@
 // the panel's model button, with random weights in use, and no dialog), and the sentence field's
 // Token ids mode runs the model on ids as they are (a folder without a tokenizer takes only
 // those); bad ids are refused beside the field while the last good result stays.
+#include "core/analysis/InductionProbe.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/ModelFolders.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
+#include "ui/shell/ViewTabs.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelGridCanvas.h"
+#include "ui/views/model/ModelView.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -238,6 +244,38 @@ private slots:
         QCOMPARE(m_window->inputModeBox()->currentIndex(), MainWindow::kTokenIdsMode);
         QCOMPARE(m_window->sentenceEdit()->text(), idsOf(expected));
         QCOMPARE(controller()->modelTokens(), expected["tokens"].toVariant().toStringList());
+    }
+
+    // Model › Induction probe: the ids of InductionProbe (random ids given twice) in Token ids mode,
+    // run by the model; the Model tab opens with the heads sorted and framed by their induction
+    // score. Without a model the action is disabled.
+    void inductionProbeFromTheModelMenu()
+    {
+        QAction* probe = m_window->actions()->get(ActionId::InductionProbe);
+        QVERIFY(!probe->isEnabled());
+        m_window->openModelFolder(modelFixture("gpt2-tiny"));
+        controller()->waitForIdle();
+        QVERIFY(probe->isEnabled());
+        probe->trigger();
+        controller()->waitForIdle();
+        QVERIFY(controller()->tokenIdsInput());
+        const int vocab = controller()->model()->model->config().vocab_size;
+        const int positions = controller()->model()->model->config().max_positions;
+        const int length = std::min(MainWindow::kInductionProbeLength, positions / 2);
+        QStringList ids;
+        for (int id : InductionProbe::tokens(length, vocab))
+            ids << QString::number(id);
+        QCOMPARE(m_window->sentenceEdit()->text(), ids.join(", "));
+        QCOMPARE(controller()->modelTokens().size(), 2 * length);
+        QCOMPARE(m_window->currentView(), View::Model);
+        ModelView* model = m_window->viewTabs()->modelView();
+        QCOMPARE(model->orderBox()->currentData().toString(), QStringLiteral("induction"));
+        QCOMPARE(model->marksBox()->currentData().toString(), QStringLiteral("induction"));
+        QTRY_VERIFY(model->canvas()->gridPainter().isOrdered());
+        QCOMPARE(model->canvas()->gridPainter().run()->seqLen(), 2 * length);
+        m_window->closeModel();
+        controller()->waitForIdle();
+        QVERIFY(!probe->isEnabled());
     }
 
     // Bad ids: one reason beside the field; the views keep the last good result.

@@ -36,6 +36,12 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
          {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)},
          QT_TR_NOOP("Open a whole GPT-2, BERT or DistilBERT model from a Hugging Face folder (config.json, "
                     "model.safetensors and the tokenizer)")},
+        {ActionId::InductionProbe,
+         QT_TR_NOOP("&Induction probe"),
+         {},
+         QT_TR_NOOP("Feed the model a random sequence of token ids given twice (TransformerLens's test): induction "
+                    "heads attend from each repeated token to the one after its first occurrence; the Model tab "
+                    "sorts and frames the heads by their induction score")},
         {ActionId::CloseModel,
          QT_TR_NOOP("C&lose model"),
          {},

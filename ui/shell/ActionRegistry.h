@@ -32,6 +32,7 @@ enum class ActionId {
     PreviousLayer,
     FocusSentence,
     Causal,
+    InductionProbe,
     KeyboardShortcuts,
     About,
     AboutQt,

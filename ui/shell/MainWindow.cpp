@@ -271,6 +271,7 @@ void MainWindow::buildMenus()
     view->addAction(settings_panel);
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     model->addAction(a->get(ActionId::Causal));
+    model->addAction(a->get(ActionId::InductionProbe));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
     QAction* toy = m_examples_menu->addAction(Examples::toyTitle());
     toy->setToolTip(
@@ -291,9 +292,10 @@ void MainWindow::buildMenus()
     connect(a->get(ActionId::OpenWeights), &QAction::triggered, this, &MainWindow::openWeightsInteractively);
     connect(a->get(ActionId::OpenModel), &QAction::triggered, this, &MainWindow::openModelInteractively);
     connect(a->get(ActionId::CloseModel), &QAction::triggered, this, &MainWindow::closeModel);
+    connect(a->get(ActionId::InductionProbe), &QAction::triggered, this, &MainWindow::runInductionProbe);
     connect(a->get(ActionId::NextLayer), &QAction::triggered, this, [this] { stepLayer(1); });
     connect(a->get(ActionId::PreviousLayer), &QAction::triggered, this, [this] { stepLayer(-1); });
-    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer, ActionId::InductionProbe})
         a->get(id)->setEnabled(false);  // with a whole model only
     connect(a->get(ActionId::ExportImage), &QAction::triggered, this, &MainWindow::exportImageInteractively);
     connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);

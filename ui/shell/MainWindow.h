@@ -82,6 +82,10 @@ public:
     // weights in use stay. closeModel goes back to the settings panel's weights.
     void openModelFolder(const QString& dir, int layer = 0);
     void closeModel();
+    // Model › Induction probe: Token ids mode with kInductionProbeLength random ids given twice,
+    // the Model tab sorted and framed by the induction score.
+    void runInductionProbe();
+    static constexpr int kInductionProbeLength = 40;
     LayerChooser* layerChooser() const { return m_layer_chooser; }
     QMenu* recentModelsMenu() const { return m_recent_models_menu; }
 

@@ -2,6 +2,7 @@
 // tokens on the strip). Split from MainWindow.cpp to keep each file small.
 #include "ui/shell/MainWindow.h"
 
+#include "core/analysis/InductionProbe.h"
 #include "core/model/ModelWeights.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
@@ -12,6 +13,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/model/ModelView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 
 #include <QAction>
@@ -25,6 +27,7 @@
 #include <QSignalBlocker>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <utility>
 
 namespace attn {
@@ -142,9 +145,32 @@ void MainWindow::modelOpened(const QString& dir)
     m_kv_sentence->setEnabled(false);
     m_kv_tokens->setVisible(false);
     m_actions->get(ActionId::Causal)->setEnabled(false);
-    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer, ActionId::InductionProbe})
         m_actions->get(id)->setEnabled(true);
     setWindowTitle(tr("%1 — attention-lab").arg(QFileInfo(dir).fileName()));
+}
+
+void MainWindow::runInductionProbe()
+{
+    const std::shared_ptr<const OpenModel> model = m_controller->model();
+    if (!model)
+        return;
+    const ModelConfig& config = model->model->config();
+    // 2 x 40 ids as TransformerLens's tests use about, fewer where the positions end sooner.
+    int length = kInductionProbeLength;
+    if (config.max_positions > 0)
+        length = std::min(length, config.max_positions / 2);
+    QStringList ids;
+    for (int id : InductionProbe::tokens(length, config.vocab_size))
+        ids << QString::number(id);
+    setTokenIds(ids.join(QStringLiteral(", ")));
+    ModelView* view = m_tabs->modelView();
+    view->orderBox()->setCurrentIndex(view->orderBox()->findData(QStringLiteral("induction")));
+    view->marksBox()->setCurrentIndex(view->marksBox()->findData(QStringLiteral("induction")));
+    setCurrentView(View::Model);
+    m_message->showInfo(tr("Induction probe: %1 random token ids, then the same %1 again. Induction heads attend "
+                           "from each token of the second copy to the token after its first occurrence.")
+                            .arg(length));
 }
 
 void MainWindow::modelClosed()
@@ -158,7 +184,7 @@ void MainWindow::modelClosed()
     m_input_mode->setVisible(false);
     m_kv_sentence->setEnabled(true);
     m_actions->get(ActionId::Causal)->setEnabled(true);
-    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer})
+    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer, ActionId::InductionProbe})
         m_actions->get(id)->setEnabled(false);
     setWindowTitle(tr("attention-lab"));
 }
