@@ -40,6 +40,13 @@ model_sentence="The cat sat on the mat because it was tired."
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model-shapes --export "$out/shapes-model-gpt2-tiny.png" --size 1200x660
 # Every head framed by its weight on the first token (the attention sink).
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view model --mark-heads first --export "$out/model-gpt2-tiny-first.png" --size 1200x700
+# The induction probe (random ids given twice): each layer's heads sorted by their induction score,
+# with an extra column of each layer's mean, a row of each head across the layers and their corner.
+"$exe" --model "$models/gpt2-tiny" --induction-probe 12 --view model --sort-heads induction --mark-heads induction \
+  --aggregate-heads mean --export "$out/model-gpt2-tiny-induction-sorted.png" --size 1200x760
+# The rollout with the first token (the attention sink) hidden, on the logarithmic scale.
+"$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view rollout --hide-tokens 0 --color-scale log \
+  --export "$out/rollout-gpt2-tiny-hidden-log.png" --size 1200x640
 # One head's queries and keys in one scatter (the tiny GPT-2, layer 1, head 2).
 "$exe" --model "$models/gpt2-tiny" --sentence "$model_sentence" --view qk --layer 1 --head 2 --export "$out/qk-gpt2-tiny.png" --size 1000x700
 # Attention rollout across the tiny GPT-2's layers, and the last token's row as bars.
