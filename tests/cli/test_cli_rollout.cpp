@@ -155,19 +155,22 @@ private slots:
 
     // Every --export of a model honours the picture options: --view model with --sort-heads,
     // --aggregate-heads (an extra column, row and corner), --hide-tokens and --color-scale log; --view
-    // rollout with --hide-tokens and --color-scale. Each changes the picture; bad positions are errors.
+    // rollout with --hide-tokens and --color-scale; --view qk marks hidden keys. Each changes the
+    // picture; bad positions are errors.
     void pictureOptionsChangeTheModelAndRolloutPictures()
     {
         QTemporaryDir out;
-        for (const char* view : {"model", "rollout"}) {
+        for (const char* view : {"model", "rollout", "qk"}) {
             const QStringList model = {"--model", modelFixture("gpt2-tiny"), "--sentence", "the cat sat on the mat",
                                        "--view", QLatin1String(view), "--size", "900x500", "--export"};
             const QString plain_path = out.filePath(QStringLiteral("%1-plain.png").arg(QLatin1String(view)));
             QCOMPARE(runProgram(model + QStringList{plain_path}).exit_code, 0);
             const QImage plain(plain_path);
             QVERIFY(!plain.isNull());
-            QList<QStringList> variants = {{"--hide-tokens", "0"}, {"--color-scale", "log"},
-                                           {"--color-scale", "percentile"}};
+            // The scatter has no colour scale; its hidden keys are drawn grey and dashed.
+            QList<QStringList> variants = {{"--hide-tokens", "0"}};
+            if (QLatin1String(view) != "qk")
+                variants += QList<QStringList>{{"--color-scale", "log"}, {"--color-scale", "percentile"}};
             if (QLatin1String(view) == "model")
                 variants += QList<QStringList>{{"--sort-heads", "first"}, {"--aggregate-heads", "mean"},
                                                {"--aggregate-heads", "max", "--sort-heads", "induction"}};

@@ -261,7 +261,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
                                               request.top_mass);
         case ExportView::QueryKey: {
             QueryKeyPainter scatter;
-            scatter.setResult(std::shared_ptr<const AttentionResult>(std::shared_ptr<void>(), &result));
+            scatter.setResult(shared);  // Q and K as computed; the hidden keys marked
             scatter.setHead(request.head);
             if (!scatter.problem().isEmpty())
                 return Error{scatter.problem()};

@@ -127,7 +127,7 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
     if (!m_result)
         return;
     updateShown();
-    for (View view : {View::Grid, View::Head, View::Compare, View::Lines})
+    for (View view : {View::Grid, View::Head, View::Compare, View::Lines, View::QueryKey})
         m_stale[size_t(view)] = true;
     bringUpToDate(currentIndex());
 }
@@ -190,8 +190,8 @@ void ViewTabs::bringUpToDate(int tab)
         case View::Model:  // these two show the model run, not the result
         case View::Rollout:
             break;
-        case View::QueryKey:
-            m_query_key->setResult(m_result);
+        case View::QueryKey:  // Q and K as computed; the hidden keys' flags for marking them
+            m_query_key->setResult(m_shown);
             m_query_key->setHead(std::min(m_head, m_result->numHeads() - 1));
             break;
     }

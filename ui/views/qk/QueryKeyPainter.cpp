@@ -1,5 +1,7 @@
 #include "ui/views/qk/QueryKeyPainter.h"
 
+#include "ui/heatmap/HeatmapData.h"
+
 #include <QFontMetricsF>
 
 #include <algorithm>
@@ -113,12 +115,19 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 0));
     painter.drawRect(f->plot);
     const double r = kMarkRadius * std::max(1.0, line / 14);
+    // Keys hidden in the heatmaps (the attention sink, say) stay in the scatter, where they are:
+    // grey and dashed, their labels struck through.
+    const std::vector<bool>& hidden = m_result->hidden_keys;
+    bool any_hidden = false;
     for (Eigen::Index i = 0; i < m_points.keys.rows(); ++i) {
         const QPointF p = f->map(m_points.keys(i, 0), m_points.keys(i, 1));
-        painter.setPen(QPen(kKey, r / 2.5));
+        const bool is_hidden = size_t(i) < hidden.size() && hidden[size_t(i)];
+        any_hidden = any_hidden || is_hidden;
+        painter.setPen(is_hidden ? QPen(kMuted, r / 2.5, Qt::DashLine) : QPen(kKey, r / 2.5));
         painter.setBrush(Qt::white);
         painter.drawRect(QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r));
-        painter.drawText(QPointF(p.x() + r * 1.4, p.y() + fm.ascent() / 2.5), token(int(i), true));
+        painter.drawText(QPointF(p.x() + r * 1.4, p.y() + fm.ascent() / 2.5),
+                         is_hidden ? HeatmapData::struck(token(int(i), true)) : token(int(i), true));
     }
     for (Eigen::Index i = 0; i < m_points.queries.rows(); ++i) {
         const QPointF p = f->map(m_points.queries(i, 0), m_points.queries(i, 1));
@@ -141,9 +150,16 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.setBrush(Qt::white);
     painter.drawRect(QRectF(x, y - r, 2 * r, 2 * r));
     painter.setPen(kInk);
-    painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5),
-                     QStringLiteral("keys (moved to the queries' centroid, both scaled to one mean norm: the "
-                                    "weights are unchanged)"));
+    const QString keys = QStringLiteral("keys (moved to the queries' centroid, both scaled to one mean norm: the "
+                                        "weights are unchanged)");
+    painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), keys);
+    if (any_hidden) {
+        x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
+        painter.setPen(QPen(kMuted, r / 2.5, Qt::DashLine));
+        painter.drawRect(QRectF(x, y - r, 2 * r, 2 * r));
+        painter.setPen(kInk);
+        painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), QStringLiteral("hidden in the heatmaps"));
+    }
     painter.restore();
 }
 
