@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -30,8 +31,20 @@ bool linear(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, B
 
     const std::int64_t work = std::int64_t(x.rows()) * w.rows() * cols;
     const bool direct = x.rows() <= kDirectRows;
+    // The direct kernel reads x packed in tiles of rows (packRowTiles), packed once for every
+    // column chunk, in a buffer kept for the next call of this thread.
+    const bool packed = direct && cols >= 3 * kPacket;
+    thread_local std::vector<float> packed_x;  // (tiles, inner, kPackedTileRows)
+    if (packed)
+        packed_x.resize(size_t(packedTiles(x.rows()) * x.cols() * kPackedTileRows));
+    float* const packed_data = packed_x.data();
 #pragma omp parallel if (work >= kParallelWork)
     {
+        if (packed) {
+#pragma omp for schedule(static)
+            for (Eigen::Index tile = 0; tile < packedTiles(x.rows()); ++tile)
+                packRowTiles(x, tile, tile + 1, packed_data);
+        }
         // Direct-kernel chunks are two tiles wide, handed out one at a time (a thread the other
         // processes hold up leaves only its current chunk to wait for); Eigen's product packs all
         // of x on every call, so it gets one chunk per thread.
@@ -44,7 +57,11 @@ bool linear(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, B
             const Eigen::Index first = chunk * chunk_cols;
             const Eigen::Index count = std::min(chunk_cols, cols - first);
             auto out_slice = out.middleCols(first, count);  // (rows, count)
-            if (direct)
+            if (packed) {
+                const Eigen::Index done = directPackedProduct(packed_data, x.rows(), w.middleCols(first, count), out_slice);
+                if (done < count)
+                    directProduct(x, w.middleCols(first + done, count - done), out_slice.rightCols(count - done));
+            } else if (direct)
                 directProduct(x, w.middleCols(first, count), out_slice);
             else
                 out_slice.noalias() = x * w.middleCols(first, count);

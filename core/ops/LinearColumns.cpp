@@ -88,6 +88,11 @@ constexpr Index kPackedTiles = 16;
 // 64 x 768 x 3072 product went from 2.0-2.2 to 1.9-1.97 ms; the other shapes at 64 rows lose more to
 // the copy than they gain.
 constexpr Index kPackedTilesSameSet = 8;
+// With x packed, a strip of w is copied into panels from two tiles of rows on: the tiles then read
+// w from L1, not each the whole strip from L2 (measured on the 2-core AVX-512 Xeon, one thread:
+// GPT-2's 64 x 3072 x 768 product 5.0-5.5 ms with w in place, 2.9-3.0 ms through panels; 256 and
+// 1024 rows likewise 12.5 -> 10 and 55 -> 39-41 ms; 16 rows level within the noise).
+constexpr Index kPackedXPanelTiles = 2;
 // Rows of w per panel: 128 x 48 floats = 24 KiB, half of a 48 KiB L1, the rest for the rows of x.
 constexpr Index kPanelRows = 128;
 
@@ -126,6 +131,63 @@ void directStrip(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out, I
                                                x.data() + row * x.outerStride() + first, x.outerStride(), panel,
                                                Packets * kPacket, count, out.data() + row * out.outerStride() + col,
                                                out.outerStride(), first > 0);
+    }
+}
+
+// directTile with x packed (packRowTiles): kPackedTileRows rows, always all of them computed (a
+// missing row is 0), `rows` of them stored.
+template <int Packets, bool Prefetch>
+void packedTile(const float* a, const float* w, Index w_stride, Index inner, float* out, Index out_stride, int rows,
+                bool accumulate)
+{
+    using namespace Eigen::internal;
+    constexpr int kRows = int(kPackedTileRows);
+    Packet acc[kRows][Packets];
+    for (int r = 0; r < kRows; ++r)
+        for (int p = 0; p < Packets; ++p)
+            acc[r][p] = accumulate && r < rows ? ploadu<Packet>(out + r * out_stride + p * kPacket) : pset1<Packet>(0.0f);
+    for (Index i = 0; i < inner; ++i) {
+        const float* w_row = w + i * w_stride;
+        const float* a_i = a + i * kRows;
+        Packet w_packets[Packets];
+        for (int p = 0; p < Packets; ++p) {
+            if constexpr (Prefetch)  // w in place: rows far apart; a panel is in L1 already
+                __builtin_prefetch(w_row + kPrefetchRows * w_stride + p * kPacket);
+            w_packets[p] = ploadu<Packet>(w_row + p * kPacket);
+        }
+        for (int r = 0; r < kRows; ++r) {
+            const Packet x_ri = pset1<Packet>(a_i[r]);
+            for (int p = 0; p < Packets; ++p)
+                acc[r][p] = pmadd(x_ri, w_packets[p], acc[r][p]);
+        }
+    }
+    for (int r = 0; r < rows; ++r)
+        for (int p = 0; p < Packets; ++p)
+            pstoreu(out + r * out_stride + p * kPacket, acc[r][p]);
+}
+
+// The columns [col, col + Packets * kPacket) of out = x w, x packed, all rows: as directStrip.
+template <int Packets>
+void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out, Index col)
+{
+    const Index inner = w.rows();
+    const Index tiles = packedTiles(rows);
+    const auto tile_rows = [rows](Index tile) { return int(std::min(kPackedTileRows, rows - tile * kPackedTileRows)); };
+    if (tiles < kPackedXPanelTiles) {
+        for (Index tile = 0; tile < tiles; ++tile)
+            packedTile<Packets, true>(packed + tile * inner * kPackedTileRows, w.data() + col, w.outerStride(), inner,
+                                out.data() + tile * kPackedTileRows * out.outerStride() + col, out.outerStride(),
+                                tile_rows(tile), false);
+        return;
+    }
+    alignas(64) float panel[kPanelRows * Packets * kPacket];  // (kPanelRows, Packets * kPacket)
+    for (Index first = 0; first < inner; first += kPanelRows) {
+        const Index count = std::min(kPanelRows, inner - first);
+        packPanel<Packets>(w, first, count, col, panel);
+        for (Index tile = 0; tile < tiles; ++tile)
+            packedTile<Packets, false>(packed + (tile * inner + first) * kPackedTileRows, panel, Packets * kPacket, count,
+                                out.data() + tile * kPackedTileRows * out.outerStride() + col, out.outerStride(),
+                                tile_rows(tile), first > 0);
     }
 }
 
@@ -173,6 +235,33 @@ void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out)
     // of its own, which its blocked product would do when called outside a parallel region.
     if (col < cols)
         out.rightCols(cols - col).noalias() = x.lazyProduct(w.rightCols(cols - col));
+}
+
+void packRowTiles(const ConstBlockRef& x, Index first_tile, Index last_tile, float* packed)
+{
+    const Index inner = x.cols();
+    for (Index tile = first_tile; tile < last_tile; ++tile) {
+        float* out = packed + tile * inner * kPackedTileRows;  // (inner, kPackedTileRows)
+        for (Index r = 0; r < kPackedTileRows; ++r) {
+            const Index row = tile * kPackedTileRows + r;
+            if (row < x.rows()) {
+                const float* in = x.data() + row * x.outerStride();
+                for (Index i = 0; i < inner; ++i)
+                    out[i * kPackedTileRows + r] = in[i];
+            } else {
+                for (Index i = 0; i < inner; ++i)
+                    out[i * kPackedTileRows + r] = 0.0f;
+            }
+        }
+    }
+}
+
+Index directPackedProduct(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out)
+{
+    Index col = 0;
+    for (; col + 3 * kPacket <= w.cols(); col += 3 * kPacket)
+        packedStrip<3>(packed, rows, w, out, col);
+    return col;
 }
 
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out)

@@ -31,4 +31,19 @@ bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* 
 //   x (rows, inner), w (inner, cols), out (rows, cols).
 void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out);
 
+// The rows of x repacked for the register tiles of directPackedProduct: tile t holds rows
+// kPackedTileRows t .. + kPackedTileRows - 1 as (inner, kPackedTileRows), row index fastest, the
+// missing rows of the last tile 0. Each tile's multiply then reads x as one contiguous stream
+// instead of kPackedTileRows strided rows (which, a multiple of 4 KiB apart, share a few L1 sets).
+//   x (rows, inner) -> packed (tiles(rows), inner, kPackedTileRows); tiles [first, last) only.
+inline constexpr Eigen::Index kPackedTileRows = 8;
+inline Eigen::Index packedTiles(Eigen::Index rows) { return (rows + kPackedTileRows - 1) / kPackedTileRows; }
+void packRowTiles(const ConstBlockRef& x, Eigen::Index first_tile, Eigen::Index last_tile, float* packed);
+
+// out = x w on the calling thread, x given packed by packRowTiles: the same sums in the same order
+// as directProduct for the columns in whole 3-packet strips; the other columns are left unset
+// (returns the number of columns done).
+//   packed (tiles(rows), inner, kPackedTileRows), w (inner, cols), out (rows, cols).
+Eigen::Index directPackedProduct(const float* packed, Eigen::Index rows, const ConstBlockRef& w, BlockRef out);
+
 }  // namespace attn

@@ -5,6 +5,7 @@
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
 #include "core/base/SplitMix64.h"
+#include "core/ops/Linear.h"
 #include "core/ops/LinearColumns.h"
 
 #include <QtTest>
@@ -79,6 +80,44 @@ private slots:
         Matrix out = Matrix::Constant(rows, cols, kNaN);  // every entry must be written
         directProduct(x, w, out);
         const double error = (out.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
+        QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+    }
+
+    // x packed in tiles of 8 rows (packRowTiles): the packed kernel does every whole 3-packet strip,
+    // with the same sums as directProduct, for ragged row counts (a last tile of 1..7 rows, fewer
+    // rows than a tile) and inner sizes across panel boundaries (128 rows of w per panel); linear()
+    // (its packed path, both threads) leaves nothing unset.
+    void packedRowsMatchDirectProduct_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("inner");
+        QTest::addColumn<int>("cols");
+        for (int rows : {1, 7, 8, 9, 15, 16, 17, 63, 130})
+            for (int inner : {1, 37, 128, 129, 300})
+                QTest::addRow("%dx%d * %dx%d", rows, inner, inner, 100) << rows << inner << 100;
+        QTest::newRow("GPT-2's MLP down, 20 tokens") << 20 << 3072 << 96;
+    }
+
+    void packedRowsMatchDirectProduct()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, inner);
+        QFETCH(int, cols);
+        const Matrix x = randomMatrix(rows, inner, 11);
+        const Matrix w = randomMatrix(inner, cols, 12);
+        std::vector<float> packed(size_t(packedTiles(rows) * inner * kPackedTileRows), kNaN);
+        packRowTiles(x, 0, packedTiles(rows), packed.data());
+        Matrix out = Matrix::Constant(rows, cols, kNaN);
+        const Eigen::Index done = directPackedProduct(packed.data(), rows, w, out);
+        QCOMPARE(done, Eigen::Index(cols / 48 * 48));
+        Matrix direct = Matrix::Constant(rows, cols, kNaN);
+        directProduct(x, w, direct);
+        QCOMPARE(out.leftCols(done), direct.leftCols(done));  // the same additions in the same order
+        QVERIFY(out.rightCols(cols - done).array().isNaN().all());  // the rest is left to the caller
+
+        Matrix through_linear = Matrix::Constant(rows, cols, kNaN);
+        QVERIFY(linear(x, w, nullptr, through_linear, false));
+        const double error = (through_linear.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
         QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
     }
 
