@@ -140,7 +140,7 @@ QString CommandLine::helpText()
                "  --mark-heads S         --view model: frame every head by its score S (previous, duplicate,\n"
                "                         induction or first)\n"
                "  --sort-heads S         --view model: draw each layer's heads sorted by their score S,\n"
-               "                         highest first (previous, duplicate, induction or first)\n"
+               "                         highest first (previous, duplicate, induction, entropy or first)\n"
                "  --induction-probe N    with --model: the input is N random token ids given twice, which\n"
                "                         makes induction heads stand out (head_scores, --view model)\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
@@ -387,10 +387,11 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--mark-heads: only with --view model and --export")};
     }
     if (parser.isSet("sort-heads")) {
-        options.sort_heads = headScoreKindFromKey(parser.value("sort-heads").trimmed());
-        if (!options.sort_heads)
-            return Error{QStringLiteral("--sort-heads: expected previous, duplicate, induction or first, got '%1'")
-                             .arg(parser.value("sort-heads"))};
+        options.sort_heads = parser.value("sort-heads").trimmed();
+        if (!headScoreNames().contains(options.sort_heads))
+            return Error{
+                QStringLiteral("--sort-heads: expected previous, duplicate, induction, entropy or first, got '%1'")
+                    .arg(parser.value("sort-heads"))};
         if (!parser.isSet("export") || options.view != View::Model)
             return Error{QStringLiteral("--sort-heads: only with --view model and --export")};
     }

@@ -42,7 +42,7 @@ struct CommandLineOptions {
     // --mark-heads S (an addition, --view model): every head framed by its score S.
     std::optional<HeadScoreKind> mark_heads;
     // --sort-heads S (an addition, --view model): each layer's heads drawn highest score S first.
-    std::optional<HeadScoreKind> sort_heads;
+    QString sort_heads;  // empty: head order
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -35,6 +35,21 @@ double headScoreValue(const HeadScore& score, HeadScoreKind kind)
     return score.first;
 }
 
+QStringList headScoreNames()
+{
+    return {QStringLiteral("previous"), QStringLiteral("duplicate"), QStringLiteral("induction"),
+            QStringLiteral("entropy"), QStringLiteral("first")};
+}
+
+std::optional<double> headScoreByName(const HeadScore& score, const QString& name)
+{
+    if (name == u"entropy")
+        return score.entropy;
+    if (const std::optional<HeadScoreKind> kind = headScoreKindFromKey(name))
+        return headScoreValue(score, *kind);
+    return std::nullopt;
+}
+
 HeadScore HeadScores::score(const AttentionMaps& maps, int layer, int head, const std::vector<int>& token_ids,
                             const Options& options)
 {

@@ -3,6 +3,7 @@
 #include "core/model/AttentionMaps.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -32,6 +33,9 @@ enum class HeadScoreKind { Previous, Duplicate, Induction, First };
 std::optional<HeadScoreKind> headScoreKindFromKey(const QString& key);
 QString headScoreKindKey(HeadScoreKind kind);
 double headScoreValue(const HeadScore& score, HeadScoreKind kind);
+// Every score by name, for ordering heads: "previous", "duplicate", "induction", "entropy", "first".
+QStringList headScoreNames();
+std::optional<double> headScoreByName(const HeadScore& score, const QString& name);
 
 class HeadScores {
 public:

@@ -172,7 +172,8 @@ private slots:
             if (QLatin1String(view) != "qk")
                 variants += QList<QStringList>{{"--color-scale", "log"}, {"--color-scale", "percentile"}};
             if (QLatin1String(view) == "model")
-                variants += QList<QStringList>{{"--sort-heads", "first"}, {"--aggregate-heads", "mean"},
+                variants += QList<QStringList>{{"--sort-heads", "first"}, {"--sort-heads", "entropy"},
+                                               {"--aggregate-heads", "mean"},
                                                {"--aggregate-heads", "max", "--sort-heads", "induction"}};
             for (const QStringList& variant : variants) {
                 const QString path = out.filePath(QStringLiteral("%1-%2.png").arg(QLatin1String(view), variant.join('-')));
@@ -221,7 +222,7 @@ private slots:
             << "--mark-heads: only with --view model and --export";
         QTest::newRow("unknown sort") << QStringList{"--model", modelFixture("gpt2-tiny"), "--view", "model", "--export",
                                                      "/tmp/attention-lab-never-written.png", "--sort-heads", "max"}
-                                      << "--sort-heads: expected previous, duplicate, induction or first, got 'max'";
+                                      << "--sort-heads: expected previous, duplicate, induction, entropy or first, got 'max'";
         QTest::newRow("sort without the model view")
             << QStringList{"--model", modelFixture("gpt2-tiny"), "--view", "grid", "--export",
                            "/tmp/attention-lab-never-written.png", "--sort-heads", "induction"}

@@ -301,18 +301,18 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
     grid.setAggregate(request.aggregate == 1   ? std::optional(HeadFusion::Mean)
                       : request.aggregate == 2 ? std::optional(HeadFusion::Max)
                                                : std::nullopt);
-    if (request.mark_heads || request.sort_heads) {
+    if (request.mark_heads || !request.sort_heads.isEmpty()) {
         const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
-        const auto values = [&scores](HeadScoreKind kind) {
+        const auto values = [&scores](const QString& name) {
             std::vector<double> values;  // (L x H)
             for (const HeadScore& score : scores)
-                values.push_back(headScoreValue(score, kind));
+                values.push_back(headScoreByName(score, name).value_or(0.0));
             return values;
         };
         if (request.mark_heads)
-            grid.setHeadMarks(values(*request.mark_heads), headScoreKindKey(*request.mark_heads));
-        if (request.sort_heads)
-            grid.setHeadOrder(values(*request.sort_heads), headScoreKindKey(*request.sort_heads));
+            grid.setHeadMarks(values(headScoreKindKey(*request.mark_heads)), headScoreKindKey(*request.mark_heads));
+        if (!request.sort_heads.isEmpty())
+            grid.setHeadOrder(values(request.sort_heads), request.sort_heads);
     }
     const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
     const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images

@@ -48,7 +48,7 @@ struct ExportRequest {
     double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
     int aggregate = 0;      // grid: 0 none, 1 an extra head of the mean over heads, 2 of the maximum
     std::optional<HeadScoreKind> mark_heads;  // model: heads framed by this score (--mark-heads)
-    std::optional<HeadScoreKind> sort_heads;  // model: each layer's heads sorted by this score (--sort-heads)
+    QString sort_heads;  // model: each layer's heads sorted by this score (--sort-heads), headScoreNames()
     CellReduction reduction = CellReduction::Max;  // grid, head, compare: what a reduced pixel shows
 };
 

@@ -473,7 +473,9 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     if (!m_marks.empty())
         caption += QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_marks_name);
     if (isOrdered())
-        caption += QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_order_name);
+        caption += m_order_name == u"entropy"
+                       ? QStringLiteral(" · heads sorted by entropy, highest first")
+                       : QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_order_name);
     if (!m_hidden.empty()) {
         QStringList keys;
         for (int key : m_hidden)

@@ -87,9 +87,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
                            "(TransformerLens's head detector) or the weight on the first token"));
     m_order = new QComboBox(content);
     m_order->addItem(tr("Heads in order"), QString());
-    for (HeadScoreKind kind :
-         {HeadScoreKind::Previous, HeadScoreKind::Duplicate, HeadScoreKind::Induction, HeadScoreKind::First})
-        m_order->addItem(tr("Sort by %1 score").arg(headScoreKindKey(kind)), headScoreKindKey(kind));
+    for (const QString& name : headScoreNames())
+        m_order->addItem(name == u"entropy" ? tr("Sort by entropy") : tr("Sort by %1 score").arg(name), name);
     m_order->setToolTip(tr("Draw each layer's heads sorted by a score, highest on the left; each thumbnail "
                            "names its head"));
     auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
@@ -228,22 +227,22 @@ void ModelView::setColorMap(ColorMaps::Map map)
 
 void ModelView::updateMarks()
 {
-    const std::optional<HeadScoreKind> mark = headScoreKindFromKey(m_marks->currentData().toString());
-    const std::optional<HeadScoreKind> order = headScoreKindFromKey(m_order->currentData().toString());
+    const QString mark = m_marks->currentData().toString();
+    const QString order = m_order->currentData().toString();
     const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
     std::vector<HeadScore> scores;
-    if ((mark || order) && run)
+    if ((!mark.isEmpty() || !order.isEmpty()) && run)
         scores = HeadScores::compute(run->attention, run->token_ids);
-    const auto values = [&scores](std::optional<HeadScoreKind> kind) {
+    const auto values = [&scores](const QString& name) {
         std::vector<double> values;  // (L x H)
-        if (kind)
+        if (!name.isEmpty())
             for (const HeadScore& score : scores)
-                values.push_back(headScoreValue(score, *kind));
+                values.push_back(headScoreByName(score, name).value_or(0.0));
         return values;
     };
     ModelGridPainter& grid = m_canvas->gridPainter();
-    grid.setHeadMarks(values(mark), mark ? headScoreKindKey(*mark) : QString());
-    grid.setHeadOrder(values(order), order ? headScoreKindKey(*order) : QString());
+    grid.setHeadMarks(values(mark), mark);
+    grid.setHeadOrder(values(order), order);
     m_canvas->update();
 }
 
