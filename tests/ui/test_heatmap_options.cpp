@@ -23,6 +23,7 @@
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -205,6 +206,25 @@ private slots:
         window.heatmapMenu()->setHiddenKeys({});
         QVERIFY(!window.headsGrid()->plot(2)->isMasked(1, 0));
         QCOMPARE(window.headsGrid()->plot(2)->values(), window.controller()->result()->trace.weights[2]);
+    }
+
+    // The walkthrough shows the numbers as computed even with keys hidden in the heatmaps (its
+    // softmax runs over every key), and says which keys the heatmaps hide.
+    void walkthroughNamesTheHiddenKeys()
+    {
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        MainWindow window(&settings);
+        window.show();
+        window.controller()->waitForIdle();
+        window.viewTabs()->setCurrentView(View::Walkthrough);
+        WalkthroughView* walkthrough = window.viewTabs()->walkthrough();
+        QVERIFY(!walkthrough->summaryText().contains("Hidden in the heatmaps"));
+        window.toggleHiddenKey(0);
+        QVERIFY2(walkthrough->summaryText().contains("Hidden in the heatmaps: key 0."),
+                 qPrintable(walkthrough->summaryText()));
+        window.heatmapMenu()->setHiddenKeys({});
+        QVERIFY(!walkthrough->summaryText().contains("Hidden in the heatmaps"));
     }
 
     void topMassDimsTheWeakKeys()

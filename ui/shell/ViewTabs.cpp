@@ -127,7 +127,7 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
     if (!m_result)
         return;
     updateShown();
-    for (View view : {View::Grid, View::Head, View::Compare, View::Lines, View::QueryKey})
+    for (View view : {View::Grid, View::Head, View::Compare, View::Lines, View::QueryKey, View::Walkthrough})
         m_stale[size_t(view)] = true;
     bringUpToDate(currentIndex());
 }
@@ -183,7 +183,8 @@ void ViewTabs::bringUpToDate(int tab)
         case View::Shapes:
             m_shapes->setResult(m_result);
             break;
-        case View::Walkthrough:
+        case View::Walkthrough:  // the numbers as computed; it names the keys the heatmaps hide
+            m_walkthrough->setHiddenKeys(shownHiddenKeys());
             m_walkthrough->setResult(m_result);
             m_walkthrough->select(m_walk_head, m_walk_query);
             break;

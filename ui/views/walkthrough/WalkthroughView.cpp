@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QStringList>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -344,6 +345,11 @@ bool WalkthroughView::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
+QString WalkthroughView::summaryText() const
+{
+    return m_summary->text();
+}
+
 void WalkthroughView::rebuild()
 {
     m_walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
@@ -359,6 +365,15 @@ void WalkthroughView::rebuild()
                 .arg(m_query)
                 .arg(token.toHtmlEscaped()) +
             (m_walk.note.isEmpty() ? QString() : QStringLiteral(" <b>%1.</b>").arg(m_walk.note.toHtmlEscaped())));
+        QStringList hidden;
+        for (size_t key = 0; key < m_hidden_keys.size() && int(key) < m_result->keyLen(); ++key)
+            if (m_hidden_keys[key])
+                hidden << QString::number(key);
+        if (!hidden.isEmpty())
+            m_summary->setText(m_summary->text() +
+                               tr(" Hidden in the heatmaps: key %1. Here every key is shown as computed (the "
+                                  "softmax runs over all of them).")
+                                   .arg(hidden.join(QStringLiteral(", "))));
     }
     for (size_t s = 0; s < m_sections.size(); ++s) {
         Section& section = m_sections[s];

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -53,6 +54,11 @@ public:
     QComboBox* queryComboBox() const { return m_query_combo; }
     QSpinBox* precisionSpinBox() const { return m_precision_spin; }
 
+    // Keys the heatmaps hide (View › Heatmaps): the walkthrough still shows the numbers as computed
+    // (softmax over every key) and says so. Takes effect with the next setResult or select.
+    void setHiddenKeys(const std::vector<bool>& hidden) { m_hidden_keys = hidden; }
+    QString summaryText() const;
+
 public slots:
     void setResult(std::shared_ptr<const AttentionResult> result);
     void select(int head, int query);
@@ -96,6 +102,7 @@ private:
     QScrollArea* m_scroll = nullptr;
     QWidget* m_page = nullptr;  // inside the scroll area
     QLabel* m_summary = nullptr;
+    std::vector<bool> m_hidden_keys;
     QLabel* m_breakdown_caption = nullptr;
     ScoreBreakdownView* m_breakdown = nullptr;
     // The numbered steps' sections, then kRotationSection's (step 2b, shown after step 2).
