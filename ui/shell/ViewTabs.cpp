@@ -297,6 +297,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_model->canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
             break;
         case View::Rollout:
+            m_rollout->computeNow();  // an exported picture shows the current choices, never "computing"
             m_rollout->painter().paint(*painter, target);
             break;
         case View::QueryKey:

@@ -109,6 +109,8 @@ void RolloutView::bringUpToDate()
     m_started = m_generation;
     const quint64 generation = m_generation;
     m_pool.start([this, job = m_painter.job(), generation] {
+        if (generation != m_generation.load())
+            return;  // newer choices are queued behind this job
         auto outcome = std::make_shared<Result<MatrixD>>(RolloutPainter::compute(job));
         QMetaObject::invokeMethod(
             this,
@@ -121,6 +123,12 @@ void RolloutView::bringUpToDate()
             },
             Qt::QueuedConnection);
     });
+}
+
+void RolloutView::computeNow()
+{
+    if (m_painter.isStale() && m_painter.hasRun())
+        m_painter.setComputed(RolloutPainter::compute(m_painter.job()));
 }
 
 void RolloutView::setColorScale(ColorScale scale)

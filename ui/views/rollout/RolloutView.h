@@ -5,6 +5,8 @@
 #include <QThreadPool>
 #include <QWidget>
 
+#include <atomic>
+
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -31,6 +33,8 @@ public:
     // Starts computing the rollout of the current choices on a worker if it is out of date (the
     // canvas does when it is drawn: a hidden tab costs nothing); computed() follows on this thread.
     void bringUpToDate();
+    // The same on this thread, waiting for it: for a picture that must show the current choices.
+    void computeNow();
 
     const RolloutPainter& painter() const { return m_painter; }
     QWidget* canvas() const { return m_canvas; }
@@ -56,7 +60,7 @@ private:
     QSpinBox* m_layer = nullptr;
     QSpinBox* m_query = nullptr;
     QThreadPool m_pool;            // one thread: a newer request waits for the one running
-    quint64 m_generation = 0;      // of the choices and run
+    std::atomic<quint64> m_generation = 0;  // of the choices and run; the worker skips a stale job
     quint64 m_started = 0;         // the generation last sent to the worker
 };
 
