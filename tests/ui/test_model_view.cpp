@@ -46,6 +46,17 @@ class TestModelView : public QObject {
     std::unique_ptr<TransformerModel> m_model;
     std::shared_ptr<const ModelRun> m_run;
 
+    // The Model tab on screen, showing the fixture's run.
+    bool showRun(ModelView& view) const
+    {
+        view.resize(1000, 800);
+        view.show();
+        if (!QTest::qWaitForWindowExposed(&view))
+            return false;
+        view.setModelRun(m_run, {});
+        return true;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -143,10 +154,7 @@ private slots:
     void drawsEveryHeadOnOneScale()
     {
         ModelView view;
-        view.resize(1000, 800);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setModelRun(m_run, {});
+        QVERIFY(showRun(view));
         ModelGridCanvas* canvas = view.canvas();
         const QImage image = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);
         const ModelGridPainter& painter = canvas->gridPainter();
@@ -198,10 +206,7 @@ private slots:
     void clickAndEnterActivateAHead()
     {
         ModelView view;
-        view.resize(1000, 800);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setModelRun(m_run, {});
+        QVERIFY(showRun(view));
         QSignalSpy activated(&view, &ModelView::headActivated);
         ModelGridCanvas* canvas = view.canvas();
         QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->thumbnailRect(1, 2).center());
@@ -229,10 +234,7 @@ private slots:
     void metricsOfTheSelectedLayer()
     {
         ModelView view;
-        view.resize(1000, 800);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setModelRun(m_run, {});
+        QVERIFY(showRun(view));
         QTableWidget* table = view.metricsTable();
         QTRY_COMPARE(table->rowCount(), 4);  // filled once the grid is drawn: layer 0 first
         QCOMPARE(table->item(0, 0)->text(), QStringLiteral("L0 H0"));
@@ -305,10 +307,7 @@ private slots:
     void sortedGridAndAggregates()
     {
         ModelView view;
-        view.resize(1000, 800);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setModelRun(m_run, {});
+        QVERIFY(showRun(view));
         ModelGridCanvas* canvas = view.canvas();
         const ModelGridPainter& grid = canvas->gridPainter();
         view.orderBox()->setCurrentIndex(view.orderBox()->findData(QStringLiteral("first")));
