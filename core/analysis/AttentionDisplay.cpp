@@ -14,21 +14,21 @@ namespace attn {
 Matrix AttentionDisplay::hideKeys(const Matrix& weights, const std::vector<bool>& hidden, std::vector<int>* empty_rows)
 {
     Matrix shown = weights;  // (query_len, key_len)
-    for (int key = 0; key < int(shown.cols()) && key < int(hidden.size()); ++key)
-        if (hidden[size_t(key)])
-            shown.col(key).setZero();
-    for (int query = 0; query < int(shown.rows()); ++query) {
-        // Summed in double: a row of thousands of small weights loses digits in float.
-        const double mass = shown.row(query).cast<double>().sum();
-        if (mass > 0.0) {
-            shown.row(query) = (shown.row(query).cast<double>() / mass).cast<float>();
-        } else {
-            shown.row(query).setZero();
-            if (empty_rows)
-                empty_rows->push_back(query);
-        }
-    }
+    for (int query = 0; query < int(shown.rows()); ++query)
+        if (!hideKeysInRow(shown.row(query), hidden) && empty_rows)
+            empty_rows->push_back(query);
     return shown;
+}
+
+std::vector<bool> AttentionDisplay::shownHiddenKeys(const QList<int>& positions, int key_len)
+{
+    std::vector<bool> hidden(size_t(std::max(0, key_len)), false);
+    for (int position : positions)
+        if (position >= 0 && position < key_len)
+            hidden[size_t(position)] = true;
+    if (std::all_of(hidden.begin(), hidden.end(), [](bool h) { return h; }))
+        hidden.assign(hidden.size(), false);
+    return hidden;
 }
 
 Result<std::vector<bool>> AttentionDisplay::hiddenKeys(const QList<int>& positions, int key_len)

@@ -7,6 +7,7 @@
 #include <QList>
 
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,26 @@ struct AttentionDisplay {
     // all zeros and its index is appended to `empty_rows` (when given).
     static Matrix hideKeys(const Matrix& weights, const std::vector<bool>& hidden,
                            std::vector<int>* empty_rows = nullptr);
+    // hideKeys on one row, float or double, in place: false when nothing is left (the row is 0).
+    template <typename Row>
+    static bool hideKeysInRow(Row&& row, const std::vector<bool>& hidden)
+    {
+        using Scalar = typename std::decay_t<Row>::Scalar;
+        for (Eigen::Index key = 0; key < row.size() && key < Eigen::Index(hidden.size()); ++key)
+            if (hidden[size_t(key)])
+                row(key) = Scalar(0);
+        // Summed in double: a row of thousands of small weights loses digits in float.
+        const double mass = row.template cast<double>().sum();
+        if (mass > 0.0) {
+            row = (row.template cast<double>() / mass).template cast<Scalar>();
+            return true;
+        }
+        row.setZero();
+        return false;
+    }
+    // The keys a view hides of these positions: those inside 0..key_len-1, or none when that is
+    // every key (hiding all would leave nothing: the weights are shown as computed).
+    static std::vector<bool> shownHiddenKeys(const QList<int>& positions, int key_len);
 
     // Checks 0-based key positions against a key length: every position inside 0..key_len-1,
     // not all of them hidden. Returns the per-key flags.

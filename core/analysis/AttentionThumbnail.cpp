@@ -1,5 +1,7 @@
 #include "core/analysis/AttentionThumbnail.h"
 
+#include "core/analysis/AttentionDisplay.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -25,10 +27,15 @@ class RowSource {
 public:
     RowSource(const AttentionMaps& maps, std::vector<std::pair<int, int>> members, HeadFusion fusion,
               const std::vector<int>& hidden_keys)
-        : m_maps(maps), m_members(std::move(members)), m_fusion(fusion), m_hidden(hidden_keys)
+        : m_maps(maps), m_members(std::move(members)), m_fusion(fusion)
     {
-        if (!m_hidden.empty())
+        if (!hidden_keys.empty()) {
+            m_hidden.assign(size_t(maps.seqLen()), false);
+            for (int key : hidden_keys)
+                if (key >= 0 && key < maps.seqLen())
+                    m_hidden[size_t(key)] = true;
             m_shown.resize(size_t(maps.seqLen()));
+        }
         if (m_members.size() > 1)
             m_fused.resize(size_t(maps.seqLen()));
     }
@@ -63,22 +70,14 @@ private:
         const int length = m_maps.rowLength(query);
         Eigen::Map<Eigen::ArrayXf> shown(m_shown.data(), length);  // (length)
         shown = Eigen::Map<const Eigen::ArrayXf>(weights, length);
-        for (int key : m_hidden)
-            if (key < length)
-                shown[key] = 0.0f;
-        // Summed in double: a row of thousands of small weights loses digits in float.
-        const double mass = shown.cast<double>().sum();
-        if (mass > 0.0)
-            shown = (shown.cast<double>() / mass).cast<float>();
-        else
-            shown.setZero();
+        AttentionDisplay::hideKeysInRow(shown, m_hidden);
         return m_shown.data();
     }
 
     const AttentionMaps& m_maps;
     std::vector<std::pair<int, int>> m_members;  // (layer, head) pairs
     HeadFusion m_fusion;
-    const std::vector<int>& m_hidden;  // key positions
+    std::vector<bool> m_hidden;        // (T) the keys hidden; empty: none
     std::vector<float> m_shown;        // (T) a member's row after hiding
     std::vector<float> m_fused;        // (T)
 };

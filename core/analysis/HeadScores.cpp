@@ -50,6 +50,16 @@ std::optional<double> headScoreByName(const HeadScore& score, const QString& nam
     return std::nullopt;
 }
 
+std::vector<double> headScoreValues(const std::vector<HeadScore>& scores, const QString& name)
+{
+    std::vector<double> values;
+    if (!headScoreNames().contains(name))
+        return values;
+    for (const HeadScore& score : scores)
+        values.push_back(*headScoreByName(score, name));
+    return values;
+}
+
 HeadScore HeadScores::score(const AttentionMaps& maps, int layer, int head, const std::vector<int>& token_ids,
                             const Options& options)
 {

@@ -36,6 +36,8 @@ double headScoreValue(const HeadScore& score, HeadScoreKind kind);
 // Every score by name, for ordering heads: "previous", "duplicate", "induction", "entropy", "first".
 QStringList headScoreNames();
 std::optional<double> headScoreByName(const HeadScore& score, const QString& name);
+// Each head's score of that name, in the order of `scores`; empty for an empty or unknown name.
+std::vector<double> headScoreValues(const std::vector<HeadScore>& scores, const QString& name);
 
 class HeadScores {
 public:

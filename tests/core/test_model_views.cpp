@@ -213,7 +213,7 @@ private slots:
             std::vector<Matrix> shown;
             for (const auto& [layer, head] : members)
                 shown.push_back(AttentionDisplay::hideKeys(m.heads[size_t(layer * 2 + head)], hidden));
-            for (const auto [fusion, display] : {std::pair{HeadFusion::Mean, AttentionDisplay::Fusion::Mean},
+            for (const auto& [fusion, display] : {std::pair{HeadFusion::Mean, AttentionDisplay::Fusion::Mean},
                                                  std::pair{HeadFusion::Max, AttentionDisplay::Fusion::Max}}) {
                 const Matrix expected = AttentionDisplay::fuseHeads(shown, display);  // (T, T)
                 const AttentionThumbnail t = AttentionThumbnail::reduceFused(

@@ -303,16 +303,12 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
                                                : std::nullopt);
     if (request.mark_heads || !request.sort_heads.isEmpty()) {
         const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
-        const auto values = [&scores](const QString& name) {
-            std::vector<double> values;  // (L x H)
-            for (const HeadScore& score : scores)
-                values.push_back(headScoreByName(score, name).value_or(0.0));
-            return values;
-        };
-        if (request.mark_heads)
-            grid.setHeadMarks(values(headScoreKindKey(*request.mark_heads)), headScoreKindKey(*request.mark_heads));
+        if (request.mark_heads) {
+            const QString name = headScoreKindKey(*request.mark_heads);
+            grid.setHeadMarks(headScoreValues(scores, name), name);
+        }
         if (!request.sort_heads.isEmpty())
-            grid.setHeadOrder(values(request.sort_heads), request.sort_heads);
+            grid.setHeadOrder(headScoreValues(scores, request.sort_heads), request.sort_heads);
     }
     const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
     const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images

@@ -233,16 +233,9 @@ void ModelView::updateMarks()
     std::vector<HeadScore> scores;
     if ((!mark.isEmpty() || !order.isEmpty()) && run)
         scores = HeadScores::compute(run->attention, run->token_ids);
-    const auto values = [&scores](const QString& name) {
-        std::vector<double> values;  // (L x H)
-        if (!name.isEmpty())
-            for (const HeadScore& score : scores)
-                values.push_back(headScoreByName(score, name).value_or(0.0));
-        return values;
-    };
     ModelGridPainter& grid = m_canvas->gridPainter();
-    grid.setHeadMarks(values(mark), mark);
-    grid.setHeadOrder(values(order), order);
+    grid.setHeadMarks(headScoreValues(scores, mark), mark);
+    grid.setHeadOrder(headScoreValues(scores, order), order);
     m_canvas->update();
 }
 

@@ -1,5 +1,6 @@
 #include "ui/views/rollout/RolloutPainter.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/AttentionFlow.h"
 #include "ui/heatmap/HeatmapData.h"
 
@@ -194,8 +195,9 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     if (!scaleNote().isEmpty())
         title += QStringLiteral(" · ") + scaleNote();
     QStringList hidden_names;
-    for (int key : m_hidden_positions)
-        if (m_run && key >= 0 && key < m_run->seqLen() && m_hidden_positions.size() < m_run->seqLen())
+    const std::vector<bool> hidden_of_run = AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
+    for (size_t key = 0; key < hidden_of_run.size(); ++key)
+        if (hidden_of_run[key])
             hidden_names << QString::number(key);
     if (!hidden_names.isEmpty())
         title += QStringLiteral(" · token %1 hidden, rows renormalised").arg(hidden_names.join(u','));
@@ -224,30 +226,15 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
 
     const int seq_len = int(m_rollout.rows());
     // Hidden input tokens: their columns 0, each row renormalised over the others.
-    std::vector<bool> hidden(size_t(seq_len), false);
-    int hidden_count = 0;
-    for (int key : m_hidden_positions)
-        if (key >= 0 && key < seq_len && !hidden[size_t(key)]) {
-            hidden[size_t(key)] = true;
-            ++hidden_count;
-        }
-    if (hidden_count == seq_len) {  // every token hidden would leave nothing: shown as computed
-        hidden.assign(size_t(seq_len), false);
-        hidden_count = 0;
-    }
+    const std::vector<bool> hidden = AttentionDisplay::shownHiddenKeys(m_hidden_positions, seq_len);
+    const bool any_hidden = std::find(hidden.begin(), hidden.end(), true) != hidden.end();
     MatrixD shown_matrix;  // (T, T), only with hidden tokens
-    if (hidden_count > 0) {
+    if (any_hidden) {
         shown_matrix = m_rollout;
-        for (int key = 0; key < seq_len; ++key)
-            if (hidden[size_t(key)])
-                shown_matrix.col(key).setZero();
-        for (int row = 0; row < seq_len; ++row) {
-            const double mass = shown_matrix.row(row).sum();
-            if (mass > 0.0)
-                shown_matrix.row(row) /= mass;
-        }
+        for (int row = 0; row < seq_len; ++row)
+            AttentionDisplay::hideKeysInRow(shown_matrix.row(row), hidden);
     }
-    const MatrixD& shown = hidden_count > 0 ? shown_matrix : m_rollout;
+    const MatrixD& shown = any_hidden ? shown_matrix : m_rollout;
     const auto token = [this, &hidden](int i) {
         const QString text = i < m_tokens.size() ? m_tokens[i] : QString::number(i);
         return hidden[size_t(i)] ? HeatmapData::struck(text) : text;
