@@ -11,6 +11,7 @@
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
 
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QTemporaryDir>
@@ -139,6 +140,41 @@ private slots:
         }
         qInfo("thumbnails of %d px for T = %d", view->canvas()->thumbnailRect(0, 0).width(), tokens);
         QCOMPARE(view->canvas()->gridPainter().numLayers() * view->canvas()->gridPainter().numHeads(), 144);
+        tabs->setCurrentView(View::Grid);
+    }
+
+    // The GUI thread's part of a new run on the Model tab with heads sorted and framed by their
+    // induction score and the table listing every layer: setModelRun and the events it posts,
+    // without waiting for work handed to other threads.
+    void modelTabScoresOnTheGuiThread_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addRow("144 heads T=256 sorted") << 256;
+        QTest::addRow("144 heads T=1024 sorted") << 1024;
+    }
+    void modelTabScoresOnTheGuiThread()
+    {
+        QFETCH(int, tokens);
+        const std::shared_ptr<const ModelRun> runs[2] = {randomModelRun(tokens, 1), randomModelRun(tokens, 2)};
+        ViewTabs* tabs = m_window->viewTabs();
+        tabs->setCurrentView(View::Model);
+        ModelView* view = tabs->modelView();
+        view->orderBox()->setCurrentIndex(view->orderBox()->findData(QStringLiteral("induction")));
+        view->marksBox()->setCurrentIndex(view->marksBox()->findData(QStringLiteral("induction")));
+        view->tableScopeBox()->setCurrentIndex(1);
+        emit view->tableScopeBox()->activated(1);
+        view->setModelRun(runs[0], {});
+        QCoreApplication::processEvents();
+        int i = 0;
+        QBENCHMARK
+        {
+            view->setModelRun(runs[++i % 2], {});
+            QCoreApplication::processEvents();
+        }
+        view->orderBox()->setCurrentIndex(0);
+        view->marksBox()->setCurrentIndex(0);
+        view->tableScopeBox()->setCurrentIndex(0);
+        emit view->tableScopeBox()->activated(0);
         tabs->setCurrentView(View::Grid);
     }
 

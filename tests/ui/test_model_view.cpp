@@ -300,6 +300,58 @@ private slots:
         QVERIFY(view.canvas()->describeHead(1, 2, 1, 4).contains("masked"));
     }
 
+    // The scores and metrics of a run are computed off the GUI thread: setModelRun returns with
+    // the grid ready to draw and the table saying it is computing; they arrive as one, with the
+    // order and frames chosen; a run replaced before its scores arrive never shows them; an
+    // export (computeNow) has them at once.
+    void scoresArriveFromTheViewsThread()
+    {
+        ModelView view;
+        view.orderBox()->setCurrentIndex(view.orderBox()->findData(QStringLiteral("induction")));
+        view.marksBox()->setCurrentIndex(view.marksBox()->findData(QStringLiteral("previous")));
+        QSignalSpy computed(&view, &ModelView::headTablesComputed);
+        QVERIFY(showRun(view));
+        QVERIFY(!view.headTablesReady());
+        QCOMPARE(view.metricsTable()->rowCount(), 0);
+        QVERIFY(view.findChildren<QLabel*>().size() > 0);
+        bool says_computing = false;
+        for (const QLabel* label : view.findChildren<QLabel*>())
+            says_computing = says_computing || label->text().contains(QStringLiteral("computing"));
+        QVERIFY(says_computing);
+        QVERIFY(computed.wait(5000));
+        QVERIFY(view.headTablesReady());
+        QCOMPARE(view.metricsTable()->rowCount(), 4);
+        const std::vector<HeadScore> scores = HeadScores::compute(m_run->attention, m_run->token_ids);
+        const ModelGridPainter& grid = view.canvas()->gridPainter();
+        QVERIFY(grid.isOrdered());
+        QCOMPARE(grid.headMarks().size(), size_t(8));
+        for (size_t k = 0; k < 8; ++k)
+            QCOMPARE(grid.headMarks()[k], scores[k].previous);
+        const HeadMetric metric = computeHeadMetrics(m_run->attention.head(1, 3));
+        QCOMPARE(view.canvas()->metric(1, 3).entropy, metric.entropy);
+
+        // Two runs in a row: only the second one's scores arrive.
+        auto other_run = m_model->forward({8086, 8086, 8086, 470, 8086, 470, 8086, 470, 8086, 470});
+        QVERIFY(other_run);
+        const auto other = std::make_shared<const ModelRun>(std::move(other_run).value());
+        computed.clear();
+        view.setModelRun(m_run, {});
+        view.setModelRun(other, {});
+        QVERIFY(computed.wait(5000));
+        QTest::qWait(50);  // time for a stray first result to arrive, if one were sent
+        QCOMPARE(computed.count(), 1);
+        const std::vector<HeadScore> other_scores = HeadScores::compute(other->attention, other->token_ids);
+        for (size_t k = 0; k < 8; ++k)
+            QCOMPARE(grid.headMarks()[k], other_scores[k].previous);
+
+        // An export asks for them at once.
+        view.setModelRun(m_run, {});
+        view.computeNow();
+        QVERIFY(view.headTablesReady());
+        for (size_t k = 0; k < 8; ++k)
+            QCOMPARE(grid.headMarks()[k], scores[k].previous);
+    }
+
     // Sorted by a score, each layer's heads are drawn highest first: a click on column 0 opens that
     // layer's best head, the arrows move between slots on screen, and the captions say so. An
     // aggregate adds a column (each layer's heads fused), a row (each head across the layers) and
@@ -311,7 +363,7 @@ private slots:
         ModelGridCanvas* canvas = view.canvas();
         const ModelGridPainter& grid = canvas->gridPainter();
         view.orderBox()->setCurrentIndex(view.orderBox()->findData(QStringLiteral("first")));
-        QVERIFY(grid.isOrdered());
+        QTRY_VERIFY(grid.isOrdered());  // once the scores arrive from the view's thread
         const std::vector<HeadScore> scores = HeadScores::compute(m_run->attention, m_run->token_ids);
         for (int layer = 0; layer < 2; ++layer) {
             for (int column = 0; column + 1 < 4; ++column)

@@ -294,6 +294,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             break;
         }
         case View::Model:
+            m_model->computeNow();  // the chosen order and frames, never a grid still waiting for them
             m_model->canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
             break;
         case View::Rollout:

@@ -41,6 +41,12 @@ HeadMetric ModelGridCanvas::metric(int layer, int head) const
     return *cached;
 }
 
+void ModelGridCanvas::setMetrics(const std::vector<HeadMetric>& metrics)
+{
+    if (metrics.size() == m_metrics.size())
+        std::copy(metrics.begin(), metrics.end(), m_metrics.begin());
+}
+
 QString ModelGridCanvas::describeHead(int layer, int head, int query, int key) const
 {
     const HeadMetric m = metric(layer, head);

@@ -26,6 +26,7 @@ public:
     // The (layer, head) framed; -1, -1 for none. Does not emit.
     void setCurrent(int layer, int head);
     HeadMetric metric(int layer, int head) const;
+    void setMetrics(const std::vector<HeadMetric>& metrics);  // every head's, computed elsewhere (L * H)
     // The hover text: the head and its metrics, and with a cell (query, key) its weight and tokens.
     QString describeHead(int layer, int head, int query = -1, int key = -1) const;
     // Where a head is drawn now, e.g. to click it in a test.

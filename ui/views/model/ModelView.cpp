@@ -1,6 +1,5 @@
 #include "ui/views/model/ModelView.h"
 
-#include "core/analysis/HeadScores.h"
 #include "ui/views/model/ModelGridCanvas.h"
 
 #include <QComboBox>
@@ -10,7 +9,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace attn {
@@ -50,6 +48,7 @@ enum Column {
 
 ModelView::ModelView(QWidget* parent) : QWidget(parent)
 {
+    m_pool.setMaxThreadCount(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
@@ -194,25 +193,71 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
                  : maps.slidingWindow() > 0 ? tr(" · causal, sliding window %1").arg(maps.slidingWindow())
                                             : tr(" · causal"));
     m_canvas->setTokens(tokens);
-    m_canvas->setRun(std::move(run), caption);
-    updateMarks();
+    m_canvas->setRun(run, caption);
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
     m_stack->setCurrentIndex(1);
-    // The table's metrics read every cell of a layer (a logarithm each): filled once the grid is
-    // on screen, so a new run is drawn first.
-    m_table->setRowCount(0);
-    if (!m_metrics_pending) {
-        m_metrics_pending = true;
-        QTimer::singleShot(0, this, [this] {
-            m_metrics_pending = false;
-            if (hasModel())
-                showLayerMetrics();
-        });
-    }
+    // Until this run's scores arrive the grid keeps the previous run's order and frames when the
+    // shapes agree (typing a character moves little), and the table says it is computing.
+    m_tables.reset();
+    ModelGridPainter& grid = m_canvas->gridPainter();
+    if (grid.headMarks().size() != size_t(maps.numLayers() * maps.numHeads()))
+        grid.setHeadMarks({}, {});
+    showLayerMetrics();
+    const quint64 generation = ++m_generation;
+    m_pool.start([this, run = std::move(run), generation] {
+        if (generation != m_generation.load())
+            return;  // a newer run is queued behind this job
+        std::shared_ptr<const HeadTables> tables = computeTables(*run);
+        QMetaObject::invokeMethod(
+            this,
+            [this, tables = std::move(tables), generation] {
+                if (generation == m_generation)
+                    setTables(tables);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+std::shared_ptr<const ModelView::HeadTables> ModelView::computeTables(const ModelRun& run)
+{
+    auto tables = std::make_shared<HeadTables>();
+    tables->scores = HeadScores::compute(run.attention, run.token_ids);
+    const AttentionMaps& maps = run.attention;
+    tables->metrics.reserve(size_t(maps.numLayers() * maps.numHeads()));
+    for (int layer = 0; layer < maps.numLayers(); ++layer)
+        for (int head = 0; head < maps.numHeads(); ++head)
+            tables->metrics.push_back(computeHeadMetrics(maps, layer, head));
+    return tables;
+}
+
+void ModelView::setTables(std::shared_ptr<const HeadTables> tables)
+{
+    m_tables = std::move(tables);
+    m_canvas->setMetrics(m_tables->metrics);
+    updateMarks();
+    showLayerMetrics();
+    emit headTablesComputed();
+}
+
+void ModelView::computeNow()
+{
+    const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
+    if (m_tables || !run || !hasModel())
+        return;
+    ++m_generation;  // the job under way, if any, is no longer needed
+    setTables(computeTables(*run));
+}
+
+ModelView::~ModelView()
+{
+    ++m_generation;
+    m_pool.waitForDone();  // its result is handed to this object
 }
 
 void ModelView::clearModel()
 {
+    ++m_generation;
+    m_tables.reset();
     m_canvas->setRun(nullptr, m_empty->text());  // what an exported picture of the empty tab says
     m_tokens.clear();
     m_table->setRowCount(0);
@@ -229,10 +274,9 @@ void ModelView::updateMarks()
 {
     const QString mark = m_marks->currentData().toString();
     const QString order = m_order->currentData().toString();
-    const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
-    std::vector<HeadScore> scores;
-    if ((!mark.isEmpty() || !order.isEmpty()) && run)
-        scores = HeadScores::compute(run->attention, run->token_ids);
+    if (!m_tables)
+        return;  // applied when this run's scores arrive
+    const std::vector<HeadScore>& scores = m_tables->scores;
     ModelGridPainter& grid = m_canvas->gridPainter();
     grid.setHeadMarks(headScoreValues(scores, mark), mark);
     grid.setHeadOrder(headScoreValues(scores, order), order);
@@ -269,16 +313,18 @@ void ModelView::showLayerMetrics()
     const bool every_layer = m_scope->currentIndex() == 1;
     const int first_layer = every_layer ? 0 : m_layer;
     const int layers = every_layer ? grid.numLayers() : 1;
-    m_table_title->setText(every_layer ? tr("Head metrics of every layer") : tr("Head metrics of layer %1").arg(m_layer));
+    const QString title = every_layer ? tr("Head metrics of every layer") : tr("Head metrics of layer %1").arg(m_layer);
+    m_table_title->setText(m_tables ? title : tr("%1 (computing…)").arg(title));
     m_table->setSortingEnabled(false);  // rows are filled in head order, then sorted as the user chose
-    m_table->setRowCount(layers * heads);
-    const ModelRun& run = *grid.run();
+    m_table->setRowCount(m_tables ? layers * heads : 0);
+    if (!m_tables)
+        return;
     for (int l = 0; l < layers; ++l)
         for (int head = 0; head < heads; ++head) {
             const int layer = first_layer + l;
             const int row = l * heads + head;
-            const HeadMetric m = m_canvas->metric(layer, head);
-            const HeadScore score = HeadScores::score(run.attention, layer, head, run.token_ids, {});
+            const HeadMetric& m = m_tables->metrics[size_t(layer * heads + head)];
+            const HeadScore& score = m_tables->scores[size_t(layer * heads + head)];
             auto* head_item = new NumberItem(layer * heads + head, 0);
             head_item->setText(QStringLiteral("L%1 H%2").arg(layer).arg(head));
             m_table->setItem(row, HeadColumn, head_item);
