@@ -11,6 +11,8 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/compare/CompareView.h"
+#include "ui/views/model/ModelView.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 
 #include <QCoreApplication>
@@ -137,6 +139,9 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
             return fail(QStringLiteral("--hide-tokens: %1").arg(hidden.error()));
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
+    // Work the tabs hand to threads of their own, done here so that the picture shows its result.
+    window.viewTabs()->modelView()->computeNow();
+    window.viewTabs()->rolloutView()->computeNow();
     settle(5);
 
     const QImage image = window.grab().toImage();
