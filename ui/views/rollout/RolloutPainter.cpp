@@ -256,10 +256,11 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     painter.setPen(kMuted);
     painter.drawText(QRectF(matrix.left(), body.top(), matrix.width(), line), Qt::AlignCenter,
                      QStringLiteral("input token (where it came from) →"));
+    // Each label a line high, centred on its cell (a cell may be far thinner than a line).
     const int step = labelStep(cell, line);
     for (int i = 0; i < seq_len; i += step) {
         painter.setPen(i == chosen ? kInk : kMuted);
-        painter.drawText(QRectF(body.left(), matrix.top() + i * cell, label_width - line / 4, cell),
+        painter.drawText(QRectF(body.left(), matrix.top() + (i + 0.5) * cell - line / 2, label_width - line / 4, line),
                          Qt::AlignRight | Qt::AlignVCenter, token(i));
     }
     for (int j = 0; j < seq_len; j += step) {
@@ -267,33 +268,45 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
         painter.translate(matrix.left() + (j + 0.5) * cell, matrix.bottom() + line / 4);
         painter.rotate(90);
         painter.setPen(kMuted);
-        painter.drawText(QRectF(0, -cell / 2, label_width, cell), Qt::AlignLeft | Qt::AlignVCenter, token(j));
+        painter.drawText(QRectF(0, -line / 2, label_width, line), Qt::AlignLeft | Qt::AlignVCenter, token(j));
         painter.restore();
     }
 
     // The chosen row as bars: the share of what token `chosen` holds that came from each input.
     const double bars_left = matrix.right() + 2 * line + label_width;
     const QRectF bars(bars_left, matrix.top(), body.right() - bars_left - 4 * line, matrix.height());
-    painter.setPen(kInk);
-    painter.drawText(QRectF(matrix.right() + 2 * line, body.top(), body.right() - matrix.right() - 2 * line, line),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("Token %1 \u201c%2\u201d after layer %3: where it came from").arg(chosen).arg(token(chosen)).arg(last));
-    const double row_top = shown.row(chosen).maxCoeff();
+    // Bars thinner than two pixels are drawn a group of neighbours at a time, each group as long as
+    // its largest share, so that no share is lost between pixels; the title says so.
     const double bar_height = bars.height() / seq_len;
-    for (int j = 0; j < seq_len; ++j) {
-        const double share = shown(chosen, j);
+    const int group = bar_height >= 2.0 ? 1 : int(std::ceil(2.0 / bar_height));
+    painter.setPen(kInk);
+    const QString bars_title = QStringLiteral("Token %1 \u201c%2\u201d after layer %3: where it came from")
+                              .arg(chosen)
+                              .arg(token(chosen))
+                              .arg(last);
+    const QRectF title_rect(matrix.right() + 2 * line, body.top(), body.right() - matrix.right() - 2 * line, line);
+    painter.drawText(title_rect, Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(group == 1 ? bars_title
+                                              : QStringLiteral("%1 (a bar: the largest of %2)").arg(bars_title).arg(group),
+                                   Qt::ElideMiddle, title_rect.width()));
+    const double row_top = shown.row(chosen).maxCoeff();
+    for (int first = 0; first < seq_len; first += group) {
+        const int count = std::min(group, seq_len - first);
+        const double share = shown.row(chosen).segment(first, count).maxCoeff();
         const double width = row_top > 0 ? bars.width() * share / row_top : 0.0;
-        painter.fillRect(QRectF(bars.left(), bars.top() + j * bar_height + bar_height * 0.1, width, bar_height * 0.8),
-                         kBar);
-        if (j % step == 0) {
+        const double top = bars.top() + first * bar_height;
+        painter.fillRect(QRectF(bars.left(), top + count * bar_height * 0.1, width, count * bar_height * 0.8), kBar);
+        if (group == 1 && bar_height >= line * 0.8 && first % step == 0) {
             painter.setPen(kMuted);
-            painter.drawText(QRectF(matrix.right() + 2 * line, bars.top() + j * bar_height, label_width, bar_height),
-                             Qt::AlignRight | Qt::AlignVCenter, token(j));
-            if (bar_height >= line * 0.8)
-                painter.drawText(QRectF(bars.left() + width + line / 4, bars.top() + j * bar_height, 4 * line, bar_height),
-                                 Qt::AlignLeft | Qt::AlignVCenter, QString::number(share, 'f', 3));
+            painter.drawText(QRectF(bars.left() + width + line / 4, top, 4 * line, bar_height),
+                             Qt::AlignLeft | Qt::AlignVCenter, QString::number(share, 'f', 3));
         }
     }
+    painter.setPen(kMuted);
+    for (int j = 0; j < seq_len; j += step)
+        painter.drawText(QRectF(matrix.right() + 2 * line,
+                                std::max(bars.top(), bars.top() + (j + 0.5) * bar_height - line / 2), label_width, line),
+                         Qt::AlignRight | Qt::AlignVCenter, token(j));
     painter.restore();
 }
 
