@@ -76,6 +76,27 @@ void decodeInParallel(const uchar* bytes, FloatFormat format, Matrix& values)
     }
 }
 
+// The transpose of an nn.Linear weight, (out, in) as stored, into the (in, out) the products read:
+// 64 x 64 blocks that stay in the cache, the rows of blocks shared among the threads. Element by
+// element, reading down columns thousands of floats long, it was a third of opening a
+// Qwen2.5-0.5B-shaped BF16 checkpoint.
+Matrix transposed(const Matrix& values)
+{
+    constexpr Eigen::Index kBlock = 64;
+    Matrix out(values.cols(), values.rows());  // (in, out)
+    const Eigen::Index row_blocks = (values.rows() + kBlock - 1) / kBlock;
+#pragma omp parallel for if (values.size() > (Eigen::Index(1) << 16)) schedule(static)
+    for (Eigen::Index block = 0; block < row_blocks; ++block) {
+        const Eigen::Index first_row = block * kBlock;
+        const Eigen::Index rows = std::min(kBlock, values.rows() - first_row);
+        for (Eigen::Index first_col = 0; first_col < values.cols(); first_col += kBlock) {
+            const Eigen::Index cols = std::min(kBlock, values.cols() - first_col);
+            out.block(first_col, first_row, cols, rows) = values.block(first_row, first_col, rows, cols).transpose();
+        }
+    }
+    return out;
+}
+
 bool isLittleEndianHost()
 {
     return QSysInfo::ByteOrder == QSysInfo::LittleEndian;
@@ -124,7 +145,7 @@ public:
         if (!allFinite(values))
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(info.name)};
         if (spec.stored == StoredAs::Linear)
-            return WeightMatrix::owned(info.name, values.transpose());  // (in, out)
+            return WeightMatrix::owned(info.name, transposed(values));  // (in, out)
         return WeightMatrix::owned(info.name, std::move(values));
     }
 
