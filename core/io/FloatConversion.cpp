@@ -77,6 +77,16 @@ void decodeFloats(const char* source, std::int64_t count, FloatFormat format, By
                 target[i] = halfToFloat(load<quint16>(source + 2 * i, order));
             return;
         case FloatFormat::BF16:
+            if (order == ByteOrder::Little && QSysInfo::ByteOrder == QSysInfo::LittleEndian) {
+                // The upper half of a float32, written out inline so that the compiler vectorises it
+                // (a call per value was a tenth of opening a BF16 checkpoint).
+                for (std::int64_t i = 0; i < count; ++i) {
+                    std::uint16_t bits;
+                    std::memcpy(&bits, source + 2 * i, 2);
+                    target[i] = std::bit_cast<float>(std::uint32_t(bits) << 16);
+                }
+                return;
+            }
             for (std::int64_t i = 0; i < count; ++i)
                 target[i] = bfloat16ToFloat(load<quint16>(source + 2 * i, order));
             return;
