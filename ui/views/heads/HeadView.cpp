@@ -160,8 +160,11 @@ void HeadView::refresh()
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
-    const Matrix& weights = m_result->trace.weights[m_head];  // (query_len, key_len)
-    m_plot->setMatrix(weights, data.labels, data.key_labels, data.mask, m_result);
+    // (query_len, key_len): a long input's head that was not kept is recomputed here
+    const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, m_head);
+    const auto keep_alive = std::make_shared<
+        std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result, weights);
+    m_plot->setMatrix(*weights, data.labels, data.key_labels, data.mask, keep_alive);
     const HeatmapData::Range range = data.range(m_scale);
     m_plot->setColorMapping(range.mapping);
     m_plot->setValueRange(range.low, range.high);

@@ -77,17 +77,49 @@ void HeadsGrid::updatePlots()
         return;
     m_data = HeatmapData::fromResult(*m_result, m_scale);
     m_pending_replots = plots;
+    const AttentionTrace& trace = m_result->trace;
+    // A long input's heads, reduced by the engine as it computed them: the blocks a plot would
+    // reduce the weights to (the same code). Dimmed blocks and hidden keys need the weights: the
+    // heads are then recomputed one at a time and reduced here.
+    const bool engine_pictures =
+        trace.hasPictures() && m_top_mass >= 1.0 &&
+        trace.pictures.front().factor ==
+            attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask, m_result);
+        if (engine_pictures) {
+            const CellBlocks& picture = trace.pictures[size_t(head)];
+            plot->setReducedMatrix({m_reduction == CellReduction::Max ? picture.max : picture.mean, picture.hidden,
+                                    picture.factor, MaskMatrix()},
+                                   m_result->seqLen(), m_result->keyLen(), m_data.labels, m_data.key_labels);
+        } else if (trace.keepsEveryHead()) {
+            plot->setMatrix(trace.weights[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
+        } else {  // reduced here, before the next head is recomputed
+            plot->setMatrix(*AttentionDisplay::headWeights(*m_result, head), m_data.labels, m_data.key_labels,
+                            m_data.mask);
+        }
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
     if (HeatmapPlot* plot = aggregatePlot()) {
         const bool mean = m_aggregate == Aggregate::Mean;
-        plot->setMatrix(AttentionDisplay::fuseHeads(m_result->trace.weights, mean ? AttentionDisplay::Fusion::Mean
-                                                                                  : AttentionDisplay::Fusion::Max),
-                        m_data.labels, m_data.key_labels, m_data.mask);
+        const AttentionDisplay::Fusion fusion = mean ? AttentionDisplay::Fusion::Mean : AttentionDisplay::Fusion::Max;
+        if (trace.keepsEveryHead()) {
+            plot->setMatrix(AttentionDisplay::fuseHeads(trace.weights, fusion), m_data.labels, m_data.key_labels,
+                            m_data.mask);
+        } else {  // one head at a time (fuseHeads' order of operations)
+            Matrix fused = *AttentionDisplay::headWeights(*m_result, 0);  // (query_len, key_len)
+            for (int head = 1; head < heads; ++head) {
+                const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, head);
+                if (mean)
+                    fused += *weights;
+                else
+                    fused = fused.cwiseMax(*weights);
+            }
+            if (mean)
+                fused /= float(heads);
+            plot->setMatrix(fused, m_data.labels, m_data.key_labels, m_data.mask);
+        }
         plot->setTitle(mean ? tr("mean of heads") : tr("max of heads"));
         plot->setToolTip(mean ? tr("The mean of every head's weights") : tr("The largest weight of any head"));
         plot->setHighlighted(false);
