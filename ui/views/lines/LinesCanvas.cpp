@@ -145,8 +145,11 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
 {
     std::vector<Line> lines;
     float strongest = 0.0f;
-    for (int h : heads)  // a long input's heads that were not kept are recomputed, one at a time
-        strongest = std::max(strongest, AttentionDisplay::headWeights(result, h)->maxCoeff());
+    const AttentionTrace& trace = result.trace;
+    const bool by_rows = !trace.keepsEveryHead() && int(trace.row_max.size()) == trace.num_heads;
+    for (int h : heads)  // a long input's: the row maxima the engine noted (else each head recomputed)
+        strongest = std::max(strongest, by_rows ? trace.row_max[size_t(h)].maxCoeff()
+                                                : AttentionDisplay::headWeights(result, h)->maxCoeff());
     if (!(strongest > 0.0f))
         return lines;
     const float threshold = kMinRelativeWeight * strongest;
