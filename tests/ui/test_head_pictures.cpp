@@ -22,6 +22,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <limits>
+
 using namespace attn;
 
 namespace {
@@ -179,6 +181,55 @@ private slots:
         }
         // The kept head recomputed equals the one stored.
         QVERIFY(recomputeHeadWeights(blocked, c.kept) == blocked.weights[size_t(c.kept)]);
+    }
+
+    void blocksAreTheMaxAndMeanOfTheirCells()
+    {
+        // Against a plain loop over each block's cells (row by row, in double, as documented),
+        // with and without a mask, whole groups of eight blocks and the blocks after them.
+        for (int f : {1, 2, 3, 8, 20}) {
+            const int rows = 45;
+            const int columns = 8 * 8 * f + 3 * f + 1;
+            const Matrix values = Matrix::Random(rows, columns).cwiseAbs();
+            MaskMatrix mask = MaskMatrix::Constant(rows, columns, false);
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < columns; ++c)
+                    mask(r, c) = (r * 7 + c * 3) % 5 == 0 || c < f;  // the first block column all masked
+            const MaskMatrix* none = nullptr;
+            for (const MaskMatrix* hides : {none, static_cast<const MaskMatrix*>(&mask)}) {
+                const int drawn_rows = (rows + f - 1) / f;
+                const int drawn_columns = (columns + f - 1) / f;
+                CellBlocks blocks = CellBlocks::sized(rows, columns, f);
+                BlockRowReducer reducer;
+                for (int block_row = 0; block_row < drawn_rows; ++block_row) {
+                    const int first = block_row * f;
+                    reducer.reduce(values.row(first).data(), values.outerStride(),
+                                   hides ? hides->row(first).data() : nullptr, mask.outerStride(),
+                                   std::min(f, rows - first), columns, f, blocks.max.row(block_row).data(),
+                                   blocks.mean.row(block_row).data(), blocks.hidden.row(block_row).data());
+                }
+                for (int br = 0; br < drawn_rows; ++br)
+                    for (int bc = 0; bc < drawn_columns; ++bc) {
+                        double sum = 0.0;
+                        float largest = -std::numeric_limits<float>::infinity();
+                        int count = 0;
+                        for (int r = br * f; r < std::min(rows, (br + 1) * f); ++r) {
+                            double line = 0.0;
+                            for (int c = bc * f; c < std::min(columns, (bc + 1) * f); ++c) {
+                                if (hides && (*hides)(r, c))
+                                    continue;
+                                line += values(r, c);
+                                largest = std::max(largest, values(r, c));
+                                ++count;
+                            }
+                            sum += line;
+                        }
+                        QCOMPARE(blocks.hidden(br, bc), count == 0);
+                        QCOMPARE(blocks.max(br, bc), count == 0 ? 0.0f : largest);
+                        QCOMPARE(blocks.mean(br, bc), count == 0 ? 0.0f : float(sum / count));
+                    }
+            }
+        }
     }
 
     void recomputedHeadIsKeptUntilAnotherIsAsked()
