@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QThread>
+#include <QThreadPool>
 
 namespace attn {
 namespace {
@@ -137,7 +138,12 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
             return fail(QStringLiteral("--hide-tokens: %1").arg(hidden.error()));
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
-    settle(5);
+    // Heatmaps reduced (and a long input's heads recomputed) on the global pool post their
+    // pictures back when done: two rounds, for work started by what the first one delivered.
+    for (int round = 0; round < 2; ++round) {
+        QThreadPool::globalInstance()->waitForDone();
+        settle(5);
+    }
 
     const QImage image = window.grab().toImage();
     if (image.isNull())
