@@ -31,8 +31,8 @@ struct MemoryRequest {
     std::int64_t held = 0;           // bytes of an earlier result kept until this one replaces it
     // A long input's route (AttentionPipeline::pictureFactorFor > 0): blocks of picture_factor
     // cells a side reduce every head as it is computed (two floats and a flag per block, and each
-    // head's row maxima); the weights of only kept_heads heads are held at once (the kept one and
-    // the one recomputed last: 2). 0: every head's weights are held, nothing reduced.
+    // head's row maxima); the weights of only kept_heads heads are held at once (the window counts
+    // 3: the kept one, the one recomputed last, one a view may still hold). 0: every head's.
     int picture_factor = 0;
     int kept_heads = 0;
 };

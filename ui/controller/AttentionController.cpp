@@ -344,7 +344,8 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
     if (picture_factor > 0) {
         need.picture_factor = picture_factor;
-        need.kept_heads = 2;  // the kept one and the one a view asked for last
+        // The kept one, the one recomputed last, and one that a view's worker may still hold then.
+        need.kept_heads = 3;
     }
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error_field = SettingField::Sentence;
