@@ -24,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QThread>
+#include <QThreadPool>
 
 namespace attn {
 namespace {
@@ -142,7 +143,12 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     // Work the tabs hand to threads of their own, done here so that the picture shows its result.
     window.viewTabs()->modelView()->computeNow();
     window.viewTabs()->rolloutView()->computeNow();
-    settle(5);
+    // Heatmaps reduced (and a long input's heads recomputed) on the global pool post their
+    // pictures back when done: two rounds, for work started by what the first one delivered.
+    for (int round = 0; round < 2; ++round) {
+        QThreadPool::globalInstance()->waitForDone();
+        settle(5);
+    }
 
     const QImage image = window.grab().toImage();
     if (image.isNull())

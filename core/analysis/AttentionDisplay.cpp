@@ -52,13 +52,30 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
     shown.hidden_keys = hidden;
     std::set<int> empty;
     for (Matrix& weights : shown.trace.weights) {
+        if (weights.size() == 0 && !shown.trace.keepsEveryHead())
+            continue;  // a long input's head not kept: hidden when it is recomputed
         std::vector<int> rows;
         weights = hideKeys(weights, hidden, &rows);
         empty.insert(rows.begin(), rows.end());
     }
+    if (!shown.trace.keepsEveryHead()) {
+        shown.trace.pictures.clear();
+        shown.trace.row_max.clear();
+    }
     if (empty_rows)
         empty_rows->assign(empty.begin(), empty.end());
     return shown;
+}
+
+std::shared_ptr<const Matrix> AttentionDisplay::headWeights(const AttentionResult& result, int head)
+{
+    const AttentionTrace& trace = result.trace;
+    std::shared_ptr<const Matrix> weights = trace.headWeights(head);
+    const bool recomputed = !trace.keepsEveryHead() && head != trace.kept_head;
+    if (!weights || !recomputed || std::find(result.hidden_keys.begin(), result.hidden_keys.end(), true) ==
+                                       result.hidden_keys.end())
+        return weights;
+    return std::make_shared<const Matrix>(hideKeys(*weights, result.hidden_keys));
 }
 
 Matrix AttentionDisplay::fuseHeads(const std::vector<Matrix>& heads, Fusion fusion)

@@ -7,6 +7,7 @@
 #include <QList>
 
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -52,8 +53,17 @@ struct AttentionDisplay {
     // The result as the views show it with these keys hidden: every head's weights renormalised
     // (hideKeys), everything else as computed. The rows left without a key are listed in
     // `empty_rows` (when given), once per row over all heads.
+    // A long input's result (one head kept, AttentionTrace::keepsEveryHead false): the kept head
+    // is renormalised, the others are when recomputed (headWeights), and its pictures and row
+    // maxima, which were of the weights as computed, are dropped; `empty_rows` is then the kept
+    // head's only.
     static AttentionResult withHiddenKeys(const AttentionResult& result, const std::vector<bool>& hidden,
                                           std::vector<int>* empty_rows = nullptr);
+    // Head `head`'s weights (query_len, key_len) as the views show them: the trace's, or for a
+    // long input's heads that were not kept recomputed (AttentionTrace::headWeights), the hidden
+    // keys then hidden. Null when there is no such head. The pointer may share the result's
+    // matrix without owning it: keep the result alive meanwhile.
+    static std::shared_ptr<const Matrix> headWeights(const AttentionResult& result, int head);
 
     enum class Fusion { Mean, Max };
     // Element-wise over heads (all of one shape): the mean or the maximum.

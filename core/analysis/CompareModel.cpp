@@ -1,5 +1,7 @@
 #include "core/analysis/CompareModel.h"
 
+#include "core/analysis/AttentionDisplay.h"
+
 #include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
@@ -43,7 +45,7 @@ Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head
 {
     if (Status exists = HeadIndex::check(head, int(result.trace.weights.size())); !exists)
         return Error{exists.error()};
-    return result.trace.weights[size_t(head)];
+    return Matrix(*AttentionDisplay::headWeights(result, head));  // a long input's: recomputed
 }
 
 Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,

@@ -218,7 +218,8 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     step(5).tables.push_back(squareTable(QStringLiteral("masked"), std::move(masked)));
 
     // 6. Softmax weights.
-    const Matrix& weights = trace.weights[size_t(head)];  // (query_len, key_len)
+    const std::shared_ptr<const Matrix> head_weights = trace.headWeights(head);  // a long input's: recomputed
+    const Matrix& weights = *head_weights;                                       // (query_len, key_len)
     step(6).title = QStringLiteral("Softmax weights");
     step(6).formula = QStringLiteral("w_j = exp(s_j) / Σ_k exp(s_k); masked keys get 0");
     step(6).tables.push_back(squareTable(QStringLiteral("A_%1").arg(h), Matrix(weights.middleRows(first, rows))));

@@ -44,6 +44,13 @@ struct AttentionOptions {
     // their own scan of the weights, which for a few tokens costs as much memory traffic as the
     // products themselves.
     bool weights_validated = false;
+    // Long inputs: > 0 keeps the weights of `kept_head` alone and reduces every head, as its blocks
+    // of queries are computed, to blocks of picture_factor x picture_factor cells (the trace's
+    // pictures, with the largest weight of each row); the other heads are recomputed when a view
+    // asks for them (AttentionTrace::headWeights), exactly. No raw scores are kept then.
+    // 0: every head's weights kept, nothing reduced.
+    int picture_factor = 0;
+    int kept_head = 0;
 };
 
 }  // namespace attn

@@ -1,8 +1,28 @@
 #include "core/attention/AttentionTrace.h"
 
+#include "core/attention/HeadAttention.h"
+
+
 #include <limits>
 
 namespace attn {
+
+std::shared_ptr<const Matrix> AttentionTrace::headWeights(int head) const
+{
+    if (head < 0 || head >= int(weights.size()))
+        return {};
+    if (keepsEveryHead() || head == kept_head)
+        return std::shared_ptr<const Matrix>(std::shared_ptr<const Matrix>(), &weights[size_t(head)]);
+    if (!recomputed)  // a trace assembled by hand: nothing to recompute from
+        return {};
+    std::lock_guard lock(recomputed->mutex);
+    if (recomputed->head != head || !recomputed->weights) {
+        recomputed->weights.reset();  // freed before the next one is made
+        recomputed->weights = std::make_shared<const Matrix>(recomputeHeadWeights(*this, head));
+        recomputed->head = head;
+    }
+    return recomputed->weights;
+}
 
 bool AttentionTrace::isMasked(int query, int key) const
 {

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/attention/AttentionOptions.h"
+#include "core/attention/CellBlocks.h"
 #include "core/base/Tensor.h"
 
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace attn {
@@ -29,8 +32,31 @@ struct AttentionTrace {
     Matrix v;                     // (key_len, kv_dim)
     std::vector<Matrix> scores;   // num_heads x (query_len, key_len): raw Q_h K_h^T, TraceDetail::Full only
     std::vector<Matrix> weights;  // num_heads x (query_len, key_len): softmax weights, masked = exactly 0
+                                  // (a long input's: only weights[kept_head], the others empty)
     Matrix concat;                // (query_len, d_model): the heads' outputs side by side
     Matrix output;                // (query_len, output_dim): concat Wo + bo, or concat without Wo
+
+    // A long input (AttentionOptions::picture_factor > 0): only weights[kept_head] is kept, every
+    // head is in `pictures` (its blocks of weights, masked cells as the views mask them) and
+    // `row_max` (the largest weight of each query row), and headWeights() recomputes the others.
+    int kept_head = -1;   // -1: every head's weights are kept
+    int query_block = 0;  // queries per block of that pass; a recomputed head uses the same blocks
+    std::vector<CellBlocks> pictures;  // num_heads, or empty
+    std::vector<RowVector> row_max;    // num_heads x (query_len), or empty
+    struct RecomputedHead {            // the last head recomputed, shared by copies of the trace
+        std::mutex mutex;
+        int head = -1;
+        std::shared_ptr<const Matrix> weights;
+    };
+    std::shared_ptr<RecomputedHead> recomputed;
+
+    bool keepsEveryHead() const { return kept_head < 0; }
+    bool hasPictures() const { return !pictures.empty(); }
+    // Head `head`'s weights (query_len, key_len): the kept matrix, or (a long input's other heads)
+    // recomputed from q, k and v by the same code in the same blocks, so equal bit for bit to what
+    // the pass computed. The last one recomputed is kept until another is asked for. Thread-safe.
+    // The pointer shares the trace's matrix without owning it: keep the trace alive meanwhile.
+    std::shared_ptr<const Matrix> headWeights(int head) const;
 
     int queryLength() const { return int(q.rows()); }
     int keyLength() const { return int(k.rows()); }

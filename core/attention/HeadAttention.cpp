@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -57,69 +58,235 @@ void weightedValues(const ConstBlockRef& weights, const ConstBlockRef& v_g, Bloc
     directProduct(weights, v_g, output);
 }
 
+// K_g^T for every key/value head g, rows [g * head_dim, (g+1) * head_dim), and V_g's rows made
+// contiguous, rows [g * key_len, (g+1) * key_len): every block of a head reads all of them, row by
+// row (directProduct reads its right-hand side in place), so they are materialised once rather
+// than read kv_dim floats apart (together a fifth faster at T=2048). Only K_g^T of `kv_head_only`
+// when it is >= 0. An orphaned `omp for`: keys_t and values are sized before the parallel region.
+void sizeKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix& keys_t, Matrix& values)
+{
+    keys_t.resize(trace.kvHeads() * trace.head_dim, trace.keyLength());
+    values.resize(kv_head_only >= 0 ? 0 : trace.kvHeads() * trace.keyLength(), trace.head_dim);
+}
+
+void materialiseKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix& keys_t, Matrix& values)
+{
+    const int num_kv_heads = trace.kvHeads();
+    const int head_dim = trace.head_dim;
+    const int key_len = trace.keyLength();
+#pragma omp for schedule(static)
+    for (int kv_head = 0; kv_head < num_kv_heads; ++kv_head) {
+        if (kv_head_only >= 0 && kv_head != kv_head_only)
+            continue;
+        keys_t.middleRows(kv_head * head_dim, head_dim) = trace.k.middleCols(kv_head * head_dim, head_dim).transpose();
+        if (kv_head_only < 0)
+            values.middleRows(kv_head * key_len, key_len) = trace.v.middleCols(kv_head * head_dim, head_dim);
+    }
+}
+
+// The keys query `first` .. + rows - 1 multiply: with the causal mask, none after the last query.
+int keysOfBlock(const AttentionTrace& trace, int first, int rows)
+{
+    return trace.causal ? std::min(trace.keyLength(), trace.query_offset + first + rows) : trace.keyLength();
+}
+
+// One block of queries of one head, weights = softmax(mask(Q_h K_g^T) / scale), into w (rows, key_len).
+void blockWeights(const AttentionTrace& trace, const Matrix& keys_t, int head, int first, int rows, BlockRef w)
+{
+    const int head_dim = trace.head_dim;
+    const int keys = keysOfBlock(trace, first, rows);
+    const auto q_h = trace.qHead(head).middleRows(first, rows);                           // (rows, head_dim)
+    const auto k_g_t = keys_t.middleRows(trace.kvHeadOf(head) * head_dim, head_dim);  // (head_dim, key_len)
+    rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
+    maskedSoftmax(w, trace.query_offset + first, trace.causal, trace.key_padding, 1.0f / trace.scale,
+                  trace.sliding_window);
+}
+
+// Queries per block: kQueryBlock, or for a long input's pictures the multiple of the picture
+// factor nearest above it, so that no block of the picture spans two blocks of queries.
+int queryBlockRows(int picture_factor)
+{
+    if (picture_factor <= 1)
+        return kQueryBlock;
+    return picture_factor * ((kQueryBlock + picture_factor - 1) / picture_factor);
+}
+
+// A thread's block of weights for a long input's pass and for recomputing a head, laid out as the
+// same rows of a (query_len, key_len) matrix whose first row is 64-byte aligned (as Eigen aligns
+// a Matrix built for AVX-512): the softmax's vectorised sums depend on where a row starts, and so
+// a row comes out bit for bit the same in the pass, in a recomputation, and (when its block is the
+// same) in the ordinary pass. The rows are then copied where they are kept.
+class BlockBuffer {
+public:
+    BlockBuffer(int rows, int key_len)
+        : m_key_len(key_len), m_storage(size_t(std::max(0, rows)) * size_t(std::max(0, key_len)) + 2 * kAlign)
+    {
+    }
+    BlockRef rows(int first, int count)
+    {
+        const auto base = reinterpret_cast<std::uintptr_t>(m_storage.data());
+        float* aligned = reinterpret_cast<float*>((base + 63) & ~std::uintptr_t(63));
+        float* start = aligned + (std::int64_t(first) * m_key_len) % std::int64_t(kAlign);
+        return BlockRef(Eigen::Map<Matrix>(start, count, m_key_len));
+    }
+
+private:
+    static constexpr size_t kAlign = 16;  // floats in 64 bytes
+    int m_key_len = 0;
+    std::vector<float> m_storage;
+};
+
+// The views' mask of rows first .. + rows - 1 (AttentionTrace::isMasked, a row at a time).
+void maskRows(const AttentionTrace& trace, int first, int rows, const MaskMatrix& padded, MaskMatrix& mask)
+{
+    const int key_len = trace.keyLength();
+    for (int i = 0; i < rows; ++i) {
+        auto row = mask.row(i);
+        if (padded.size() > 0)
+            row = padded;
+        else
+            row.setConstant(false);
+        const int query = trace.query_offset + first + i;
+        if (trace.causal && query + 1 < key_len)
+            row.tail(key_len - query - 1).setConstant(true);
+        if (trace.causal && trace.sliding_window > 0) {
+            const int too_far = std::min(key_len, query - trace.sliding_window + 1);
+            if (too_far > 0)
+                row.head(too_far).setConstant(true);
+        }
+    }
+}
+
 }  // namespace
 
-void attendHeads(AttentionTrace& trace, bool keep_scores)
+void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, int kept_head)
 {
     const int num_heads = trace.num_heads;
-    const int num_kv_heads = trace.kvHeads();
     const int head_dim = trace.head_dim;
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
-    const bool causal = trace.causal;
-    const int query_offset = trace.query_offset;  // keys before the first query (a cache's)
+    const bool pictures = picture_factor > 0;
+    keep_scores = keep_scores && !pictures;
 
-    allocateHeadMatrices(trace.weights, num_heads, query_len, key_len);
+    trace.query_block = queryBlockRows(picture_factor);
+    if (pictures) {
+        trace.kept_head = std::clamp(kept_head, 0, std::max(0, num_heads - 1));
+        trace.weights.assign(size_t(num_heads), Matrix());
+        trace.weights[size_t(trace.kept_head)].resize(query_len, key_len);
+        adviseHugePages(trace.weights[size_t(trace.kept_head)]);
+        trace.pictures.assign(size_t(num_heads), CellBlocks::sized(query_len, key_len, picture_factor));
+        trace.row_max.assign(size_t(num_heads), RowVector::Zero(query_len));
+        trace.recomputed = std::make_shared<AttentionTrace::RecomputedHead>();
+    } else {
+        allocateHeadMatrices(trace.weights, num_heads, query_len, key_len);
+    }
     if (keep_scores)
         allocateHeadMatrices(trace.scores, num_heads, query_len, key_len);
     trace.concat.resize(query_len, num_heads * head_dim);  // (query_len, d_model)
 
-    // Every block of a head reads all of K_g^T and V_g, row by row (directProduct reads its
-    // right-hand side in place): K_g^T is materialised once per key/value head, and V_g's rows made
-    // contiguous rather than kv_dim floats apart (together a fifth faster at T=2048).
-    Matrix keys_t(num_kv_heads * head_dim, key_len);  // rows [g * head_dim, (g+1) * head_dim) hold K_g^T
-    Matrix values(num_kv_heads * key_len, head_dim);  // rows [g * key_len, (g+1) * key_len) hold V_g
-    const float inv_scale = 1.0f / trace.scale;
-    const int blocks = (query_len + kQueryBlock - 1) / kQueryBlock;
+    // The views' mask of the padded keys, for the pictures (causal rows are made per block).
+    const bool any_padding =
+        std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
+    const bool masked = pictures && (trace.causal || any_padding);
+    MaskMatrix padded;
+    if (masked && any_padding) {
+        padded = MaskMatrix::Constant(1, key_len, false);
+        for (int key = 0; key < key_len && key < int(trace.key_padding.size()); ++key)
+            padded(0, key) = trace.key_padding[size_t(key)];
+    }
+
+    Matrix keys_t;  // (num_kv_heads * head_dim, key_len)
+    Matrix values;  // (num_kv_heads * key_len, head_dim)
+    const int block_rows = trace.query_block;
+    const int blocks = (query_len + block_rows - 1) / block_rows;
     const std::int64_t attention_work = std::int64_t(num_heads) * query_len * key_len * head_dim;
+    sizeKeysValues(trace, -1, keys_t, values);
 
 #pragma omp parallel if (attention_work >= kParallelWork)
     {
-#pragma omp for schedule(static)
-        for (int kv_head = 0; kv_head < num_kv_heads; ++kv_head) {
-            keys_t.middleRows(kv_head * head_dim, head_dim) =
-                trace.k.middleCols(kv_head * head_dim, head_dim).transpose();
-            values.middleRows(kv_head * key_len, key_len) = trace.v.middleCols(kv_head * head_dim, head_dim);
-        }
+        materialiseKeysValues(trace, -1, keys_t, values);
+        // A long input's heads: each thread's block of weights, reused (the kept head's copied out).
+        BlockBuffer scratch(pictures ? block_rows : 0, key_len);  // (block_rows, key_len)
+        MaskMatrix block_mask = masked ? MaskMatrix(block_rows, key_len) : MaskMatrix();
+        BlockRowReducer reducer;
 
 #pragma omp for schedule(dynamic, 1)
         for (int task = 0; task < num_heads * blocks; ++task) {
             const int head = task / blocks;
             const int kv_head = trace.kvHeadOf(head);
-            const int first = (task % blocks) * kQueryBlock;
-            const int rows = std::min(kQueryBlock, query_len - first);
-            const int keys = causal ? std::min(key_len, query_offset + first + rows) : key_len;
+            const int first = (task % blocks) * block_rows;
+            const int rows = std::min(block_rows, query_len - first);
+            const int keys = keysOfBlock(trace, first, rows);
 
-            const auto q_h = trace.qHead(head).middleRows(first, rows);          // (rows, head_dim)
-            const auto k_g_t = keys_t.middleRows(kv_head * head_dim, head_dim);  // (head_dim, key_len)
-            const auto v_g = values.middleRows(kv_head * key_len, key_len);      // (key_len, head_dim)
-            auto w = trace.weights[size_t(head)].middleRows(first, rows);        // (rows, key_len)
+            const auto v_g = values.middleRows(kv_head * key_len, key_len);  // (key_len, head_dim)
+            BlockRef w = pictures ? scratch.rows(first, rows)
+                                  : BlockRef(trace.weights[size_t(head)].middleRows(first, rows));  // (rows, key_len)
 
-            // scores = Q_h K_g^T, into w (and kept in s for the walkthrough)
             if (keep_scores) {
+                // scores = Q_h K_g^T, all keys (the walkthrough shows the masked ones' too), kept in s
                 auto s = trace.scores[size_t(head)].middleRows(first, rows);  // (rows, key_len)
-                rawScores(q_h, k_g_t, s);
+                rawScores(trace.qHead(head).middleRows(first, rows),
+                          keys_t.middleRows(kv_head * head_dim, head_dim), s);
                 w.leftCols(keys) = s.leftCols(keys);
+                maskedSoftmax(w, trace.query_offset + first, trace.causal, trace.key_padding, 1.0f / trace.scale,
+                              trace.sliding_window);
             } else {
-                rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
+                // weights = softmax(mask(Q_h K_g^T) / scale)
+                blockWeights(trace, keys_t, head, first, rows, w);
             }
-            // weights = softmax(mask(scores) / scale)
-            maskedSoftmax(w, query_offset + first, causal, trace.key_padding, inv_scale, trace.sliding_window);
             // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));
+            if (!pictures)
+                continue;
+            if (head == trace.kept_head)
+                trace.weights[size_t(head)].middleRows(first, rows) = w;
+            // The block's rows into the head's picture and its row maxima.
+            CellBlocks& picture = trace.pictures[size_t(head)];
+            if (masked)
+                maskRows(trace, first, rows, padded, block_mask);
+            for (int i = 0; i < rows; ++i)
+                trace.row_max[size_t(head)](first + i) = key_len > 0 ? w.row(i).maxCoeff() : 0.0f;
+            for (int line = 0; line < rows; line += picture_factor) {
+                const int block_row = (first + line) / picture_factor;
+                reducer.reduce(w.row(line).data(), w.outerStride(), masked ? block_mask.row(line).data() : nullptr,
+                               block_mask.outerStride(), std::min(picture_factor, rows - line), key_len,
+                               picture_factor, picture.max.row(block_row).data(), picture.mean.row(block_row).data(),
+                               picture.hidden.row(block_row).data());
+            }
         }
     }
+    if (pictures)
+        for (CellBlocks& picture : trace.pictures)
+            picture.dropEmptyMask();
+}
+
+Matrix recomputeHeadWeights(const AttentionTrace& trace, int head)
+{
+    const int query_len = trace.queryLength();
+    const int key_len = trace.keyLength();
+    Matrix weights(query_len, key_len);  // (query_len, key_len)
+    adviseHugePages(weights);
+    Matrix keys_t;
+    Matrix values;
+    const int block_rows = trace.query_block > 0 ? trace.query_block : kQueryBlock;
+    const int blocks = (query_len + block_rows - 1) / block_rows;
+    const std::int64_t work = std::int64_t(query_len) * key_len * trace.head_dim;
+    sizeKeysValues(trace, trace.kvHeadOf(head), keys_t, values);
+#pragma omp parallel if (work >= kParallelWork)
+    {
+        materialiseKeysValues(trace, trace.kvHeadOf(head), keys_t, values);
+        BlockBuffer scratch(block_rows, key_len);  // laid out as in the pass, then copied
+#pragma omp for schedule(dynamic, 1)
+        for (int block = 0; block < blocks; ++block) {
+            const int first = block * block_rows;
+            const int rows = std::min(block_rows, query_len - first);
+            BlockRef w = scratch.rows(first, rows);
+            blockWeights(trace, keys_t, head, first, rows, w);
+            weights.middleRows(first, rows) = w;
+        }
+    }
+    return weights;
 }
 
 }  // namespace attn

@@ -14,6 +14,14 @@ namespace attn {
 // Query row i is at position trace.query_offset + i among the keys (0 unless earlier keys were
 // cached). With the causal mask the keys after a block's last query are never multiplied: their weights
 // are exactly 0 (their raw scores are still computed when kept, for the walkthrough).
-void attendHeads(AttentionTrace& trace, bool keep_scores);
+//
+// picture_factor > 0 (a long input, AttentionOptions::picture_factor): only kept_head's weights are
+// stored; each block of every head is computed into a buffer of its thread and reduced into
+// trace.pictures (CellBlocks, masked where the views mask) and trace.row_max; no scores are kept.
+void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor = 0, int kept_head = 0);
+
+// Head `head`'s weights (query_len, key_len) from the trace's q and k, in the blocks of the pass
+// that made the trace, by the same code: equal bit for bit to the weights that pass computed.
+Matrix recomputeHeadWeights(const AttentionTrace& trace, int head);
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 
 #include "core/attention/AttentionEngine.h"
+#include "core/attention/CellBlocks.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include "core/ops/HashEmbedder.h"
@@ -78,6 +79,17 @@ AttentionOptions AttentionPipeline::optionsFor(const RunSettings& config, TraceD
     return options;
 }
 
+int AttentionPipeline::pictureFactorFor(int query_len, int key_len, int num_heads, int picture_side,
+                                        std::int64_t long_route_bytes)
+{
+    if (picture_side <= 0)
+        return 0;
+    const int factor = reductionFactor(query_len, key_len, picture_side);
+    const std::int64_t bytes = std::int64_t(sizeof(float)) * std::max(0, num_heads) * std::max(0, query_len) *
+                               std::max(0, key_len);
+    return factor > 1 && bytes > long_route_bytes ? factor : 0;
+}
+
 Result<std::vector<bool>> AttentionPipeline::keyPadding(const RunSettings& config, int key_len)
 {
     std::vector<bool> padding;
@@ -102,7 +114,8 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
 }
 
 Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, AttentionInput input, AttentionInput kv_input,
-                                               const LoadedWeights& loaded, TraceDetail detail)
+                                               const LoadedWeights& loaded, TraceDetail detail, int picture_factor,
+                                               int kept_head)
 {
     const AttentionWeights& weights = loaded.weights;
     const bool cross = !kv_input.tokens.isEmpty();
@@ -114,6 +127,8 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
     if (!padding)
         return Error{padding.error()};
     options.key_padding = std::move(padding).value();
+    options.picture_factor = picture_factor;
+    options.kept_head = kept_head;
 
     QElapsedTimer timer;
     timer.start();

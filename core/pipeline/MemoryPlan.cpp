@@ -42,12 +42,18 @@ MemoryEstimate MemoryPlan::estimate(const MemoryRequest& request)
     const std::int64_t inputs = (request.self_attention ? 2 * queries : 2 * (queries + keys)) * request.input_dim;
     estimate.vectors = kFloat * (inputs + 3 * queries * d_model + queries * request.output_dim + 2 * keys * kv_dim +
                                  request.parameters);
-    estimate.weights = kFloat * (heads + std::max(0, request.extra_matrices)) * cells;
-    estimate.scores = request.detail == TraceDetail::Full ? kFloat * heads * cells : 0;
+    const std::int64_t held_heads = request.kept_heads > 0 ? std::min<std::int64_t>(heads, request.kept_heads) : heads;
+    estimate.weights = kFloat * (held_heads + std::max(0, request.extra_matrices)) * cells;
+    estimate.scores = request.detail == TraceDetail::Full ? kFloat * held_heads * cells : 0;
     const std::int64_t drawn = request.picture_cells > 0 ? std::min(cells, request.picture_cells) : cells;
     // Each picture's drawn cells, and the views' mask of every cell with its copy.
     const std::int64_t masks = request.masked ? 2 * cells : 0;
     estimate.pictures = request.pictures > 0 ? kPictureBytesPerCell * request.pictures * drawn + masks : 0;
+    if (request.picture_factor > 0) {  // the engine's max and mean of every block, and its flag
+        const std::int64_t f = request.picture_factor;
+        const std::int64_t blocks = ((queries + f - 1) / f) * ((keys + f - 1) / f);
+        estimate.pictures += heads * ((2 * kFloat + 1) * blocks + kFloat * queries);
+    }
     estimate.held = std::max<std::int64_t>(0, request.held);
     estimate.json = request.json ? kJsonBytesPerValue * (heads * cells + queries * request.output_dim) : 0;
     return estimate;

@@ -29,15 +29,22 @@ struct MemoryRequest {
     int extra_matrices = 0;          // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
     bool json = false;               // the whole result as JSON text
     std::int64_t held = 0;           // bytes of an earlier result kept until this one replaces it
+    // A long input's route (AttentionPipeline::pictureFactorFor > 0): blocks of picture_factor
+    // cells a side reduce every head as it is computed (two floats and a flag per block, and each
+    // head's row maxima); the weights of only kept_heads heads are held at once (the window counts
+    // 3: the kept one, the one recomputed last, one a view may still hold). 0: every head's.
+    int picture_factor = 0;
+    int kept_heads = 0;
 };
 
 // The request's bytes by what they are for.
 struct MemoryEstimate {
     std::int64_t baseline = 0;  // the program itself (libraries, fonts, the event loop)
     std::int64_t vectors = 0;   // input rows, Q, K, V, head outputs, output, the layer's weights
-    std::int64_t weights = 0;   // attention weights, h * T_q * T_kv floats, and the extra matrices
+    std::int64_t weights = 0;   // attention weights, h (or kept_heads) * T_q * T_kv floats, and the extra matrices
     std::int64_t scores = 0;    // raw scores for the walkthrough (TraceDetail::Full), as many again
-    std::int64_t pictures = 0;  // the heatmaps' own copies: values, mask, colour-map data and image
+    std::int64_t pictures = 0;  // the heatmaps' own copies: values, mask, colour-map data and image;
+                                // a long input's reduced heads
     std::int64_t json = 0;      // the JSON text
     std::int64_t held = 0;      // the earlier result still shown
 

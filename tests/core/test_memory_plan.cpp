@@ -1,4 +1,5 @@
 // The memory planner: what a request takes, the budget, and what it says would fit.
+#include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/MemoryPlan.h"
 
 #include <QtTest>
@@ -148,6 +149,46 @@ private slots:
         QVERIFY(MemoryPlan::check(request, 2 * kGiB).ok());
         request.picture_cells = 0;  // every cell drawn: 13 GB of pictures
         QVERIFY(!MemoryPlan::check(request, 2 * kGiB).ok());
+    }
+
+    void aLongInputKeepsTwoHeadsAndEveryHeadsPicture()
+    {
+        // The window at T = 8,192, d_model 768, 12 heads: the grid's 12 pictures and the head
+        // view's, each reduced to 1,024 x 1,024 (blocks of 8 x 8).
+        QCOMPARE(AttentionPipeline::pictureFactorFor(8192, 8192, 12, 1024), 8);
+        MemoryRequest request = bertSized(8192);
+        request.pictures = 13;
+        request.picture_cells = 1024 * 1024;
+        const MemoryEstimate every_head = MemoryPlan::estimate(request);
+        request.picture_factor = 8;
+        request.kept_heads = 2;  // the kept head and the one recomputed last
+        const MemoryEstimate long_route = MemoryPlan::estimate(request);
+        const std::int64_t cells = std::int64_t(8192) * 8192;
+        QCOMPARE(every_head.weights, 4 * 12 * cells);
+        QCOMPARE(long_route.weights, 4 * 2 * cells);
+        // The engine's max, mean and flag of every block of every head, and each head's row maxima.
+        QCOMPARE(long_route.pictures - every_head.pictures, std::int64_t(12) * (9 * 1024 * 1024 + 4 * 8192));
+        QCOMPARE(long_route.vectors, every_head.vectors);
+        QVERIFY(every_head.total() > 3 * kGiB);
+        QVERIFY(long_route.total() < 2 * kGiB);  // the goal for the window's resident memory
+        QVERIFY(MemoryPlan::check(request, 2 * kGiB).ok());
+        // One head never keeps more than itself.
+        request.num_heads = 1;
+        request.d_model = 64;
+        request.pictures = 2;
+        QCOMPARE(MemoryPlan::estimate(request).weights, 4 * cells);
+    }
+
+    void theLongRouteIsForInputsWhoseHeadsDoNotFit()
+    {
+        // Up to a picture's side nothing is reduced: every head kept, as always.
+        QCOMPARE(AttentionPipeline::pictureFactorFor(1024, 1024, 64, 1024), 0);
+        QCOMPARE(AttentionPipeline::pictureFactorFor(100, 30000, 1, 1024), 0);  // reduced, but 12 MB: kept
+        // Reduced, but every head's weights are small enough to keep (12 x 2,048^2: 192 MB).
+        QCOMPARE(AttentionPipeline::pictureFactorFor(2048, 2048, 12, 1024), 0);
+        QCOMPARE(AttentionPipeline::pictureFactorFor(4096, 4096, 12, 1024), 4);       // 768 MB
+        QCOMPARE(AttentionPipeline::pictureFactorFor(20000, 20000, 1, 1024), 20);     // 1.5 GB
+        QCOMPARE(AttentionPipeline::pictureFactorFor(8192, 8192, 12, 0), 0);          // nothing drawn
     }
 
     void sizes_data()

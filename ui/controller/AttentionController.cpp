@@ -16,6 +16,7 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -34,6 +35,8 @@ struct AttentionController::Job {
     std::int64_t memory_budget = 0;
     std::int64_t picture_cells = 0;  // what one heatmap holds at most (MemoryRequest::picture_cells)
     std::int64_t held_bytes = 0;     // the result on screen, kept until this one replaces it
+    int kept_head = 0;               // a long input's head whose weights are kept (pictureFactorFor)
+    std::int64_t long_route_bytes = 0;
 };
 
 struct AttentionController::Outcome {
@@ -253,9 +256,14 @@ void AttentionController::request()
     job.picture_cells = m_picture_cells;
     if (m_result) {
         const AttentionTrace& shown = m_result->trace;
-        job.held_bytes = std::int64_t(sizeof(float)) * shown.num_heads * shown.queryLength() * shown.keyLength() *
+        const int held_heads = shown.keepsEveryHead() ? shown.num_heads : 2;  // a long input's: kept + recomputed
+        job.held_bytes = std::int64_t(sizeof(float)) * held_heads * shown.queryLength() * shown.keyLength() *
                          (shown.hasScores() ? 2 : 1);
+        for (const CellBlocks& picture : shown.pictures)
+            job.held_bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
     }
+    job.kept_head = m_kept_head;
+    job.long_route_bytes = m_long_route_bytes;
     if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
         job.weights = m_weights;
     } else {
@@ -328,6 +336,17 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     need.picture_cells = job.picture_cells;
     need.held = job.held_bytes;
     need.masked = effective.causal || !effective.padded_keys.isEmpty();
+    // A long input: every head reduced to its picture as it is computed, one head's weights kept.
+    const int picture_side = int(std::lround(std::sqrt(double(job.picture_cells))));
+    const int picture_factor =
+        AttentionPipeline::pictureFactorFor(int(seq_len), int(key_len), effective.num_heads, picture_side,
+                                            job.long_route_bytes);
+    const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
+    if (picture_factor > 0) {
+        need.picture_factor = picture_factor;
+        // The kept one, the one recomputed last, and one that a view's worker may still hold then.
+        need.kept_heads = 3;
+    }
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
@@ -340,7 +359,8 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     // Padded positions the keys do not reach are kept in the config (they come back when the
     // sentence grows again) but only the keys that exist are padded.
     effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
-    auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail);
+    auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail,
+                                         picture_factor, kept_head);
     if (!result) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = result.error();

@@ -126,7 +126,15 @@ public:
     std::int64_t memoryBudget() const { return m_memory_budget > 0 ? m_memory_budget : defaultMemoryBudget(); }
     static std::int64_t defaultMemoryBudget();
     // The most cells one heatmap of the window holds (its reduced size; 0: every cell).
+    // Above it, with every head's weights too large to keep (AttentionPipeline::pictureFactorFor),
+    // the engine reduces every head to its picture as it computes it and keeps one head's weights:
+    // the kept head (default 0; the head view's, which the window sets), the others recomputed when
+    // a view asks for them.
     void setPictureCellLimit(std::int64_t cells) { m_picture_cells = std::max<std::int64_t>(0, cells); }
+    void setKeptHead(int head) { m_kept_head = std::max(0, head); }
+    // Every head's weights above which a long input takes that route (tests make it small).
+    void setLongRouteBytes(std::int64_t bytes) { m_long_route_bytes = std::max<std::int64_t>(0, bytes); }
+    int keptHead() const { return m_kept_head; }
     // Blocks until no computation (result, weight file, side B) is pending and its outcome has
     // been delivered (tests, export, the command line's screenshot).
     void waitForIdle();
@@ -206,6 +214,8 @@ private:
     int m_worker_threads = 1;
     std::int64_t m_memory_budget = 0;
     std::int64_t m_picture_cells = 0;
+    int m_kept_head = 0;
+    std::int64_t m_long_route_bytes = std::int64_t(512) << 20;  // AttentionPipeline::kLongRouteBytes
 
     // Side B of the compare view.
     std::shared_ptr<std::atomic<quint64>> m_variant_latest = std::make_shared<std::atomic<quint64>>(0);

@@ -36,7 +36,8 @@ QByteArray DataExporter::toCsv(const AttentionResult& result)
     const TokenList& tokens = result.input.tokens;     // the queries
     const TokenList& key_tokens = result.keyTokens();  // the keys: the same tokens, or a second input
     for (int head = 0; head < trace.num_heads; ++head) {
-        const Matrix& weights = trace.weights[head];  // (query_len, key_len)
+        const std::shared_ptr<const Matrix> head_weights = trace.headWeights(head);
+        const Matrix& weights = *head_weights;  // (query_len, key_len)
         for (int query = 0; query < weights.rows(); ++query)
             for (int key = 0; key < weights.cols(); ++key)
                 text += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
@@ -109,6 +110,13 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
     if (trace_head >= result.numHeads())
         return Error{
             QStringLiteral("%1: head %2 is out of range (%3 heads)").arg(path).arg(trace_head).arg(result.numHeads())};
+    if (!result.trace.keepsEveryHead())
+        return Error{QStringLiteral("%1: at %2 tokens the window keeps the weights of one head of %3 and recomputes "
+                                    "the others when shown; exporting every head's weights is not supported at "
+                                    "this length (export a picture, or use the command line)")
+                         .arg(path)
+                         .arg(result.seqLen())
+                         .arg(result.numHeads())};
     const QString suffix = QFileInfo(path).suffix().toLower();
     QList<QPair<QString, QByteArray>> files;
     if (suffix == u"csv")

@@ -63,19 +63,34 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     }
     double high = 0.0;
     double high_without = 0.0;
-    for (const Matrix& weights : trace.weights) {  // (queries, keys); masked weights are exactly 0
-        high = std::max(high, double(weights.maxCoeff()));
-        if (data.one_key_row_count == 0)
-            continue;
-        for (int query = 0; query < queries; ++query)
-            if (!one_key[size_t(query)])
-                high_without = std::max(high_without, double(weights.row(query).maxCoeff()));
+    // A long input's heads (all but one not kept) by the largest weight of each row, which the
+    // engine noted while it computed them.
+    const bool by_rows = !trace.keepsEveryHead() && int(trace.row_max.size()) == trace.num_heads;
+    for (int head = 0; head < trace.num_heads; ++head) {
+        std::shared_ptr<const Matrix> weights;  // (queries, keys); masked weights are exactly 0
+        if (!by_rows)
+            weights = AttentionDisplay::headWeights(result, head);
+        const auto row_max = [&](int query) {
+            return by_rows ? double(trace.row_max[size_t(head)](query)) : double(weights->row(query).maxCoeff());
+        };
+        if (!by_rows && weights->size() > 0)
+            high = std::max(high, double(weights->maxCoeff()));
+        for (int query = 0; query < queries && keys > 0; ++query) {
+            if (by_rows)
+                high = std::max(high, row_max(query));
+            if (data.one_key_row_count > 0 && !one_key[size_t(query)])
+                high_without = std::max(high_without, row_max(query));
+        }
     }
     data.high = high > 0.0 ? high : 1.0;
     data.high_without_one_key_rows = data.one_key_row_count == 0 ? data.high : high_without;
     if (!(data.high_without_one_key_rows > 0.0))  // every row sees one key (a single token)
         data.high_without_one_key_rows = data.high;
-    if (scale == ColorScale::Percentile) {
+    if (scale == ColorScale::Percentile && !trace.keepsEveryHead()) {
+        // Every weight of every head at once (4 bytes each): what a long input's route avoids.
+        data.percentile_top = data.high;
+        data.percentile_left_out = true;
+    } else if (scale == ColorScale::Percentile) {
         const double top = AttentionDisplay::percentile(trace.weights, data.mask, ColorScales::kPercentile);
         data.percentile_top = top > 0.0 ? top : data.high;
     }
@@ -115,8 +130,10 @@ HeatmapData::Range HeatmapData::range(ColorScale scale) const
             break;
         case ColorScale::Percentile:
             range.high = percentile_top;
-            range.note = QCoreApplication::translate("HeatmapData", "clipped at the %1th percentile")
-                             .arg(ColorScales::kPercentile);
+            range.note = percentile_left_out
+                             ? QCoreApplication::translate("HeatmapData", "no percentile at this length: 0 .. largest")
+                             : QCoreApplication::translate("HeatmapData", "clipped at the %1th percentile")
+                                   .arg(ColorScales::kPercentile);
             break;
     }
     if (!hidden_keys.isEmpty()) {

@@ -25,6 +25,9 @@ struct HeatmapData {
     // ColorScale::Percentile: the ColorScales::kPercentile-th percentile of the unmasked weights
     // of every head (computed only when fromResult is asked for that scale).
     double percentile_top = 1.0;
+    // A long input whose heads are not all kept: no percentile (it would need every weight of
+    // every head at once); the scale is 0 .. the largest weight, and its note says so.
+    bool percentile_left_out = false;
 
     static HeatmapData fromResult(const AttentionResult& result, ColorScale scale = ColorScale::WithoutOneKeyRows);
 

@@ -45,6 +45,10 @@ public:
     // reduced on a worker thread: the plot keeps its last picture until matrixShown.
     void setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
                    const MaskMatrix& mask = {}, std::shared_ptr<const void> keep_alive = {});
+    // A matrix already reduced elsewhere (a long input's head, reduced by the engine as it was
+    // computed: reduceCells' blocks), of full_rows x full_columns cells, shown as setMatrix would.
+    void setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
+                          const QStringList& column_labels);
     // Drawn cells per side above which a matrix is reduced: about the pixels of a large plot.
     static constexpr int kReducedSide = 1024;
     // What a drawn cell of a reduced matrix shows (default the largest cell under it); applies

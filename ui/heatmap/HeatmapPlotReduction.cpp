@@ -63,6 +63,13 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     });
 }
 
+void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns,
+                                   const QStringList& row_labels, const QStringList& column_labels)
+{
+    ++m_matrix_generation;  // a reduction still running for an earlier matrix is dropped
+    showDrawn(std::move(drawn), full_rows, full_columns, row_labels, column_labels);
+}
+
 void HeatmapPlot::showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
                             const QStringList& column_labels)
 {

@@ -3,8 +3,6 @@
 #include "core/analysis/AttentionDisplay.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <limits>
 #include <vector>
 
 namespace attn {
@@ -23,12 +21,6 @@ std::optional<CellReduction> cellReductionFromKey(const QString& key)
     return std::nullopt;
 }
 
-int reductionFactor(int rows, int columns, int max_side)
-{
-    const int side = std::max({1, rows, columns});
-    return std::max(1, (side + max_side - 1) / std::max(1, max_side));
-}
-
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how, double top_mass)
 {
     const bool dimming = top_mass < 1.0;
@@ -44,22 +36,17 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
     const int drawn_columns = (columns + f - 1) / f;
     reduced.values = Matrix::Zero(drawn_rows, drawn_columns);
     MaskMatrix hidden = MaskMatrix::Constant(drawn_rows, drawn_columns, false);
-    std::vector<double> sums(static_cast<size_t>(drawn_columns));  // one block row at a time
-    std::vector<float> maxima(static_cast<size_t>(drawn_columns));
-    std::vector<std::int64_t> counts(static_cast<size_t>(drawn_columns));  // visible cells per block
     MaskMatrix dimmed = dimming ? MaskMatrix::Constant(drawn_rows, drawn_columns, false) : MaskMatrix();
     if (dimming)
         kept_any.resize(size_t(drawn_columns));
+    BlockRowReducer reducer;  // the engine's reduction of a long input's heads (CellBlocks), cell for cell
     for (int block_row = 0; block_row < drawn_rows; ++block_row) {
-        std::fill(sums.begin(), sums.end(), 0.0);
-        std::fill(maxima.begin(), maxima.end(), -std::numeric_limits<float>::infinity());
-        std::fill(counts.begin(), counts.end(), 0);
-        std::fill(kept_any.begin(), kept_any.end(), 0);
-        const int row_end = std::min(rows, (block_row + 1) * f);
-        for (int row = block_row * f; row < row_end; ++row) {
-            const float* line = values.row(row).data();  // row-major: one row is contiguous
-            const bool* hides = masked_any ? mask.row(row).data() : nullptr;
-            if (dimming) {
+        const int first = block_row * f;
+        const int lines = std::min(rows, first + f) - first;
+        if (dimming) {
+            std::fill(kept_any.begin(), kept_any.end(), 0);
+            for (int row = first; row < first + lines; ++row) {
+                const float* line = values.row(row).data();  // row-major: one row is contiguous
                 const AttentionDisplay::TopMassCut cut = AttentionDisplay::topMassCut(line, columns, top_mass, scratch);
                 for (int block = 0; block < drawn_columns; ++block) {
                     if (kept_any[size_t(block)])
@@ -72,35 +59,13 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
                         }
                 }
             }
-            for (int block = 0; block < drawn_columns; ++block) {
-                const int begin = block * f;
-                const int end = std::min(columns, begin + f);
-                double sum = 0.0;
-                float largest = maxima[size_t(block)];
-                int visible = 0;
-                for (int column = begin; column < end; ++column) {
-                    if (hides && hides[column])
-                        continue;
-                    sum += line[column];
-                    largest = std::max(largest, line[column]);
-                    ++visible;
-                }
-                sums[size_t(block)] += sum;
-                maxima[size_t(block)] = largest;
-                counts[size_t(block)] += visible;
-            }
+            for (int block = 0; block < drawn_columns; ++block)
+                dimmed(block_row, block) = !kept_any[size_t(block)];
         }
-        for (int block = 0; block < drawn_columns; ++block) {
-            if (dimming && !kept_any[size_t(block)])
-                dimmed(block_row, block) = true;
-            if (counts[size_t(block)] == 0) {
-                hidden(block_row, block) = true;
-                continue;
-            }
-            reduced.values(block_row, block) = how == CellReduction::Max
-                                                   ? maxima[size_t(block)]
-                                                   : float(sums[size_t(block)] / double(counts[size_t(block)]));
-        }
+        float* out = reduced.values.row(block_row).data();
+        reducer.reduce(values.row(first).data(), values.outerStride(), masked_any ? mask.row(first).data() : nullptr,
+                       mask.outerStride(), lines, columns, f, how == CellReduction::Max ? out : nullptr,
+                       how == CellReduction::Mean ? out : nullptr, hidden.row(block_row).data());
     }
     if (hidden.any())
         reduced.mask = std::move(hidden);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/attention/CellBlocks.h"
 #include "core/base/MaskMatrix.h"
 #include "core/base/Tensor.h"
 
@@ -24,12 +25,10 @@ struct ReducedMatrix {
     MaskMatrix dimmed;  // the same shape: true where no cell of the block is among its row's top mass; empty = none
 };
 
-// The smallest whole factor that brings both sides to at most `max_side` drawn cells (1: none).
-int reductionFactor(int rows, int columns, int max_side);
-
 // Each block of factor x factor cells of `values` (rows, columns) as one cell: the largest of
 // its visible cells, or their mean; masked cells count for nothing, and a block with no visible
-// cell is masked. Read straight from the floats: nothing of the matrix's size is allocated.
+// cell is masked. Read straight from the floats: nothing of the matrix's size is allocated. The
+// blocks are CellBlocks' (BlockRowReducer), as the engine reduces a long input's heads.
 // `mask` is (rows, columns) or empty (nothing masked). With top_mass < 1 a block is dimmed when
 // none of its cells is among the strongest keys of its row that reach that share of the row's
 // weight (AttentionDisplay::topMass, found per row without a mask of the matrix's size).

@@ -211,6 +211,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
     connect(m_panel, &SettingsPanel::memoryBudgetEdited, this, &MainWindow::setMemoryBudget);
     m_controller->setPictureCellLimit(std::int64_t(HeatmapPlot::kReducedSide) * HeatmapPlot::kReducedSide);
+    // A long input keeps the weights of the head shown large (from its next computation).
+    connect(m_head_view, &HeadView::headChanged, m_controller, &AttentionController::setKeptHead);
     connect(m_head_view, &HeadView::cellHovered, this, &MainWindow::highlightTokens);
     connect(m_grid, &HeadsGrid::cellHovered, this, [this](int head, int query, int key, double value) {
         highlightTokens(query, key);

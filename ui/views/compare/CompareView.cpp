@@ -1,5 +1,6 @@
 #include "ui/views/compare/CompareView.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/CompareModel.h"
 #include "core/analysis/HeadMetrics.h"
 #include "core/pipeline/AttentionResult.h"
@@ -158,8 +159,18 @@ void CompareView::setResult(std::shared_ptr<const AttentionResult> result)
         return;
     if (first || was_model != isModelLayer(*m_result))
         syncVariantControls();
-    m_table->setMetrics(computeHeadMetrics(m_result->trace.weights));
-    m_similarity->setHeads(m_result->trace.weights);
+    if (m_result->trace.keepsEveryHead()) {
+        m_table->setMetrics(computeHeadMetrics(m_result->trace.weights));
+        m_similarity->setHeads(m_result->trace.weights);
+    } else {
+        // A long input keeps one head's weights: the others are recomputed one at a time for their
+        // metrics. The similarity of every pair of heads would need them all at once: left empty.
+        std::vector<HeadMetric> metrics;
+        for (int head = 0; head < m_result->numHeads(); ++head)
+            metrics.push_back(computeHeadMetrics(*AttentionDisplay::headWeights(*m_result, head)));
+        m_table->setMetrics(metrics);
+        m_similarity->setHeads({});
+    }
     if (usesOtherSettings())
         requestVariant();  // refreshes when B is there
     else

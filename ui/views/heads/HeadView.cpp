@@ -6,9 +6,13 @@
 #include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMetaObject>
+#include <QPointer>
 #include <QSpinBox>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -160,8 +164,40 @@ void HeadView::refresh()
     m_head_box->setValue(m_head);
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
-    const Matrix& weights = m_result->trace.weights[m_head];  // (query_len, key_len)
-    m_plot->setMatrix(weights, data.labels, data.key_labels, data.mask, m_result);
+    const AttentionTrace& shown = m_result->trace;
+    const quint64 generation = ++*m_recompute_latest;  // a head still recomputed for an earlier call is dropped
+    const int factor = reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+    if (!shown.keepsEveryHead() && m_head != shown.kept_head && factor > 1 && m_plot->isVisible() &&
+        !m_plot->testAttribute(Qt::WA_DontShowOnScreen)) {
+        // A long input's head that was not kept: recomputed and reduced on a worker (the plot keeps
+        // its last picture meanwhile), as the plot would reduce it.
+        QPointer<HeatmapPlot> plot(m_plot);
+        QThreadPool::globalInstance()->start([result = m_result, head = m_head, latest = m_recompute_latest,
+                                              generation, factor, plot, how = m_plot->reduction(),
+                                              top_mass = m_plot->topMass(),
+                                              mask = data.any_masked ? data.mask : MaskMatrix(),
+                                              labels = data.labels, keys = data.key_labels] {
+            if (latest->load() != generation)
+                return;
+            auto reduced = std::make_shared<ReducedMatrix>(
+                reduceCells(*AttentionDisplay::headWeights(*result, head), mask, factor, how, top_mass));
+            const int rows = result->seqLen();
+            const int columns = result->keyLen();
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [plot, latest, generation, reduced, rows, columns, labels, keys] {
+                    if (plot && latest->load() == generation)
+                        plot->setReducedMatrix(std::move(*reduced), rows, columns, labels, keys);
+                },
+                Qt::QueuedConnection);
+        });
+    } else {
+        // (query_len, key_len): a long input's head that was not kept is recomputed here (offscreen)
+        const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, m_head);
+        const auto keep_alive = std::make_shared<
+            std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result, weights);
+        m_plot->setMatrix(*weights, data.labels, data.key_labels, data.mask, keep_alive);
+    }
     const HeatmapData::Range range = data.range(m_scale);
     m_plot->setColorMapping(range.mapping);
     m_plot->setValueRange(range.low, range.high);

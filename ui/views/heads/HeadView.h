@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -71,6 +72,8 @@ private:
     int m_head = 0;
     int m_selected_query = -1;
     int m_selected_key = -1;
+    // A long input's head that is not kept: recomputed and reduced on a worker; the newest wins.
+    std::shared_ptr<std::atomic<quint64>> m_recompute_latest = std::make_shared<std::atomic<quint64>>(0);
 };
 
 }  // namespace attn

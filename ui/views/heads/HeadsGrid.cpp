@@ -8,8 +8,12 @@
 #include "ui/heatmap/ReductionNote.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QMetaObject>
 #include <QPainter>
+#include <QPointer>
 #include <QResizeEvent>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <cmath>
@@ -77,25 +81,112 @@ void HeadsGrid::updatePlots()
         return;
     m_data = HeatmapData::fromResult(*m_result, m_scale);
     m_pending_replots = plots;
+    const AttentionTrace& trace = m_result->trace;
+    // A long input's heads, reduced by the engine as it computed them: the blocks a plot would
+    // reduce the weights to (the same code). Dimmed blocks and hidden keys need the weights: the
+    // heads are then recomputed one at a time and reduced here.
+    const bool engine_pictures =
+        trace.hasPictures() && m_top_mass >= 1.0 &&
+        trace.pictures.front().factor ==
+            attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+    ++*m_reduce_latest;  // a worker still reducing the heads of an earlier call stops
+    const int factor = attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+    const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && factor > 1 && isVisible() &&
+                           !testAttribute(Qt::WA_DontShowOnScreen);
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
-        plot->setMatrix(m_result->trace.weights[head], m_data.labels, m_data.key_labels, m_data.mask, m_result);
+        if (on_worker) {
+            // reduceHeadsOnWorker below; meanwhile the plot shows its last picture
+        } else if (engine_pictures) {
+            const CellBlocks& picture = trace.pictures[size_t(head)];
+            plot->setReducedMatrix({m_reduction == CellReduction::Max ? picture.max : picture.mean, picture.hidden,
+                                    picture.factor, MaskMatrix()},
+                                   m_result->seqLen(), m_result->keyLen(), m_data.labels, m_data.key_labels);
+        } else if (trace.keepsEveryHead()) {
+            plot->setMatrix(trace.weights[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
+        } else {  // reduced here, before the next head is recomputed
+            plot->setMatrix(*AttentionDisplay::headWeights(*m_result, head), m_data.labels, m_data.key_labels,
+                            m_data.mask);
+        }
         plot->setTitle(tr("head %1").arg(head));
         plot->setHighlighted(head == m_current);
     }
     if (HeatmapPlot* plot = aggregatePlot()) {
         const bool mean = m_aggregate == Aggregate::Mean;
-        plot->setMatrix(AttentionDisplay::fuseHeads(m_result->trace.weights, mean ? AttentionDisplay::Fusion::Mean
-                                                                                  : AttentionDisplay::Fusion::Max),
-                        m_data.labels, m_data.key_labels, m_data.mask);
+        const AttentionDisplay::Fusion fusion = mean ? AttentionDisplay::Fusion::Mean : AttentionDisplay::Fusion::Max;
+        if (trace.keepsEveryHead()) {
+            plot->setMatrix(AttentionDisplay::fuseHeads(trace.weights, fusion), m_data.labels, m_data.key_labels,
+                            m_data.mask);
+        } else if (on_worker) {
+            // reduceHeadsOnWorker
+        } else {  // one head at a time (fuseHeads' order of operations)
+            Matrix fused = *AttentionDisplay::headWeights(*m_result, 0);  // (query_len, key_len)
+            for (int head = 1; head < heads; ++head) {
+                const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, head);
+                if (mean)
+                    fused += *weights;
+                else
+                    fused = fused.cwiseMax(*weights);
+            }
+            if (mean)
+                fused /= float(heads);
+            plot->setMatrix(fused, m_data.labels, m_data.key_labels, m_data.mask);
+        }
         plot->setTitle(mean ? tr("mean of heads") : tr("max of heads"));
         plot->setToolTip(mean ? tr("The mean of every head's weights") : tr("The largest weight of any head"));
         plot->setHighlighted(false);
     }
+    if (on_worker)
+        reduceHeadsOnWorker(factor);
     m_color_bar->setMaskLegendVisible(m_data.any_masked);
     applyColorScale();
     relayout();
     update();
+}
+
+void HeadsGrid::reduceHeadsOnWorker(int factor)
+{
+    const quint64 generation = m_reduce_latest->load();
+    QPointer<HeadsGrid> self(this);
+    const int heads = m_result->numHeads();
+    const int rows = m_result->seqLen();
+    const int columns = m_result->keyLen();
+    const bool any_masked = m_data.any_masked;
+    // On the GUI thread, as the plot's own reduction would take its matrix: head, matrix reduced.
+    const auto show = [self, generation, rows, columns, labels = m_data.labels,
+                       keys = m_data.key_labels](int plot, std::shared_ptr<ReducedMatrix> reduced) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, generation, rows, columns, labels, keys, plot, reduced] {
+                if (self && self->m_reduce_latest->load() == generation && plot < self->m_plots.size())
+                    self->m_plots[plot]->setReducedMatrix(std::move(*reduced), rows, columns, labels, keys);
+            },
+            Qt::QueuedConnection);
+    };
+    QThreadPool::globalInstance()->start([result = m_result, latest = m_reduce_latest, generation, heads, factor,
+                                          mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
+                                          top_mass = m_top_mass, aggregate = m_aggregate, show] {
+        Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations
+        for (int head = 0; head < heads; ++head) {
+            if (latest->load() != generation)
+                return;  // a newer result or setting
+            std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
+            show(head, std::make_shared<ReducedMatrix>(reduceCells(*weights, mask, factor, how, top_mass)));
+            if (aggregate == Aggregate::None)
+                continue;
+            if (head == 0)
+                fused = *weights;
+            else if (aggregate == Aggregate::Mean)
+                fused += *weights;
+            else
+                fused = fused.cwiseMax(*weights);
+        }
+        if (aggregate == Aggregate::None || latest->load() != generation)
+            return;
+        if (aggregate == Aggregate::Mean)
+            fused /= float(heads);
+        show(heads, std::make_shared<ReducedMatrix>(reduceCells(fused, mask, factor, how, top_mass)));
+    });
 }
 
 HeatmapPlot* HeadsGrid::aggregatePlot() const

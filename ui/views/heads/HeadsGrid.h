@@ -9,6 +9,7 @@
 #include <QList>
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -85,6 +86,10 @@ private:
     CellReduction m_reduction = CellReduction::Max;
     Aggregate m_aggregate = Aggregate::None;
     void updatePlots();
+    // A long input's heads that are not in its pictures (dimmed, hidden keys, the aggregate):
+    // recomputed one at a time on a worker and reduced there; the newest request wins.
+    void reduceHeadsOnWorker(int factor);
+    std::shared_ptr<std::atomic<quint64>> m_reduce_latest = std::make_shared<std::atomic<quint64>>(0);
     HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
     int m_current = -1;
