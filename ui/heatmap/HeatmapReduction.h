@@ -24,6 +24,15 @@ struct ReducedMatrix {
     MaskMatrix dimmed;  // the same shape: true where no cell of the block is among its row's top mass; empty = none
 };
 
+// A rectangle of a matrix's cells: what part of it a picture reduces (e.g. a zoomed view).
+struct CellWindow {
+    int first_row = 0;
+    int first_column = 0;
+    int rows = 0;
+    int columns = 0;
+    bool operator==(const CellWindow&) const = default;
+};
+
 // The smallest whole factor that brings both sides to at most `max_side` drawn cells (1: none).
 int reductionFactor(int rows, int columns, int max_side);
 
@@ -35,5 +44,9 @@ int reductionFactor(int rows, int columns, int max_side);
 // weight (AttentionDisplay::topMass, found per row without a mask of the matrix's size).
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how,
                           double top_mass = 1.0);
+// The same for `window` of `values` only (clamped to the matrix): blocks start at its first row
+// and column, and the top mass is still that of whole rows.
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                          CellReduction how, double top_mass = 1.0);
 
 }  // namespace attn
