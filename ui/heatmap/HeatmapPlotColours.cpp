@@ -72,8 +72,8 @@ void HeatmapPlot::setTopMass(double fraction)
     if (fraction == m_top_mass)
         return;
     m_top_mass = fraction;
-    if (m_factor > 1)
-        return;  // reduced: dimmed by block with the next setMatrix
+    if (m_factor > 1 || m_drawn != CellWindow{0, 0, m_full_rows, m_full_columns})
+        return;  // reduced (or a window of a reduced matrix): dimmed by block with the next setMatrix
     setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array()) : MaskMatrix());
 }
 
