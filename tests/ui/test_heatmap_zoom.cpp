@@ -5,10 +5,10 @@
 // pool and deliver its results, never for a time.
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/controller/AttentionController.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
@@ -128,9 +128,11 @@ bool labelsAreTheTokens(HeatmapPlot* plot, const AttentionResult& result, QStrin
         for (int i = 0; i < labels.size(); ++i) {
             const auto& [at, text] = labels[i];
             const QString token = rows ? result.input.tokens[at].text : result.keyTokens()[at].text;
-            const bool inside = rows ? at >= cells.top() && at <= cells.bottom() : at >= cells.left() && at <= cells.right();
+            const bool inside =
+                rows ? at >= cells.top() && at <= cells.bottom() : at >= cells.left() && at <= cells.right();
             if (text != token || !inside || (i > 0 && at - labels[i - 1].first != step)) {
-                *error = QStringLiteral("label '%1' at %2 (token '%3', step %4)").arg(text).arg(at).arg(token).arg(step);
+                *error =
+                    QStringLiteral("label '%1' at %2 (token '%3', step %4)").arg(text).arg(at).arg(token).arg(step);
                 return false;
             }
         }
@@ -141,7 +143,8 @@ bool labelsAreTheTokens(HeatmapPlot* plot, const AttentionResult& result, QStrin
             return false;
         }
         if (labels.size() < cells.height() / step - 1 && rows) {
-            *error = QStringLiteral("%1 row labels for %2 rows, step %3").arg(labels.size()).arg(cells.height()).arg(step);
+            *error =
+                QStringLiteral("%1 row labels for %2 rows, step %3").arg(labels.size()).arg(cells.height()).arg(step);
             return false;
         }
     }
@@ -249,11 +252,22 @@ private slots:
         QCOMPARE(clicks.count(), 0);  // a drag is not a click
         const QRect after = plot()->visibleCells();
         QVERIFY2(std::abs(after.left() - (before.left() - 10)) <= 1 && std::abs(after.top() - (before.top() - 10)) <= 1,
-                 qPrintable(QStringLiteral("%1,%2 -> %3,%4").arg(before.left()).arg(before.top()).arg(after.left()).arg(
-                     after.top())));
+                 qPrintable(QStringLiteral("%1,%2 -> %3,%4")
+                                .arg(before.left())
+                                .arg(before.top())
+                                .arg(after.left())
+                                .arg(after.top())));
         QString error;
         QVERIFY2(drawsTheWeights(plot(), weights(), m_data.mask, &error), qPrintable(error));
         QVERIFY2(labelsAreTheTokens(plot(), *m_result, &error), qPrintable(error));
+        // The arrow keys pan too, once the plot has been clicked.
+        const QRectF window = plot()->viewWindow();
+        QTest::keyClick(canvas(plot()), Qt::Key_Right, Qt::ShiftModifier);
+        QTest::keyClick(canvas(plot()), Qt::Key_Down);
+        QCOMPARE(plot()->viewWindow().left(), window.left() + 1);
+        QCOMPARE(plot()->viewWindow().top(), window.top() + std::round(window.height() / 8));
+        settle(plot());
+        QVERIFY2(drawsTheWeights(plot(), weights(), m_data.mask, &error), qPrintable(error));
         // Panning stops at the matrix's edge.
         plot()->panBy(-5000, 0);
         settle(plot());
@@ -339,11 +353,12 @@ private slots:
                 for (const QImage* image : {&screen, &picture}) {
                     const double scale = image->devicePixelRatio();
                     // The centre and points a third of a cell from it: one colour, the cell's.
-                    for (const QPointF offset : {QPointF(0, 0), QPointF(-cell / 3, -cell / 3), QPointF(cell / 3, cell / 3)}) {
+                    for (const QPointF offset :
+                         {QPointF(0, 0), QPointF(-cell / 3, -cell / 3), QPointF(cell / 3, cell / 3)}) {
                         const QColor seen = image->pixelColor(((centre + offset) * scale).toPoint());
-                        const int difference = std::max({std::abs(seen.red() - expected.red()),
-                                                          std::abs(seen.green() - expected.green()),
-                                                          std::abs(seen.blue() - expected.blue())});
+                        const int difference =
+                            std::max({std::abs(seen.red() - expected.red()), std::abs(seen.green() - expected.green()),
+                                      std::abs(seen.blue() - expected.blue())});
                         QVERIFY2(difference <= 6, qPrintable(QStringLiteral("cell (%1, %2): %3 drawn, %4 expected")
                                                                  .arg(row)
                                                                  .arg(column)
@@ -379,7 +394,8 @@ private slots:
         QCOMPARE(small.drawnWindow(), (CellWindow{0, 0, 40, 40}));
         QCOMPARE(small.plottedKeySize(), 40);
         const auto shown = small.shownColumnLabels();
-        QVERIFY2(shown.size() >= 5, qPrintable(QStringLiteral("%1 labels; x %2").arg(shown.size()).arg(small.visibleCells().x())));
+        QVERIFY2(shown.size() >= 5,
+                 qPrintable(QStringLiteral("%1 labels; x %2").arg(shown.size()).arg(small.visibleCells().x())));
         for (const auto& [column, text] : shown) {
             QVERIFY(column >= 15 && column < 25);
             QCOMPARE(text, labels[column]);

@@ -7,10 +7,11 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QKeyEvent>
 #include <QMouseEvent>
-#include <QWheelEvent>
 #include <QPicture>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -315,8 +316,10 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
                     if (m_drag.moved) {
                         QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
                         QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
-                        const double columns = (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) * m_factor;
-                        const double rows = (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_factor;
+                        const double columns =
+                            (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) * m_factor;
+                        const double rows =
+                            (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_factor;
                         m_drag.start = position;
                         panBy(columns, rows);
                     }
@@ -367,6 +370,32 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
                     if (delta != 0)
                         zoomBy(std::pow(1.25, delta / 120.0), wheel->position());
                     return true;
+                }
+                break;
+            case QEvent::KeyPress:
+                if (m_zoomable && isZoomed()) {
+                    // Arrows pan by an eighth of the view (with Shift, by one cell).
+                    auto* key = static_cast<QKeyEvent*>(event);
+                    const QRectF view = viewWindow();
+                    const bool fine = key->modifiers() & Qt::ShiftModifier;
+                    const double across = fine ? 1.0 : std::max(1.0, std::round(view.width() / 8));
+                    const double down = fine ? 1.0 : std::max(1.0, std::round(view.height() / 8));
+                    switch (key->key()) {
+                        case Qt::Key_Left:
+                            panBy(-across, 0);
+                            return true;
+                        case Qt::Key_Right:
+                            panBy(across, 0);
+                            return true;
+                        case Qt::Key_Up:
+                            panBy(0, -down);
+                            return true;
+                        case Qt::Key_Down:
+                            panBy(0, down);
+                            return true;
+                        default:
+                            break;
+                    }
                 }
                 break;
             case QEvent::Resize:

@@ -63,7 +63,8 @@ public:
     QString reductionNote() const;
 
     // Zoom and pan. A zoomable plot zooms with the mouse wheel about the cursor, pans by dragging
-    // (a click that does not move still clicks a cell) and resets on a double-click. The view
+    // (a click that does not move still clicks a cell) or with the arrow keys once clicked
+    // (Shift: one cell) and resets on a double-click. The view
     // is a window of the matrix from the whole down to kMinZoomCells cells a side; a matrix
     // drawn whole just shows that window, a reduced one is reduced again for it (on the worker
     // thread when on screen; the newest request wins), so a window of at most kReducedSide

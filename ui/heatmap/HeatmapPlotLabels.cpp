@@ -112,8 +112,8 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
         x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
         y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
     }
-    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns && m_ticks.x_to - m_ticks.x_from == x_to - x_from &&
-        m_ticks.y_to - m_ticks.y_from == y_to - y_from) {
+    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns &&
+        m_ticks.x_to - m_ticks.x_from == x_to - x_from && m_ticks.y_to - m_ticks.y_from == y_to - y_from) {
         x_step = std::max(x_step, m_ticks.x_step);
         y_step = std::max(y_step, m_ticks.y_step);
     }

@@ -220,8 +220,8 @@ void HeatmapPlot::showDrawn(ReducedMatrix drawn, CellWindow window, int full_row
     // (whose top mass is that of whole rows).
     const bool whole = m_factor == 1 && window == CellWindow{0, 0, full_rows, full_columns};
     if (m_top_mass < 1.0)
-        m_dimmed = whole ? MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array())
-                         : std::move(drawn.dimmed);
+        m_dimmed =
+            whole ? MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array()) : std::move(drawn.dimmed);
     if (m_dimmed.rows() != m_values.rows() || m_dimmed.cols() != m_values.cols() || !m_dimmed.any())
         m_dimmed = MaskMatrix();
     updateColourValues();
@@ -262,13 +262,13 @@ QString zoomNote(const QRect& cells, int rows, int columns, int factor, CellRedu
     };
     const QString queries = span(cells.y(), cells.height());
     const QString keys = span(cells.x(), cells.width());
-    const QString where = rows == columns ? HeatmapPlot::tr("queries %1, keys %2 of %3").arg(queries, keys, locale.toString(rows))
-                                          : HeatmapPlot::tr("queries %1 of %2, keys %3 of %4")
-                                                .arg(queries, locale.toString(rows), keys, locale.toString(columns));
-    const QString what = factor <= 1 ? HeatmapPlot::tr("cells 1:1")
-                         : how == CellReduction::Max
-                             ? HeatmapPlot::tr("each cell: the largest of %1 x %1").arg(factor)
-                             : HeatmapPlot::tr("each cell: the mean of %1 x %1").arg(factor);
+    const QString where = rows == columns
+                              ? HeatmapPlot::tr("queries %1, keys %2 of %3").arg(queries, keys, locale.toString(rows))
+                              : HeatmapPlot::tr("queries %1 of %2, keys %3 of %4")
+                                    .arg(queries, locale.toString(rows), keys, locale.toString(columns));
+    const QString what = factor <= 1                 ? HeatmapPlot::tr("cells 1:1")
+                         : how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1").arg(factor)
+                                                     : HeatmapPlot::tr("each cell: the mean of %1 x %1").arg(factor);
     return where + QStringLiteral(" · ") + what;
 }
 

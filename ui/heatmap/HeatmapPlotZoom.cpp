@@ -13,6 +13,7 @@ namespace attn {
 void HeatmapPlot::setZoomable(bool zoomable)
 {
     m_zoomable = zoomable;
+    d->plot->setFocusPolicy(zoomable ? Qt::ClickFocus : Qt::NoFocus);  // for the arrow keys
     if (!zoomable)
         resetZoom();
     updateCursor();

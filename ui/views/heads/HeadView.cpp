@@ -46,8 +46,9 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     m_scale_box->setToolTip(tr("Which weights set the top of the colour scale"));
     m_whole = new QToolButton(this);
     m_whole->setText(tr("Whole matrix"));
-    m_whole->setToolTip(tr("Zoomed in: show the whole matrix again (or double-click the heatmap). The mouse wheel "
-                           "zooms about the cursor, dragging pans"));
+    m_whole->setToolTip(
+        tr("Zoomed in: show the whole matrix again (or double-click the heatmap). The mouse wheel "
+           "zooms about the cursor, dragging pans"));
     m_whole->setEnabled(false);
     bar->addWidget(m_whole);
     bar->addWidget(m_scale_box);
@@ -195,10 +196,10 @@ void HeadView::updateTitle()
 {
     if (!m_result)
         return;
-    const QString reduced =
-        m_plot->isZoomed() ? zoomNote(m_plot->visibleCells(), m_result->seqLen(), m_result->keyLen(),
-                                      m_plot->reductionFactor(), m_plot->reduction())
-                           : reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
+    const QString reduced = m_plot->isZoomed()
+                                ? zoomNote(m_plot->visibleCells(), m_result->seqLen(), m_result->keyLen(),
+                                           m_plot->reductionFactor(), m_plot->reduction())
+                                : reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
     // Grouped-query attention: the key/value head this head shares; a sliding window's width.
     const AttentionTrace& trace = m_result->trace;
     const QString kv_head =
