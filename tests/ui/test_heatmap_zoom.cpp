@@ -371,6 +371,57 @@ private slots:
         QVERIFY(plot()->isZoomed());  // a picture leaves the view as it was
     }
 
+    // Between the whole and real cells the window is reduced again, in smaller blocks than the
+    // whole: a 3,000 x 3,000 matrix (blocks of 3 x 3) zoomed to half its side is drawn in blocks
+    // of 2 x 2 of that window, each the largest of its cells (the mean once chosen).
+    void aWindowIsReducedAgainInSmallerBlocks()
+    {
+        constexpr int kSide = 3000;
+        auto values = std::make_shared<Matrix>(kSide, kSide);
+        for (int row = 0; row < kSide; ++row)
+            for (int column = 0; column < kSide; ++column)
+                (*values)(row, column) =
+                    float(std::sin(row * 0.013) * std::cos(column * 0.021) + ((row + column) % 97 == 0 ? 1.5 : 0.0));
+        QStringList labels;
+        for (int i = 0; i < kSide; ++i)
+            labels.append(QStringLiteral("t%1").arg(i));
+        HeatmapPlot big;
+        big.resize(900, 800);
+        big.setZoomable(true);
+        big.setSquareCells(true);
+        big.setColorBarVisible(true);
+        big.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&big));
+        big.setMatrix(*values, labels, labels, {}, values);
+        settle(&big);
+        QCOMPARE(big.reductionFactor(), 3);
+        const QImage whole = big.grab().toImage();
+        big.setViewWindow(QRectF(1001, 701, 1500, 1500));  // blocks start at even rows and columns
+        QVERIFY(big.reductionPending());
+        settle(&big);
+        QCOMPARE(big.reductionFactor(), 2);
+        QCOMPARE(big.drawnWindow(), (CellWindow{700, 1000, 1502, 1502}));
+        const auto blockMax = [&](int drawn_row, int drawn_column) {
+            return values->block(700 + 2 * drawn_row, 1000 + 2 * drawn_column, 2, 2).maxCoeff();
+        };
+        for (int row = 0; row < big.rowCount(); row += 37)
+            for (int column = 0; column < big.columnCount(); column += 41)
+                QCOMPARE(big.values()(row, column), blockMax(row, column));
+        // Labels are the first token of each block shown.
+        for (const auto& [column, text] : big.shownColumnLabels()) {
+            QCOMPARE((column - 1000) % 2, 0);
+            QCOMPARE(text, labels[column]);
+        }
+        if (const QString dir = qEnvironmentVariable("ATTN_ZOOM_PNG_DIR"); !dir.isEmpty()) {
+            whole.save(dir + QStringLiteral("/reduced-whole.png"));
+            big.grab().toImage().save(dir + QStringLiteral("/reduced-window.png"));
+        }
+        big.setReduction(CellReduction::Mean);
+        big.setMatrix(*values, labels, labels, {}, values);  // the reduction applies from the next matrix
+        settle(&big);
+        QCOMPARE(big.values()(5, 9), float(values->block(710, 1018, 2, 2).cast<double>().mean()));
+    }
+
     // A matrix drawn whole (here 40 tokens) zooms by its axes alone; its labels follow.
     void aSmallMatrixZoomsWithoutReducing()
     {
