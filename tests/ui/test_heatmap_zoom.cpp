@@ -464,7 +464,7 @@ private slots:
     }
 
     // The window's actions (View › Zoom in, Zoom out, Whole matrix) act on the One head view and
-    // are listed with the other shortcuts.
+    // are listed with the other shortcuts; File › Export image draws what the view shows.
     void theWindowActionsZoomTheHeadView()
     {
         m_view.reset();
@@ -485,13 +485,20 @@ private slots:
         window.viewTabs()->headView()->setResult(m_result);
         HeatmapPlot* head = window.viewTabs()->headView()->plot();
         settle(head);
+        // Exported while the window is still being reduced: the picture is the window, reduced.
         actions->get(ActionId::ZoomIn)->trigger();
-        settle(head);
         QVERIFY(head->isZoomed());
+        QVERIFY(head->reductionPending());
+        const QString path = dir.filePath(QStringLiteral("zoomed.png"));
+        QVERIFY(window.exportImage(path, head->size()));
+        settle(head);
         QCOMPARE(head->visibleCells().width(), kTokens / 2);
+        QCOMPARE(head->reductionFactor(), 1);  // 1,000 x 1,000: every cell
+        QCOMPARE(QImage(path).convertToFormat(QImage::Format_RGB32),
+                 head->toImage(head->size()).convertToFormat(QImage::Format_RGB32));
         actions->get(ActionId::ZoomIn)->trigger();
         settle(head);
-        QCOMPARE(head->reductionFactor(), 1);  // 500 x 500: every cell
+        QCOMPARE(head->visibleCells().width(), kTokens / 4);
         actions->get(ActionId::ZoomOut)->trigger();
         settle(head);
         QCOMPARE(head->visibleCells().width(), kTokens / 2);
