@@ -416,10 +416,26 @@ private slots:
             whole.save(dir + QStringLiteral("/reduced-whole.png"));
             big.grab().toImage().save(dir + QStringLiteral("/reduced-window.png"));
         }
+        // Each row to its max: a zoomed row is divided by the largest of its whole row, not of
+        // the columns in view.
+        big.setColorMapping(HeatmapPlot::ColorMapping::PerRow);
+        settle(&big);
+        int larger_off_view = 0;
+        for (int row = 0; row < big.rowCount(); row += 53) {
+            const float top = values->middleRows(700 + 2 * row, 2).maxCoeff();
+            larger_off_view += top > values->block(700 + 2 * row, 1000, 2, 1502).maxCoeff();
+            for (int column = 0; column < big.columnCount(); column += 59)
+                QCOMPARE(big.colourValues()(row, column), big.values()(row, column) / top);
+        }
+        QVERIFY(larger_off_view > 0);
         big.setReduction(CellReduction::Mean);
         big.setMatrix(*values, labels, labels, {}, values);  // the reduction applies from the next matrix
         settle(&big);
         QCOMPARE(big.values()(5, 9), float(values->block(710, 1018, 2, 2).cast<double>().mean()));
+        float top_mean = 0.0f;
+        for (int block = 0; block < kSide / 2; ++block)
+            top_mean = std::max(top_mean, float(values->block(710, 2 * block, 2, 2).cast<double>().mean()));
+        QCOMPARE(big.colourValues()(5, 9), big.values()(5, 9) / top_mean);
     }
 
     // A matrix drawn whole (here 40 tokens) zooms by its axes alone; its labels follow.

@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QPainter;
 
@@ -216,7 +217,11 @@ private:
     void updateRange();
     void outlineSelection();
     void showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
-                   const QStringList& row_labels, const QStringList& column_labels);
+                   const QStringList& row_labels, const QStringList& column_labels,
+                   std::vector<float> row_tops = {});
+    // PerRow of a window narrower than the matrix: each drawn row's largest drawn value over the
+    // whole row (not only the columns in view); empty: the drawn rows' own.
+    std::vector<float> m_row_tops;
     quint64 m_matrix_generation = 0;  // setMatrix calls
     quint64 m_request_generation = 0;  // reductions asked for (matrices and views)
     quint64 m_shown_generation = 0;    // the newest reduction shown
@@ -236,6 +241,7 @@ private:
     QStringList m_source_column_labels;
     int m_jobs_running = 0;
     bool m_job_wanted = false;  // a view to reduce for once the running reductions end
+    bool m_job_again = false;   // ... even if the drawn cells hold it
     struct Drag {
         bool pressed = false;
         bool moved = false;
@@ -243,7 +249,7 @@ private:
     } m_drag;
     CellWindow wantedWindow(int* factor) const;
     void applyView();
-    void requestReduction();
+    void requestReduction(bool again = false);  // again: even if the drawn cells hold the view
     void startReduction();
     void reduceNow();
     double visibleDrawnColumns() const;

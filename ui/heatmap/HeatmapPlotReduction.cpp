@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace attn {
@@ -32,6 +33,56 @@ void releaseOffThread(std::shared_ptr<const void> owner)
 {
     if (owner && owner.use_count() == 1)
         QThreadPool::globalInstance()->start([owner = std::move(owner)]() mutable { owner.reset(); });
+}
+
+// For each row of blocks of `window`, the largest block value (max or mean, as reduceCells
+// draws it) over the whole width of the matrix, blocks aligned on multiples of `factor` from
+// column 0 as the window's are: what "each row to its max" divides a zoomed row by. Empty when
+// the window spans every column (its own rows hold that).
+std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                           CellReduction how)
+{
+    const int all_columns = int(values.cols());
+    if (window.first_column == 0 && window.columns >= all_columns)
+        return {};
+    const bool masked = mask.rows() == values.rows() && mask.cols() == values.cols() && mask.size() > 0;
+    const int f = std::max(1, factor);
+    const int drawn_rows = (window.rows + f - 1) / f;
+    const int blocks = (all_columns + f - 1) / f;
+    std::vector<float> tops(size_t(drawn_rows), 0.0f);
+    std::vector<double> sums(static_cast<size_t>(blocks));
+    std::vector<std::int64_t> counts(static_cast<size_t>(blocks));
+    for (int drawn = 0; drawn < drawn_rows; ++drawn) {
+        const int first = window.first_row + drawn * f;
+        const int end = std::min(int(values.rows()), first + f);
+        float top = 0.0f;
+        if (how == CellReduction::Max) {
+            for (int row = first; row < end; ++row) {
+                const float* line = values.row(row).data();
+                const bool* hides = masked ? mask.row(row).data() : nullptr;
+                for (int column = 0; column < all_columns; ++column)
+                    if (!hides || !hides[column])
+                        top = std::max(top, line[column]);
+            }
+        } else {
+            std::fill(sums.begin(), sums.end(), 0.0);
+            std::fill(counts.begin(), counts.end(), 0);
+            for (int row = first; row < end; ++row) {
+                const float* line = values.row(row).data();
+                const bool* hides = masked ? mask.row(row).data() : nullptr;
+                for (int column = 0; column < all_columns; ++column)
+                    if (!hides || !hides[column]) {
+                        sums[size_t(column / f)] += line[column];
+                        ++counts[size_t(column / f)];
+                    }
+            }
+            for (int block = 0; block < blocks; ++block)
+                if (counts[size_t(block)] > 0)
+                    top = std::max(top, float(sums[size_t(block)] / double(counts[size_t(block)])));
+        }
+        tops[size_t(drawn)] = top;
+    }
+    return tops;
 }
 
 }  // namespace
@@ -77,7 +128,9 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
         const CellWindow window = wantedWindow(&factor);
         m_shown_generation = ++m_request_generation;
         showDrawn(reduceCells(values, orNone(hidden), window, factor, m_reduction, m_top_mass), window, rows, columns,
-                  row_labels, column_labels);
+                  row_labels, column_labels,
+                  m_mapping == ColorMapping::PerRow ? rowTops(values, orNone(hidden), window, factor, m_reduction)
+                                                    : std::vector<float>());
         if (m_zoomable && keep_alive) {
             m_source = &values;
             m_source_owner = std::move(keep_alive);
@@ -114,10 +167,11 @@ CellWindow HeatmapPlot::wantedWindow(int* factor) const
 }
 
 // After the view changed: reduce the window it needs unless the drawn cells already hold it.
-void HeatmapPlot::requestReduction()
+void HeatmapPlot::requestReduction(bool again)
 {
     if (m_jobs_running > 0) {  // one view reduction at a time: the newest view once that ends
         m_job_wanted = true;
+        m_job_again = m_job_again || again;
         return;
     }
     int factor = 1;
@@ -127,7 +181,7 @@ void HeatmapPlot::requestReduction()
                          m_drawn.first_column <= wanted.first_column &&
                          m_drawn.first_row + m_drawn.rows >= wanted.first_row + wanted.rows &&
                          m_drawn.first_column + m_drawn.columns >= wanted.first_column + wanted.columns;
-    if (covered || !m_source)
+    if ((covered && !again) || !m_source)
         return;  // without the matrix the reduced picture is only magnified
     const bool on_screen = isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
     if (on_screen)
@@ -145,7 +199,9 @@ void HeatmapPlot::reduceNow()
     m_job_wanted = false;
     m_shown_generation = ++m_request_generation;  // what a running job brings is older
     showDrawn(reduceCells(*m_source, orNone(m_source_mask), window, factor, m_reduction, m_top_mass), window,
-              m_source_rows, m_source_columns, m_source_row_labels, m_source_column_labels);
+              m_source_rows, m_source_columns, m_source_row_labels, m_source_column_labels,
+              m_mapping == ColorMapping::PerRow ? rowTops(*m_source, orNone(m_source_mask), window, factor, m_reduction)
+                                                : std::vector<float>());
 }
 
 void HeatmapPlot::startReduction()
@@ -160,15 +216,18 @@ void HeatmapPlot::startReduction()
     ++m_jobs_running;
     QThreadPool::globalInstance()->start(
         [self, source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, how = m_reduction,
-         top_mass = m_top_mass, generation, matrix, rows = m_source_rows, columns = m_source_columns,
-         row_labels = m_source_row_labels, column_labels = m_source_column_labels]() mutable {
+         top_mass = m_top_mass, per_row = m_mapping == ColorMapping::PerRow, generation, matrix, rows = m_source_rows,
+         columns = m_source_columns, row_labels = m_source_row_labels,
+         column_labels = m_source_column_labels]() mutable {
             auto reduced =
                 std::make_shared<ReducedMatrix>(reduceCells(*source, orNone(hidden), window, factor, how, top_mass));
+            auto tops = std::make_shared<std::vector<float>>(
+                per_row ? rowTops(*source, orNone(hidden), window, factor, how) : std::vector<float>());
             owner.reset();
             hidden.reset();
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
-                [self, reduced, window, rows, columns, generation, matrix, row_labels, column_labels] {
+                [self, reduced, tops, window, rows, columns, generation, matrix, row_labels, column_labels] {
                     if (!self)
                         return;
                     --self->m_jobs_running;
@@ -177,11 +236,14 @@ void HeatmapPlot::startReduction()
                     // drawn (a drag goes on while a window is reduced).
                     if (matrix == self->m_matrix_generation && generation > self->m_shown_generation) {
                         self->m_shown_generation = generation;
-                        self->showDrawn(std::move(*reduced), window, rows, columns, row_labels, column_labels);
+                        self->showDrawn(std::move(*reduced), window, rows, columns, row_labels, column_labels,
+                                        std::move(*tops));
                     }
                     if (self->m_jobs_running == 0 && self->m_job_wanted) {
+                        const bool again = self->m_job_again;
                         self->m_job_wanted = false;
-                        self->requestReduction();
+                        self->m_job_again = false;
+                        self->requestReduction(again);
                     }
                     if (self->m_jobs_running == 0 && !self->m_zoomable) {  // only a zoomable plot keeps the matrix
                         self->m_source = nullptr;
@@ -195,7 +257,8 @@ void HeatmapPlot::startReduction()
 }
 
 void HeatmapPlot::showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
-                            const QStringList& row_labels, const QStringList& column_labels)
+                            const QStringList& row_labels, const QStringList& column_labels,
+                            std::vector<float> row_tops)
 {
     const bool was_reduced = m_factor > 1;
     const int old_rows = int(m_values.rows());
@@ -207,6 +270,7 @@ void HeatmapPlot::showDrawn(ReducedMatrix drawn, CellWindow window, int full_row
     m_drawn = window;
     m_values = std::move(drawn.values);
     m_mask = std::move(drawn.mask);
+    m_row_tops = row_tops.size() == size_t(m_values.rows()) ? std::move(row_tops) : std::vector<float>();
     outlineSelection();
     const bool reshaped =
         m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1) || moved;
