@@ -197,6 +197,7 @@ void HeatmapPlot::reduceNow()
     int factor = 1;
     const CellWindow window = wantedWindow(&factor);
     m_job_wanted = false;
+    m_job_again = false;
     m_shown_generation = ++m_request_generation;  // what a running job brings is older
     showDrawn(reduceCells(*m_source, orNone(m_source_mask), window, factor, m_reduction, m_top_mass), window,
               m_source_rows, m_source_columns, m_source_row_labels, m_source_column_labels,
