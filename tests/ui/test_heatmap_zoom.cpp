@@ -515,6 +515,8 @@ private slots:
         actions->get(ActionId::ZoomIn)->trigger();
         settle(head);
         QCOMPARE(head->visibleCells().width(), kTokens / 4);
+        if (const QString dir = qEnvironmentVariable("ATTN_ZOOM_PNG_DIR"); !dir.isEmpty())
+            window.grab().save(dir + QStringLiteral("/zoom-window.png"));
         actions->get(ActionId::ZoomOut)->trigger();
         settle(head);
         QCOMPARE(head->visibleCells().width(), kTokens / 2);

@@ -143,6 +143,18 @@ void HeatmapPlot::makeCellsSquare()
 {
     if (d->squaring)
         return;
+    // The title as laid out: its cell is the plot's column, narrower than the widget by the colour
+    // bar and the padding (a zoomed head's title is long); one line either way.
+    if (d->title->visible() && d->title->rect().width() > 20) {
+        const QString fitted =
+            QFontMetricsF(d->title->font())
+                .elidedText(
+                    m_title, Qt::ElideRight,
+                    std::min<double>(d->title->rect().width() - 4,
+                                     std::max(20, (m_render_size.isValid() ? m_render_size : size()).width() - 12)));
+        if (fitted != d->title->text())
+            d->title->setText(fitted);
+    }
     QMargins wanted;
     if (m_square_cells && m_values.size() > 0) {
         const QRect padded = d->rect->rect();
