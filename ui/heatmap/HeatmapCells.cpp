@@ -146,6 +146,19 @@ QString formatValue(double value)
     return QString::number(value, 'g', 3);
 }
 
+// The drawn cells [from, to) of `count` that an axis shows at least partly (all of them unless
+// the plot is zoomed): cell c spans c - 0.5 .. c + 0.5.
+struct Span {
+    int from = 0;
+    int to = 0;
+};
+Span visibleSpan(const QCPAxis* axis, int count)
+{
+    const QCPRange range = axis->range();
+    const int from = std::clamp(int(std::floor(range.lower - 0.5 + 1e-9)) + 1, 0, count);
+    return {from, std::clamp(int(std::ceil(range.upper + 0.5 - 1e-9)), from, count)};
+}
+
 // Draws what a colour map cannot: hatching over masked cells, the numbers inside the cells and
 // the "masked" legend swatch. One layerable above the colour map, so it is part of every
 // rendering (screen, image, SVG, PDF).
@@ -174,19 +187,23 @@ protected:
             const QPointF b(x->coordToPixel(column_end - 0.5), y->coordToPixel(row + 0.5));
             return QRectF(a, b).normalized();
         };
+        // Only the cells in view (a zoomed plot holds many more).
+        const Span shown_rows = visibleSpan(y, rows);
+        const Span shown_columns = visibleSpan(x, columns);
         painter->save();
         painter->setClipRect(m_rect->rect());
         if (m_state->draw_cells)
-            drawCells(painter, x, y);
+            drawCells(painter, x, y, shown_rows, shown_columns);
         // Masked cells: one rectangle per run of masked cells in a row, filled, then hatched
         // (lines only while cells are large enough for them to read as a pattern).
         QList<QRectF> masked;
         const MaskMatrix& mask = m_owner->mask();  // (rows, columns), or empty: nothing masked
-        for (int row = 0; row < rows && mask.size() > 0; ++row) {
+        for (int row = shown_rows.from; row < shown_rows.to && mask.size() > 0; ++row) {
             const bool* line = mask.row(row).data();
-            for (int column = 0; column < columns;) {
-                const int begin = int(std::find(line + column, line + columns, true) - line);
-                column = int(std::find(line + begin, line + columns, false) - line);
+            const int end = shown_columns.to;
+            for (int column = shown_columns.from; column < end;) {
+                const int begin = int(std::find(line + column, line + end, true) - line);
+                column = int(std::find(line + begin, line + end, false) - line);
                 if (begin < column)
                     masked.append(cellRect(row, begin, column));
             }
@@ -196,8 +213,8 @@ protected:
         // Dimmed cells (outside a row's strongest keys): white over them, one path per picture.
         if (m_owner->hasDimmed()) {
             QPainterPath dimmed;
-            for (int row = 0; row < rows; ++row)
-                for (int column = 0; column < columns; ++column)
+            for (int row = shown_rows.from; row < shown_rows.to; ++row)
+                for (int column = shown_columns.from; column < shown_columns.to; ++column)
                     if (m_owner->isDimmed(row, column) && !m_owner->isMasked(row, column))
                         dimmed.addRect(cellRect(row, column, column + 1));
             painter->fillPath(dimmed, QColor(255, 255, 255, kDimAlpha));
@@ -213,8 +230,8 @@ protected:
         if (m_state->show_text && text_fits) {
             painter->setFont(text_font);
             const Matrix& values = m_owner->values();
-            for (int row = 0; row < rows; ++row) {
-                for (int column = 0; column < columns; ++column) {
+            for (int row = shown_rows.from; row < shown_rows.to; ++row) {
+                for (int column = shown_columns.from; column < shown_columns.to; ++column) {
                     if (m_owner->isMasked(row, column))
                         continue;
                     const double value = values(row, column);
@@ -234,7 +251,8 @@ protected:
             painter->setBrush(Qt::NoBrush);
             painter->drawRect(QRectF(m_rect->rect()).adjusted(-2, -2, 2, 2));
         }
-        if (m_state->selected_row >= 0 && m_state->selected_row < rows) {
+        if (m_state->selected_row >= shown_rows.from && m_state->selected_row < shown_rows.to &&
+            shown_columns.from < shown_columns.to) {
             // The selection: the row outlined, the cell more strongly; black under white so that
             // it reads on every colour of every map.
             painter->setBrush(Qt::NoBrush);
@@ -246,9 +264,13 @@ protected:
                 painter->setPen(QPen(QColor(255, 255, 255), width, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
                 painter->drawRect(rect);
             };
-            outline(cellRect(row, 0, columns), 1.0);
-            if (column >= 0 && column < columns)
+            // Within the plot: a zoomed view shows part of the row.
+            painter->save();
+            painter->setClipRect(QRectF(m_rect->rect()).adjusted(-3, -3, 3, 3));
+            outline(cellRect(row, shown_columns.from, shown_columns.to), 1.0);
+            if (column >= shown_columns.from && column < shown_columns.to)
                 outline(cellRect(row, column, column + 1), 2.0);
+            painter->restore();
         }
         if (m_state->show_legend && !masked.isEmpty()) {
             // Swatch + text at the top right, above the matrix.
@@ -271,17 +293,25 @@ private:
     // cells, over a fill of the whole matrix so that viewers that antialias shared edges show
     // no white seams. Beyond: one image with a whole number of pixels per cell, drawn without
     // smoothing and stored losslessly (PNG in SVG, Flate in PDF).
-    void drawCells(QCPPainter* painter, QCPAxis* x, QCPAxis* y)
+    void drawCells(QCPPainter* painter, QCPAxis* x, QCPAxis* y, Span shown_rows, Span shown_columns)
     {
-        const Matrix& values = m_owner->colourValues();  // (rows, columns)
+        // The cells in view only, indexed from the first of them.
+        const Matrix& all_values = m_owner->colourValues();  // (rows, columns) drawn
+        const auto values = all_values.block(shown_rows.from, shown_columns.from, shown_rows.to - shown_rows.from,
+                                             shown_columns.to - shown_columns.from);
+        const int row0 = shown_rows.from;
+        const int column0 = shown_columns.from;
         const int rows = int(values.rows());
         const int columns = int(values.cols());
+        if (rows == 0 || columns == 0)
+            return;
         QCPColorGradient gradient = m_map->gradient();
         const QCPRange range(m_owner->colourLow(), m_owner->colourHigh());
         const bool log = m_owner->colorMapping() == HeatmapPlot::ColorMapping::Log;
-        const QRectF matrix = QRectF(QPointF(x->coordToPixel(-0.5), y->coordToPixel(-0.5)),
-                                     QPointF(x->coordToPixel(columns - 0.5), y->coordToPixel(rows - 0.5)))
-                                  .normalized();
+        const QRectF matrix =
+            QRectF(QPointF(x->coordToPixel(column0 - 0.5), y->coordToPixel(row0 - 0.5)),
+                   QPointF(x->coordToPixel(column0 + columns - 0.5), y->coordToPixel(row0 + rows - 0.5)))
+                .normalized();
         painter->save();
         painter->setAntialiasing(false);
         painter->setPen(Qt::NoPen);
@@ -289,21 +319,21 @@ private:
             std::vector<double> left(size_t(columns) + 1);  // cell edges in pixels
             std::vector<double> top(size_t(rows) + 1);
             for (int column = 0; column <= columns; ++column)
-                left[size_t(column)] = x->coordToPixel(column - 0.5);
+                left[size_t(column)] = x->coordToPixel(column0 + column - 0.5);
             for (int row = 0; row <= rows; ++row)
-                top[size_t(row)] = y->coordToPixel(row - 0.5);
+                top[size_t(row)] = y->coordToPixel(row0 + row - 0.5);
             std::map<QRgb, QPainterPath> runs;  // colour -> its cells (ordered: the same file every time)
             double sum = 0.0;
             int visible = 0;
             for (int row = 0; row < rows; ++row) {
                 for (int column = 0; column < columns;) {
-                    if (m_owner->isMasked(row, column)) {  // hatched by the caller
+                    if (m_owner->isMasked(row0 + row, column0 + column)) {  // hatched by the caller
                         ++column;
                         continue;
                     }
                     const QRgb colour = gradient.color(values(row, column), range, log);
                     int end = column + 1;
-                    while (end < columns && !m_owner->isMasked(row, end) &&
+                    while (end < columns && !m_owner->isMasked(row0 + row, column0 + end) &&
                            gradient.color(values(row, end), range, log) == colour)
                         ++end;
                     for (int c = column; c < end; ++c)
@@ -327,7 +357,8 @@ private:
             std::vector<QRgb> line(size_t(columns) * size_t(k));
             for (int row = 0; row < rows; ++row) {
                 for (int column = 0; column < columns; ++column) {
-                    const double value = m_owner->isMasked(row, column) ? kNan : double(values(row, column));
+                    const double value =
+                        m_owner->isMasked(row0 + row, column0 + column) ? kNan : double(values(row, column));
                     std::fill_n(line.begin() + qsizetype(column) * k, k, gradient.color(value, range, log));
                 }
                 for (int i = 0; i < k; ++i)

@@ -5,10 +5,13 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
 #include <QCoreApplication>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPicture>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -233,8 +236,8 @@ bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
     const int r = int(std::lround(d->rect->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
     if (r < 0 || c < 0 || r >= m_values.rows() || c >= m_values.cols())
         return false;
-    *row = std::min(r * m_factor, m_full_rows - 1);
-    *column = std::min(c * m_factor, m_full_columns - 1);
+    *row = std::min(m_drawn.first_row + r * m_factor, m_full_rows - 1);
+    *column = std::min(m_drawn.first_column + c * m_factor, m_full_columns - 1);
     return true;
 }
 
@@ -243,6 +246,9 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
     const QSize size = target.size().toSize();
     if (size.isEmpty())
         return;
+    // A picture shows the view as it will be once reduced, not the cells still being replaced.
+    if (m_zoomable && reductionPending())
+        reduceNow();
     const QSize on_screen = d->plot->size();
     d->plot->resize(size);  // label density and cell text follow the target size
     m_render_size = size;
@@ -300,9 +306,27 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
             case QEvent::MouseMove: {
                 const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
                 int row = 0, column = 0;
+                if (m_drag.pressed && m_zoomable && isZoomed()) {
+                    // Dragging pans: the matrix point under the mouse follows it.
+                    if (!m_drag.moved &&
+                        (position - m_drag.start).manhattanLength() >= QApplication::startDragDistance()) {
+                        m_drag.moved = true;
+                        updateCursor();
+                    }
+                    if (m_drag.moved) {
+                        QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+                        QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
+                        const double columns =
+                            (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) * m_factor;
+                        const double rows =
+                            (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_factor;
+                        m_drag.start = position;
+                        panBy(columns, rows);
+                    }
+                }
                 if (cellAt(position, &row, &column)) {
-                    const int drawn_row = row / m_factor;
-                    const int drawn_column = column / m_factor;
+                    const int drawn_row = (row - m_drawn.first_row) / m_factor;
+                    const int drawn_column = (column - m_drawn.first_column) / m_factor;
                     emit cellHovered(row, column,
                                      isMasked(drawn_row, drawn_column) ? std::numeric_limits<double>::quiet_NaN()
                                                                        : double(m_values(drawn_row, drawn_column)));
@@ -313,13 +337,67 @@ bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
             case QEvent::Leave:
                 emit hoverLeft();
                 break;
+            case QEvent::MouseButtonPress: {
+                auto* mouse = static_cast<QMouseEvent*>(event);
+                if (mouse->button() == Qt::LeftButton)
+                    m_drag = {true, false, mouse->position().toPoint()};
+                break;
+            }
             case QEvent::MouseButtonRelease: {
                 auto* mouse = static_cast<QMouseEvent*>(event);
                 int row = 0, column = 0;
-                if (mouse->button() == Qt::LeftButton && cellAt(mouse->position().toPoint(), &row, &column))
+                const bool dragged = m_drag.moved;
+                if (mouse->button() == Qt::LeftButton) {
+                    m_drag = {};
+                    updateCursor();
+                }
+                if (mouse->button() == Qt::LeftButton && !dragged && cellAt(mouse->position().toPoint(), &row, &column))
                     emit cellClicked(row, column);
                 break;
             }
+            case QEvent::MouseButtonDblClick:
+                if (m_zoomable && static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton && isZoomed()) {
+                    resetZoom();
+                    return true;
+                }
+                break;
+            case QEvent::Wheel:
+                if (m_zoomable) {
+                    // About the cursor; 1.25 times per notch (120 eighths of a degree), smoothly
+                    // for touchpads' smaller steps.
+                    auto* wheel = static_cast<QWheelEvent*>(event);
+                    const int delta = wheel->angleDelta().y() != 0 ? wheel->angleDelta().y() : wheel->angleDelta().x();
+                    if (delta != 0)
+                        zoomBy(std::pow(1.25, delta / 120.0), wheel->position());
+                    return true;
+                }
+                break;
+            case QEvent::KeyPress:
+                if (m_zoomable && isZoomed()) {
+                    // Arrows pan by an eighth of the view (with Shift, by one cell).
+                    auto* key = static_cast<QKeyEvent*>(event);
+                    const QRectF view = viewWindow();
+                    const bool fine = key->modifiers() & Qt::ShiftModifier;
+                    const double across = fine ? 1.0 : std::max(1.0, std::round(view.width() / 8));
+                    const double down = fine ? 1.0 : std::max(1.0, std::round(view.height() / 8));
+                    switch (key->key()) {
+                        case Qt::Key_Left:
+                            panBy(-across, 0);
+                            return true;
+                        case Qt::Key_Right:
+                            panBy(across, 0);
+                            return true;
+                        case Qt::Key_Up:
+                            panBy(0, -down);
+                            return true;
+                        case Qt::Key_Down:
+                            panBy(0, down);
+                            return true;
+                        default:
+                            break;
+                    }
+                }
+                break;
             case QEvent::Resize:
                 updateLabels();
                 break;

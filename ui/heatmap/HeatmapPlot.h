@@ -7,10 +7,13 @@
 
 #include <QHash>
 #include <QImage>
+#include <QPointF>
+#include <QRectF>
 #include <QStringList>
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QPainter;
 
@@ -26,7 +29,10 @@ namespace attn {
 // - hovering and clicking report (row, column);
 // - a matrix with a side over kReducedSide is drawn reduced (HeatmapReduction): each drawn cell
 //   is the largest (or the mean) of the factor x factor cells under it, computed from the floats,
-//   so no copy of the matrix's size is made; labels are those of each block's first row or column.
+//   so no copy of the matrix's size is made; labels are those of each block's first row or column;
+// - zoom and pan (setZoomable: wheel about the cursor, drag, double-click to reset): the visible
+//   window is reduced again from the floats, on the same worker, until it has no more than
+//   kReducedSide cells a side and shows real cells and their labels.
 // Renders to the screen, to any QPainter (vector for SVG/PDF) and to a QImage.
 class HeatmapPlot : public QWidget {
     Q_OBJECT
@@ -60,6 +66,38 @@ public:
     int fullColumnCount() const { return m_full_columns; }
     // "each cell: the largest of 20 x 20" while reduced, else empty.
     QString reductionNote() const;
+
+    // Zoom and pan. A zoomable plot zooms with the mouse wheel about the cursor, pans by dragging
+    // (a click that does not move still clicks a cell) or with the arrow keys once clicked
+    // (Shift: one cell) and resets on a double-click. The view
+    // is a window of the matrix from the whole down to kMinZoomCells cells a side; a matrix
+    // drawn whole just shows that window, a reduced one is reduced again for it (on the worker
+    // thread when on screen; the newest request wins), so a window of at most kReducedSide
+    // cells a side shows every cell, one colour each, with its own labels.
+    static constexpr int kMinZoomCells = 8;
+    void setZoomable(bool zoomable);
+    bool isZoomable() const { return m_zoomable; }
+    // Zooms in (factor > 1) or out about a widget position (the plot's centre when null).
+    void zoomBy(double factor, QPointF about = QPointF(-1, -1));
+    void zoomIn() { zoomBy(2.0); }
+    void zoomOut() { zoomBy(0.5); }
+    void resetZoom();
+    void panBy(double columns, double rows);  // in cells of the matrix
+    bool isZoomed() const;
+    // The window shown, in cells of the matrix (x: columns, y: rows; fractional while between
+    // cells): the whole matrix unless zoomed.
+    QRectF viewWindow() const;
+    void setViewWindow(const QRectF& window);  // clamped to the matrix and the zoom limits
+    // Whole rows and columns at least partly visible: (first column, first row, columns, rows).
+    QRect visibleCells() const;
+    // What the drawn cells cover: drawn cell (r, c) is the factor x factor block of the matrix
+    // from (window.first_row + r * factor, window.first_column + c * factor).
+    CellWindow drawnWindow() const { return m_drawn; }
+    // A reduction runs on the worker, or waits for one to end.
+    // The widget position of a point of the matrix in its cells (row 2.5, column 7.5: the centre
+    // of cell (2, 7)), as laid out by the last replot.
+    QPointF positionOf(double row, double column) const;
+    bool reductionPending() const { return m_jobs_running > 0 || m_job_wanted; }
     void setColorMap(ColorMaps::Map map);
     void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
     void setAutoValueRange();                     // the data's range (symmetric for Diverging)
@@ -103,6 +141,10 @@ public:
     // Labels of the matrix's own rows and columns (not reduced).
     QString rowLabel(int row) const;
     QString columnLabel(int column) const;
+    // The token labels on the axes now, as (matrix row or column, text): thinned to what fits and
+    // only within the view.
+    QList<std::pair<int, QString>> shownRowLabels() const;
+    QList<std::pair<int, QString>> shownColumnLabels() const;
     double valueLow() const;
     double valueHigh() const;
     // What the colours are computed from: the values, or (PerRow) the row-scaled values over
@@ -135,6 +177,7 @@ signals:
     void cellClicked(int row, int column);
     void replotted();
     void matrixShown();  // the last setMatrix is what the plot holds now
+    void viewChanged();  // zoomed, panned, or other cells drawn (e.g. a reduction arrived)
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -169,15 +212,53 @@ private:
     QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
     struct TickKey {
         int x_step = -1, y_step = -1, rows = -1, columns = -1;
+        int x_from = 0, x_to = 0, y_from = 0, y_to = 0;  // the drawn cells visible
+        CellWindow drawn;
         bool operator==(const TickKey&) const = default;
     } m_ticks;          // what the tickers hold; rebuilt when this or the labels change
     QSize m_tick_size;  // the size m_ticks were estimated for
 
     void updateRange();
     void outlineSelection();
-    void showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
-                   const QStringList& column_labels);
-    quint64 m_matrix_generation = 0;
+    void showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
+                   const QStringList& row_labels, const QStringList& column_labels,
+                   std::vector<float> row_tops = {});
+    // PerRow of a window narrower than the matrix: each drawn row's largest drawn value over the
+    // whole row (not only the columns in view); empty: the drawn rows' own.
+    std::vector<float> m_row_tops;
+    quint64 m_matrix_generation = 0;  // setMatrix calls
+    quint64 m_request_generation = 0;  // reductions asked for (matrices and views)
+    quint64 m_shown_generation = 0;    // the newest reduction shown
+
+    // Zoom and pan.
+    bool m_zoomable = false;
+    QRectF m_view;  // in cells of the matrix; empty: the whole
+    int m_source_rows = 0;  // the matrix of the last setMatrix, which the view refers to
+    int m_source_columns = 0;
+    CellWindow m_drawn;  // what m_values covers
+    // The matrix of the last setMatrix while something (keep_alive) holds it, to reduce other
+    // windows of it; only for zoomable plots.
+    const Matrix* m_source = nullptr;
+    std::shared_ptr<const void> m_source_owner;
+    std::shared_ptr<const MaskMatrix> m_source_mask;  // null: nothing masked
+    QStringList m_source_row_labels;
+    QStringList m_source_column_labels;
+    int m_jobs_running = 0;
+    bool m_job_wanted = false;  // a view to reduce for once the running reductions end
+    bool m_job_again = false;   // ... even if the drawn cells hold it
+    struct Drag {
+        bool pressed = false;
+        bool moved = false;
+        QPoint start;  // where the last move ended
+    } m_drag;
+    CellWindow wantedWindow(int* factor) const;
+    void applyView();
+    void requestReduction(bool again = false);  // again: even if the drawn cells hold the view
+    void startReduction();
+    void reduceNow();
+    double visibleDrawnColumns() const;
+    double visibleDrawnRows() const;
+    void updateCursor();
     void fitTexts(const QSize& size);
     QString m_title;
     QString m_bar_label;

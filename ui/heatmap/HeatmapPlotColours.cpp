@@ -37,7 +37,18 @@ void HeatmapPlot::updateColourValues()
             m_colour_values = m_values.cwiseMax(float(colourLow()));
             break;
         case ColorMapping::PerRow:
-            m_colour_values = AttentionDisplay::perRowScaled(m_values, m_mask);
+            if (m_row_tops.size() == size_t(m_values.rows())) {  // a zoomed window: by its whole rows
+                m_colour_values = m_values;
+                for (int row = 0; row < int(m_values.rows()); ++row) {
+                    const float top = m_row_tops[size_t(row)];
+                    if (top > 0.0f)
+                        m_colour_values.row(row) /= top;
+                    else
+                        m_colour_values.row(row).setZero();
+                }
+            } else {
+                m_colour_values = AttentionDisplay::perRowScaled(m_values, m_mask);
+            }
             break;
     }
 }
@@ -57,6 +68,9 @@ void HeatmapPlot::setColorMapping(ColorMapping mapping)
     fillMap();
     updateRange();
     scheduleReplot();
+    // Each row to its max in a window narrower than the matrix needs its whole rows' maxima.
+    if (mapping == ColorMapping::PerRow && m_drawn.columns < m_full_columns)
+        requestReduction(true);
 }
 
 void HeatmapPlot::setDimmed(const MaskMatrix& dimmed)
@@ -72,8 +86,8 @@ void HeatmapPlot::setTopMass(double fraction)
     if (fraction == m_top_mass)
         return;
     m_top_mass = fraction;
-    if (m_factor > 1)
-        return;  // reduced: dimmed by block with the next setMatrix
+    if (m_factor > 1 || m_drawn != CellWindow{0, 0, m_full_rows, m_full_columns})
+        return;  // reduced (or a window of a reduced matrix): dimmed by block with the next setMatrix
     setDimmed(m_top_mass < 1.0 ? MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array()) : MaskMatrix());
 }
 

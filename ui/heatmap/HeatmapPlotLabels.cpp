@@ -43,7 +43,7 @@ void HeatmapPlot::updateLabels()
             m_label_widths.clear();
         m_longest_label = 0;
         for (int column = 0; column < columns; ++column) {
-            const QString label = columnLabel(column * m_factor);
+            const QString label = columnLabel(m_drawn.first_column + column * m_factor);
             auto width = m_label_widths.constFind(label);
             if (width == m_label_widths.constEnd())
                 width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
@@ -54,9 +54,11 @@ void HeatmapPlot::updateLabels()
     // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
     const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (d->scale->visible() ? 70 : 0);
     const int reserve_y = (m_compact ? 30 : 50) + (d->title->text().isEmpty() ? 0 : 20);
-    const double cell_width = double(std::max(10, size.width() - reserve_x)) / std::max(1, columns);
-    const double cell_height =
-        double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / std::max(1, rows);
+    // Zoomed, only part of the drawn cells is visible.
+    const double shown_columns = std::min<double>(std::max(1, columns), visibleDrawnColumns());
+    const double shown_rows = std::min<double>(std::max(1, rows), visibleDrawnRows());
+    const double cell_width = double(std::max(10, size.width() - reserve_x)) / shown_columns;
+    const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / shown_rows;
 
     // Square cells are as small as the smaller of the two estimates.
     const double square = std::min(cell_width, cell_height);
@@ -94,6 +96,14 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
     const double x_need = rotate ? metrics.height() + gap : longest + 6;
     int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
     int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
+    // Labels only on the drawn cells visible (all of them unless zoomed), at multiples of the
+    // step counted from the matrix's first block, so that they stay put as the view pans.
+    const QCPRange x_range = x->range();
+    const QCPRange y_range = d->rect->axis(QCPAxis::atLeft)->range();
+    const int x_from = std::clamp(int(std::ceil(x_range.lower - 1e-9)), 0, columns);
+    const int x_to = std::clamp(int(std::floor(x_range.upper + 1e-9)) + 1, x_from, columns);
+    const int y_from = std::clamp(int(std::ceil(y_range.lower - 1e-9)), 0, rows);
+    const int y_to = std::clamp(int(std::floor(y_range.upper + 1e-9)) + 1, y_from, rows);
     if (m_compact && !m_render_size.isValid()) {
         // Thumbnails on screen show at most 16 labels per axis: QCustomPlot caches 16 rendered
         // tick labels per axis, and with more every replot renders and shapes all of them again
@@ -102,21 +112,27 @@ bool HeatmapPlot::setTickSteps(double cell_width, double cell_height, bool at_le
         x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
         y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
     }
-    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns) {
+    if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns &&
+        m_ticks.x_to - m_ticks.x_from == x_to - x_from && m_ticks.y_to - m_ticks.y_from == y_to - y_from) {
         x_step = std::max(x_step, m_ticks.x_step);
         y_step = std::max(y_step, m_ticks.y_step);
     }
-    const TickKey ticks{x_step, y_step, rows, columns};
+    const TickKey ticks{x_step, y_step, rows, columns, x_from, x_to, y_from, y_to, m_drawn};
     if (ticks == m_ticks)
         return rotate != was_rotated;
     m_ticks = ticks;
     auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
+    const int first_x_block = m_drawn.first_column / m_factor;
+    const int first_y_block = m_drawn.first_row / m_factor;
+    auto first_tick = [](int from, int first_block, int step) {
+        return from + (step - (first_block + from) % step) % step;
+    };
     d->x_ticker->clear();
-    for (int column = 0; column < columns; column += x_step)
-        d->x_ticker->addTick(column, elided(columnLabel(column * m_factor)));
+    for (int column = first_tick(x_from, first_x_block, x_step); column < x_to; column += x_step)
+        d->x_ticker->addTick(column, elided(columnLabel(m_drawn.first_column + column * m_factor)));
     d->y_ticker->clear();
-    for (int row = 0; row < rows; row += y_step)
-        d->y_ticker->addTick(row, elided(rowLabel(row * m_factor)));
+    for (int row = first_tick(y_from, first_y_block, y_step); row < y_to; row += y_step)
+        d->y_ticker->addTick(row, elided(rowLabel(m_drawn.first_row + row * m_factor)));
     return true;
 }
 
@@ -127,15 +143,29 @@ void HeatmapPlot::makeCellsSquare()
 {
     if (d->squaring)
         return;
+    // The title as laid out: its cell is the plot's column, narrower than the widget by the colour
+    // bar and the padding (a zoomed head's title is long); one line either way.
+    if (d->title->visible() && d->title->rect().width() > 20) {
+        const QString fitted =
+            QFontMetricsF(d->title->font())
+                .elidedText(
+                    m_title, Qt::ElideRight,
+                    std::min<double>(d->title->rect().width() - 4,
+                                     std::max(20, (m_render_size.isValid() ? m_render_size : size()).width() - 12)));
+        if (fitted != d->title->text())
+            d->title->setText(fitted);
+    }
     QMargins wanted;
     if (m_square_cells && m_values.size() > 0) {
         const QRect padded = d->rect->rect();
         const QMargins& old = d->square_margins;
         const double width = padded.width() + old.left() + old.right();
         const double height = padded.height() + old.top() + old.bottom();
-        const double cell = std::min(width / m_values.cols(), height / m_values.rows());
-        const int extra_x = std::max(0, int(width - cell * m_values.cols()));
-        const int extra_y = std::max(0, int(height - cell * m_values.rows()));
+        const double shown_columns = std::min<double>(m_values.cols(), visibleDrawnColumns());
+        const double shown_rows = std::min<double>(m_values.rows(), visibleDrawnRows());
+        const double cell = std::min(width / shown_columns, height / shown_rows);
+        const int extra_x = std::max(0, int(width - cell * shown_columns));
+        const int extra_y = std::max(0, int(height - cell * shown_rows));
         wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
     }
     bool thinned = false;
@@ -143,10 +173,10 @@ void HeatmapPlot::makeCellsSquare()
         const QRect rect = d->rect->rect();
         const double cell_width = double(rect.width() - (wanted.left() + wanted.right()) +
                                          (d->square_margins.left() + d->square_margins.right())) /
-                                  m_values.cols();
+                                  std::min<double>(m_values.cols(), visibleDrawnColumns());
         const double cell_height = double(rect.height() - (wanted.top() + wanted.bottom()) +
                                           (d->square_margins.top() + d->square_margins.bottom())) /
-                                   m_values.rows();
+                                   std::min<double>(m_values.rows(), visibleDrawnRows());
         thinned = setTickSteps(cell_width, cell_height, true);
     }
     if (wanted == d->square_margins && !thinned)

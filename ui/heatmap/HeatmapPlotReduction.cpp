@@ -8,13 +8,84 @@
 #include "core/analysis/AttentionDisplay.h"
 
 #include <QCoreApplication>
+#include <QLocale>
 #include <QPointer>
 #include <QThreadPool>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace attn {
+
+namespace {
+
+const MaskMatrix& orNone(const std::shared_ptr<const MaskMatrix>& mask)
+{
+    static const MaskMatrix none;
+    return mask ? *mask : none;
+}
+
+// A matrix is often the last thing that holds a whole result (1.6 GB at 20,000 tokens): let it
+// go on the pool, not on the GUI thread.
+void releaseOffThread(std::shared_ptr<const void> owner)
+{
+    if (owner && owner.use_count() == 1)
+        QThreadPool::globalInstance()->start([owner = std::move(owner)]() mutable { owner.reset(); });
+}
+
+// For each row of blocks of `window`, the largest block value (max or mean, as reduceCells
+// draws it) over the whole width of the matrix, blocks aligned on multiples of `factor` from
+// column 0 as the window's are: what "each row to its max" divides a zoomed row by. Empty when
+// the window spans every column (its own rows hold that).
+std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                           CellReduction how)
+{
+    const int all_columns = int(values.cols());
+    if (window.first_column == 0 && window.columns >= all_columns)
+        return {};
+    const bool masked = mask.rows() == values.rows() && mask.cols() == values.cols() && mask.size() > 0;
+    const int f = std::max(1, factor);
+    const int drawn_rows = (window.rows + f - 1) / f;
+    const int blocks = (all_columns + f - 1) / f;
+    std::vector<float> tops(size_t(drawn_rows), 0.0f);
+    std::vector<double> sums(static_cast<size_t>(blocks));
+    std::vector<std::int64_t> counts(static_cast<size_t>(blocks));
+    for (int drawn = 0; drawn < drawn_rows; ++drawn) {
+        const int first = window.first_row + drawn * f;
+        const int end = std::min(int(values.rows()), first + f);
+        float top = 0.0f;
+        if (how == CellReduction::Max) {
+            for (int row = first; row < end; ++row) {
+                const float* line = values.row(row).data();
+                const bool* hides = masked ? mask.row(row).data() : nullptr;
+                for (int column = 0; column < all_columns; ++column)
+                    if (!hides || !hides[column])
+                        top = std::max(top, line[column]);
+            }
+        } else {
+            std::fill(sums.begin(), sums.end(), 0.0);
+            std::fill(counts.begin(), counts.end(), 0);
+            for (int row = first; row < end; ++row) {
+                const float* line = values.row(row).data();
+                const bool* hides = masked ? mask.row(row).data() : nullptr;
+                for (int column = 0; column < all_columns; ++column)
+                    if (!hides || !hides[column]) {
+                        sums[size_t(column / f)] += line[column];
+                        ++counts[size_t(column / f)];
+                    }
+            }
+            for (int block = 0; block < blocks; ++block)
+                if (counts[size_t(block)] > 0)
+                    top = std::max(top, float(sums[size_t(block)] / double(counts[size_t(block)])));
+        }
+        tops[size_t(drawn)] = top;
+    }
+    return tops;
+}
+
+}  // namespace
 
 void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
                             const MaskMatrix& mask, std::shared_ptr<const void> keep_alive)
@@ -26,90 +97,231 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     const bool any_masked = mask_fits && mask.size() > 0 &&
                             std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
     static_assert(sizeof(bool) == 1);
-    const quint64 generation = ++m_matrix_generation;
-    const int factor = attn::reductionFactor(int(values.rows()), int(values.cols()), kReducedSide);
-    if (factor == 1) {
-        showDrawn({values, any_masked ? mask : MaskMatrix(), 1}, int(values.rows()), int(values.cols()), row_labels,
-                  column_labels);
+    ++m_matrix_generation;
+    const int rows = int(values.rows());
+    const int columns = int(values.cols());
+    if (rows != m_source_rows || columns != m_source_columns)
+        m_view = QRectF();  // another shape: the whole of it (the same shape keeps the zoom, e.g. another head)
+    m_source_rows = rows;
+    m_source_columns = columns;
+    m_source = nullptr;
+    releaseOffThread(std::move(m_source_owner));
+    m_source_owner.reset();
+    m_source_mask.reset();
+    m_source_row_labels = row_labels;
+    m_source_column_labels = column_labels;
+    const int whole_factor = attn::reductionFactor(rows, columns, kReducedSide);
+    if (whole_factor == 1) {  // drawn whole: zooming only moves the axes
+        m_shown_generation = ++m_request_generation;
+        showDrawn({values, any_masked ? mask : MaskMatrix(), 1}, CellWindow{0, 0, rows, columns}, rows, columns,
+                  row_labels, column_labels);
         return;
     }
-    // On screen a reduction reads every cell once (400 million at 20,000 tokens): it runs on a
-    // worker while `keep_alive` holds the matrix, and the plot shows its last picture meanwhile.
-    // Offscreen (pictures, tests) it runs here.
+    // On screen a reduction reads every cell of the window once (400 million at 20,000 tokens):
+    // it runs on a worker while `keep_alive` holds the matrix, and the plot shows its last
+    // picture meanwhile. Offscreen (pictures, tests) it runs here. A zoomable plot keeps the
+    // matrix (through `keep_alive`) to reduce the windows it zooms to.
     const bool on_screen = isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
+    auto hidden = any_masked ? std::make_shared<const MaskMatrix>(mask) : nullptr;  // the caller's may change
     if (!keep_alive || !on_screen) {
-        showDrawn(reduceCells(values, any_masked ? mask : MaskMatrix(), factor, m_reduction, m_top_mass),
-                  int(values.rows()), int(values.cols()), row_labels, column_labels);
+        int factor = 1;
+        const CellWindow window = wantedWindow(&factor);
+        m_shown_generation = ++m_request_generation;
+        showDrawn(reduceCells(values, orNone(hidden), window, factor, m_reduction, m_top_mass), window, rows, columns,
+                  row_labels, column_labels,
+                  m_mapping == ColorMapping::PerRow ? rowTops(values, orNone(hidden), window, factor, m_reduction)
+                                                    : std::vector<float>());
+        if (m_zoomable && keep_alive) {
+            m_source = &values;
+            m_source_owner = std::move(keep_alive);
+            m_source_mask = std::move(hidden);
+        }
         return;
     }
-    QPointer<HeatmapPlot> self(this);
-    const Matrix* source = &values;
-    MaskMatrix hidden = any_masked ? mask : MaskMatrix();  // the caller's mask may change meanwhile
-    const CellReduction how = m_reduction;
-    const double top_mass = m_top_mass;
-    QThreadPool::globalInstance()->start([self, source, hidden = std::move(hidden), factor, how, top_mass, generation,
-                                          keep_alive = std::move(keep_alive), row_labels, column_labels]() mutable {
-        auto reduced = std::make_shared<ReducedMatrix>(reduceCells(*source, hidden, factor, how, top_mass));
-        const int rows = int(source->rows());
-        const int columns = int(source->cols());
-        keep_alive.reset();
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, reduced, rows, columns, generation, row_labels, column_labels] {
-                if (self && self->m_matrix_generation == generation)  // else a newer matrix was set
-                    self->showDrawn(std::move(*reduced), rows, columns, row_labels, column_labels);
-            },
-            Qt::QueuedConnection);
-    });
+    m_source = &values;
+    m_source_owner = std::move(keep_alive);
+    m_source_mask = std::move(hidden);
+    startReduction();  // a new matrix does not wait for the reduction of the last one
 }
 
 void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns,
                                    const QStringList& row_labels, const QStringList& column_labels)
 {
     ++m_matrix_generation;  // a reduction still running for an earlier matrix is dropped
-    showDrawn(std::move(drawn), full_rows, full_columns, row_labels, column_labels);
+    // Only the picture, without the matrix: a zoomed window of it is the picture magnified.
+    if (full_rows != m_source_rows || full_columns != m_source_columns)
+        m_view = QRectF();
+    m_source_rows = full_rows;
+    m_source_columns = full_columns;
+    m_source = nullptr;
+    releaseOffThread(std::move(m_source_owner));
+    m_source_owner.reset();
+    m_source_mask.reset();
+    m_source_row_labels = row_labels;
+    m_source_column_labels = column_labels;
+    m_shown_generation = ++m_request_generation;
+    showDrawn(std::move(drawn), CellWindow{0, 0, full_rows, full_columns}, full_rows, full_columns, row_labels,
+              column_labels);
 }
 
-void HeatmapPlot::showDrawn(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
-                            const QStringList& column_labels)
+// The window of the matrix to draw for the view, in blocks of *factor cells aligned on
+// multiples of the factor (so that panning does not shift the blocks), and that factor.
+CellWindow HeatmapPlot::wantedWindow(int* factor) const
+{
+    const int rows = m_source_rows;
+    const int columns = m_source_columns;
+    *factor = attn::reductionFactor(rows, columns, kReducedSide);
+    if (*factor == 1 || !isZoomed())
+        return {0, 0, rows, columns};
+    const QRectF view = viewWindow();
+    int first_row = std::clamp(int(std::floor(view.top() + 1e-9)), 0, rows);
+    int first_column = std::clamp(int(std::floor(view.left() + 1e-9)), 0, columns);
+    const int end_row = std::clamp(int(std::ceil(view.bottom() - 1e-9)), first_row, rows);
+    const int end_column = std::clamp(int(std::ceil(view.right() - 1e-9)), first_column, columns);
+    const int f = attn::reductionFactor(end_row - first_row, end_column - first_column, kReducedSide);
+    *factor = f;
+    first_row = first_row / f * f;
+    first_column = first_column / f * f;
+    return {first_row, first_column, std::min(rows, (end_row + f - 1) / f * f) - first_row,
+            std::min(columns, (end_column + f - 1) / f * f) - first_column};
+}
+
+// After the view changed: reduce the window it needs unless the drawn cells already hold it.
+void HeatmapPlot::requestReduction(bool again)
+{
+    if (m_jobs_running > 0) {  // one view reduction at a time: the newest view once that ends
+        m_job_wanted = true;
+        m_job_again = m_job_again || again;
+        return;
+    }
+    int factor = 1;
+    const CellWindow wanted = wantedWindow(&factor);
+    const bool same_matrix = m_full_rows == m_source_rows && m_full_columns == m_source_columns;
+    const bool covered = same_matrix && factor == m_factor && m_drawn.first_row <= wanted.first_row &&
+                         m_drawn.first_column <= wanted.first_column &&
+                         m_drawn.first_row + m_drawn.rows >= wanted.first_row + wanted.rows &&
+                         m_drawn.first_column + m_drawn.columns >= wanted.first_column + wanted.columns;
+    if ((covered && !again) || !m_source)
+        return;  // without the matrix the reduced picture is only magnified
+    const bool on_screen = isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
+    if (on_screen)
+        startReduction();
+    else
+        reduceNow();
+}
+
+void HeatmapPlot::reduceNow()
+{
+    if (!m_source)
+        return;
+    int factor = 1;
+    const CellWindow window = wantedWindow(&factor);
+    m_job_wanted = false;
+    m_job_again = false;
+    m_shown_generation = ++m_request_generation;  // what a running job brings is older
+    showDrawn(reduceCells(*m_source, orNone(m_source_mask), window, factor, m_reduction, m_top_mass), window,
+              m_source_rows, m_source_columns, m_source_row_labels, m_source_column_labels,
+              m_mapping == ColorMapping::PerRow ? rowTops(*m_source, orNone(m_source_mask), window, factor, m_reduction)
+                                                : std::vector<float>());
+}
+
+void HeatmapPlot::startReduction()
+{
+    if (!m_source)
+        return;
+    int factor = 1;
+    const CellWindow window = wantedWindow(&factor);
+    const quint64 generation = ++m_request_generation;
+    const quint64 matrix = m_matrix_generation;
+    QPointer<HeatmapPlot> self(this);
+    ++m_jobs_running;
+    QThreadPool::globalInstance()->start(
+        [self, source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, how = m_reduction,
+         top_mass = m_top_mass, per_row = m_mapping == ColorMapping::PerRow, generation, matrix, rows = m_source_rows,
+         columns = m_source_columns, row_labels = m_source_row_labels,
+         column_labels = m_source_column_labels]() mutable {
+            auto reduced =
+                std::make_shared<ReducedMatrix>(reduceCells(*source, orNone(hidden), window, factor, how, top_mass));
+            auto tops = std::make_shared<std::vector<float>>(
+                per_row ? rowTops(*source, orNone(hidden), window, factor, how) : std::vector<float>());
+            owner.reset();
+            hidden.reset();
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [self, reduced, tops, window, rows, columns, generation, matrix, row_labels, column_labels] {
+                    if (!self)
+                        return;
+                    --self->m_jobs_running;
+                    // Shown unless a newer matrix was set or a newer reduction is already shown;
+                    // an older view of the same matrix is still closer to the view than what is
+                    // drawn (a drag goes on while a window is reduced).
+                    if (matrix == self->m_matrix_generation && generation > self->m_shown_generation) {
+                        self->m_shown_generation = generation;
+                        self->showDrawn(std::move(*reduced), window, rows, columns, row_labels, column_labels,
+                                        std::move(*tops));
+                    }
+                    if (self->m_jobs_running == 0 && self->m_job_wanted) {
+                        const bool again = self->m_job_again;
+                        self->m_job_wanted = false;
+                        self->m_job_again = false;
+                        self->requestReduction(again);
+                    }
+                    if (self->m_jobs_running == 0 && !self->m_zoomable) {  // only a zoomable plot keeps the matrix
+                        self->m_source = nullptr;
+                        releaseOffThread(std::move(self->m_source_owner));
+                        self->m_source_owner.reset();
+                        self->m_source_mask.reset();
+                    }
+                },
+                Qt::QueuedConnection);
+        });
+}
+
+void HeatmapPlot::showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
+                            const QStringList& row_labels, const QStringList& column_labels,
+                            std::vector<float> row_tops)
 {
     const bool was_reduced = m_factor > 1;
     const int old_rows = int(m_values.rows());
     const int old_columns = int(m_values.cols());
+    const bool moved = window != m_drawn;
     m_full_rows = full_rows;
     m_full_columns = full_columns;
     m_factor = drawn.factor;
+    m_drawn = window;
     m_values = std::move(drawn.values);
     m_mask = std::move(drawn.mask);
+    m_row_tops = row_tops.size() == size_t(m_values.rows()) ? std::move(row_tops) : std::vector<float>();
     outlineSelection();
     const bool reshaped =
-        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1);
+        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1) || moved;
     if (reshaped || row_labels != m_row_labels || column_labels != m_column_labels) {
         m_row_labels = row_labels;
         m_column_labels = column_labels;
         m_longest_label = -1;
         m_ticks = {};
     }
+    // A matrix drawn whole is dimmed here; a reduced one, or a window of it, by its reduction
+    // (whose top mass is that of whole rows).
+    const bool whole = m_factor == 1 && window == CellWindow{0, 0, full_rows, full_columns};
     if (m_top_mass < 1.0)
-        m_dimmed = m_factor > 1 ? std::move(drawn.dimmed)
-                                : MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array());
+        m_dimmed =
+            whole ? MaskMatrix(!AttentionDisplay::topMass(m_values, m_top_mass).array()) : std::move(drawn.dimmed);
     if (m_dimmed.rows() != m_values.rows() || m_dimmed.cols() != m_values.cols() || !m_dimmed.any())
         m_dimmed = MaskMatrix();
     updateColourValues();
     fillMap();
-    d->rect->axis(QCPAxis::atBottom)->setRange(-0.5, std::max<qsizetype>(1, m_values.cols()) - 0.5);
-    d->rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<qsizetype>(1, m_values.rows()) - 0.5);
     updateRange();
-    updateLabels();
-    scheduleReplot();
+    applyView();
     emit matrixShown();
 }
 
 // The drawn cell that holds the selected row and cell.
 void HeatmapPlot::outlineSelection()
 {
-    d->overlay.selected_row = m_selected_row < 0 ? -1 : m_selected_row / m_factor;
-    d->overlay.selected_column = m_selected_column < 0 ? -1 : m_selected_column / m_factor;
+    d->overlay.selected_row = m_selected_row < m_drawn.first_row ? -1 : (m_selected_row - m_drawn.first_row) / m_factor;
+    d->overlay.selected_column =
+        m_selected_column < m_drawn.first_column ? -1 : (m_selected_column - m_drawn.first_column) / m_factor;
 }
 
 QString HeatmapPlot::reductionNote() const
@@ -125,6 +337,24 @@ QString reductionNote(int rows, int columns, CellReduction how)
     return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1")
                                       : HeatmapPlot::tr("each cell: the mean of %1 x %1"))
         .arg(factor);
+}
+
+QString zoomNote(const QRect& cells, int rows, int columns, int factor, CellReduction how)
+{
+    const QLocale locale;
+    auto span = [&locale](int first, int count) {
+        return QStringLiteral("%1–%2").arg(locale.toString(first), locale.toString(first + std::max(1, count) - 1));
+    };
+    const QString queries = span(cells.y(), cells.height());
+    const QString keys = span(cells.x(), cells.width());
+    const QString where = rows == columns
+                              ? HeatmapPlot::tr("queries %1, keys %2 of %3").arg(queries, keys, locale.toString(rows))
+                              : HeatmapPlot::tr("queries %1 of %2, keys %3 of %4")
+                                    .arg(queries, locale.toString(rows), keys, locale.toString(columns));
+    const QString what = factor <= 1                 ? HeatmapPlot::tr("cells 1:1")
+                         : how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1").arg(factor)
+                                                     : HeatmapPlot::tr("each cell: the mean of %1 x %1").arg(factor);
+    return where + QStringLiteral(" · ") + what;
 }
 
 }  // namespace attn

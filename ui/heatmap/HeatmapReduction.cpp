@@ -23,12 +23,22 @@ std::optional<CellReduction> cellReductionFromKey(const QString& key)
 
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how, double top_mass)
 {
+    return reduceCells(values, mask, CellWindow{0, 0, int(values.rows()), int(values.cols())}, factor, how, top_mass);
+}
+
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                          CellReduction how, double top_mass)
+{
     const bool dimming = top_mass < 1.0;
     std::vector<std::pair<float, int>> scratch;  // AttentionDisplay::topMassCut's, one row at a time
     std::vector<char> kept_any;                  // per drawn column of a block row: a kept cell seen
-    const int rows = int(values.rows());
-    const int columns = int(values.cols());
-    const bool masked_any = mask.rows() == rows && mask.cols() == columns && mask.size() > 0;
+    const int all_columns = int(values.cols());
+    const bool masked_any = mask.rows() == values.rows() && mask.cols() == values.cols() && mask.size() > 0;
+    // The window within the matrix; below, rows and columns count from its first row and column.
+    const int first_row = std::clamp(window.first_row, 0, int(values.rows()));
+    const int first_column = std::clamp(window.first_column, 0, all_columns);
+    const int rows = std::clamp(window.rows, 0, int(values.rows()) - first_row);
+    const int columns = std::clamp(window.columns, 0, all_columns - first_column);
     ReducedMatrix reduced;
     reduced.factor = std::max(1, factor);
     const int f = reduced.factor;
@@ -41,19 +51,21 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
         kept_any.resize(size_t(drawn_columns));
     BlockRowReducer reducer;  // the engine's reduction of a long input's heads (CellBlocks), cell for cell
     for (int block_row = 0; block_row < drawn_rows; ++block_row) {
-        const int first = block_row * f;
-        const int lines = std::min(rows, first + f) - first;
+        const int first = first_row + block_row * f;  // the block row's first row of the matrix
+        const int lines = std::min(first_row + rows, first + f) - first;
         if (dimming) {
             std::fill(kept_any.begin(), kept_any.end(), 0);
             for (int row = first; row < first + lines; ++row) {
-                const float* line = values.row(row).data();  // row-major: one row is contiguous
-                const AttentionDisplay::TopMassCut cut = AttentionDisplay::topMassCut(line, columns, top_mass, scratch);
+                const float* whole_line = values.row(row).data();  // row-major: one row is contiguous
+                const float* line = whole_line + first_column;
+                const AttentionDisplay::TopMassCut cut =
+                    AttentionDisplay::topMassCut(whole_line, all_columns, top_mass, scratch);
                 for (int block = 0; block < drawn_columns; ++block) {
                     if (kept_any[size_t(block)])
                         continue;
                     const int end = std::min(columns, (block + 1) * f);
                     for (int column = block * f; column < end; ++column)
-                        if (cut.keeps(line[column], column)) {
+                        if (cut.keeps(line[column], first_column + column)) {
                             kept_any[size_t(block)] = 1;
                             break;
                         }
@@ -63,9 +75,10 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
                 dimmed(block_row, block) = !kept_any[size_t(block)];
         }
         float* out = reduced.values.row(block_row).data();
-        reducer.reduce(values.row(first).data(), values.outerStride(), masked_any ? mask.row(first).data() : nullptr,
-                       mask.outerStride(), lines, columns, f, how == CellReduction::Max ? out : nullptr,
-                       how == CellReduction::Mean ? out : nullptr, hidden.row(block_row).data());
+        reducer.reduce(values.row(first).data() + first_column, values.outerStride(),
+                       masked_any ? mask.row(first).data() + first_column : nullptr, mask.outerStride(), lines, columns,
+                       f, how == CellReduction::Max ? out : nullptr, how == CellReduction::Mean ? out : nullptr,
+                       hidden.row(block_row).data());
     }
     if (hidden.any())
         reduced.mask = std::move(hidden);

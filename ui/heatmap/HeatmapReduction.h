@@ -25,6 +25,15 @@ struct ReducedMatrix {
     MaskMatrix dimmed;  // the same shape: true where no cell of the block is among its row's top mass; empty = none
 };
 
+// A rectangle of a matrix's cells: what part of it a picture reduces (e.g. a zoomed view).
+struct CellWindow {
+    int first_row = 0;
+    int first_column = 0;
+    int rows = 0;
+    int columns = 0;
+    bool operator==(const CellWindow&) const = default;
+};
+
 // Each block of factor x factor cells of `values` (rows, columns) as one cell: the largest of
 // its visible cells, or their mean; masked cells count for nothing, and a block with no visible
 // cell is masked. Read straight from the floats: nothing of the matrix's size is allocated. The
@@ -34,5 +43,9 @@ struct ReducedMatrix {
 // weight (AttentionDisplay::topMass, found per row without a mask of the matrix's size).
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int factor, CellReduction how,
                           double top_mass = 1.0);
+// The same for `window` of `values` only (clamped to the matrix): blocks start at its first row
+// and column, and the top mass is still that of whole rows.
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                          CellReduction how, double top_mass = 1.0);
 
 }  // namespace attn

@@ -112,6 +112,18 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
          QT_TR_NOOP("Previous la&yer"),
          {QKeySequence(Qt::ALT | Qt::Key_PageUp)},
          QT_TR_NOOP("Show the previous layer of the model")},
+        {ActionId::ZoomIn, QT_TR_NOOP("Zoom &in"),
+         standard(QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Plus))
+             << QKeySequence(Qt::CTRL | Qt::Key_Equal),
+         QT_TR_NOOP("One head: show half as many queries and keys, down to single cells with their tokens (or the "
+                    "mouse wheel over the heatmap)")},
+        {ActionId::ZoomOut, QT_TR_NOOP("Zoom &out"),
+         standard(QKeySequence::ZoomOut, QKeySequence(Qt::CTRL | Qt::Key_Minus)),
+         QT_TR_NOOP("One head: show twice as many queries and keys")},
+        {ActionId::ZoomWhole,
+         QT_TR_NOOP("&Whole matrix"),
+         {QKeySequence(Qt::CTRL | Qt::Key_0)},
+         QT_TR_NOOP("One head: show every query and key again (or double-click the heatmap)")},
         {ActionId::FocusSentence,
          QT_TR_NOOP("Edit &sentence"),
          {QKeySequence(Qt::CTRL | Qt::Key_L)},

@@ -263,6 +263,10 @@ void MainWindow::buildMenus()
     view->addAction(a->get(ActionId::PreviousLayer));
     view->addAction(a->get(ActionId::NextLayer));
     view->addSeparator();
+    view->addAction(a->get(ActionId::ZoomIn));
+    view->addAction(a->get(ActionId::ZoomOut));
+    view->addAction(a->get(ActionId::ZoomWhole));
+    view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
     view->addSeparator();
     view->addMenu(m_heatmap_menu);
@@ -307,6 +311,17 @@ void MainWindow::buildMenus()
             [this] { m_head_view->setHead(m_head_view->head() + 1); });
     connect(a->get(ActionId::PreviousHead), &QAction::triggered, this,
             [this] { m_head_view->setHead(m_head_view->head() - 1); });
+    // Zooming is the One head view's (the grid's thumbnails and Compare's plots stay whole).
+    connect(a->get(ActionId::ZoomIn), &QAction::triggered, this, [this] { m_head_view->plot()->zoomIn(); });
+    connect(a->get(ActionId::ZoomOut), &QAction::triggered, this, [this] { m_head_view->plot()->zoomOut(); });
+    connect(a->get(ActionId::ZoomWhole), &QAction::triggered, this, [this] { m_head_view->plot()->resetZoom(); });
+    const auto enableZoom = [this] {
+        const bool head = currentView() == View::Head;
+        for (ActionId id : {ActionId::ZoomIn, ActionId::ZoomOut, ActionId::ZoomWhole})
+            m_actions->get(id)->setEnabled(head);
+    };
+    connect(m_tabs, &QTabWidget::currentChanged, this, enableZoom);
+    enableZoom();
     connect(a->get(ActionId::FocusSentence), &QAction::triggered, this, [this] {
         m_sentence->setFocus(Qt::ShortcutFocusReason);
         m_sentence->selectAll();

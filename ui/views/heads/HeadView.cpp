@@ -13,6 +13,7 @@
 #include <QPointer>
 #include <QSpinBox>
 #include <QThreadPool>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -47,6 +48,13 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
         m_scale_box->setItemData(m_scale_box->count() - 1, ColorScales::toolTip(scale), Qt::ToolTipRole);
     }
     m_scale_box->setToolTip(tr("Which weights set the top of the colour scale"));
+    m_whole = new QToolButton(this);
+    m_whole->setText(tr("Whole matrix"));
+    m_whole->setToolTip(
+        tr("Zoomed in: show the whole matrix again (or double-click the heatmap). The mouse wheel "
+           "zooms about the cursor, dragging pans"));
+    m_whole->setEnabled(false);
+    bar->addWidget(m_whole);
     bar->addWidget(m_scale_box);
     layout->addLayout(bar);
 
@@ -56,7 +64,13 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     m_plot->setColorBarLabel(tr("attention weight"));
     m_plot->setAxisTitles(tr("key (attended to)"), tr("query (attending)"));
     m_plot->setToolTip(QString());
+    m_plot->setZoomable(true);
     layout->addWidget(m_plot, 1);
+    connect(m_whole, &QToolButton::clicked, m_plot, &HeatmapPlot::resetZoom);
+    connect(m_plot, &HeatmapPlot::viewChanged, this, [this] {
+        m_whole->setEnabled(m_plot->isZoomed());
+        updateTitle();
+    });
 
     connect(m_head_box, &QSpinBox::valueChanged, this, &HeadView::setHead);
     connect(m_scale_box, &QComboBox::activated, this,
@@ -210,7 +224,18 @@ void HeadView::refresh()
     m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
-    const QString reduced = reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
+    updateTitle();
+}
+
+// "Head 2 of 12 · causal", and what the cells are: reduced, or the window zoomed to.
+void HeadView::updateTitle()
+{
+    if (!m_result)
+        return;
+    const QString reduced = m_plot->isZoomed()
+                                ? zoomNote(m_plot->visibleCells(), m_result->seqLen(), m_result->keyLen(),
+                                           m_plot->reductionFactor(), m_plot->reduction())
+                                : reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
     // Grouped-query attention: the key/value head this head shares; a sliding window's width.
     const AttentionTrace& trace = m_result->trace;
     const QString kv_head =
@@ -218,10 +243,12 @@ void HeadView::refresh()
     const QString mask = !m_result->config.causal   ? QString()
                          : trace.sliding_window > 0 ? tr(" · causal, sliding window %1").arg(trace.sliding_window)
                                                     : tr(" · causal");
-    m_plot->setTitle(tr("Head %1 of %2%3%4%5")
-                         .arg(m_head)
-                         .arg(m_result->numHeads())
-                         .arg(kv_head, mask, reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced));
+    const QString title = tr("Head %1 of %2%3%4%5")
+                              .arg(m_head)
+                              .arg(m_result->numHeads())
+                              .arg(kv_head, mask, reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced);
+    // Zoomed, a narrow plot keeps the window rather than the head's details.
+    m_plot->setTitle(m_plot->isZoomed() ? title + QChar(0x9c) + tr("Head %1 · %2").arg(m_head).arg(reduced) : title);
 }
 
 void HeadView::render(QPainter* painter, const QRectF& target)

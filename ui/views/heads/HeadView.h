@@ -12,6 +12,7 @@
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QToolButton;
 
 namespace attn {
 
@@ -19,7 +20,8 @@ struct AttentionResult;
 
 // One head large: token labels on both axes, a colour bar, the numbers in the cells when they
 // are readable, masked cells hatched, and the value under the mouse in words
-// ("query 'it' → key 'cat': 0.412").
+// ("query 'it' → key 'cat': 0.412"). Zooms and pans down to single cells (HeatmapPlot), the
+// title saying which queries and keys it shows; a picture of it shows the same window.
 class HeadView : public QWidget {
     Q_OBJECT
 public:
@@ -37,6 +39,7 @@ public:
     int head() const { return m_head; }
     HeatmapPlot* plot() const { return m_plot; }
     QString hoverText() const;
+    QToolButton* wholeButton() const { return m_whole; }  // back to the whole matrix
 
     // The plot as it looks at `target`'s size, for export.
     void render(QPainter* painter, const QRectF& target);
@@ -60,6 +63,7 @@ signals:
 
 private:
     void refresh();
+    void updateTitle();
 
     std::shared_ptr<const AttentionResult> m_result;
     HeatmapPlot* m_plot = nullptr;
@@ -67,6 +71,7 @@ private:
     QLabel* m_of_label = nullptr;
     QLabel* m_hover = nullptr;
     QComboBox* m_scale_box = nullptr;
+    QToolButton* m_whole = nullptr;
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     double m_top_mass = 1.0;
     int m_head = 0;
