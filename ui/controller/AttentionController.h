@@ -118,7 +118,16 @@ public:
     // at most OMP_NUM_THREADS), so the GUI thread keeps a core and no OpenMP barrier waits for
     // a thread the GUI or another process has pushed off the CPU. On the shared 2-core build
     // machine (load 5) one worker thread made a T = 512 keystroke ~2x faster than two.
-    void setWorkerThreads(int threads) { m_worker_threads = std::max(1, threads); }
+    // The worker's OpenMP threads for every pass (default: all cores but one, and all of them for
+    // a pass of kAllCoresFlops or more).
+    void setWorkerThreads(int threads)
+    {
+        m_worker_threads = std::max(1, threads);
+        m_worker_threads_chosen = true;
+    }
+    // From this many floating-point operations on, a pass runs on every core (a few seconds on one).
+    static constexpr double kAllCoresFlops = 5e10;
+    int workerThreadsFor(double flops) const;
     int workerThreads() const { return m_worker_threads; }
     // What a result may take (MemoryPlan): a larger one is refused before computing, on the
     // Sentence field, saying what would fit; the last good result stays. 0: the default budget.
@@ -212,6 +221,7 @@ private:
     bool m_busy = false;
     double m_async_threshold = 1e8;
     int m_worker_threads = 1;
+    bool m_worker_threads_chosen = false;  // by setWorkerThreads: then for every pass
     std::int64_t m_memory_budget = 0;
     std::int64_t m_picture_cells = 0;
     int m_kept_head = 0;
