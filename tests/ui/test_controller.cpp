@@ -4,6 +4,7 @@
 // keeps its weights. Files are copied to a temporary directory so a test can spoil them and show
 // they are not read again.
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "ui/controller/AttentionController.h"
@@ -268,6 +269,44 @@ private slots:
         controller.waitForIdle();
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed[0][0].toString().contains("gpt2.safetensors"), qPrintable(failed[0][0].toString()));
+    }
+
+    // Side B is planned before it is computed, as A is: its pass beside A's result on screen. A
+    // budget that holds B's pass alone but not A's weights beside it refuses B with one line
+    // naming the budget, and nothing is computed; a budget that holds both lets it through.
+    void variantIsPlannedBeforeItIsComputed()
+    {
+        AttentionController controller;
+        QStringList words;
+        for (int i = 0; i < 600; ++i)
+            words << QStringLiteral("w%1").arg(i % 97);
+        controller.setSentence(words.join(u' '));
+        QVERIFY(controller.setConfig(smallRandom()));
+        controller.waitForIdle();
+        const ResultPtr base = controller.result();
+        QVERIFY(base);
+        QCOMPARE(base->seqLen(), 600);
+        const std::int64_t pass =
+            MemoryPlan::estimate(MemoryPlan::forPass(600, 0, controller.weights()->weights, TraceDetail::Weights))
+                .total();
+        const std::int64_t a_weights = std::int64_t(sizeof(float)) * 2 * 600 * 600;  // A's two heads
+        QSignalSpy ready(&controller, &AttentionController::variantReady);
+        QSignalSpy failed(&controller, &AttentionController::variantFailed);
+        RunSettings b = smallRandom();
+        b.seed = 7;
+        controller.setMemoryBudget(pass + a_weights / 2);
+        controller.requestVariant(b, base, controller.sentence());
+        controller.waitForIdle();
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed[0][0].toString();
+        QVERIFY2(message.contains("Memory budget") && !message.contains('\n'), qPrintable(message));
+
+        controller.setMemoryBudget(pass + 4 * a_weights);
+        controller.requestVariant(b, base, controller.sentence());
+        controller.waitForIdle();
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(ready[0][0].value<ResultPtr>()->config.seed, std::uint64_t(7));
     }
 
     // Many requests for B on the worker: only the newest is answered.

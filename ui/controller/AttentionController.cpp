@@ -54,6 +54,8 @@ struct AttentionController::VariantJob {
     RunSettings config;
     std::shared_ptr<const AttentionResult> base;
     QString sentence;
+    std::int64_t memory_budget = 0;
+    std::int64_t held_bytes = 0;  // side A's result, on screen beside B
     std::shared_ptr<const LoadedWeights> weights;
     std::shared_ptr<PendingWeights> pending;
     // A whole model: side B is another layer of this run.
@@ -83,6 +85,19 @@ double passFlops(const LoadedWeights* weights, const RunSettings& config, int se
     if (!weights)
         flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
     return flops;
+}
+
+// What a result on screen holds of its size: the weights (and scores) of the heads it keeps, and a
+// long input's pictures.
+std::int64_t heldBytes(const AttentionResult& result)
+{
+    const AttentionTrace& shown = result.trace;
+    const int held_heads = shown.keepsEveryHead() ? shown.num_heads : 2;  // a long input's: kept + recomputed
+    std::int64_t bytes = std::int64_t(sizeof(float)) * held_heads * shown.queryLength() * shown.keyLength() *
+                         (shown.hasScores() ? 2 : 1);
+    for (const CellBlocks& picture : shown.pictures)
+        bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
+    return bytes;
 }
 
 }  // namespace
@@ -264,14 +279,8 @@ void AttentionController::request()
     job.kv_sentence = job.input ? QString() : m_kv_sentence;  // an example shows its own rows only
     job.memory_budget = memoryBudget();
     job.picture_cells = m_picture_cells;
-    if (m_result) {
-        const AttentionTrace& shown = m_result->trace;
-        const int held_heads = shown.keepsEveryHead() ? shown.num_heads : 2;  // a long input's: kept + recomputed
-        job.held_bytes = std::int64_t(sizeof(float)) * held_heads * shown.queryLength() * shown.keyLength() *
-                         (shown.hasScores() ? 2 : 1);
-        for (const CellBlocks& picture : shown.pictures)
-            job.held_bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
-    }
+    if (m_result)
+        job.held_bytes = heldBytes(*m_result);
     job.kept_head = m_kept_head;
     job.long_route_bytes = m_long_route_bytes;
     if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
@@ -463,6 +472,8 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
         deliverVariant(std::move(refused));
         return;
     }
+    job.memory_budget = memoryBudget();
+    job.held_bytes = m_result ? heldBytes(*m_result) : 0;
     // B's own weights, else A's when B only changes what the weights do not depend on (causal).
     if (m_variant_weights && m_variant_weights_config.sameWeightsAs(config) && !m_variant_pending) {
         job.weights = m_variant_weights;
@@ -518,6 +529,15 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
             return outcome;
         }
         weights = std::move(ready).value();
+    }
+    // Planned before it is computed, as A's pass is: B keeps every head's weights (Compare's
+    // figure and metrics read them), beside A's result on screen.
+    MemoryRequest need = MemoryPlan::forPass(job.base->seqLen(), job.base->isCross() ? job.base->keyLen() : 0,
+                                             weights->weights, TraceDetail::Weights);
+    need.held = job.held_bytes;
+    if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
+        outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
+        return outcome;
     }
     auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence);
     if (!variant) {
