@@ -210,13 +210,25 @@ protected:
         }
         const double cell_height = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
         Hatch::draw(painter, masked, m_state->compact ? 4.0 : 6.0, cell_height >= 3.0);
-        // Dimmed cells (outside a row's strongest keys): white over them, one path per picture.
+        // Dimmed cells (outside a row's strongest keys): white over them, one path per picture made
+        // of one rectangle per run of dimmed cells in a row. (A rectangle per cell held up to a
+        // million per plot with the top 1 % of 8,192 tokens, and the window grew to 2.9 GB.)
         if (m_owner->hasDimmed()) {
             QPainterPath dimmed;
+            const auto dims = [this](int row, int column) {
+                return m_owner->isDimmed(row, column) && !m_owner->isMasked(row, column);
+            };
             for (int row = shown_rows.from; row < shown_rows.to; ++row)
-                for (int column = shown_columns.from; column < shown_columns.to; ++column)
-                    if (m_owner->isDimmed(row, column) && !m_owner->isMasked(row, column))
-                        dimmed.addRect(cellRect(row, column, column + 1));
+                for (int column = shown_columns.from; column < shown_columns.to;) {
+                    if (!dims(row, column)) {
+                        ++column;
+                        continue;
+                    }
+                    const int begin = column;
+                    while (column < shown_columns.to && dims(row, column))
+                        ++column;
+                    dimmed.addRect(cellRect(row, begin, column));
+                }
             painter->fillPath(dimmed, QColor(255, 255, 255, kDimAlpha));
         }
         const double cell_width = std::abs(x->coordToPixel(1) - x->coordToPixel(0));
