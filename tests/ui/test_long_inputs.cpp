@@ -44,6 +44,15 @@ QString words(int count)
 
 }  // namespace
 
+// The longest pause of the GUI thread these tests allow: generous, for a shared, loaded machine (a
+// quiet one pauses 20-80 ms). Built with the sanitizers every memory access is checked and freed
+// memory is poisoned first: letting a 20,000-token result go paused the thread 212-314 ms there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr qint64 kGapLimit = 1000;
+#else
+constexpr qint64 kGapLimit = 250;
+#endif
+
 class TestLongInputs : public QObject {
     Q_OBJECT
 
@@ -231,8 +240,8 @@ private slots:
         QCOMPARE(controller->result()->seqLen(), 20000);
         QVERIFY(plot->reductionFactor() > 1);
         QVERIFY(delivered > 0 && gaps.size() >= 3);
-        QVERIFY2(paste_gap < 250, "the paste blocked the GUI thread");  // generous: a shared, loaded machine
-        QVERIFY2(drawing_gap < 250, "drawing the result blocked the GUI thread");
+        QVERIFY2(paste_gap < kGapLimit, "the paste blocked the GUI thread");
+        QVERIFY2(drawing_gap < kGapLimit, "drawing the result blocked the GUI thread");
         // Typing goes on: a short sentence replaces it, and letting the 1.6 GB of the long result go
         // (the views drop it on the GUI thread) leaves the thread free.
         gaps.clear();
@@ -249,7 +258,7 @@ private slots:
         const qint64 replace_gap = longestIn(0, replaced);
         qInfo("replaced by a short sentence after %lld ms; longest gap %lld ms", replaced, replace_gap);
         QCOMPARE(controller->result()->seqLen(), 1);
-        QVERIFY2(replace_gap < 250, "letting the long result go blocked the GUI thread");
+        QVERIFY2(replace_gap < kGapLimit, "letting the long result go blocked the GUI thread");
     }
 };
 
