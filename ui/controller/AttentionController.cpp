@@ -1,12 +1,11 @@
 #include "ui/controller/AttentionController.h"
 
-#include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/Examples.h"
 #include "core/pipeline/MemoryPlan.h"
-#include "core/pipeline/ModelLayerResult.h"
 #include "core/text/WordSplitter.h"
 #include "ui/controller/OpenModel.h"
+#include "ui/controller/PassCost.h"
 #include "ui/controller/PendingWeights.h"
 #include "ui/controller/WorkerHandOff.h"
 
@@ -47,60 +46,6 @@ struct AttentionController::Outcome {
     SettingField error_field = SettingField::Sentence;
     QString error;
 };
-
-struct AttentionController::VariantJob {
-    quint64 generation = 0;
-    std::shared_ptr<std::atomic<quint64>> latest;
-    RunSettings config;
-    std::shared_ptr<const AttentionResult> base;
-    QString sentence;
-    std::int64_t memory_budget = 0;
-    std::int64_t held_bytes = 0;  // side A's result, on screen beside B
-    std::shared_ptr<const LoadedWeights> weights;
-    std::shared_ptr<PendingWeights> pending;
-    // A whole model: side B is another layer of this run.
-    std::shared_ptr<const OpenModel> model;
-    std::shared_ptr<const ModelRun> run;
-    QStringList tokens;  // as the views label them
-};
-
-struct AttentionController::VariantOutcome {
-    quint64 generation = 0;
-    bool skipped = false;
-    std::shared_ptr<PendingWeights> pending;
-    std::shared_ptr<const AttentionResult> result;
-    QString error;
-};
-
-namespace {
-
-// The work of a pass whose weights are `weights`, or still to be made from `config` (random
-// weights cost a few multiply-adds per parameter to generate).
-double passFlops(const LoadedWeights* weights, const RunSettings& config, int seq_len)
-{
-    const int input_dim = weights ? weights->weights.inputDim() : config.effectiveInputDim();
-    const int d_model = weights ? weights->weights.dModel() : config.d_model;
-    const int output_dim = weights ? weights->weights.outputDim() : config.d_model;
-    double flops = AttentionController::estimatedFlops(seq_len, input_dim, d_model, output_dim);
-    if (!weights)
-        flops += 10.0 * input_dim * 4.0 * d_model;  // generating random weights
-    return flops;
-}
-
-// What a result on screen holds of its size: the weights (and scores) of the heads it keeps, and a
-// long input's pictures.
-std::int64_t heldBytes(const AttentionResult& result)
-{
-    const AttentionTrace& shown = result.trace;
-    const int held_heads = shown.keepsEveryHead() ? shown.num_heads : 2;  // a long input's: kept + recomputed
-    std::int64_t bytes = std::int64_t(sizeof(float)) * held_heads * shown.queryLength() * shown.keyLength() *
-                         (shown.hasScores() ? 2 : 1);
-    for (const CellBlocks& picture : shown.pictures)
-        bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
-    return bytes;
-}
-
-}  // namespace
 
 AttentionController::AttentionController(QObject* parent) : QObject(parent)
 {
@@ -349,17 +294,16 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     const TraceDetail detail = traceDetailFor(seq_len, effective.num_heads, key_len);
     // Planned before anything of T_q x T_kv size exists: the pass, the grid's heatmaps and the
     // head view's (each reduced to at most picture_cells), Compare's A, B and A - B.
-    MemoryRequest need = MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights,
-                                             detail);
+    MemoryRequest need =
+        MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights, detail);
     need.pictures = weights->weights.num_heads + 1;
     need.picture_cells = job.picture_cells;
     need.held = job.held_bytes;
     need.masked = effective.causal || !effective.padded_keys.isEmpty();
     // A long input: every head reduced to its picture as it is computed, one head's weights kept.
     const int picture_side = int(std::lround(std::sqrt(double(job.picture_cells))));
-    const int picture_factor =
-        AttentionPipeline::pictureFactorFor(int(seq_len), int(key_len), effective.num_heads, picture_side,
-                                            job.long_route_bytes);
+    const int picture_factor = AttentionPipeline::pictureFactorFor(int(seq_len), int(key_len), effective.num_heads,
+                                                                   picture_side, job.long_route_bytes);
     const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
     if (picture_factor > 0) {
         need.picture_factor = picture_factor;
@@ -442,130 +386,6 @@ bool AttentionController::adoptWeights(const Outcome& outcome)
         updateBusy();
     }
     return false;
-}
-
-void AttentionController::requestVariant(const RunSettings& config, std::shared_ptr<const AttentionResult> base,
-                                         const QString& sentence)
-{
-    VariantJob job;
-    job.generation = m_variant_latest->fetch_add(1) + 1;
-    job.latest = m_variant_latest;
-    job.config = config;
-    job.base = std::move(base);
-    job.sentence = sentence;
-    if (m_model && m_model_run) {
-        // Another layer of the run in hand: made from it on the worker, no forward pass.
-        job.model = m_model;
-        job.run = m_model_run;
-        job.tokens = m_model_labels;
-        m_variant_running = true;
-        updateBusy();
-        startOnWorker(
-            m_pool, this, m_worker_threads, [job] { return runVariantJob(job); },
-            [this](VariantOutcome outcome) { deliverVariant(std::move(outcome)); });
-        return;
-    }
-    if (std::optional<SettingError> invalid = config.validate()) {
-        VariantOutcome refused;
-        refused.generation = job.generation;
-        refused.error = invalid->message;
-        deliverVariant(std::move(refused));
-        return;
-    }
-    job.memory_budget = memoryBudget();
-    job.held_bytes = m_result ? heldBytes(*m_result) : 0;
-    // B's own weights, else A's when B only changes what the weights do not depend on (causal).
-    if (m_variant_weights && m_variant_weights_config.sameWeightsAs(config) && !m_variant_pending) {
-        job.weights = m_variant_weights;
-    } else if (m_weights && m_weights_config.sameWeightsAs(config)) {
-        job.weights = m_weights;
-    } else {
-        if (!m_variant_pending || !m_variant_pending->config().sameWeightsAs(config))
-            m_variant_pending = std::make_shared<PendingWeights>(config, SettingField::Weights);
-        job.pending = m_variant_pending;
-    }
-
-    const double flops = passFlops(job.weights.get(), config, job.base ? job.base->seqLen() : 0);
-    const bool reads_file = job.pending && job.pending->readsFile();
-    if (!reads_file && flops <= m_async_threshold) {
-        deliverVariant(onOneCore([&job] { return runVariantJob(job); }));
-        return;
-    }
-    m_variant_running = true;
-    updateBusy();
-    startOnWorker(
-        m_pool, this, m_worker_threads, [job] { return runVariantJob(job); },
-        [this](VariantOutcome outcome) { deliverVariant(std::move(outcome)); });
-}
-
-AttentionController::VariantOutcome AttentionController::runVariantJob(const VariantJob& job)
-{
-    VariantOutcome outcome;
-    outcome.generation = job.generation;
-    if (job.generation != job.latest->load()) {
-        outcome.skipped = true;
-        return outcome;
-    }
-    if (!job.base) {
-        outcome.error = tr("there is no result to compare with");
-        return outcome;
-    }
-    if (job.model) {
-        auto layer = ModelLayerResult::make(*job.model->model, job.model->dir, *job.run, job.tokens, job.config.layer,
-                                            traceDetailFor(job.run->seqLen(), job.model->model->config().num_heads));
-        if (!layer) {
-            outcome.error = layer.error();
-            return outcome;
-        }
-        outcome.result = std::make_shared<const AttentionResult>(std::move(layer).value());
-        return outcome;
-    }
-    std::shared_ptr<const LoadedWeights> weights = job.weights;
-    if (!weights) {
-        outcome.pending = job.pending;
-        auto ready = job.pending->get();
-        if (!ready) {
-            outcome.error = ready.error();
-            return outcome;
-        }
-        weights = std::move(ready).value();
-    }
-    // Planned before it is computed, as A's pass is: B keeps every head's weights (Compare's
-    // figure and metrics read them), beside A's result on screen.
-    MemoryRequest need = MemoryPlan::forPass(job.base->seqLen(), job.base->isCross() ? job.base->keyLen() : 0,
-                                             weights->weights, TraceDetail::Weights);
-    need.held = job.held_bytes;
-    if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
-        outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
-        return outcome;
-    }
-    auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence);
-    if (!variant) {
-        outcome.error = variant.error();
-        return outcome;
-    }
-    outcome.result = std::make_shared<const AttentionResult>(std::move(variant).value());
-    return outcome;
-}
-
-void AttentionController::deliverVariant(VariantOutcome outcome)
-{
-    if (outcome.pending && outcome.pending == m_variant_pending) {
-        m_variant_pending.reset();
-        if (auto ready = outcome.pending->get()) {  // kept for B's next results; a refusal is not
-            m_variant_weights = std::move(ready).value();
-            m_variant_weights_config = outcome.pending->config();
-        }
-    }
-    if (outcome.generation != m_variant_latest->load() || outcome.generation <= m_variant_delivered)
-        return;
-    m_variant_delivered = outcome.generation;
-    m_variant_running = false;
-    updateBusy();
-    if (outcome.result)
-        emit variantReady(outcome.result);
-    else
-        emit variantFailed(outcome.error);
 }
 
 void AttentionController::waitForIdle()

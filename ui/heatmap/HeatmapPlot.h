@@ -220,19 +220,22 @@ private:
 
     void updateRange();
     void outlineSelection();
+    // A new matrix (or picture) of this shape and labels: the view is kept only for the same shape,
+    // and the previous matrix is let go (dropSource).
+    void takeShape(int rows, int columns, const QStringList& row_labels, const QStringList& column_labels);
+    void dropSource();  // the matrix kept for reductions, released off the GUI thread
     void showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
-                   const QStringList& row_labels, const QStringList& column_labels,
-                   std::vector<float> row_tops = {});
+                   const QStringList& row_labels, const QStringList& column_labels, std::vector<float> row_tops = {});
     // PerRow of a window narrower than the matrix: each drawn row's largest drawn value over the
     // whole row (not only the columns in view); empty: the drawn rows' own.
     std::vector<float> m_row_tops;
-    quint64 m_matrix_generation = 0;  // setMatrix calls
+    quint64 m_matrix_generation = 0;   // setMatrix calls
     quint64 m_request_generation = 0;  // reductions asked for (matrices and views)
     quint64 m_shown_generation = 0;    // the newest reduction shown
 
     // Zoom and pan.
     bool m_zoomable = false;
-    QRectF m_view;  // in cells of the matrix; empty: the whole
+    QRectF m_view;          // in cells of the matrix; empty: the whole
     int m_source_rows = 0;  // the matrix of the last setMatrix, which the view refers to
     int m_source_columns = 0;
     CellWindow m_drawn;  // what m_values covers

@@ -100,21 +100,12 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     ++m_matrix_generation;
     const int rows = int(values.rows());
     const int columns = int(values.cols());
-    if (rows != m_source_rows || columns != m_source_columns)
-        m_view = QRectF();  // another shape: the whole of it (the same shape keeps the zoom, e.g. another head)
-    m_source_rows = rows;
-    m_source_columns = columns;
-    m_source = nullptr;
-    releaseOffThread(std::move(m_source_owner));
-    m_source_owner.reset();
-    m_source_mask.reset();
-    m_source_row_labels = row_labels;
-    m_source_column_labels = column_labels;
+    takeShape(rows, columns, row_labels, column_labels);
     const int whole_factor = attn::reductionFactor(rows, columns, kReducedSide);
     if (whole_factor == 1) {  // drawn whole: zooming only moves the axes
         m_shown_generation = ++m_request_generation;
-        showDrawn({values, any_masked ? mask : MaskMatrix(), 1}, CellWindow{0, 0, rows, columns}, rows, columns,
-                  row_labels, column_labels);
+        showDrawn({values, any_masked ? mask : MaskMatrix(), 1, MaskMatrix()}, CellWindow{0, 0, rows, columns}, rows,
+                  columns, row_labels, column_labels);
         return;
     }
     // On screen a reduction reads every cell of the window once (400 million at 20,000 tokens):
@@ -144,24 +135,33 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     startReduction();  // a new matrix does not wait for the reduction of the last one
 }
 
-void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns,
-                                   const QStringList& row_labels, const QStringList& column_labels)
+void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
+                                   const QStringList& column_labels)
 {
     ++m_matrix_generation;  // a reduction still running for an earlier matrix is dropped
     // Only the picture, without the matrix: a zoomed window of it is the picture magnified.
-    if (full_rows != m_source_rows || full_columns != m_source_columns)
-        m_view = QRectF();
-    m_source_rows = full_rows;
-    m_source_columns = full_columns;
-    m_source = nullptr;
-    releaseOffThread(std::move(m_source_owner));
-    m_source_owner.reset();
-    m_source_mask.reset();
-    m_source_row_labels = row_labels;
-    m_source_column_labels = column_labels;
+    takeShape(full_rows, full_columns, row_labels, column_labels);
     m_shown_generation = ++m_request_generation;
     showDrawn(std::move(drawn), CellWindow{0, 0, full_rows, full_columns}, full_rows, full_columns, row_labels,
               column_labels);
+}
+
+void HeatmapPlot::takeShape(int rows, int columns, const QStringList& row_labels, const QStringList& column_labels)
+{
+    if (rows != m_source_rows || columns != m_source_columns)
+        m_view = QRectF();  // another shape: the whole of it (the same shape keeps the zoom, e.g. another head)
+    m_source_rows = rows;
+    m_source_columns = columns;
+    m_source_row_labels = row_labels;
+    m_source_column_labels = column_labels;
+    dropSource();
+}
+
+void HeatmapPlot::dropSource()
+{
+    m_source = nullptr;
+    releaseOffThread(std::move(m_source_owner));  // leaves m_source_owner empty
+    m_source_mask.reset();
 }
 
 // The window of the matrix to draw for the view, in blocks of *factor cells aligned on
@@ -266,12 +266,8 @@ void HeatmapPlot::startReduction()
                         self->m_job_again = false;
                         self->requestReduction(again);
                     }
-                    if (self->m_jobs_running == 0 && !self->m_zoomable) {  // only a zoomable plot keeps the matrix
-                        self->m_source = nullptr;
-                        releaseOffThread(std::move(self->m_source_owner));
-                        self->m_source_owner.reset();
-                        self->m_source_mask.reset();
-                    }
+                    if (self->m_jobs_running == 0 && !self->m_zoomable)  // only a zoomable plot keeps the matrix
+                        self->dropSource();
                 },
                 Qt::QueuedConnection);
         });
