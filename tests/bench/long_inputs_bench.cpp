@@ -3,6 +3,9 @@
 //   window (offscreen, 1400 x 900) until every head of the grid shows its reduced picture;
 // - exportTwentyThousandTokens: T = 20,000, d_model 8, one head, the pass and a 1200 x 900 PNG of
 //   the head, as `--export` makes it.
+// - everyViewOfALongInput: the same 8,192-token, 12-head result in the window, every tab opened in
+//   turn, then another head in the views that show one; prints the longest pause of the GUI thread
+//   each caused.
 // - reduceOneHead: one 8,192 x 8,192 head reduced to 1,024 x 1,024 as a plot does on its worker,
 //   the largest or the mean of each block, and with the top X % dimming (a cut per row).
 // Run: QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench firstPictureInTheWindow
@@ -17,12 +20,19 @@
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
+#include "ui/shell/View.h"
 
 #include <QLineEdit>
 #include <QTemporaryDir>
 #include <QEventLoop>
 #include <QTest>
 #include <QTimer>
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <functional>
 
 using namespace attn;
 
@@ -85,6 +95,62 @@ private slots:
         }
         QVERIFY2(window.controller()->result(), "refused: raise the memory budget");
         QCOMPARE(window.controller()->result()->seqLen(), 8192);
+    }
+
+    // Every tab of the window with an 8,192-token, 12-head result (the long route: one head kept,
+    // the others recomputed when asked for), then a second head in each view that shows one head:
+    // the longest pause of the GUI thread each caused (ticks of a 5 ms timer), as qInfo lines.
+    void everyViewOfALongInput()
+    {
+        AppSettings settings(m_dir.filePath("settings-views.ini"));
+        MainWindow window(&settings);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunSettings config = window.controller()->config();
+        config.d_model = 768;
+        config.num_heads = 12;
+        QVERIFY(window.controller()->setConfig(config));
+        window.controller()->waitForIdle();
+        window.sentenceEdit()->setText(words(8192, 7));
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller()->result() && window.controller()->result()->seqLen() == 8192,
+                                 60000);
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last_tick = 0;
+        qint64 longest = 0;
+        QTimer tick;
+        tick.setInterval(5);
+        QObject::connect(&tick, &QTimer::timeout, &window, [&] {
+            const qint64 now = clock.elapsed();
+            longest = std::max(longest, now - last_tick);
+            last_tick = now;
+        });
+        tick.start();
+        const auto settle = [&](const char* what, const std::function<void()>& step) {
+            QTest::qWait(50);
+            longest = 0;
+            last_tick = clock.elapsed();
+            const qint64 began = clock.elapsed();
+            step();
+            const qint64 stepped = clock.elapsed() - began;
+            longest = std::max(longest, stepped);
+            QTest::qWait(4000);
+            qInfo("%-40s longest GUI pause %lld ms", what, longest);
+        };
+        settle("grid", [&] { window.setCurrentView(View::Grid); });
+        for (View view : kAllViews)
+            settle(qPrintable(viewKey(view)), [&] { window.setCurrentView(view); });
+        settle("head, head 5", [&] {
+            window.setCurrentView(View::Head);
+            window.headView()->setHead(5);
+        });
+        settle("walkthrough, head 7", [&] {
+            window.setCurrentView(View::Walkthrough);
+            window.walkthrough()->select(7, 100);
+        });
+        settle("lines", [&] { window.setCurrentView(View::Lines); });
+        settle("compare", [&] { window.setCurrentView(View::Compare); });
     }
 
     void reduceOneHead_data()
