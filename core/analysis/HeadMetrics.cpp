@@ -1,124 +1,12 @@
 #include "core/analysis/HeadMetrics.h"
 
+#include "core/analysis/HeadMetricRows.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
 namespace attn {
-namespace {
-
-// -sum_j m_j ln m_j with m_j = (a_j / sum_a + b_j / sum_b) / 2. With b == a this is exactly the
-// entropy of a's normalised row (x + x and the halving are exact), so JS(p, p) is exactly 0.
-double mixtureEntropy(const float* a, double inv_sum_a, const float* b, double inv_sum_b, Eigen::Index n)
-{
-    double entropy = 0.0;
-    for (Eigen::Index j = 0; j < n; ++j) {
-        const double m = 0.5 * (double(a[j]) * inv_sum_a + double(b[j]) * inv_sum_b);
-        if (m > 0.0)
-            entropy -= m * std::log(m);
-    }
-    return entropy;
-}
-
-// Per row of one head: 1 / row sum (0 for a row with no distribution) and the row's entropy.
-struct RowStats {
-    std::vector<double> inv_sum;  // (query_len)
-    std::vector<double> entropy;  // (query_len)
-};
-
-RowStats rowStats(const Matrix& weights)
-{
-    RowStats stats;
-    const Eigen::Index rows = weights.rows();
-    const Eigen::Index cols = weights.cols();
-    stats.inv_sum.resize(size_t(rows));
-    stats.entropy.resize(size_t(rows));
-    for (Eigen::Index i = 0; i < rows; ++i) {
-        double sum = 0.0;
-        for (Eigen::Index j = 0; j < cols; ++j)
-            sum += std::max(0.0, double(weights(i, j)));
-        const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
-        const float* row = weights.data() + i * cols;
-        stats.inv_sum[size_t(i)] = inv;
-        stats.entropy[size_t(i)] = inv > 0.0 ? mixtureEntropy(row, inv, row, inv, cols) : 0.0;
-    }
-    return stats;
-}
-
-// JS(P, Q) = H((P + Q) / 2) - (H(P) + H(Q)) / 2, mean over rows, with precomputed row stats.
-double jensenShannon(const Matrix& a, const RowStats& sa, const Matrix& b, const RowStats& sb)
-{
-    const Eigen::Index rows = a.rows();
-    const Eigen::Index cols = a.cols();
-    double total = 0.0;
-    Eigen::Index counted = 0;
-    for (Eigen::Index i = 0; i < rows; ++i) {
-        const double ia = sa.inv_sum[size_t(i)];
-        const double ib = sb.inv_sum[size_t(i)];
-        if (ia == 0.0 && ib == 0.0)
-            continue;  // a query that sees nothing in either head
-        ++counted;
-        if (ia == 0.0 || ib == 0.0) {
-            total += std::numbers::ln2;  // a distribution against none: as far apart as can be
-            continue;
-        }
-        const double mixed = mixtureEntropy(a.data() + i * cols, ia, b.data() + i * cols, ib, cols);
-        const double js = mixed - 0.5 * (sa.entropy[size_t(i)] + sb.entropy[size_t(i)]);
-        total += std::clamp(js, 0.0, std::numbers::ln2);  // rounding can step a hair outside
-    }
-    return counted > 0 ? total / double(counted) : 0.0;
-}
-
-}  // namespace
-
-namespace {
-
-// The metrics accumulated one query row at a time: `row` holds the first `length` weights of
-// the row, the keys after them (up to `cols`) are 0, as in a causal map stored as its triangle.
-class HeadMetricRows {
-public:
-    void add(Eigen::Index i, const float* row, Eigen::Index length)
-    {
-        if (std::none_of(row, row + length, [](float a) { return a > 0.0f; }))
-            return;  // a query that sees no key holds no distribution
-        ++m_counted;
-        double entropy = 0.0;
-        for (Eigen::Index j = 0; j < length; ++j) {
-            const double a = row[j];
-            if (a > 0.0)
-                entropy -= a * std::log(a);
-        }
-        m_metric.entropy += entropy;
-        m_metric.max += double(*std::max_element(row, row + length));
-        m_metric.diagonal += i < length ? double(row[i]) : 0.0;
-        m_metric.first += double(row[0]);
-        if (i >= 1) {
-            ++m_counted_previous;
-            m_metric.previous += i - 1 < length ? double(row[i - 1]) : 0.0;
-        }
-    }
-
-    HeadMetric finish() const
-    {
-        HeadMetric metric = m_metric;
-        if (m_counted > 0) {
-            metric.entropy /= double(m_counted);
-            metric.max /= double(m_counted);
-            metric.diagonal /= double(m_counted);
-            metric.first /= double(m_counted);
-        }
-        if (m_counted_previous > 0)
-            metric.previous /= double(m_counted_previous);
-        return metric;
-    }
-
-private:
-    HeadMetric m_metric;
-    Eigen::Index m_counted = 0;
-    Eigen::Index m_counted_previous = 0;
-};
-
-}  // namespace
 
 HeadMetric computeHeadMetrics(const Matrix& weights)
 {
@@ -147,6 +35,29 @@ std::vector<HeadMetric> computeHeadMetrics(const std::vector<Matrix>& heads)
     return metrics;
 }
 
+namespace {
+
+// Every row of one head: (query_len).
+std::vector<DivergenceRowStat> rowStats(const Matrix& weights)
+{
+    std::vector<DivergenceRowStat> stats(size_t(weights.rows()));
+    for (Eigen::Index i = 0; i < weights.rows(); ++i)
+        stats[size_t(i)] = divergenceRowStat(weights.data() + i * weights.cols(), weights.cols());
+    return stats;
+}
+
+double jensenShannon(const Matrix& a, const std::vector<DivergenceRowStat>& sa, const Matrix& b,
+                     const std::vector<DivergenceRowStat>& sb)
+{
+    DivergenceRows rows;
+    const Eigen::Index cols = a.cols();
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        rows.add(a.data() + i * cols, sa[size_t(i)], b.data() + i * cols, sb[size_t(i)], cols);
+    return rows.finish();
+}
+
+}  // namespace
+
 double jensenShannon(const Matrix& a, const Matrix& b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
@@ -158,7 +69,7 @@ MatrixD similarityMatrix(const std::vector<Matrix>& heads)
 {
     const int num_heads = int(heads.size());
     MatrixD divergence = MatrixD::Zero(num_heads, num_heads);  // (num_heads, num_heads)
-    std::vector<RowStats> stats(static_cast<size_t>(num_heads));
+    std::vector<std::vector<DivergenceRowStat>> stats(static_cast<size_t>(num_heads));
     for (int h = 0; h < num_heads; ++h)
         stats[size_t(h)] = rowStats(heads[size_t(h)]);
 

@@ -1,5 +1,7 @@
 #include "core/attention/HeadAttention.h"
 
+#include "core/attention/BlockBuffer.h"
+#include "core/attention/BlockWeights.h"
 #include "core/attention/MaskedSoftmax.h"
 #include "core/attention/ParallelWork.h"
 #include "core/ops/LinearColumns.h"
@@ -46,12 +48,6 @@ void allocateHeadMatrices(std::vector<Matrix>& matrices, int num_heads, int quer
     }
 }
 
-// scores = Q_h K_g^T: q_h (rows, head_dim), k_g_t (head_dim, keys), scores (rows, keys).
-void rawScores(const ConstBlockRef& q_h, const ConstBlockRef& k_g_t, BlockRef scores)
-{
-    directProduct(q_h, k_g_t, scores);
-}
-
 // output = weights V_g: weights (rows, keys), v_g (keys, head_dim), output (rows, head_dim).
 void weightedValues(const ConstBlockRef& weights, const ConstBlockRef& v_g, BlockRef output)
 {
@@ -84,24 +80,6 @@ void materialiseKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix
     }
 }
 
-// The keys query `first` .. + rows - 1 multiply: with the causal mask, none after the last query.
-int keysOfBlock(const AttentionTrace& trace, int first, int rows)
-{
-    return trace.causal ? std::min(trace.keyLength(), trace.query_offset + first + rows) : trace.keyLength();
-}
-
-// One block of queries of one head, weights = softmax(mask(Q_h K_g^T) / scale), into w (rows, key_len).
-void blockWeights(const AttentionTrace& trace, const Matrix& keys_t, int head, int first, int rows, BlockRef w)
-{
-    const int head_dim = trace.head_dim;
-    const int keys = keysOfBlock(trace, first, rows);
-    const auto q_h = trace.qHead(head).middleRows(first, rows);                           // (rows, head_dim)
-    const auto k_g_t = keys_t.middleRows(trace.kvHeadOf(head) * head_dim, head_dim);  // (head_dim, key_len)
-    rawScores(q_h, k_g_t.leftCols(keys), w.leftCols(keys));
-    maskedSoftmax(w, trace.query_offset + first, trace.causal, trace.key_padding, 1.0f / trace.scale,
-                  trace.sliding_window);
-}
-
 // Queries per block: kQueryBlock, or for a long input's pictures the multiple of the picture
 // factor nearest above it, so that no block of the picture spans two blocks of queries.
 int queryBlockRows(int picture_factor)
@@ -110,31 +88,6 @@ int queryBlockRows(int picture_factor)
         return kQueryBlock;
     return picture_factor * ((kQueryBlock + picture_factor - 1) / picture_factor);
 }
-
-// A thread's block of weights for a long input's pass and for recomputing a head, laid out as the
-// same rows of a (query_len, key_len) matrix whose first row is 64-byte aligned (as Eigen aligns
-// a Matrix built for AVX-512): the softmax's vectorised sums depend on where a row starts, and so
-// a row comes out bit for bit the same in the pass, in a recomputation, and (when its block is the
-// same) in the ordinary pass. The rows are then copied where they are kept.
-class BlockBuffer {
-public:
-    BlockBuffer(int rows, int key_len)
-        : m_key_len(key_len), m_storage(size_t(std::max(0, rows)) * size_t(std::max(0, key_len)) + 2 * kAlign)
-    {
-    }
-    BlockRef rows(int first, int count)
-    {
-        const auto base = reinterpret_cast<std::uintptr_t>(m_storage.data());
-        float* aligned = reinterpret_cast<float*>((base + 63) & ~std::uintptr_t(63));
-        float* start = aligned + (std::int64_t(first) * m_key_len) % std::int64_t(kAlign);
-        return BlockRef(Eigen::Map<Matrix>(start, count, m_key_len));
-    }
-
-private:
-    static constexpr size_t kAlign = 16;  // floats in 64 bytes
-    int m_key_len = 0;
-    std::vector<float> m_storage;
-};
 
 // The views' mask of rows first .. + rows - 1 (AttentionTrace::isMasked, a row at a time).
 void maskRows(const AttentionTrace& trace, int first, int rows, const MaskMatrix& padded, MaskMatrix& mask)
@@ -225,7 +178,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
             if (keep_scores) {
                 // scores = Q_h K_g^T, all keys (the walkthrough shows the masked ones' too), kept in s
                 auto s = trace.scores[size_t(head)].middleRows(first, rows);  // (rows, key_len)
-                rawScores(trace.qHead(head).middleRows(first, rows),
+                directProduct(trace.qHead(head).middleRows(first, rows),
                           keys_t.middleRows(kv_head * head_dim, head_dim), s);
                 w.leftCols(keys) = s.leftCols(keys);
                 maskedSoftmax(w, trace.query_offset + first, trace.causal, trace.key_padding, 1.0f / trace.scale,

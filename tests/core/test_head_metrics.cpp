@@ -1,5 +1,7 @@
 // Head metrics and the Jensen-Shannon similarity on hand-made matrices whose values are known.
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/HeadMetrics.h"
+#include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
@@ -254,6 +256,88 @@ private slots:
         QCOMPARE(similarityOrder(MatrixD()), std::vector<int>{});
         QCOMPARE(similarityOrder(MatrixD::Zero(1, 1)), std::vector<int>{0});
         QCOMPARE(similarityOrder(MatrixD::Zero(3, 3)), (std::vector<int>{0, 1, 2}));
+    }
+
+    // A long input's tables, its heads recomputed a block of rows at a time, against the metrics and
+    // similarity of its heads' whole matrices (AttentionDisplay::headWeights, as the compare view
+    // computed them before): bit for bit when every row is compared; within a budget, the mean
+    // over the chosen blocks' rows. Against the ordinary pass keeping every head, whose weights
+    // may differ in the last bit (a row's softmax sums depend on its alignment): to rounding.
+    void headTablesOfALongInputAreThoseOfItsHeads_data()
+    {
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<int>("kept");
+        QTest::addColumn<QList<int>>("hidden");
+        QTest::newRow("bidirectional, head 0 kept") << false << 0 << QList<int>{};
+        QTest::newRow("causal, head 2 kept") << true << 2 << QList<int>{};
+        QTest::newRow("causal, hidden keys") << true << 1 << QList<int>{0, 77};
+    }
+
+    void headTablesOfALongInputAreThoseOfItsHeads()
+    {
+        QFETCH(bool, causal);
+        QFETCH(int, kept);
+        QFETCH(QList<int>, hidden);
+        RunSettings config;
+        config.d_model = 32;
+        config.num_heads = 4;
+        config.causal = causal;
+        QString sentence;
+        for (int i = 0; i < 300; ++i)
+            sentence += QStringLiteral("w%1 ").arg(i % 41);
+        auto weights = AttentionPipeline::buildWeights(config);
+        QVERIFY(weights.ok());
+        const AttentionInput input = AttentionPipeline::inputFromSentence(sentence, config);
+        auto full = AttentionPipeline::run(config, input, AttentionInput{}, weights.value(), TraceDetail::Weights);
+        auto blocked =
+            AttentionPipeline::run(config, input, AttentionInput{}, weights.value(), TraceDetail::Weights, 2, kept);
+        QVERIFY(full.ok() && blocked.ok());
+        QVERIFY(full->trace.keepsEveryHead());
+        QVERIFY(!blocked->trace.keepsEveryHead());
+        const std::vector<bool> flags = AttentionDisplay::shownHiddenKeys(hidden, 300);
+        const AttentionResult shown_full = AttentionDisplay::withHiddenKeys(full.value(), flags);
+        const AttentionResult shown_blocked = AttentionDisplay::withHiddenKeys(blocked.value(), flags);
+
+        std::vector<Matrix> heads;  // as the views show them: (300, 300) each
+        for (int head = 0; head < 4; ++head)
+            heads.push_back(*AttentionDisplay::headWeights(shown_blocked, head));
+        HeadTables expected;
+        expected.metrics = computeHeadMetrics(heads);
+        expected.divergence = similarityMatrix(heads);
+        const HeadTables tables = HeadTables::compute(shown_blocked);
+        QVERIFY(tables.complete);
+        QCOMPARE(tables.query_rows, 300);
+        QCOMPARE(tables.divergence_rows, 300);
+        for (int head = 0; head < 4; ++head) {
+            QCOMPARE(tables.metrics[size_t(head)].entropy, expected.metrics[size_t(head)].entropy);
+            QCOMPARE(tables.metrics[size_t(head)].max, expected.metrics[size_t(head)].max);
+            QCOMPARE(tables.metrics[size_t(head)].diagonal, expected.metrics[size_t(head)].diagonal);
+            QCOMPARE(tables.metrics[size_t(head)].previous, expected.metrics[size_t(head)].previous);
+            QCOMPARE(tables.metrics[size_t(head)].first, expected.metrics[size_t(head)].first);
+        }
+        QVERIFY(tables.divergence == expected.divergence);
+        const HeadTables ordinary = HeadTables::compute(shown_full);
+        QVERIFY(ordinary.complete);
+        QCOMPARE(ordinary.divergence_rows, 300);
+        for (int head = 0; head < 4; ++head)  // rows of ~300 float weights summed in double
+            QVERIFY(std::abs(ordinary.metrics[size_t(head)].entropy - tables.metrics[size_t(head)].entropy) < 1e-6);
+        QVERIFY((ordinary.divergence - tables.divergence).cwiseAbs().maxCoeff() < 1e-6);
+
+        // A budget of 2 blocks' rows (64 each): blocks 1 and 3 of 5, the mean over their 128 rows.
+        const HeadTables sampled = HeadTables::compute(shown_blocked, 6 * 2 * 64 * 300);
+        QCOMPARE(sampled.divergence_rows, 128);
+        QCOMPARE(sampled.query_rows, 300);
+        QVERIFY(sampled.metrics[0].entropy == expected.metrics[0].entropy);  // every row still
+        std::vector<Matrix> rows_of_blocks;
+        for (const Matrix& head : heads) {
+            Matrix chosen(128, 300);
+            chosen << head.middleRows(64, 64), head.middleRows(192, 64);
+            rows_of_blocks.push_back(chosen);
+        }
+        QVERIFY(sampled.divergence == similarityMatrix(rows_of_blocks));
+
+        // Asked to stop: nothing complete.
+        QVERIFY(!HeadTables::compute(shown_blocked, HeadTables::kDivergenceCells, [] { return true; }).complete);
     }
 
     void benchmarkSimilarity256Tokens12Heads()

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "core/attention/AttentionTrace.h"
+#include "core/attention/BlockBuffer.h"
+
+namespace attn {
+
+// Any head's weights, one block of query rows at a time, recomputed from a trace's q and k in the
+// blocks of the pass that made it (trace.query_block rows) by the same code: equal bit for bit to
+// the weights that pass computed. For work over every head of a long input without holding a
+// whole head: each block is rows x key_len floats. After construction it is only read, so threads
+// may share it, each with its own buffer().
+class HeadRecomputer {
+public:
+    explicit HeadRecomputer(const AttentionTrace& trace);
+
+    int blockCount() const { return m_block_count; }
+    int firstRow(int block) const { return block * m_block_rows; }
+    int rowCount(int block) const;
+    BlockBuffer buffer() const;  // one thread's scratch for weights()
+
+    // Head `head`'s weights of queries firstRow(block) .. + rowCount(block) - 1: (rows, key_len),
+    // masked keys exactly 0, written into `buffer`.
+    BlockRef weights(int head, int block, BlockBuffer& buffer) const;
+
+private:
+    const AttentionTrace& m_trace;
+    int m_block_rows = 0;
+    int m_block_count = 0;
+    Matrix m_keys_t;  // (kv_heads * head_dim, key_len): K_g^T of every key/value head g
+};
+
+}  // namespace attn
