@@ -143,6 +143,7 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     // Work the tabs hand to threads of their own, done here so that the picture shows its result.
     window.viewTabs()->modelView()->computeNow();
     window.viewTabs()->rolloutView()->computeNow();
+    window.viewTabs()->compareView()->computeNow();
     // Heatmaps reduced (and a long input's heads recomputed) on the global pool post their
     // pictures back when done: two rounds, for work started by what the first one delivered.
     for (int round = 0; round < 2; ++round) {

@@ -13,10 +13,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace attn {
 
-Result<HeadComparison> CompareModel::compare(const Matrix& a, const Matrix& b)
+Result<HeadComparison> CompareModel::compare(Matrix a, Matrix b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
         return Error{QStringLiteral("cannot compare a %1 x %2 head with a %3 x %4 head: the inputs differ in length")
@@ -25,19 +26,21 @@ Result<HeadComparison> CompareModel::compare(const Matrix& a, const Matrix& b)
                          .arg(b.rows())
                          .arg(b.cols())};
     HeadComparison comparison;
-    comparison.a = a;
-    comparison.b = b;
     comparison.difference = a - b;
-    if (a.size() > 0) {
-        comparison.shared_min = std::min({0.0f, a.minCoeff(), b.minCoeff()});
-        comparison.shared_max = std::max(a.maxCoeff(), b.maxCoeff());
+    comparison.a = std::move(a);  // a long input's heads are 256 MB each at 8,192 tokens: moved, not copied
+    comparison.b = std::move(b);
+    const Matrix& a_shown = comparison.a;
+    const Matrix& b_shown = comparison.b;
+    if (a_shown.size() > 0) {
+        comparison.shared_min = std::min({0.0f, a_shown.minCoeff(), b_shown.minCoeff()});
+        comparison.shared_max = std::max(a_shown.maxCoeff(), b_shown.maxCoeff());
         const float limit = comparison.difference.cwiseAbs().maxCoeff();
         // Two identical heads: any non-empty range shows the all-zero difference as the centre colour.
         comparison.difference_limit = limit > 0.0f ? limit : 1.0f;
     }
     if (!(comparison.shared_max > comparison.shared_min))
         comparison.shared_max = comparison.shared_min + 1.0f;
-    comparison.divergence = jensenShannon(a, b);
+    comparison.divergence = jensenShannon(a_shown, b_shown);
     return comparison;
 }
 

@@ -26,7 +26,7 @@ struct HeadComparison {
 class CompareModel {
 public:
     // Refuses matrices of different shapes (the heads of two inputs of different lengths).
-    static Result<HeadComparison> compare(const Matrix& a, const Matrix& b);
+    static Result<HeadComparison> compare(Matrix a, Matrix b);  // (query_len, key_len) each
 
     // One head of a result, checked: "head 9 is out of range: the model has 8 heads, 0 to 7".
     static Result<Matrix> headWeights(const AttentionResult& result, int head);

@@ -1,6 +1,8 @@
 // The compare view's pieces: the difference cell by cell, side B under other settings, the
 // head metrics model and table, the lines view's hover and toggles, and the signals that pick heads.
+#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/CompareModel.h"
+#include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
@@ -18,6 +20,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -550,6 +554,63 @@ private slots:
         for (int x = 0; x < 16; ++x)
             for (int y = x + 1; y < 16; ++y)
                 QVERIFY(LinesCanvas::headColor(x) != LinesCanvas::headColor(y));
+    }
+
+    // A long input (one head kept, the others recomputed): the comparison and the tables come
+    // from workers while the view stays as it was and says what it is computing; then they are
+    // the numbers of the heads' whole matrices. computeNow (an export) finishes them at once.
+    void aLongInputIsComparedOnWorkers()
+    {
+        RunSettings config;
+        config.d_model = 16;
+        config.num_heads = 4;
+        config.causal = true;
+        QString sentence;
+        for (int i = 0; i < 1100; ++i)
+            sentence += QStringLiteral("w%1 ").arg(i % 53);
+        auto weights = AttentionPipeline::buildWeights(config);
+        QVERIFY(weights.ok());
+        auto computed = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(sentence, config),
+                                               AttentionInput{}, weights.value(), TraceDetail::Weights, 2, 0);
+        QVERIFY(computed.ok());
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        QVERIFY(!result->trace.keepsEveryHead());
+
+        CompareView view;
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(result);  // heads 0 (kept) and 1 (recomputed)
+        QVERIFY(view.isComputing());
+        QVERIFY2(view.statusLabel()->text().startsWith(QStringLiteral("Computing heads 0 and 1")),
+                 qPrintable(view.statusLabel()->text()));
+        QVERIFY(view.tablesNote()->text().startsWith(QStringLiteral("Computing the metrics and similarity of 4 heads")));
+        QCOMPARE(view.metricsTable()->model()->rowCount(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing(), 30000);
+        QCOMPARE(view.statusLabel()->text(), QString());
+
+        const HeadComparison& shown = view.figure()->comparison();
+        QVERIFY(shown.a == result->trace.weights[0]);
+        QVERIFY(shown.b == *AttentionDisplay::headWeights(*result, 1));
+        std::vector<Matrix> heads;
+        for (int head = 0; head < 4; ++head)
+            heads.push_back(*AttentionDisplay::headWeights(*result, head));
+        const std::vector<HeadMetric> metrics = computeHeadMetrics(heads);
+        const auto* model = view.metricsTable()->metricsModel();
+        QCOMPARE(int(model->metrics().size()), 4);
+        for (int head = 0; head < 4; ++head)
+            QVERIFY(model->metrics()[size_t(head)].entropy == metrics[size_t(head)].entropy);
+        QVERIFY(view.similarityView()->divergence() == similarityMatrix(heads));
+        QVERIFY(view.tablesNote()->isHidden());  // every query compared: nothing to say
+
+        // Another pair while hidden waits for the view; an export finishes it at once.
+        view.hide();
+        view.setHeads(2, 3);
+        QVERIFY(view.isComputing());
+        view.computeNow();
+        QVERIFY(!view.isComputing());
+        QVERIFY(view.figure()->comparison().a == *AttentionDisplay::headWeights(*result, 2));
+        QVERIFY(view.figure()->comparison().b == *AttentionDisplay::headWeights(*result, 3));
     }
 };
 

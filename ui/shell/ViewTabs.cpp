@@ -270,6 +270,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_head_view->render(painter, target);
             break;
         case View::Compare:
+            m_compare->computeNow();  // an exported picture shows the heads chosen, never "computing"
             m_compare->renderFigure(painter, target);
             break;
         case View::Lines:

@@ -80,6 +80,16 @@ QString CompareFigure::sideTitle(const QString& letter, const CompareSide& side)
 
 Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
 {
+    auto comparison = computeComparison(a, b);
+    if (!comparison)
+        return Error{comparison.error()};
+    showComparison(a, b, std::move(comparison).value());
+    return {};
+}
+
+Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(const CompareSide& a,
+                                                                               const CompareSide& b)
+{
     if (!a.result || !b.result)
         return Error{tr("nothing to compare yet")};
     auto weights_a = CompareModel::headWeights(*a.result, a.head);
@@ -88,14 +98,27 @@ Status CompareFigure::setComparison(const CompareSide& a, const CompareSide& b)
     auto weights_b = CompareModel::headWeights(*b.result, b.head);
     if (!weights_b)
         return Error{QStringLiteral("B: %1").arg(weights_b.error())};
-    auto comparison = CompareModel::compare(weights_a.value(), weights_b.value());
+    auto comparison = CompareModel::compare(std::move(weights_a).value(), std::move(weights_b).value());
     if (!comparison)
         return Error{comparison.error()};
-    m_comparison = std::make_shared<const HeadComparison>(std::move(comparison).value());
+    return std::make_shared<const HeadComparison>(std::move(comparison).value());
+}
+
+void CompareFigure::showComparison(const CompareSide& a, const CompareSide& b,
+                                   std::shared_ptr<const HeadComparison> comparison)
+{
+    m_comparison = std::move(comparison);
     m_a = a;
     m_b = b;
     showComparison();
-    return {};
+}
+
+bool CompareFigure::recomputesHeads(const CompareSide& a, const CompareSide& b)
+{
+    const auto recomputed = [](const CompareSide& side) {
+        return side.result && !side.result->trace.keepsEveryHead() && side.head != side.result->trace.kept_head;
+    };
+    return recomputed(a) || recomputed(b);
 }
 
 void CompareFigure::showComparison()

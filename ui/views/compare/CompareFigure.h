@@ -36,6 +36,12 @@ public:
     // Shows a against b; on an error (a head out of range, inputs of different lengths) nothing
     // changes and the reason is returned.
     Status setComparison(const CompareSide& a, const CompareSide& b);
+    // The same in two halves: the numbers (thread-safe, for a worker: a long input's heads are
+    // recomputed, about half a second each at 8,192 tokens), then showing them.
+    static Result<std::shared_ptr<const HeadComparison>> computeComparison(const CompareSide& a, const CompareSide& b);
+    void showComparison(const CompareSide& a, const CompareSide& b, std::shared_ptr<const HeadComparison> comparison);
+    // True when computeComparison recomputes a head (a long input's that was not kept).
+    static bool recomputesHeads(const CompareSide& a, const CompareSide& b);
     void setColorMap(ColorMaps::Map map);  // of A and B; the difference is always diverging
     // The colour scale A and B share (the windows's one choice); the difference stays linear.
     void setColorScale(ColorScale scale);

@@ -3,6 +3,7 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/CompareModel.h"
 #include "core/analysis/HeadMetrics.h"
+#include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/HeadMetricsTable.h"
@@ -21,6 +22,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <QLocale>
+
 #include <limits>
 
 namespace attn {
@@ -32,14 +35,23 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_similarity = new HeadSimilarityView(this);
     buildControls();
 
+    m_pool.setMaxThreadCount(2);  // the comparison shown first need not wait for the tables
+    m_tables_note = new QLabel(this);
+    m_tables_note->setWordWrap(true);
+    m_tables_note->hide();
     auto* bottom = new QSplitter(Qt::Horizontal, this);
     bottom->addWidget(m_table);
     bottom->addWidget(m_similarity);
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
+    auto* tables = new QWidget(this);
+    auto* tables_layout = new QVBoxLayout(tables);
+    tables_layout->setContentsMargins(0, 0, 0, 0);
+    tables_layout->addWidget(m_tables_note);
+    tables_layout->addWidget(bottom, 1);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_figure);
-    split->addWidget(bottom);
+    split->addWidget(tables);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({640, 360});  // the heads being compared get most of the height
@@ -50,7 +62,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     connect(m_similarity, &HeadSimilarityView::headsPicked, this, &CompareView::setHeads);
 }
 
-CompareView::~CompareView() = default;
+CompareView::~CompareView()
+{
+    ++m_comparison_generation;  // a job under way stops at its next check
+    ++m_tables_generation;
+    m_pool.waitForDone();  // its result is handed to this object
+}
 
 void CompareView::buildControls()
 {
@@ -152,6 +169,11 @@ void CompareView::setResult(std::shared_ptr<const AttentionResult> result)
         return;
     }
     m_pending.reset();
+    adoptResult(std::move(result));
+}
+
+void CompareView::adoptResult(std::shared_ptr<const AttentionResult> result)
+{
     const bool first = !m_result;
     const bool was_model = m_result && isModelLayer(*m_result);
     m_result = std::move(result);
@@ -159,22 +181,85 @@ void CompareView::setResult(std::shared_ptr<const AttentionResult> result)
         return;
     if (first || was_model != isModelLayer(*m_result))
         syncVariantControls();
-    if (m_result->trace.keepsEveryHead()) {
-        m_table->setMetrics(computeHeadMetrics(m_result->trace.weights));
-        m_similarity->setHeads(m_result->trace.weights);
-    } else {
-        // A long input keeps one head's weights: the others are recomputed one at a time for their
-        // metrics. The similarity of every pair of heads would need them all at once: left empty.
-        std::vector<HeadMetric> metrics;
-        for (int head = 0; head < m_result->numHeads(); ++head)
-            metrics.push_back(computeHeadMetrics(*AttentionDisplay::headWeights(*m_result, head)));
-        m_table->setMetrics(metrics);
-        m_similarity->setHeads({});
-    }
     if (usesOtherSettings())
         requestVariant();  // refreshes when B is there
     else
         refresh();
+    startTables();  // after the comparison: what the view shows first
+}
+
+void CompareView::startTables()
+{
+    const quint64 generation = ++m_tables_generation;
+    const AttentionResult& result = *m_result;
+    // Up to this many weights x heads (12 heads at ~170 tokens, a few milliseconds) the tables
+    // are computed at once: typing a short sentence never shows "computing".
+    constexpr std::int64_t kInlineCells = std::int64_t(1) << 22;
+    const std::int64_t cells = std::int64_t(result.numHeads()) * result.numHeads() * result.seqLen() * result.keyLen();
+    if (result.trace.keepsEveryHead() && cells <= kInlineCells) {
+        m_tables_pending = false;
+        showTables(HeadTables::compute(result));
+        return;
+    }
+    m_tables_pending = true;
+    m_table->setMetrics({});  // another input's numbers would pass for this one's
+    m_similarity->setDivergence({});
+    const QLocale locale;
+    m_tables_note->setText(tr("Computing the metrics and similarity of %1 heads over %2 tokens\u2026")
+                               .arg(result.numHeads())
+                               .arg(locale.toString(result.seqLen())));
+    m_tables_note->show();
+    m_pool.start([this, result = m_result, generation] {
+        const auto cancelled = [this, generation] { return m_tables_generation.load() != generation; };
+        auto tables = std::make_shared<const HeadTables>(
+            HeadTables::compute(*result, HeadTables::kDivergenceCells, cancelled));
+        if (!tables->complete)
+            return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, tables, generation] {
+                if (generation != m_tables_generation.load())
+                    return;
+                m_tables_pending = false;
+                showTables(*tables);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void CompareView::showTables(const HeadTables& tables)
+{
+    m_table->setMetrics(tables.metrics);
+    m_similarity->setDivergence(tables.divergence);
+    if (tables.divergence_rows < tables.query_rows) {
+        const QLocale locale;
+        m_tables_note->setText(tr("Head similarity: the mean over %1 of the %2 queries (evenly spaced blocks of "
+                                  "queries, every pair of heads on the same rows); the metrics use every query.")
+                                   .arg(locale.toString(tables.divergence_rows), locale.toString(tables.query_rows)));
+        m_tables_note->show();
+    } else {
+        m_tables_note->clear();
+        m_tables_note->hide();
+    }
+}
+
+void CompareView::computeNow()
+{
+    if (m_pending) {
+        std::shared_ptr<const AttentionResult> pending = std::move(m_pending);
+        m_pending.reset();
+        adoptResult(std::move(pending));  // as if the view had been opened
+    }
+    if (m_comparison_pending) {
+        m_compute_now = true;  // startComparison computes here
+        refresh();
+        m_compute_now = false;
+    }
+    if (m_tables_pending && m_result) {
+        ++m_tables_generation;
+        m_tables_pending = false;
+        showTables(HeadTables::compute(*m_result));
+    }
 }
 
 void CompareView::showEvent(QShowEvent* event)
@@ -182,6 +267,8 @@ void CompareView::showEvent(QShowEvent* event)
     QWidget::showEvent(event);
     if (m_pending)
         setResult(std::move(m_pending));
+    else if (m_comparison_pending)
+        refresh();
 }
 
 void CompareView::setSentence(const QString& sentence)
@@ -350,14 +437,54 @@ void CompareView::refresh()
                                  : QString();
     // A whole model's sides are (layer, head) pairs: both titles name their layer.
     const bool model = isModelLayer(*m_result);
-    const Status shown =
-        m_figure->setComparison({m_result, m_head_a, model ? tr("layer %1").arg(m_result->config.layer) : QString()},
-                                {result_b, m_head_b,
-                                 model ? tr("layer %1").arg(result_b->config.layer)
-                                 : settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings")
-                                                                                          : settings});
-    m_status->setText(shown ? QString() : shown.error());
+    const CompareSide side_a{m_result, m_head_a, model ? tr("layer %1").arg(m_result->config.layer) : QString()};
+    const CompareSide side_b{result_b, m_head_b,
+                             model ? tr("layer %1").arg(result_b->config.layer)
+                             : settings.isEmpty() && usesOtherSettings() && m_variant ? tr("same settings")
+                                                                                      : settings};
+    startComparison(side_a, side_b);
     m_table->setComparedHeads(m_head_a, result_b == m_result ? m_head_b : -1);
+}
+
+void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
+{
+    const quint64 generation = ++m_comparison_generation;
+    if (!CompareFigure::recomputesHeads(a, b) || m_compute_now) {
+        m_comparison_pending = false;
+        const Status shown = m_figure->setComparison(a, b);
+        showComparisonStatus(shown ? QString() : shown.error());
+        return;
+    }
+    // A long input's heads recomputed on a worker; the last comparison stays until they are here.
+    m_comparison_pending = true;
+    m_status->setText(tr("Computing heads %1 and %2\u2026").arg(a.head).arg(b.head));
+    if (!isVisible())
+        return;  // when the view is shown (showEvent)
+    m_pool.start([this, a, b, generation] {
+        if (generation != m_comparison_generation.load())
+            return;  // a newer pair is queued behind this job
+        auto comparison = std::make_shared<Result<std::shared_ptr<const HeadComparison>>>(
+            CompareFigure::computeComparison(a, b));
+        QMetaObject::invokeMethod(
+            this,
+            [this, a, b, comparison, generation] {
+                if (generation != m_comparison_generation.load())
+                    return;
+                m_comparison_pending = false;
+                if (!*comparison) {
+                    showComparisonStatus(comparison->error());
+                    return;
+                }
+                m_figure->showComparison(a, b, comparison->value());
+                showComparisonStatus(QString());
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void CompareView::showComparisonStatus(const QString& error)
+{
+    m_status->setText(error);
 }
 
 void CompareView::renderFigure(QPainter* painter, const QRectF& target)

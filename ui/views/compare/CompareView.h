@@ -5,8 +5,10 @@
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapReduction.h"
 
+#include <QThreadPool>
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 
 class QCheckBox;
@@ -19,6 +21,8 @@ class QToolButton;
 namespace attn {
 
 class CompareFigure;
+struct CompareSide;
+struct HeadTables;
 class HeadMetricsTable;
 class HeadSimilarityView;
 struct AttentionResult;
@@ -61,6 +65,14 @@ public:
     // The comparison as shown, for export (same as CompareExport's picture).
     void renderFigure(QPainter* painter, const QRectF& target);
 
+    // A long input's comparison (its heads recomputed) and the metrics and similarity of a large
+    // result are computed on worker threads, the last picture staying meanwhile with a note that
+    // says so; computeNow finishes what is still under way here (an export, a screenshot).
+    bool isComputing() const { return m_comparison_pending || m_tables_pending; }
+    void computeNow();
+    QLabel* tablesNote() const { return m_tables_note; }
+    QLabel* statusLabel() const { return m_status; }
+
 public slots:
     // While the view is hidden the result is only kept, and shown when the view is.
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
@@ -92,8 +104,13 @@ private:
     static bool isModelLayer(const AttentionResult& result);
     RunSettings variantConfig() const;
     void requestVariant();
+    void adoptResult(std::shared_ptr<const AttentionResult> result);
     void refresh();
     void refillChoosers();
+    void startComparison(const CompareSide& a, const CompareSide& b);
+    void showComparisonStatus(const QString& error);
+    void startTables();
+    void showTables(const HeadTables& tables);
 
     CompareFigure* m_figure = nullptr;
     HeadMetricsTable* m_table = nullptr;
@@ -117,6 +134,14 @@ private:
     QString m_sentence;
     int m_head_a = 0;
     int m_head_b = 1;
+
+    QLabel* m_tables_note = nullptr;  // computing, or over which queries the similarity is a mean
+    QThreadPool m_pool;               // the comparison and the tables, side by side
+    std::atomic<quint64> m_comparison_generation = 0;
+    std::atomic<quint64> m_tables_generation = 0;
+    bool m_comparison_pending = false;
+    bool m_tables_pending = false;
+    bool m_compute_now = false;  // computeNow: the comparison here, not on a worker
 };
 
 }  // namespace attn

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include <numbers>
+#include <utility>
 
 namespace attn {
 
@@ -35,7 +36,12 @@ HeadSimilarityView::HeadSimilarityView(QWidget* parent) : QWidget(parent)
 
 void HeadSimilarityView::setHeads(const std::vector<Matrix>& heads)
 {
-    m_divergence = similarityMatrix(heads);
+    setDivergence(similarityMatrix(heads));
+}
+
+void HeadSimilarityView::setDivergence(MatrixD divergence)
+{
+    m_divergence = std::move(divergence);
     m_order = similarityOrder(m_divergence);
     const int n = int(m_order.size());
     Matrix ordered(n, n);  // (num_heads, num_heads) in display order

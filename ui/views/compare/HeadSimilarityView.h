@@ -21,6 +21,8 @@ public:
 
     // heads: num_heads x (query_len, key_len) attention weights.
     void setHeads(const std::vector<Matrix>& heads);
+    // divergence: (num_heads, num_heads), computed elsewhere (similarityMatrix, HeadTables).
+    void setDivergence(MatrixD divergence);
     const MatrixD& divergence() const { return m_divergence; }  // in head order
     const std::vector<int>& order() const { return m_order; }   // row/column r shows head order()[r]
     HeatmapPlot* plot() const { return m_plot; }
