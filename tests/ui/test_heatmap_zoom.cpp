@@ -13,6 +13,8 @@
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 
 #include <QAction>
@@ -524,6 +526,69 @@ private slots:
         settle(head);
         QVERIFY(!head->isZoomed());
         QCOMPARE(head->reductionFactor(), 2);
+    }
+
+    // Compare's three plots zoom and pan as one: the wheel over A zooms B and A - B to the same
+    // window, down to real cells; a double-click on B shows the whole of all three again; the
+    // window's zoom actions act on Compare too.
+    void compareZoomsItsThreePlotsTogether()
+    {
+        m_view.reset();
+        CompareView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(m_result);
+        view.setHeads(1, 0);
+        QTRY_VERIFY(!view.isComputing());
+        QCOMPARE(view.headB(), 0);
+        HeatmapPlot* a = view.figure()->plotA();
+        HeatmapPlot* b = view.figure()->plotB();
+        HeatmapPlot* difference = view.figure()->plotDifference();
+        for (HeatmapPlot* plot : {a, b, difference}) {
+            settle(plot);
+            QVERIFY(plot->isZoomable());
+            QVERIFY(plot->reductionFactor() > 1);
+        }
+        for (int notch = 0; notch < 40 && (a->reductionFactor() > 1 || a->visibleCells().width() > 48); ++notch) {
+            wheel(a, centreOf(a, 1500, 1200), 120);
+            for (HeatmapPlot* plot : {a, b, difference})
+                settle(plot);
+        }
+        QCOMPARE(a->reductionFactor(), 1);
+        for (HeatmapPlot* plot : {b, difference}) {
+            QCOMPARE(plot->viewWindow(), a->viewWindow());
+            QCOMPARE(plot->reductionFactor(), 1);
+        }
+        const QRect cells = a->visibleCells();
+        QVERIFY(cells.contains(1200, 1500));
+        if (const QString dir = qEnvironmentVariable("ATTN_ZOOM_PNG_DIR"); !dir.isEmpty())
+            view.grab().save(dir + QStringLiteral("/zoom-compare.png"));
+        int r = -1, c = -1;
+        QVERIFY(b->cellAt(b->positionOf(1500.5, 1200.5).toPoint(), &r, &c));
+        QCOMPARE(r, 1500);
+        QCOMPARE(c, 1200);
+        QTest::mouseDClick(b->findChild<QWidget*>(), Qt::LeftButton, {}, b->positionOf(1500.5, 1200.5).toPoint());
+        for (HeatmapPlot* plot : {a, b, difference}) {
+            settle(plot);
+            QVERIFY(!plot->isZoomed());
+        }
+
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath(QStringLiteral("settings.ini")));
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.controller()->waitForIdle();
+        window.setCurrentView(View::Compare);
+        ActionRegistry* actions = window.actions();
+        QVERIFY(actions->get(ActionId::ZoomIn)->isEnabled());
+        actions->get(ActionId::ZoomIn)->trigger();
+        CompareFigure* figure = window.viewTabs()->compareView()->figure();
+        QVERIFY(figure->plotA()->isZoomed());
+        QCOMPARE(figure->plotDifference()->viewWindow(), figure->plotA()->viewWindow());
+        actions->get(ActionId::ZoomWhole)->trigger();
+        QVERIFY(!figure->plotB()->isZoomed());
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -311,14 +312,18 @@ void MainWindow::buildMenus()
             [this] { m_head_view->setHead(m_head_view->head() + 1); });
     connect(a->get(ActionId::PreviousHead), &QAction::triggered, this,
             [this] { m_head_view->setHead(m_head_view->head() - 1); });
-    // Zooming is the One head view's (the grid's thumbnails and Compare's plots stay whole).
-    connect(a->get(ActionId::ZoomIn), &QAction::triggered, this, [this] { m_head_view->plot()->zoomIn(); });
-    connect(a->get(ActionId::ZoomOut), &QAction::triggered, this, [this] { m_head_view->plot()->zoomOut(); });
-    connect(a->get(ActionId::ZoomWhole), &QAction::triggered, this, [this] { m_head_view->plot()->resetZoom(); });
+    // Zooming is the One head view's and Compare's, whose three plots follow head A's (the grid's
+    // thumbnails stay whole).
+    const auto zoomed = [this] {
+        return currentView() == View::Compare ? m_tabs->compareView()->figure()->plotA() : m_head_view->plot();
+    };
+    connect(a->get(ActionId::ZoomIn), &QAction::triggered, this, [zoomed] { zoomed()->zoomIn(); });
+    connect(a->get(ActionId::ZoomOut), &QAction::triggered, this, [zoomed] { zoomed()->zoomOut(); });
+    connect(a->get(ActionId::ZoomWhole), &QAction::triggered, this, [zoomed] { zoomed()->resetZoom(); });
     const auto enableZoom = [this] {
-        const bool head = currentView() == View::Head;
+        const bool zoomable = currentView() == View::Head || currentView() == View::Compare;
         for (ActionId id : {ActionId::ZoomIn, ActionId::ZoomOut, ActionId::ZoomWhole})
-            m_actions->get(id)->setEnabled(head);
+            m_actions->get(id)->setEnabled(zoomable);
     };
     connect(m_tabs, &QTabWidget::currentChanged, this, enableZoom);
     enableZoom();

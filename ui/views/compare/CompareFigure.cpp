@@ -43,8 +43,19 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
     m_plot_difference->setColorBarVisible(true);
     m_plot_difference->setColorBarLabel(tr("A \u2212 B"));
     m_plot_difference->setAxisTitles(tr("key"), tr("query"));
-    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference}) {
         plot->setSquareCells(true);  // a head is T x T
+        plot->setZoomable(true);
+    }
+    // The three plots show one window of the heads: zooming or panning one moves the others.
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference})
+        connect(plot, &HeatmapPlot::viewChanged, this, [this, plot] {
+            const QRectF window = plot->isZoomed() ? plot->viewWindow() : QRectF();
+            for (HeatmapPlot* other : {m_plot_a, m_plot_b, m_plot_difference})
+                if (other != plot && other->fullRowCount() == plot->fullRowCount() &&
+                    other->fullColumnCount() == plot->fullColumnCount())
+                    other->setViewWindow(window);  // nothing when it shows that window already
+        });
 
     m_caption = new QLabel(content);
     m_caption->setWordWrap(true);

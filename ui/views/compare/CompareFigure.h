@@ -27,6 +27,7 @@ struct CompareSide {
 
 // The picture of the compare view: head A and head B side by side on one colour scale, and
 // A - B on the diverging map centred at 0, with a caption of their divergence and metrics.
+// The three plots zoom and pan together (HeatmapPlot::setZoomable): one window of both heads.
 // The three heatmaps are HeatmapPlots; paint() lays the same picture out on any QPainter.
 class CompareFigure : public QWidget {
     Q_OBJECT
