@@ -39,4 +39,27 @@ BlockRef HeadRecomputer::weights(int head, int block, BlockBuffer& buffer) const
     return w;
 }
 
+bool forEachHeadRows(const AttentionTrace& trace,
+                     const std::function<bool(int head, int first, const ConstBlockRef& rows)>& visit)
+{
+    if (trace.keepsEveryHead()) {
+        for (int head = 0; head < int(trace.weights.size()); ++head)
+            if (!visit(head, 0, trace.weights[size_t(head)]))
+                return false;
+        return true;
+    }
+    const HeadRecomputer recomputer(trace);
+    BlockBuffer buffer = recomputer.buffer();
+    for (int head = 0; head < trace.num_heads; ++head)
+        for (int block = 0; block < recomputer.blockCount(); ++block) {
+            const int first = recomputer.firstRow(block);
+            const bool kept = head == trace.kept_head;
+            const ConstBlockRef rows = kept ? ConstBlockRef(trace.weights[size_t(head)].middleRows(first, recomputer.rowCount(block)))
+                                            : ConstBlockRef(recomputer.weights(head, block, buffer));
+            if (!visit(head, first, rows))
+                return false;
+        }
+    return true;
+}
+
 }  // namespace attn

@@ -3,6 +3,8 @@
 #include "core/attention/AttentionTrace.h"
 #include "core/attention/BlockBuffer.h"
 
+#include <functional>
+
 namespace attn {
 
 // Any head's weights, one block of query rows at a time, recomputed from a trace's q and k in the
@@ -29,5 +31,12 @@ private:
     int m_block_count = 0;
     Matrix m_keys_t;  // (kv_heads * head_dim, key_len): K_g^T of every key/value head g
 };
+
+// Every head's weights in order, each a block of query rows at a time in order: visit(head, first
+// row, rows (count, key_len)). A trace that keeps every head gives each matrix whole; a long input's
+// (one head kept) its kept head from the trace and the others recomputed a block at a time, so no
+// whole head is made. visit returns false to stop; the result is false when it did.
+bool forEachHeadRows(const AttentionTrace& trace,
+                     const std::function<bool(int head, int first, const ConstBlockRef& rows)>& visit);
 
 }  // namespace attn

@@ -12,7 +12,9 @@ namespace {
 constexpr int kAlignment = 64;            // numpy.lib.format.ARRAY_ALIGN
 constexpr int kGrowthAxisMaxDigits = 21;  // numpy.lib.format.GROWTH_AXIS_MAX_DIGITS
 
-QByteArray header(const Shape& shape)
+}  // namespace
+
+QByteArray NpyWriter::header(const Shape& shape)
 {
     QByteArray dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shapeString(shape).toLatin1() + ", }";
     if (!shape.empty())
@@ -31,7 +33,7 @@ QByteArray header(const Shape& shape)
     return out;
 }
 
-void appendValues(QByteArray& out, const float* values, qsizetype count)
+void NpyWriter::appendValues(QByteArray& out, const float* values, qsizetype count)
 {
     if (count == 0)  // an empty array's values may be null, which memcpy must not see even for 0 bytes
         return;
@@ -45,8 +47,6 @@ void appendValues(QByteArray& out, const float* values, qsizetype count)
     for (qsizetype i = 0; i < count; ++i)
         qToLittleEndian<float>(values[i], target + 4 * i);
 }
-
-}  // namespace
 
 Result<QByteArray> NpyWriter::encode(std::span<const float> values, const Shape& shape)
 {

@@ -31,6 +31,11 @@ public:
     // weights of every head: (num_heads, query_len, key_len).
     static Result<QByteArray> encode(const std::vector<Matrix>& stack);
 
+    // The pieces, for a file written a part at a time: its header (it holds `shape`), then the
+    // values in C order, appended as they come.
+    static QByteArray header(const Shape& shape);
+    static void appendValues(QByteArray& out, const float* values, qsizetype count);
+
     // Writes encoded bytes to an open device; the message names the device's error.
     static Status write(QIODevice& device, const QByteArray& npy);
     // Writes encoded bytes to `path` atomically (a temporary file renamed into place): on failure

@@ -14,6 +14,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/export/DataExporter.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/heatmap/HeatmapReduction.h"
@@ -177,6 +178,30 @@ private slots:
         }
         QCOMPARE(reduced.values.rows(), 1024);
         QCOMPARE(reduced.dimmed.size() > 0, top_mass < 1.0);
+    }
+
+    // File › Export data of an 8,192-token, 12-head result as the window holds it (one head kept):
+    // every head's weights to .npy (3.2 GB), the others recomputed a block at a time.
+    void exportEveryHeadOfALongInput()
+    {
+        RunSettings config;
+        config.d_model = 768;
+        config.num_heads = 12;
+        auto weights = AttentionPipeline::buildWeights(config);
+        QVERIFY(weights.ok());
+        const int factor = AttentionPipeline::pictureFactorFor(8192, 8192, 12, 1024);
+        QVERIFY(factor > 0);
+        auto result = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(words(8192, 3), config),
+                                             AttentionInput{}, weights.value(), TraceDetail::Weights, factor, 0);
+        QVERIFY(result.ok());
+        const QString npy = m_dir.filePath("every-head.npy");
+        QBENCHMARK_ONCE
+        {
+            const Status written = DataExporter::exportWeights(result.value(), npy);
+            QVERIFY2(written.ok(), qPrintable(written.error()));
+        }
+        QCOMPARE(QFileInfo(npy).size(), qint64(128) + qint64(4) * 12 * 8192 * 8192);
+        QFile::remove(npy);
     }
 
     void exportTwentyThousandTokens()

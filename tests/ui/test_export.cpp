@@ -259,6 +259,23 @@ private slots:
         QCOMPARE(fields[5].toFloat(), m_result->trace.weights[2](4, 1));
     }
 
+    // Sizes are planned before anything is written: CSV of more than kMaxTextWeights weights
+    // (gigabytes of text) is refused with the size it would have and the .npy alternative.
+    void csvOfTooManyWeightsIsRefusedBeforeWriting()
+    {
+        AttentionResult huge = *m_result;
+        huge.trace.q = Matrix::Zero(8200, 1);  // 8,200 queries and keys: 67.2 million weights
+        huge.trace.k = Matrix::Zero(8200, 1);
+        huge.trace.num_heads = 1;
+        const QString path = m_dir.filePath("huge.csv");
+        const Status refused = DataExporter::exportWeights(huge, path);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains(QStringLiteral("67,240,000 weights would be about")) &&
+                     refused.error().contains(QStringLiteral("of CSV text: export .npy (269.0 MB) instead")),
+                 qPrintable(refused.error()));
+        QVERIFY(!QFile::exists(path));
+    }
+
     void jsonHasEveryWeight()
     {
         const QString path = m_dir.filePath("weights.json");

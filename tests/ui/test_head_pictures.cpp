@@ -9,8 +9,10 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/HeadMetrics.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/export/DataExporter.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/View.h"
@@ -359,13 +361,36 @@ private slots:
             QCOMPARE(metric.entropy, expected[size_t(head)].entropy);
         }
 
-        // Every head's weights are not exported from such a result; nothing is written.
+        // Every head's weights exported from such a result, recomputed a block at a time: the
+        // files of the same weights kept whole. JSON, one document of every head, is refused and
+        // nothing is written.
+        const AttentionResult& computed = *shown;
+        AttentionResult whole = computed;  // the same result with every head's matrix
+        for (int head = 0; head < 4; ++head)
+            whole.trace.weights[size_t(head)] = *computed.trace.headWeights(head);
+        whole.trace.kept_head = -1;
         const QString npy = dir.filePath("weights.npy");
-        const Status exported = window.exportData(npy);
+        QSignalSpy exported_spy(&window, &MainWindow::dataExported);
+        window.startDataExport(npy);  // File › Export data: on a worker
+        QVERIFY(!window.actions()->get(ActionId::ExportData)->isEnabled());
+        QVERIFY(exported_spy.wait(30000));
+        QCOMPARE(exported_spy.first().at(1).toString(), QString());
+        QVERIFY(window.actions()->get(ActionId::ExportData)->isEnabled());
+        QFile npy_file(npy);
+        QVERIFY(npy_file.open(QIODevice::ReadOnly));
+        QCOMPARE(npy_file.readAll(), DataExporter::toNpy(whole));
+        const QString csv = dir.filePath("weights.csv");
+        QVERIFY(window.exportData(csv, 2).ok());
+        QFile csv_file(csv);
+        QVERIFY(csv_file.open(QIODevice::ReadOnly));
+        QCOMPARE(csv_file.readAll(), DataExporter::toCsv(whole));
+        QVERIFY(QFile::exists(dir.filePath("weights.scores.csv")));  // head 2's trace beside it
+        const QString json = dir.filePath("weights.json");
+        const Status exported = window.exportData(json);
         QVERIFY(!exported.ok());
         QVERIFY2(exported.error().contains(QStringLiteral("keeps the weights of one head of 4")),
                  qPrintable(exported.error()));
-        QVERIFY(!QFile::exists(npy));
+        QVERIFY(!QFile::exists(json));
     }
 
     void everyHeadKeptWithoutPictures()

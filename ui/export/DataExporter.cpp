@@ -1,15 +1,21 @@
 #include "ui/export/DataExporter.h"
 
+#include "core/attention/HeadRecomputer.h"
 #include "core/io/NpyWriter.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
+#include <QLocale>
 #include <QSaveFile>
+#include <QStorageInfo>
 
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,28 +33,69 @@ QString csvField(const QString& text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
+// The weights' CSV lines, written to `out` a chunk at a time (the text of a long input's heads is
+// gigabytes): head,query,query_token,key,key_token,weight.
+bool writeCsv(const AttentionResult& result, QIODevice& out)
+{
+    constexpr qsizetype kChunk = qsizetype(4) << 20;
+    QByteArray chunk = "head,query,query_token,key,key_token,weight\n";
+    std::vector<QByteArray> queries;  // each "query,query_token," once
+    std::vector<QByteArray> keys;     // each "key,key_token," once
+    for (int query = 0; query < result.seqLen(); ++query)
+        queries.push_back(QByteArray::number(query) + ',' + csvField(result.input.tokens[query].text).toUtf8() + ',');
+    const TokenList& key_tokens = result.keyTokens();  // the same tokens, or a second input
+    for (int key = 0; key < result.keyLen(); ++key)
+        keys.push_back(QByteArray::number(key) + ',' + csvField(key_tokens[key].text).toUtf8() + ',');
+    return forEachHeadRows(result.trace, [&](int head, int first, const ConstBlockRef& rows) {
+        const QByteArray head_field = QByteArray::number(head) + ',';
+        for (int i = 0; i < int(rows.rows()); ++i)
+            for (int key = 0; key < int(rows.cols()); ++key) {
+                chunk += head_field;
+                chunk += queries[size_t(first + i)];
+                chunk += keys[size_t(key)];
+                chunk += QByteArray::number(double(rows(i, key)), 'g', 9);
+                chunk += '\n';
+                if (chunk.size() >= kChunk) {
+                    if (out.write(chunk) != chunk.size())
+                        return false;
+                    chunk.clear();
+                }
+            }
+        return true;
+    }) && out.write(chunk) == chunk.size();
+}
+
+// (num_heads, query_len, key_len) float32 as numpy.save writes it, a chunk at a time.
+bool writeNpy(const AttentionResult& result, QIODevice& out)
+{
+    const AttentionTrace& trace = result.trace;
+    QByteArray chunk = NpyWriter::header({trace.num_heads, trace.queryLength(), trace.keyLength()});
+    return forEachHeadRows(trace, [&](int, int, const ConstBlockRef& rows) {
+        for (int i = 0; i < int(rows.rows()); ++i)
+            NpyWriter::appendValues(chunk, rows.row(i).data(), rows.cols());
+        if (chunk.size() >= (qsizetype(4) << 20)) {
+            if (out.write(chunk) != chunk.size())
+                return false;
+            chunk.clear();
+        }
+        return true;
+    }) && out.write(chunk) == chunk.size();
+}
+
+QString sizeText(double bytes)
+{
+    return QLocale::c().formattedDataSize(std::int64_t(bytes), 1, QLocale::DataSizeSIFormat);
+}
+
 }  // namespace
 
 QByteArray DataExporter::toCsv(const AttentionResult& result)
 {
-    QString text = QStringLiteral("head,query,query_token,key,key_token,weight\n");
-    const AttentionTrace& trace = result.trace;
-    const TokenList& tokens = result.input.tokens;     // the queries
-    const TokenList& key_tokens = result.keyTokens();  // the keys: the same tokens, or a second input
-    for (int head = 0; head < trace.num_heads; ++head) {
-        const std::shared_ptr<const Matrix> head_weights = trace.headWeights(head);
-        const Matrix& weights = *head_weights;  // (query_len, key_len)
-        for (int query = 0; query < weights.rows(); ++query)
-            for (int key = 0; key < weights.cols(); ++key)
-                text += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
-                            .arg(head)
-                            .arg(query)
-                            .arg(csvField(tokens[query].text))
-                            .arg(key)
-                            .arg(csvField(key_tokens[key].text))
-                            .arg(double(weights(query, key)), 0, 'g', 9);
-    }
-    return text.toUtf8();
+    QByteArray text;
+    QBuffer buffer(&text);
+    buffer.open(QIODevice::WriteOnly);
+    writeCsv(result, buffer);
+    return text;
 }
 
 QByteArray DataExporter::toJson(const AttentionResult& result, int trace_head)
@@ -98,8 +145,11 @@ QList<QPair<QString, QByteArray>> DataExporter::traceFiles(const AttentionResult
 
 QByteArray DataExporter::toNpy(const AttentionResult& result)
 {
-    auto bytes = NpyWriter::encode(result.trace.weights);  // (num_heads, query_len, key_len)
-    return bytes ? bytes.value() : QByteArray();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    writeNpy(result, buffer);
+    return bytes;
 }
 
 Status DataExporter::exportWeights(const AttentionResult& result, const QString& path, int trace_head)
@@ -110,35 +160,63 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
     if (trace_head >= result.numHeads())
         return Error{
             QStringLiteral("%1: head %2 is out of range (%3 heads)").arg(path).arg(trace_head).arg(result.numHeads())};
-    if (!result.trace.keepsEveryHead())
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const AttentionTrace& trace = result.trace;
+    const double weights = double(trace.num_heads) * trace.queryLength() * trace.keyLength();
+    if (weights == 0.0)
+        return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
+    if (suffix == u"json" && !trace.keepsEveryHead())
         return Error{QStringLiteral("%1: at %2 tokens the window keeps the weights of one head of %3 and recomputes "
-                                    "the others when shown; exporting every head's weights is not supported at "
-                                    "this length (export a picture, or use the command line)")
+                                    "the others; a JSON document holds them all at once: export .npy or .csv")
                          .arg(path)
                          .arg(result.seqLen())
                          .arg(result.numHeads())};
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    QList<QPair<QString, QByteArray>> files;
-    if (suffix == u"csv")
-        files.append({path, toCsv(result)});
-    else if (suffix == u"json")
-        files.append({path, toJson(result, trace_head)});
-    else
-        files.append({path, toNpy(result)});
-    if (files.front().second.isEmpty())
-        return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
+    // The file's size before it is written: refused when it is text nobody can open, or when it
+    // does not fit where it goes.
+    double average_token = 0.0;
+    for (const Token& token : result.input.tokens)
+        average_token += double(token.text.toUtf8().size()) / double(result.seqLen());
+    const double csv_bytes = weights * (2 * average_token + 2 * std::log10(double(result.seqLen()) + 1) + 18);
+    const double npy_bytes = 4.0 * weights + 128;
+    if (suffix == u"csv" && weights > double(kMaxTextWeights))
+        return Error{QStringLiteral("%1: %2 weights would be about %3 of CSV text: export .npy (%4) instead")
+                         .arg(path, QLocale(QLocale::English).toString(std::int64_t(weights)), sizeText(csv_bytes), sizeText(npy_bytes))};
+    const double bytes = suffix == u"csv" ? csv_bytes : suffix == u"npy" ? npy_bytes : 12.0 * weights;
+    const QStorageInfo storage(QFileInfo(path).absolutePath());
+    if (storage.isValid() && storage.bytesAvailable() >= 0 && bytes > double(storage.bytesAvailable()))
+        return Error{QStringLiteral("%1: needs about %2 and %3 is free there")
+                         .arg(path, sizeText(bytes), sizeText(double(storage.bytesAvailable())))};
+
+    QList<QPair<QString, QByteArray>> sidecars;
     if (trace_head >= 0 && suffix != u"json")
-        files += traceFiles(result, path, trace_head);
+        sidecars = traceFiles(result, path, trace_head);
     // Every file is prepared beside its target first and renamed into place only when all are
     // written, so a failure leaves none of them behind.
     std::vector<std::unique_ptr<QSaveFile>> saves;
-    for (const auto& [name, bytes] : files) {
+    const auto failed = [](QSaveFile& file) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return Error{QStringLiteral("%1: cannot write: %2").arg(file.fileName(), reason)};
+    };
+    auto main_file = std::make_unique<QSaveFile>(path);
+    if (!main_file->open(QIODevice::WriteOnly))
+        return failed(*main_file);
+    bool written = false;
+    if (suffix == u"csv")
+        written = writeCsv(result, *main_file);
+    else if (suffix == u"npy")
+        written = writeNpy(result, *main_file);
+    else {
+        const QByteArray json = toJson(result, trace_head);
+        written = main_file->write(json) == json.size();
+    }
+    if (!written)
+        return failed(*main_file);
+    saves.push_back(std::move(main_file));
+    for (const auto& [name, bytes] : sidecars) {
         auto file = std::make_unique<QSaveFile>(name);
-        if (!file->open(QIODevice::WriteOnly) || file->write(bytes) != bytes.size()) {
-            const QString reason = file->errorString();
-            file->cancelWriting();
-            return Error{QStringLiteral("%1: cannot write: %2").arg(name, reason)};
-        }
+        if (!file->open(QIODevice::WriteOnly) || file->write(bytes) != bytes.size())
+            return failed(*file);
         saves.push_back(std::move(file));
     }
     for (auto& file : saves)

@@ -102,6 +102,9 @@ public:
     Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
     // With `trace_head` >= 0 the export adds what reproduces that head (DataExporter).
     Status exportData(const QString& path, int trace_head = -1);
+    // The same on a worker (File › Export data): the answer comes as dataExported and in the
+    // status bar or the message bar; Export data is disabled meanwhile.
+    void startDataExport(const QString& path, int trace_head = -1);
     // What the token chips' context menu does: hide key `key` in the heatmaps, or show it again.
     // Hiding the last key shown is refused in the message bar.
     void toggleHiddenKey(int key);
@@ -113,6 +116,10 @@ public:
     // The Examples menu's toy example, from the resources built into the program.
     Status showToyExample();
 
+signals:
+    // A startDataExport finished: `error` is empty when every file was written.
+    void dataExported(const QString& path, const QString& error);
+
 public slots:
     // Layer `layer`, head `head` in the One head tab (the Model tab's headActivated).
     void showModelHead(int layer, int head);
@@ -123,6 +130,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    void reportDataExport(const QString& path, const Status& status);
     static QString kvToolTip();  // the keys' sentence field, when it shows no error
     void buildMenus();
     void restoreSettings();

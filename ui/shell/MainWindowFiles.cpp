@@ -9,6 +9,7 @@
 #include "ui/export/ExportDataDialog.h"
 #include "ui/export/ExportImageDialog.h"
 #include "ui/export/ViewExporter.h"
+#include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
@@ -28,8 +29,10 @@
 #include <QJsonObject>
 #include <QMenu>
 #include <QMimeData>
+#include <QPointer>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QThreadPool>
 
 #include <initializer_list>
 #include <memory>
@@ -198,13 +201,45 @@ Status MainWindow::exportData(const QString& path, int trace_head)
     if (!m_result)
         return Error{tr("nothing to export yet")};
     Status status = DataExporter::exportWeights(*m_result, path, trace_head);
+    reportDataExport(path, status);
+    return status;
+}
+
+void MainWindow::startDataExport(const QString& path, int trace_head)
+{
+    if (!m_result) {
+        reportDataExport(path, Error{tr("nothing to export yet")});
+        return;
+    }
+    // Gigabytes for a long input (8,192 tokens x 12 heads: 3.2 GB of .npy, about 6 s): written
+    // on a worker while the window stays usable, one export at a time.
+    QAction* action = m_actions->get(ActionId::ExportData);
+    action->setEnabled(false);
+    statusBar()->showMessage(tr("Exporting %1\u2026").arg(QDir::toNativeSeparators(path)));
+    QPointer<MainWindow> window(this);
+    QThreadPool::globalInstance()->start([window, result = m_result, path, trace_head] {
+        const Status status = DataExporter::exportWeights(*result, path, trace_head);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [window, path, status] {
+                if (!window)
+                    return;
+                window->m_actions->get(ActionId::ExportData)->setEnabled(true);
+                window->reportDataExport(path, status);
+                emit window->dataExported(path, status.ok() ? QString() : status.error());
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void MainWindow::reportDataExport(const QString& path, const Status& status)
+{
     if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
         m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
     } else {
         m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
     }
-    return status;
 }
 
 void MainWindow::exportDataInteractively()
@@ -212,7 +247,7 @@ void MainWindow::exportDataInteractively()
     const QString directory = existingFolder({QStandardPaths::DocumentsLocation});
     ExportDataDialog dialog(QDir(directory).filePath(QStringLiteral("attention.csv")), m_head_view->head(), this);
     if (dialog.exec() == QDialog::Accepted && !dialog.path().isEmpty())
-        exportData(dialog.path(), dialog.withTrace() ? m_head_view->head() : -1);
+        startDataExport(dialog.path(), dialog.withTrace() ? m_head_view->head() : -1);
 }
 
 void MainWindow::copyImage()
