@@ -50,6 +50,7 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
 {
     AttentionResult shown = result;
     shown.hidden_keys = hidden;
+    shown.derived = std::make_shared<AttentionResult::Derived>();  // of other weights
     std::set<int> empty;
     for (Matrix& weights : shown.trace.weights) {
         if (weights.size() == 0 && !shown.trace.keepsEveryHead())

@@ -4,6 +4,10 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/RunSettings.h"
 
+#include <memory>
+#include <mutex>
+#include <optional>
+
 namespace attn {
 
 // One complete computation as every view shows it: what was asked, what went in, what came out.
@@ -28,6 +32,14 @@ struct AttentionResult {
     std::vector<float> inverse_frequencies;  // (R / 2)
     Matrix q_before_rotation;                // (T, H D)
     Matrix k_before_rotation;                // (T, H_kv D)
+    // What the views derive from every head at a cost of a pass over a long input's heads (the
+    // percentile of its weights), computed once off the GUI thread and kept with the result:
+    // copies share it; withHiddenKeys, whose weights differ, gives its copy its own.
+    struct Derived {
+        std::mutex mutex;
+        std::optional<double> percentile_top;  // ColorScales::kPercentile of the weights the views show
+    };
+    std::shared_ptr<Derived> derived = std::make_shared<Derived>();
 
     int seqLen() const { return int(input.tokens.size()); }  // the number of queries
     bool isCross() const { return !kv_input.tokens.isEmpty(); }

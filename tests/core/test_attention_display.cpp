@@ -1,6 +1,7 @@
 // What the heatmaps draw besides the computed weights (core/analysis/AttentionDisplay): hidden
 // keys with rows renormalised, heads fused, exBERT's top mass, percentiles, per-row scaling.
 #include "core/analysis/AttentionDisplay.h"
+#include "core/analysis/WeightPercentile.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 
@@ -177,6 +178,44 @@ private slots:
                                        0.0f, 0.0f, 0.0f});
         const Matrix scaled = AttentionDisplay::perRowScaled(weights, {});
         QCOMPARE(scaled, matrix(2, 3, {0.5f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f}));
+    }
+
+    // The percentile of a long input's heads (one kept, the others recomputed a block at a time),
+    // found in two passes of bit histograms: exactly AttentionDisplay::percentile of the heads'
+    // matrices as the views show them, with and without hidden keys and a mask, at several p.
+    void percentileOfALongInputIsTheSameNumber()
+    {
+        RunSettings config;
+        config.d_model = 24;
+        config.num_heads = 3;
+        config.causal = true;
+        QString sentence;
+        for (int i = 0; i < 260; ++i)
+            sentence += QStringLiteral("w%1 ").arg(i % 31);
+        auto weights = AttentionPipeline::buildWeights(config);
+        QVERIFY(weights.ok());
+        auto blocked = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(sentence, config),
+                                              AttentionInput{}, weights.value(), TraceDetail::Weights, 2, 1);
+        QVERIFY(blocked.ok());
+        QVERIFY(!blocked->trace.keepsEveryHead());
+        MaskMatrix causal(260, 260);
+        for (int q = 0; q < 260; ++q)
+            for (int k = 0; k < 260; ++k)
+                causal(q, k) = k > q;
+        for (const QList<int>& hidden : {QList<int>{}, QList<int>{0, 5, 200}}) {
+            const AttentionResult shown =
+                AttentionDisplay::withHiddenKeys(blocked.value(), AttentionDisplay::shownHiddenKeys(hidden, 260));
+            std::vector<Matrix> heads;
+            for (int head = 0; head < 3; ++head)
+                heads.push_back(*AttentionDisplay::headWeights(shown, head));
+            for (const MaskMatrix& mask : {MaskMatrix(), causal})
+                for (double p : {0.0, 1.0, 50.0, 99.0, 99.9, 100.0}) {
+                    const std::optional<double> found = weightPercentile(shown, mask, p);
+                    QVERIFY(found);
+                    QCOMPARE(*found, AttentionDisplay::percentile(heads, mask, p));
+                }
+        }
+        QVERIFY(!weightPercentile(blocked.value(), causal, 99.0, [] { return true; }));
     }
 };
 

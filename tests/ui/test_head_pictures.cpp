@@ -10,6 +10,8 @@
 #include "core/analysis/HeadMetrics.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
+#include "ui/export/ViewExporter.h"
+#include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/ActionRegistry.h"
@@ -391,6 +393,65 @@ private slots:
         QVERIFY2(exported.error().contains(QStringLiteral("keeps the weights of one head of 4")),
                  qPrintable(exported.error()));
         QVERIFY(!QFile::exists(json));
+    }
+
+    // The percentile scale of a long input: computed on a worker from every head recomputed
+    // (the grid says so meanwhile, 0 .. largest), then exactly the percentile of the heads'
+    // matrices; also with a key hidden. An export of that scale computes it before drawing.
+    void thePercentileOfALongInputArrivesFromAWorker()
+    {
+        QTemporaryDir dir;
+        AppSettings settings(dir.filePath("settings.ini"));
+        MainWindow window(&settings);
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        AttentionController* controller = window.controller();
+        controller->setLongRouteBytes(0);
+        RunSettings config = controller->config();
+        config.d_model = 16;
+        config.num_heads = 4;
+        config.causal = true;
+        QVERIFY(controller->setConfig(config));
+        window.viewTabs()->setCurrentView(View::Grid);
+        window.sentenceEdit()->setText(words(1100));
+        controller->waitForIdle();
+        const auto shown = controller->result();
+        QVERIFY(shown && !shown->trace.keepsEveryHead());
+        const auto percentileOf = [](const AttentionResult& result) {
+            std::vector<Matrix> heads;
+            for (int head = 0; head < result.numHeads(); ++head)
+                heads.push_back(*AttentionDisplay::headWeights(result, head));
+            return AttentionDisplay::percentile(heads, HeatmapData::fromResult(result).mask, ColorScales::kPercentile);
+        };
+        HeadsGrid* grid = window.headsGrid();
+        window.viewTabs()->setColorScale(ColorScale::Percentile);
+        QVERIFY2(grid->colorBar()->note().contains(QStringLiteral("percentile being computed: 0 .. largest")) ||
+                     shown->derived->percentile_top.has_value(),
+                 qPrintable(grid->colorBar()->note()));
+        const double expected = percentileOf(*shown);
+        QTRY_COMPARE_WITH_TIMEOUT(grid->plot(0)->valueHigh(), expected, 30000);
+        QVERIFY2(grid->colorBar()->note().contains(QStringLiteral("clipped at the 99th percentile")),
+                 qPrintable(grid->colorBar()->note()));
+        window.setCurrentView(View::Head);  // brought up to date as it is shown: the same range
+        QTRY_COMPARE(window.headView()->plot()->valueHigh(), expected);
+        window.setCurrentView(View::Grid);
+
+        window.viewTabs()->setHiddenKeys({2});
+        const AttentionResult hidden =
+            AttentionDisplay::withHiddenKeys(*shown, AttentionDisplay::shownHiddenKeys({2}, 1100));
+        QTRY_COMPARE_WITH_TIMEOUT(grid->plot(0)->valueHigh(), percentileOf(hidden), 30000);
+
+        ExportRequest request;
+        request.path = dir.filePath("percentile.png");
+        request.view = ExportView::Grid;
+        request.size = QSize(800, 600);
+        request.color_scale = ColorScale::Percentile;
+        AttentionResult fresh = *shown;
+        fresh.derived = std::make_shared<AttentionResult::Derived>();  // nothing computed yet
+        QVERIFY(!fresh.derived->percentile_top);
+        QVERIFY(ViewExporter::exportView(fresh, request).ok());
+        QCOMPARE(*fresh.derived->percentile_top, expected);
     }
 
     void everyHeadKeptWithoutPictures()

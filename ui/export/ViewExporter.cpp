@@ -1,5 +1,7 @@
 #include "ui/export/ViewExporter.h"
 
+#include "ui/heatmap/HeatmapData.h"
+
 #include "core/analysis/AttentionDisplay.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
@@ -224,6 +226,8 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
         shown = AttentionDisplay::withHiddenKeys(result, *hidden);
     }
     const AttentionResult& drawn = shown ? *shown : result;
+    if (request.color_scale == ColorScale::Percentile)
+        HeatmapData::computePercentile(drawn);  // a long input's: here, before anything is drawn
     // A non-owning pointer: the views only read the result while this function runs.
     const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &drawn);
     switch (request.view) {

@@ -1,6 +1,7 @@
 #include "ui/heatmap/HeatmapData.h"
 
 #include "core/analysis/AttentionDisplay.h"
+#include "core/analysis/WeightPercentile.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <QCoreApplication>
@@ -87,14 +88,34 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     if (!(data.high_without_one_key_rows > 0.0))  // every row sees one key (a single token)
         data.high_without_one_key_rows = data.high;
     if (scale == ColorScale::Percentile && !trace.keepsEveryHead()) {
-        // Every weight of every head at once (4 bytes each): what a long input's route avoids.
-        data.percentile_top = data.high;
-        data.percentile_left_out = true;
+        // Every head recomputed twice (weightPercentile): on a worker, kept with the result.
+        std::lock_guard lock(result.derived->mutex);
+        const std::optional<double> top = result.derived->percentile_top;
+        data.percentile_pending = !top;
+        data.percentile_top = top && *top > 0.0 ? *top : data.high;
     } else if (scale == ColorScale::Percentile) {
         const double top = AttentionDisplay::percentile(trace.weights, data.mask, ColorScales::kPercentile);
         data.percentile_top = top > 0.0 ? top : data.high;
     }
     return data;
+}
+
+bool HeatmapData::computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled)
+{
+    if (result.trace.keepsEveryHead())
+        return true;  // fromResult finds it from the matrices
+    {
+        std::lock_guard lock(result.derived->mutex);
+        if (result.derived->percentile_top)
+            return true;
+    }
+    const HeatmapData data = fromResult(result, ColorScale::AllCells);  // the mask the views use
+    const std::optional<double> top = weightPercentile(result, data.mask, ColorScales::kPercentile, cancelled);
+    if (!top)
+        return false;
+    std::lock_guard lock(result.derived->mutex);
+    result.derived->percentile_top = *top;
+    return true;
 }
 
 QString HeatmapData::struck(const QString& label)
@@ -130,8 +151,8 @@ HeatmapData::Range HeatmapData::range(ColorScale scale) const
             break;
         case ColorScale::Percentile:
             range.high = percentile_top;
-            range.note = percentile_left_out
-                             ? QCoreApplication::translate("HeatmapData", "no percentile at this length: 0 .. largest")
+            range.note = percentile_pending
+                             ? QCoreApplication::translate("HeatmapData", "percentile being computed: 0 .. largest")
                              : QCoreApplication::translate("HeatmapData", "clipped at the %1th percentile")
                                    .arg(ColorScales::kPercentile);
             break;

@@ -5,6 +5,8 @@
 
 #include <QStringList>
 
+#include <functional>
+
 namespace attn {
 
 struct AttentionResult;
@@ -25,11 +27,16 @@ struct HeatmapData {
     // ColorScale::Percentile: the ColorScales::kPercentile-th percentile of the unmasked weights
     // of every head (computed only when fromResult is asked for that scale).
     double percentile_top = 1.0;
-    // A long input whose heads are not all kept: no percentile (it would need every weight of
-    // every head at once); the scale is 0 .. the largest weight, and its note says so.
-    bool percentile_left_out = false;
+    // A long input whose heads are not all kept: its percentile is computed on a worker (two
+    // passes over every head recomputed, AttentionResult::derived, ViewTabs starts it); until it
+    // is there the scale is 0 .. the largest weight, and its note says so.
+    bool percentile_pending = false;
 
     static HeatmapData fromResult(const AttentionResult& result, ColorScale scale = ColorScale::WithoutOneKeyRows);
+    // A long input's percentile (weightPercentile of the weights the views show, outside their
+    // mask) into result.derived, unless it is there already: false when `cancelled` stopped it.
+    // Seconds at 8,192 tokens x 12 heads: for a worker, or for an export that must not wait.
+    static bool computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled = {});
 
     // The top of the colour scale, and what the colour bar says about it ("" when the scale is
     // simply 0 .. the largest weight).

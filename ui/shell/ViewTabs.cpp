@@ -2,6 +2,7 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
@@ -17,7 +18,10 @@
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
+#include <QCoreApplication>
 #include <QPainter>
+#include <QPointer>
+#include <QThreadPool>
 
 #include <algorithm>
 
@@ -115,6 +119,40 @@ void ViewTabs::updateShown()
         m_shown = std::make_shared<const AttentionResult>(AttentionDisplay::withHiddenKeys(*m_result, hidden));
     else
         m_shown = m_result;
+    requestPercentile();
+}
+
+void ViewTabs::requestPercentile()
+{
+    const std::shared_ptr<const AttentionResult> shown = m_shown;
+    if (m_percentile_of && m_percentile_of != shown) {  // the job for another result stops
+        m_percentile_stop->store(true);
+        m_percentile_of.reset();
+    }
+    if (m_scale != ColorScale::Percentile || !shown || shown->trace.keepsEveryHead() || m_percentile_of == shown)
+        return;
+    {
+        std::lock_guard lock(shown->derived->mutex);
+        if (shown->derived->percentile_top)
+            return;
+    }
+    m_percentile_of = shown;
+    m_percentile_stop = std::make_shared<std::atomic<bool>>(false);
+    QPointer<ViewTabs> self(this);
+    QThreadPool::globalInstance()->start([self, shown, stop = m_percentile_stop] {
+        if (!HeatmapData::computePercentile(*shown, [stop] { return stop->load(); }))
+            return;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, shown] {
+                if (!self || self->m_percentile_of != shown)
+                    return;
+                self->m_percentile_of.reset();
+                self->m_grid->percentileArrived();  // the views read it from the result now
+                self->m_head_view->percentileArrived();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void ViewTabs::setHiddenKeys(const QList<int>& positions)
@@ -134,6 +172,8 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
 
 void ViewTabs::setColorScale(ColorScale scale)
 {
+    m_scale = scale;
+    requestPercentile();
     m_rollout->setColorScale(scale);
     m_grid->setColorScale(scale);
     m_head_view->setColorScale(scale);

@@ -11,6 +11,7 @@
 #include <QTabWidget>
 
 #include <array>
+#include <atomic>
 #include <memory>
 
 class QPainter;
@@ -107,6 +108,12 @@ private:
     QueryKeyView* m_query_key = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
     std::shared_ptr<const AttentionResult> m_shown;  // m_result with the hidden keys applied (or m_result)
+    ColorScale m_scale = ColorScale::WithoutOneKeyRows;
+    // A long input's percentile, for the percentile scale: computed on a worker for m_shown
+    // (HeatmapData::computePercentile), then the scale applied again. Set: the job for that result.
+    std::shared_ptr<const AttentionResult> m_percentile_of;
+    std::shared_ptr<std::atomic<bool>> m_percentile_stop;
+    void requestPercentile();
     QList<int> m_hidden_keys;
     void updateShown();
     std::array<bool, kAllViews.size()> m_stale{};

@@ -170,6 +170,26 @@ void HeadView::setHead(int head)
     emit headChanged(head);
 }
 
+void HeadView::applyColorRange(const HeatmapData& data)
+{
+    const HeatmapData::Range range = data.range(m_scale);
+    m_plot->setColorMapping(range.mapping);
+    m_plot->setValueRange(range.low, range.high);
+    QString note = range.note;
+    if (m_top_mass < 1.0) {
+        const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
+        note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
+    }
+    const QString label = tr("attention weight");  // the note says how it is scaled
+    m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
+}
+
+void HeadView::percentileArrived()
+{
+    if (m_result && m_scale == ColorScale::Percentile)
+        applyColorRange(HeatmapData::fromResult(*m_result, m_scale));
+}
+
 void HeadView::refresh()
 {
     if (!m_result)
@@ -212,16 +232,7 @@ void HeadView::refresh()
             std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result, weights);
         m_plot->setMatrix(*weights, data.labels, data.key_labels, data.mask, keep_alive);
     }
-    const HeatmapData::Range range = data.range(m_scale);
-    m_plot->setColorMapping(range.mapping);
-    m_plot->setValueRange(range.low, range.high);
-    QString note = range.note;
-    if (m_top_mass < 1.0) {
-        const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
-        note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
-    }
-    const QString label = tr("attention weight");  // the note says how it is scaled
-    m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
+    applyColorRange(data);
     if (m_selected_query >= m_result->seqLen() || m_selected_key >= m_result->keyLen())
         highlightCell(-1);  // the selected token is gone (a shorter sentence)
     updateTitle();

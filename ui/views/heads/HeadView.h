@@ -22,6 +22,8 @@ struct AttentionResult;
 // are readable, masked cells hatched, and the value under the mouse in words
 // ("query 'it' → key 'cat': 0.412"). Zooms and pans down to single cells (HeatmapPlot), the
 // title saying which queries and keys it shows; a picture of it shows the same window.
+struct HeatmapData;
+
 class HeadView : public QWidget {
     Q_OBJECT
 public:
@@ -35,6 +37,9 @@ public:
     void setTopMass(double fraction);  // as HeadsGrid::setTopMass
     double topMass() const { return m_top_mass; }
     void setReduction(CellReduction how);  // as HeadsGrid::setReduction
+    // A long input's percentile is in the result now (HeatmapData::computePercentile): the colour
+    // range of the percentile scale from it.
+    void percentileArrived();
     QComboBox* colorScaleBox() const { return m_scale_box; }
     int head() const { return m_head; }
     HeatmapPlot* plot() const { return m_plot; }
@@ -63,6 +68,7 @@ signals:
 
 private:
     void refresh();
+    void applyColorRange(const HeatmapData& data);
     void updateTitle();
 
     std::shared_ptr<const AttentionResult> m_result;

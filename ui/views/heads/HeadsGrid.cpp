@@ -243,6 +243,14 @@ void HeadsGrid::setColorScale(ColorScale scale)
     emit colorScaleChanged(scale);
 }
 
+void HeadsGrid::percentileArrived()
+{
+    if (!m_result || m_scale != ColorScale::Percentile)
+        return;
+    m_data = HeatmapData::fromResult(*m_result, m_scale);
+    applyColorScale();
+}
+
 void HeadsGrid::applyColorScale()
 {
     if (!m_result)

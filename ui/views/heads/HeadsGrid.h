@@ -31,6 +31,9 @@ public:
     void setColorMap(ColorMaps::Map map);
     void setCurrentHead(int head);  // drawn with a frame
     void setColorScale(ColorScale scale);
+    // A long input's percentile is in the result now (HeatmapData::computePercentile): the
+    // percentile scale's range from it.
+    void percentileArrived();
     ColorScale colorScale() const { return m_scale; }
     // exBERT's "top X %": per query row the strongest keys up to this fraction of the row's
     // weight are drawn, the others dimmed; 1 draws every key as it is.
