@@ -273,6 +273,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_compare->renderFigure(painter, target);
             break;
         case View::Lines:
+            m_lines->canvas()->computeNow();  // a long input's lines, never "finding the strongest keys"
             m_lines->canvas()->paint(*painter, target);
             break;
         case View::Shapes:
@@ -302,6 +303,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_rollout->painter().paint(*painter, target);
             break;
         case View::QueryKey:
+            m_query_key->computeNow();  // a long input's scatter, never the last one
             m_query_key->painter().paint(*painter, target);
             break;
     }
