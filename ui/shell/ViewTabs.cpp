@@ -285,7 +285,8 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             }
             break;
         case View::Walkthrough: {
-            // The page as on screen, scaled to the target.
+            // The page as on screen, scaled to the target; a long input's tables finished first.
+            m_walkthrough->computeNow();
             const QSize size = m_walkthrough->size();
             painter->save();
             painter->translate(target.topLeft());
