@@ -11,7 +11,12 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "core/analysis/QueryKeySpace.h"
+#include "core/analysis/WalkthroughModel.h"
 #include "ui/views/lines/LinesCanvas.h"
+#include "ui/views/qk/QueryKeyView.h"
+#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -182,6 +187,59 @@ private slots:
         QCOMPARE(capped.size(), size_t(500));
         QCOMPARE(capped.back().weight, lines.back().weight);
         QVERIFY(capped.front().weight >= lines[lines.size() - 500].weight);
+    }
+
+    void theWalkthroughAndQueryKeyViewsOfALongInputAreBuiltOffTheGuiThread()
+    {
+        // 3,000 tokens, 2 heads (the long route: one head kept): shown, both views hand their work
+        // to a worker, say so, and end up with exactly what the synchronous path computes.
+        RunSettings config;
+        config.d_model = 8;
+        config.num_heads = 2;
+        auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Weights);
+        QVERIFY(computed.ok());
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+
+        WalkthroughView walk;
+        walk.resize(900, 700);
+        walk.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&walk));
+        walk.setResult(result);
+        walk.select(1, 2500);
+        QVERIFY(walk.isPending());
+        QVERIFY2(walk.summaryText().contains(QStringLiteral("Computing head 1")), qPrintable(walk.summaryText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!walk.isPending(), 60000);
+        const WalkthroughModel want = WalkthroughModel::build(*result, 1, 2500);
+        QCOMPARE(walk.walkthrough().head, 1);
+        QCOMPARE(walk.walkthrough().query, 2500);
+        QCOMPARE(walk.tableModel(6, 0)->table().values, want.step(6).tables[0].values);
+        QCOMPARE(walk.tableModel(7, 0)->table().values, want.step(7).tables[0].values);
+        QCOMPARE(walk.walkthrough().products.values, want.products.values);
+        // computeNow finishes a pending walkthrough at once (exports).
+        walk.select(0, 10);
+        QVERIFY(walk.isPending());
+        walk.computeNow();
+        QVERIFY(!walk.isPending());
+        QCOMPARE(walk.tableModel(6, 0)->table().values, WalkthroughModel::build(*result, 0, 10).step(6).tables[0].values);
+
+        QueryKeyView scatter;
+        scatter.resize(800, 600);
+        scatter.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&scatter));
+        scatter.setResult(result);
+        scatter.setHead(1);
+        QVERIFY(scatter.isPending());  // nothing projected on the GUI thread
+        QVERIFY(scatter.painter().result() != result);
+        scatter.repaint();  // starts the worker; this paint shows "computing…"
+        QTRY_VERIFY_WITH_TIMEOUT(!scatter.isPending(), 60000);
+        const AttentionTrace& trace = result->trace;
+        const QueryKeyPoints points = QueryKeySpace::project(Matrix(trace.qHead(1)), Matrix(trace.kHead(1)));
+        QCOMPARE(scatter.painter().points().queries, points.queries);
+        QCOMPARE(scatter.painter().points().keys, points.keys);
+        scatter.setHead(0);
+        scatter.computeNow();
+        QVERIFY(!scatter.isPending());
+        QCOMPARE(scatter.painter().head(), 0);
     }
 
     // A structural check with a generous bound on the gaps between the ticks of a 10 ms timer (as

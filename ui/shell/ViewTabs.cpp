@@ -314,6 +314,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_compare->renderFigure(painter, target);
             break;
         case View::Lines:
+            m_lines->canvas()->computeNow();  // a long input's lines, never "finding the strongest keys"
             m_lines->canvas()->paint(*painter, target);
             break;
         case View::Shapes:
@@ -325,7 +326,8 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             }
             break;
         case View::Walkthrough: {
-            // The page as on screen, scaled to the target.
+            // The page as on screen, scaled to the target; a long input's tables finished first.
+            m_walkthrough->computeNow();
             const QSize size = m_walkthrough->size();
             painter->save();
             painter->translate(target.topLeft());
@@ -343,6 +345,7 @@ void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
             m_rollout->painter().paint(*painter, target);
             break;
         case View::QueryKey:
+            m_query_key->computeNow();  // a long input's scatter, never the last one
             m_query_key->painter().paint(*painter, target);
             break;
     }

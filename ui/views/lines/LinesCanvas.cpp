@@ -222,12 +222,17 @@ void LinesCanvas::invalidateLines()
     ++m_generation;
 }
 
+bool LinesCanvas::linesReady() const
+{
+    return m_result && m_lines && m_lines->result == m_result.get() && m_lines->heads == shownHeads() &&
+           m_lines->top_mass == m_top_mass;
+}
+
 const std::vector<LinesCanvas::Line>* LinesCanvas::currentLines(bool wait_for_worker) const
 {
     if (!m_result)
         return nullptr;
-    if (m_lines && m_lines->result == m_result.get() && m_lines->heads == shownHeads() &&
-        m_lines->top_mass == m_top_mass)
+    if (linesReady())
         return &m_lines->lines;
     if (m_pending_generation != 0 && !wait_for_worker)
         return nullptr;
@@ -240,46 +245,79 @@ const std::vector<LinesCanvas::Line>* LinesCanvas::currentLines(bool wait_for_wo
     return &m_lines->lines;
 }
 
+bool LinesCanvas::layerReady() const
+{
+    return m_layer && m_layer->lines == m_lines && m_layer->size == QSizeF(size());
+}
+
 void LinesCanvas::requestLines()
 {
-    if (!m_result || m_pending_generation != 0 || currentLines(false) != nullptr || keysPerQuery() == 0)
-        return;  // ready, on its way, or small: paint() computes it
+    if (!m_result || keysPerQuery() == 0)
+        return;  // small: paint() chooses and draws them
+    // Only asks whether the lines are there: currentLines() would choose them here, on the GUI thread.
+    const bool lines_ready = linesReady();
+    const QSizeF size(this->size());
+    if ((lines_ready && layerReady()) || (m_pending_generation == m_generation && m_pending_size == size))
+        return;  // ready, or on its way
     const quint64 generation = m_generation;
     m_pending_generation = generation;
+    m_pending_size = size;
     QPointer<LinesCanvas> self(this);
     std::shared_ptr<const AttentionResult> result = m_result;
+    std::shared_ptr<const LineSet> ready = lines_ready ? m_lines : nullptr;  // a new size: drawn again only
     std::vector<int> heads = shownHeads();
     const int keys = keysPerQuery();
     const double top_mass = m_top_mass;
-    QThreadPool::globalInstance()->start([self, result, heads = std::move(heads), keys, top_mass,
-                                          generation]() mutable {
-        auto set = std::make_shared<LineSet>();
-        set->result = result.get();
-        set->heads = heads;
-        set->top_mass = top_mass;
-        set->lines = chooseLines(*result, heads, keys, kMaxLines, top_mass);
+    const Layout layout = layoutFor(QRectF(QPointF(0, 0), size));
+    const int head_mode = m_head;
+    const qreal ratio = devicePixelRatioF();
+    QThreadPool::globalInstance()->start([self, result, ready, heads = std::move(heads), keys, top_mass, layout,
+                                          head_mode, ratio, size, generation]() mutable {
+        std::shared_ptr<const LineSet> set = ready;
+        if (!set) {
+            auto chosen = std::make_shared<LineSet>();
+            chosen->result = result.get();
+            chosen->heads = heads;
+            chosen->top_mass = top_mass;
+            chosen->lines = chooseLines(*result, heads, keys, kMaxLines, top_mass);
+            set = std::move(chosen);
+        }
+        // The lines alone, on a transparent picture of the canvas's size (labels stay live).
+        auto layer = std::make_shared<LinesLayer>();
+        layer->lines = set;
+        layer->size = size;
+        layer->image = QImage((size * ratio).toSize(), QImage::Format_ARGB32_Premultiplied);
+        layer->image.setDevicePixelRatio(ratio);
+        layer->image.fill(Qt::transparent);
+        {
+            QPainter painter(&layer->image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            drawLines(painter, layout, set->lines, heads, head_mode, result->numHeads(), Side::None, -1);
+        }
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [self, set = std::move(set), result, generation]() mutable {
+            [self, layer = std::move(layer), result, generation]() mutable {
                 if (!self || self->m_generation != generation)
                     return;  // the canvas is gone, or shows something else now
-                self->m_lines = std::move(set);
-                self->m_pending_generation = 0;
+                self->m_lines = layer->lines;
+                if (self->m_pending_size == layer->size)
+                    self->m_pending_generation = 0;
+                self->m_layer = std::move(layer);
                 self->update();
             },
             Qt::QueuedConnection);
     });
 }
 
-bool LinesCanvas::passesFocus(int query, int key) const
+bool LinesCanvas::passesFocus(Side side, int index, int query, int key)
 {
-    switch (m_focus_side) {
+    switch (side) {
         case Side::None:
             return true;
         case Side::Query:
-            return query == m_focus_index;
+            return query == index;
         case Side::Key:
-            return key == m_focus_index;
+            return key == index;
     }
     return true;
 }
@@ -307,13 +345,17 @@ LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
     layout.font.setPixelSize(int(pixel));
     layout.label_step = std::max(1, int(std::ceil(pixel * 1.15 / std::max(layout.row_height, 0.01))));
 
-    const QFontMetricsF metrics(layout.font);
-    double widest = 0.0;
-    for (int i = 0; i < m_result->seqLen(); ++i)
-        widest = std::max(widest, metrics.horizontalAdvance(m_result->input.tokens[i].text));
-    for (int i = 0; m_result->isCross() && i < m_result->keyLen(); ++i)
-        widest = std::max(widest, metrics.horizontalAdvance(m_result->keyTokens()[i].text));
-    layout.label_width = std::min(widest + 4.0, area.width() * 0.22);
+    // The widest label, measured once per result and font (8,192 tokens took 16 ms a paint).
+    if (m_widest.result.lock() != m_result || m_widest.font != layout.font) {
+        const QFontMetricsF metrics(layout.font);
+        double widest = 0.0;
+        for (int i = 0; i < m_result->seqLen(); ++i)
+            widest = std::max(widest, metrics.horizontalAdvance(m_result->input.tokens[i].text));
+        for (int i = 0; m_result->isCross() && i < m_result->keyLen(); ++i)
+            widest = std::max(widest, metrics.horizontalAdvance(m_result->keyTokens()[i].text));
+        m_widest = {m_result, layout.font, widest};
+    }
+    layout.label_width = std::min(m_widest.width + 4.0, area.width() * 0.22);
 
     // The lines get what is left, up to a pleasant width, and the whole figure is centred.
     const double gap = 8.0;
@@ -381,10 +423,45 @@ int LinesCanvas::visibleLineCount() const
     if (!lines)
         return 0;
     return int(std::count_if(lines->begin(), lines->end(),
-                             [this](const Line& line) { return passesFocus(line.query, line.key); }));
+                             [this](const Line& line) { return passesFocus(m_focus_side, m_focus_index, line.query, line.key); }));
+}
+
+void LinesCanvas::drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,
+                            const std::vector<int>& heads, int head_mode, int num_heads, Side focus_side,
+                            int focus_index)
+{
+    // Weakest first so the strong ones are drawn on top.
+    const float strongest = lines.empty() ? 0.0f : lines.back().weight;
+    const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
+    // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
+    // faint lines still read on white.
+    const QColor single_color = head_mode == kAllHeads ? QColor() : headColor(head_mode).darker(130);
+    // Overlaid heads fan out a little within each row, so lines of different heads between the
+    // same two tokens stay apart instead of hiding each other.
+    const int overlaid = head_mode == kAllHeads ? int(heads.size()) : 1;
+    const double fan = overlaid > 1 ? std::min(3.0, layout.row_height * 0.5 / (overlaid - 1)) : 0.0;
+    std::vector<double> offset(size_t(num_heads), 0.0);
+    for (int rank = 0; rank < overlaid && head_mode == kAllHeads; ++rank)
+        offset[size_t(heads[size_t(rank)])] = (rank - (overlaid - 1) / 2.0) * fan;
+    for (const Line& line : lines) {
+        if (!passesFocus(focus_side, focus_index, line.query, line.key))
+            continue;
+        const double relative = line.weight / strongest;
+        QColor color = head_mode == kAllHeads ? headColor(line.head) : single_color;
+        color.setAlphaF(float(std::clamp(opacityFor(relative) * (head_mode == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
+        painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
+        const double dy = offset[size_t(line.head)];
+        painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),
+                         QPointF(layout.line_right, layout.rowCentre(line.key) + dy));
+    }
 }
 
 void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
+{
+    paintPicture(painter, rect, false);
+}
+
+void LinesCanvas::paintPicture(QPainter& painter, const QRectF& rect, bool on_screen) const
 {
     painter.save();
     painter.fillRect(rect, palette().color(QPalette::Base));
@@ -407,8 +484,13 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
     painter.setFont(title_font);
     QString title = this->title();
     const std::vector<Line>* chosen = currentLines(false);
+    // On screen a long input's lines are drawn by the worker that chose them (8,000 antialiased
+    // lines took 0.4 s of the GUI thread), and shown here as that picture.
+    const bool from_layer = on_screen && m_focus_side == Side::None && keysPerQuery() > 0;
     if (!chosen)
         title += QStringLiteral(" — ") + tr("finding the strongest keys…");
+    else if (from_layer && !layerReady())
+        title += QStringLiteral(" — ") + tr("drawing the lines…");
     painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
     QFont heading_font = font();
     heading_font.setPixelSize(11);
@@ -420,32 +502,11 @@ void LinesCanvas::paint(QPainter& painter, const QRectF& rect) const
                      tr("queries"));
     painter.drawText(QRectF(layout.key_x, heading_y, 200, 18), Qt::AlignLeft | Qt::AlignVCenter, tr("keys"));
 
-    // Lines: weakest first so the strong ones are drawn on top.
     static const std::vector<Line> kNone;
-    const std::vector<Line>& lines = chosen ? *chosen : kNone;
-    const float strongest = lines.empty() ? 0.0f : lines.back().weight;
-    const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
-    // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
-    // faint lines still read on white.
-    const QColor single_color = m_head == kAllHeads ? QColor() : headColor(m_head).darker(130);
-    // Overlaid heads fan out a little within each row, so lines of different heads between the
-    // same two tokens stay apart instead of hiding each other.
-    const int overlaid = m_head == kAllHeads ? int(heads.size()) : 1;
-    const double fan = overlaid > 1 ? std::min(3.0, layout.row_height * 0.5 / (overlaid - 1)) : 0.0;
-    std::vector<double> offset(size_t(num_heads), 0.0);
-    for (int rank = 0; rank < overlaid && m_head == kAllHeads; ++rank)
-        offset[size_t(heads[size_t(rank)])] = (rank - (overlaid - 1) / 2.0) * fan;
-    for (const Line& line : lines) {
-        if (!passesFocus(line.query, line.key))
-            continue;
-        const double relative = line.weight / strongest;
-        QColor color = m_head == kAllHeads ? headColor(line.head) : single_color;
-        color.setAlphaF(float(std::clamp(opacityFor(relative) * (m_head == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
-        painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
-        const double dy = offset[size_t(line.head)];
-        painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),
-                         QPointF(layout.line_right, layout.rowCentre(line.key) + dy));
-    }
+    if (!from_layer)
+        drawLines(painter, layout, chosen ? *chosen : kNone, heads, m_head, num_heads, m_focus_side, m_focus_index);
+    else if (layerReady())
+        painter.drawImage(rect.topLeft(), m_layer->image);
 
     // Token labels; the focused token is bold on a highlight, its partners stay plain.
     const QFontMetricsF metrics(layout.font);
@@ -520,7 +581,7 @@ void LinesCanvas::paintEvent(QPaintEvent*)
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
-    paint(painter, QRectF(rect()));
+    paintPicture(painter, QRectF(rect()), true);
 }
 
 void LinesCanvas::mouseMoveEvent(QMouseEvent* event)

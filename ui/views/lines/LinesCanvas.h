@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QColor>
+#include <QFont>
+#include <QImage>
 #include <QRectF>
 #include <QWidget>
 
@@ -70,7 +72,9 @@ public:
                                          int keys_per_query, int max_lines, double top_mass = 1.0);
     // "strongest 3 keys per query of 2,166" while long inputs are thinned, else empty.
     QString thinningNote() const;
-    bool linesPending() const { return m_pending_generation != 0; }  // being chosen off the GUI thread
+    bool linesPending() const { return m_pending_generation != 0; }  // being chosen or drawn off the GUI thread
+    // The lines of the current state, chosen here if a worker has not delivered them (exports).
+    void computeNow() { currentLines(true); }
 
     void paint(QPainter& painter, const QRectF& rect) const;
     // The token drawn at `position` when the picture fills `rect`, or Side::None.
@@ -97,12 +101,20 @@ private:
     struct Layout;
     Layout layoutFor(const QRectF& rect) const;
     std::vector<int> shownHeads() const;
-    bool passesFocus(int query, int key) const;
+    static bool passesFocus(Side side, int index, int query, int key);
+    // The lines that pass the focus filter, as paint() draws them.
+    static void drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,
+                          const std::vector<int>& heads, int head_mode, int num_heads, Side focus_side,
+                          int focus_index);
+    // paint(); on screen a long input's lines come from m_layer, drawn by the worker.
+    void paintPicture(QPainter& painter, const QRectF& rect, bool on_screen) const;
     int keysPerQuery() const;  // 0: all
     // The lines for the current result and heads: computed here (small inputs, exports), or null
     // while a worker chooses them (requestLines).
     const std::vector<Line>* currentLines(bool wait_for_worker) const;
-    void requestLines();  // on screen: large inputs go to a worker thread
+    bool linesReady() const;  // m_lines are those of the current result, heads and top X %
+    bool layerReady() const;  // m_layer shows m_lines at the canvas's size
+    void requestLines();      // on screen: large inputs are chosen and drawn on a worker thread
     void invalidateLines();
 
     struct LineSet {
@@ -112,8 +124,21 @@ private:
         std::vector<Line> lines;
     };
     mutable std::shared_ptr<const LineSet> m_lines;
+    struct LinesLayer {  // the lines of a LineSet alone, on a transparent picture of the canvas
+        std::shared_ptr<const LineSet> lines;
+        QSizeF size;
+        QImage image;
+    };
+    std::shared_ptr<const LinesLayer> m_layer;
+    struct WidestLabel {
+        std::weak_ptr<const AttentionResult> result;
+        QFont font;
+        double width = 0.0;
+    };
+    mutable WidestLabel m_widest;  // layoutFor's measure of the labels, kept per result and font
     quint64 m_generation = 0;
     quint64 m_pending_generation = 0;
+    QSizeF m_pending_size;  // the size the worker draws for
 
     std::shared_ptr<const AttentionResult> m_result;
     int m_head = 0;

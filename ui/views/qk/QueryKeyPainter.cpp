@@ -30,6 +30,13 @@ void QueryKeyPainter::setHead(int head)
     recompute();
 }
 
+void QueryKeyPainter::setResultAndHead(std::shared_ptr<const AttentionResult> result, int head)
+{
+    m_result = std::move(result);
+    m_head = std::max(0, head);
+    recompute();
+}
+
 void QueryKeyPainter::recompute()
 {
     m_points = {};

@@ -18,9 +18,12 @@ class QueryKeyPainter {
 public:
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setHead(int head);
+    // Both at once: one projection instead of two.
+    void setResultAndHead(std::shared_ptr<const AttentionResult> result, int head);
     void setCaption(const QString& caption) { m_caption = caption; }
 
     int head() const { return m_head; }
+    const std::shared_ptr<const AttentionResult>& result() const { return m_result; }
     const QueryKeyPoints& points() const { return m_points; }
     const QString& problem() const { return m_problem; }  // why nothing is drawn, if so
 

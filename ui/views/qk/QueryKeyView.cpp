@@ -1,13 +1,27 @@
 #include "ui/views/qk/QueryKeyView.h"
 
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPointer>
+#include <QThreadPool>
 #include <QToolTip>
 
+#include <algorithm>
+
 namespace attn {
+namespace {
+
+bool isLargeInput(const std::shared_ptr<const AttentionResult>& result)
+{
+    return result && std::int64_t(result->trace.queryLength()) + result->trace.keyLength() > QueryKeyView::kWorkerPoints;
+}
+
+}  // namespace
 
 QueryKeyView::QueryKeyView(QWidget* parent) : QWidget(parent)
 {
+    m_painter.setResultAndHead(nullptr, 0);  // "No result yet."
     setMouseTracking(true);
     setMinimumSize(320, 240);
     setToolTip(tr("Each token's query (disc) and key (square) of the selected head; a query near a key attends to "
@@ -16,20 +30,111 @@ QueryKeyView::QueryKeyView(QWidget* parent) : QWidget(parent)
 
 void QueryKeyView::setResult(std::shared_ptr<const AttentionResult> result)
 {
-    m_painter.setResult(std::move(result));
-    update();
+    m_result = std::move(result);
+    changed();
 }
 
 void QueryKeyView::setHead(int head)
 {
-    m_painter.setHead(head);
+    m_head = std::max(0, head);
+    changed();
+}
+
+bool QueryKeyView::isLarge() const
+{
+    return isLargeInput(m_result);
+}
+
+bool QueryKeyView::isCurrent() const
+{
+    return m_painter.result() == m_result && m_painter.head() == m_head;
+}
+
+void QueryKeyView::changed()
+{
+    ++m_generation;
+    m_requested = 0;  // a worker's answer for the old state is dropped
+    if (!isLarge())   // small: at once, as before
+        computeNow();
     update();
+}
+
+void QueryKeyView::computeNow()
+{
+    if (isCurrent())
+        return;
+    m_painter.setResultAndHead(m_result, m_head);
+    m_picture = QImage();  // drawn from m_painter until a worker draws it again
+    m_requested = 0;
+}
+
+void QueryKeyView::requestPicture()
+{
+    if (m_requested == m_generation)
+        return;  // on its way
+    m_requested = m_generation;
+    const quint64 generation = m_generation;
+    QPointer<QueryKeyView> self(this);
+    const qreal ratio = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * ratio).toSize();
+    QueryKeyPainter last = m_painter;  // reused when only the size changed
+    QThreadPool::globalInstance()->start([self, result = m_result, head = m_head, last = std::move(last), ratio,
+                                          pixels, generation]() mutable {
+        auto scatter = std::make_shared<QueryKeyPainter>(std::move(last));
+        if (scatter->result() != result || scatter->head() != head)
+            scatter->setResultAndHead(result, head);
+        auto picture = std::make_shared<QImage>(pixels, QImage::Format_ARGB32_Premultiplied);
+        picture->setDevicePixelRatio(ratio);
+        {
+            QPainter painter(picture.get());
+            scatter->paint(painter, QRectF(QPointF(0, 0), QSizeF(pixels) / ratio));
+        }
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, scatter, picture, generation] {
+                if (!self || self->m_generation != generation)
+                    return;  // the view is gone, or shows something else now
+                self->m_painter = std::move(*scatter);
+                self->m_picture = std::move(*picture);
+                self->m_requested = 0;
+                self->update();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void QueryKeyView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
-    m_painter.paint(painter, rect());
+    const QRectF area(rect());
+    if (!isLarge()) {
+        m_painter.paint(painter, area);
+        return;
+    }
+    const bool picture_fits = !m_picture.isNull() && m_picture.deviceIndependentSize() == area.size();
+    if (!isCurrent() || !picture_fits) {
+        if (!picture_fits && isCurrent())
+            ++m_generation;  // a new size: the picture is drawn again
+        requestPicture();
+    }
+    // The last picture (stretched if the size changed) until the new one arrives.
+    if (!m_picture.isNull())
+        painter.drawImage(area, m_picture);
+    else if (!isLargeInput(m_painter.result()))
+        m_painter.paint(painter, area);  // nothing yet, or a short input's scatter: quick to draw
+    else
+        painter.fillRect(area, Qt::white);
+    if (m_requested != 0) {
+        const QString note = tr("computing head %1's queries and keys…").arg(m_head);
+        QFont font = painter.font();
+        font.setBold(true);
+        painter.setFont(font);
+        const QRectF box = painter.boundingRect(area, Qt::AlignRight | Qt::AlignTop, note).adjusted(-8, -4, 8, 4);
+        const QRectF badge(area.right() - box.width() - 8, area.top() + 8, box.width(), box.height());
+        painter.fillRect(badge, QColor(255, 244, 214, 235));
+        painter.setPen(QColor(0x66, 0x44, 0x00));
+        painter.drawText(badge, Qt::AlignCenter, note);
+    }
 }
 
 void QueryKeyView::mouseMoveEvent(QMouseEvent* event)

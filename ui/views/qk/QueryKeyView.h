@@ -2,21 +2,31 @@
 
 #include "ui/views/qk/QueryKeyPainter.h"
 
+#include <QImage>
 #include <QWidget>
 
 namespace attn {
 
 // The Q-K tab: the selected head's queries and keys in one scatter (QueryKeyPainter); hovering a
 // point names its token and position.
+// A long input (more than kWorkerPoints queries and keys) is projected and drawn on a worker
+// thread: its thousands of labelled marks took a quarter of a second of the GUI thread. Meanwhile
+// the last picture stays, marked "computing…"; computeNow() finishes it here (exports, tests).
 class QueryKeyView : public QWidget {
     Q_OBJECT
 
 public:
+    static constexpr int kWorkerPoints = 2048;  // T_q + T_k beyond which a worker does the work
+
     explicit QueryKeyView(QWidget* parent = nullptr);
 
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setHead(int head);
+    // The scatter of the current result and head, computed here if a worker has not delivered it.
+    void computeNow();
+    // The last scatter computed: the current one unless isPending().
     const QueryKeyPainter& painter() const { return m_painter; }
+    bool isPending() const { return !isCurrent(); }
     QString describeAt(const QPointF& position) const { return m_painter.describe(position, rect()); }
 
 protected:
@@ -24,7 +34,18 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
 
 private:
-    QueryKeyPainter m_painter;
+    bool isLarge() const;
+    bool isCurrent() const;  // m_painter holds the current result and head
+    void changed();
+    // On a worker: the projection and its picture at the widget's size, for the current state.
+    void requestPicture();
+
+    std::shared_ptr<const AttentionResult> m_result;  // what is asked for
+    int m_head = 0;
+    QueryKeyPainter m_painter;  // what was computed last
+    QImage m_picture;           // m_painter drawn at the widget's size (long inputs), or null
+    quint64 m_generation = 0;   // counts changes of result, head or size
+    quint64 m_requested = 0;    // the generation a worker is drawing, or 0
 };
 
 }  // namespace attn

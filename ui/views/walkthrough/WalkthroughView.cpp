@@ -19,6 +19,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QWheelEvent>
+#include <QPointer>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <cstdlib>
@@ -350,9 +352,81 @@ QString WalkthroughView::summaryText() const
     return m_summary->text();
 }
 
+bool WalkthroughView::isLong() const
+{
+    return m_result && std::int64_t(m_result->seqLen()) * m_result->keyLen() > WalkthroughModel::kWholeMatrixCells;
+}
+
+std::vector<WalkthroughTable> WalkthroughView::slotTables(const WalkthroughModel& walk)
+{
+    std::vector<WalkthroughTable> tables;
+    if (walk.steps.empty())
+        return tables;
+    for (int s = 0; s <= kRotationSection; ++s) {
+        const WalkthroughStep& step = s < kRotationSection ? walk.steps[size_t(s)] : walk.rotation;
+        for (size_t t = 0; t < step.tables.size() && t < size_t(kMaxTablesPerStep); ++t)
+            tables.push_back(step.tables[t]);
+    }
+    return tables;
+}
+
 void WalkthroughView::rebuild()
 {
-    m_walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
+    ++m_generation;
+    m_pending = false;  // a worker's walkthrough for the old selection is dropped
+    if (isLong() && isVisible()) {
+        requestWalkthrough();
+        return;
+    }
+    WalkthroughModel walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
+    std::vector<WalkthroughTable> tables = slotTables(walk);
+    showWalkthrough(std::move(walk), std::move(tables));
+}
+
+void WalkthroughView::computeNow()
+{
+    if (!m_pending)
+        return;
+    ++m_generation;
+    m_pending = false;
+    WalkthroughModel walk = WalkthroughModel::build(*m_result, m_head, m_query);
+    std::vector<WalkthroughTable> tables = slotTables(walk);
+    showWalkthrough(std::move(walk), std::move(tables));
+}
+
+void WalkthroughView::requestWalkthrough()
+{
+    m_pending = true;
+    const quint64 generation = m_generation;
+    QPointer<WalkthroughView> self(this);
+    // The last tables stay; the summary says what is on its way.
+    m_summary->setText(tr("<b>Computing head %1, query token %2…</b> (a long input's weights are recomputed for "
+                          "this head). The tables below still show head %3, query token %4.")
+                           .arg(m_head)
+                           .arg(m_query)
+                           .arg(m_walk.steps.empty() ? m_head : m_walk.head)
+                           .arg(m_walk.steps.empty() ? m_query : m_walk.query));
+    QThreadPool::globalInstance()->start([self, result = m_result, head = m_head, query = m_query, generation] {
+        auto walk = std::make_shared<WalkthroughModel>(WalkthroughModel::build(*result, head, query));
+        // The tables' copies for the item models are made here too: X, concat and Y of 8,192
+        // tokens are tens of megabytes each.
+        auto tables = std::make_shared<std::vector<WalkthroughTable>>(slotTables(*walk));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, walk, tables, generation] {
+                if (!self || self->m_generation != generation)
+                    return;  // the view is gone, or another head or query was chosen meanwhile
+                self->m_pending = false;
+                self->showWalkthrough(std::move(*walk), std::move(*tables));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void WalkthroughView::showWalkthrough(WalkthroughModel walk, std::vector<WalkthroughTable> tables)
+{
+    m_walk = std::move(walk);
+    auto next_table = tables.begin();
     const bool empty = m_walk.steps.empty();
     if (empty) {
         m_summary->setText(tr("No computation yet: type a sentence or load an input."));
@@ -388,7 +462,7 @@ void WalkthroughView::rebuild()
             TableSlot& slot = section.tables[t];
             const bool shown = step && t < step->tables.size();
             if (shown) {
-                slot.model->setTable(step->tables[t]);
+                slot.model->setTable(next_table != tables.end() ? std::move(*next_table++) : step->tables[t]);
                 slot.caption->setText(step->tables[t].title);
             } else {
                 slot.model->setTable({});

@@ -58,6 +58,11 @@ public:
     // (softmax over every key) and says so. Takes effect with the next setResult or select.
     void setHiddenKeys(const std::vector<bool>& hidden) { m_hidden_keys = hidden; }
     QString summaryText() const;
+    // A long input's walkthrough (more than WalkthroughModel::kWholeMatrixCells scores; its
+    // head's weights recomputed) is built on a worker while the view is shown, the last tables
+    // staying until it arrives. isPending() says so; computeNow() builds it here (exports).
+    bool isPending() const { return m_pending; }
+    void computeNow();
 
 public slots:
     void setResult(std::shared_ptr<const AttentionResult> result);
@@ -85,6 +90,12 @@ private:
 
     void userSelect(int head, int query);
     void rebuild();
+    bool isLong() const;
+    void requestWalkthrough();
+    // The tables of every section in order (step 1's, …, step 10's, then step 2b's), copied
+    // for the item models.
+    static std::vector<WalkthroughTable> slotTables(const WalkthroughModel& walk);
+    void showWalkthrough(WalkthroughModel walk, std::vector<WalkthroughTable> tables);
     void updateSelectors();
     void fitTable(const TableSlot& slot) const;
     void updateHeaders();
@@ -95,6 +106,8 @@ private:
     int m_head = 0;
     int m_query = 0;
     int m_precision = 4;
+    quint64 m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
+    bool m_pending = false;
 
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
