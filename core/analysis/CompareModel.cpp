@@ -35,12 +35,15 @@ Result<HeadComparison> CompareModel::compare(Matrix a, Matrix b)
         comparison.shared_min = std::min({0.0f, a_shown.minCoeff(), b_shown.minCoeff()});
         comparison.shared_max = std::max(a_shown.maxCoeff(), b_shown.maxCoeff());
         const float limit = comparison.difference.cwiseAbs().maxCoeff();
+        comparison.largest_difference = limit;
         // Two identical heads: any non-empty range shows the all-zero difference as the centre colour.
         comparison.difference_limit = limit > 0.0f ? limit : 1.0f;
     }
     if (!(comparison.shared_max > comparison.shared_min))
         comparison.shared_max = comparison.shared_min + 1.0f;
     comparison.divergence = jensenShannon(a_shown, b_shown);
+    comparison.metric_a = computeHeadMetrics(a_shown);
+    comparison.metric_b = computeHeadMetrics(b_shown);
     return comparison;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/HeadMetrics.h"
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
 #include "core/pipeline/RunSettings.h"
@@ -19,7 +20,10 @@ struct HeadComparison {
     float shared_min = 0.0f;  // the one colour range of a and b: [shared_min, shared_max]
     float shared_max = 1.0f;
     float difference_limit = 1.0f;  // the diverging range is [-limit, +limit], never empty
+    float largest_difference = 0.0f;  // max |a - b|
     double divergence = 0.0;        // jensenShannon(a, b): 0 = the same, ln 2 = disjoint
+    HeadMetric metric_a;            // computeHeadMetrics(a), b's: the caption's numbers
+    HeadMetric metric_b;
 };
 
 // The pure half of the compare view: which numbers go into its three heatmaps.

@@ -243,8 +243,8 @@ QString CompareFigure::caption() const
 {
     if (!m_a.result)
         return {};
-    const HeadMetric a = computeHeadMetrics(m_comparison->a);
-    const HeadMetric b = computeHeadMetrics(m_comparison->b);
+    const HeadMetric& a = m_comparison->metric_a;  // computed with the comparison (a worker's, at length)
+    const HeadMetric& b = m_comparison->metric_b;
     auto metrics = [](const HeadMetric& m) {
         return tr("entropy %1, max %2, diagonal %3, previous %4, first %5")
             .arg(m.entropy, 0, 'f', 3)
@@ -257,8 +257,7 @@ QString CompareFigure::caption() const
               "largest |A \u2212 B| = %3\nA: %4\nB: %5")
         .arg(m_comparison->divergence, 0, 'f', 4)
         .arg(std::numbers::ln2, 0, 'f', 3)
-        .arg(m_comparison->difference.size() > 0 ? double(m_comparison->difference.cwiseAbs().maxCoeff()) : 0.0, 0, 'f',
-             3)
+        .arg(double(m_comparison->largest_difference), 0, 'f', 3)
         .arg(metrics(a), metrics(b));
 }
 

@@ -28,6 +28,12 @@
 
 namespace attn {
 
+struct CompareView::ArrivedComparison {
+    CompareSide a;
+    CompareSide b;
+    std::shared_ptr<const HeadComparison> comparison;
+};
+
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     m_figure = new CompareFigure(this);
@@ -250,6 +256,7 @@ void CompareView::computeNow()
         m_pending.reset();
         adoptResult(std::move(pending));  // as if the view had been opened
     }
+    showArrived();
     if (m_comparison_pending) {
         m_compute_now = true;  // startComparison computes here
         refresh();
@@ -269,6 +276,8 @@ void CompareView::showEvent(QShowEvent* event)
         setResult(std::move(m_pending));
     else if (m_comparison_pending)
         refresh();
+    else
+        showArrived();
 }
 
 void CompareView::setSentence(const QString& sentence)
@@ -449,6 +458,7 @@ void CompareView::refresh()
 void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
 {
     const quint64 generation = ++m_comparison_generation;
+    m_arrived.reset();  // an older pair's
     if (!CompareFigure::recomputesHeads(a, b) || m_compute_now) {
         m_comparison_pending = false;
         const Status shown = m_figure->setComparison(a, b);
@@ -475,11 +485,22 @@ void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
                     showComparisonStatus(comparison->error());
                     return;
                 }
-                m_figure->showComparison(a, b, comparison->value());
-                showComparisonStatus(QString());
+                m_arrived = std::make_shared<ArrivedComparison>(ArrivedComparison{a, b, comparison->value()});
+                if (isVisible())  // a hidden plot would reduce the heads here, on the GUI thread
+                    showArrived();
             },
             Qt::QueuedConnection);
     });
+}
+
+void CompareView::showArrived()
+{
+    if (!m_arrived)
+        return;
+    const std::shared_ptr<ArrivedComparison> arrived = std::move(m_arrived);
+    m_arrived.reset();
+    m_figure->showComparison(arrived->a, arrived->b, arrived->comparison);
+    showComparisonStatus(QString());
 }
 
 void CompareView::showComparisonStatus(const QString& error)

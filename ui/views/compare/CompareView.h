@@ -68,7 +68,7 @@ public:
     // A long input's comparison (its heads recomputed) and the metrics and similarity of a large
     // result are computed on worker threads, the last picture staying meanwhile with a note that
     // says so; computeNow finishes what is still under way here (an export, a screenshot).
-    bool isComputing() const { return m_comparison_pending || m_tables_pending; }
+    bool isComputing() const { return m_comparison_pending || m_tables_pending || m_arrived; }
     void computeNow();
     QLabel* tablesNote() const { return m_tables_note; }
     QLabel* statusLabel() const { return m_status; }
@@ -142,6 +142,11 @@ private:
     bool m_comparison_pending = false;
     bool m_tables_pending = false;
     bool m_compute_now = false;  // computeNow: the comparison here, not on a worker
+    // A worker's comparison that arrived while the view was hidden: shown when it is.
+    struct ArrivedComparison;
+    std::shared_ptr<ArrivedComparison> m_arrived;
+    void showArrived();
 };
+
 
 }  // namespace attn
