@@ -55,7 +55,8 @@ Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head
 }
 
 Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
-                                                 const LoadedWeights& weights, const QString& sentence)
+                                                 const LoadedWeights& weights, const QString& sentence,
+                                                 int picture_factor)
 {
     Result<AttentionResult> variant = [&]() -> Result<AttentionResult> {
         if (!sentence.trimmed().isEmpty()) {
@@ -68,13 +69,13 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
             AttentionInput kv =
                 base.isCross() ? AttentionPipeline::inputFromTokens(base.kv_input.tokens, sized) : AttentionInput{};
             return AttentionPipeline::run(config, AttentionPipeline::inputFromTokens(std::move(tokens), sized),
-                                          std::move(kv), weights, TraceDetail::Weights);
+                                          std::move(kv), weights, TraceDetail::Weights, picture_factor);
         }
         if (weights.weights.inputDim() != base.input.x.cols())
             return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
                              .arg(weights.weights.inputDim())
                              .arg(base.input.x.cols())};
-        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Weights);
+        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Weights, picture_factor);
     }();
     if (!variant)
         return variant;

@@ -40,9 +40,11 @@ public:
     // caller (once, and kept while only the causal setting or the input changes). With a sentence
     // the input is embedded again under `config` (a new seed gives new embeddings, the weights fix
     // the input size), as the window does; without one (a matrix input) base's rows are reused as
-    // they are. The result must have as many tokens as base.
+    // they are. The result must have as many tokens as base. picture_factor > 0: a long input's
+    // route (AttentionPipeline::pictureFactorFor), head 0's weights kept, the others recomputed.
     static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
-                                              const LoadedWeights& weights, const QString& sentence);
+                                              const LoadedWeights& weights, const QString& sentence,
+                                              int picture_factor = 0);
     // The same, building or loading the weights from `config` first.
     static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
                                               const QString& sentence);

@@ -3,6 +3,7 @@
 // weights, config and result in use; side B of the compare view goes through the same worker and
 // keeps its weights. Files are copied to a temporary directory so a test can spoil them and show
 // they are not read again.
+#include "core/analysis/CompareModel.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
@@ -307,6 +308,37 @@ private slots:
         controller.waitForIdle();
         QCOMPARE(ready.count(), 1);
         QCOMPARE(ready[0][0].value<ResultPtr>()->config.seed, std::uint64_t(7));
+    }
+
+    // Side B of a long input takes the long route as A does (one head kept): head B recomputed from
+    // it is the same as from a pass of the same settings that keeps every head.
+    void variantOfALongInputTakesTheLongRoute()
+    {
+        AttentionController controller;
+        controller.setLongRouteBytes(0);
+        controller.setPictureCellLimit(std::int64_t(1024) * 1024);  // as the window's plots set it
+        QStringList words;
+        for (int i = 0; i < 1100; ++i)
+            words << QStringLiteral("w%1").arg(i % 97);
+        controller.setSentence(words.join(u' '));
+        QVERIFY(controller.setConfig(smallRandom()));
+        controller.waitForIdle();
+        const ResultPtr base = controller.result();
+        QVERIFY(base && !base->trace.keepsEveryHead());
+        QSignalSpy ready(&controller, &AttentionController::variantReady);
+        RunSettings b = smallRandom();
+        b.causal = true;
+        controller.requestVariant(b, base, controller.sentence());
+        controller.waitForIdle();
+        QCOMPARE(ready.count(), 1);
+        const ResultPtr variant = ready[0][0].value<ResultPtr>();
+        QVERIFY(!variant->trace.keepsEveryHead());
+        QVERIFY(variant->config.causal);
+        auto full = CompareModel::runVariant(*base, b, *controller.weights(), controller.sentence());
+        QVERIFY(full.ok() && full->trace.keepsEveryHead());
+        // The same weights; a row's softmax sums may round differently where it starts (last bit).
+        const float off = (*variant->trace.headWeights(1) - full->trace.weights[1]).cwiseAbs().maxCoeff();
+        QVERIFY2(off <= 1e-6f, qPrintable(QString::number(off)));
     }
 
     // Many requests for B on the worker: only the newest is answered.

@@ -10,6 +10,7 @@
 #include "ui/controller/PendingWeights.h"
 #include "ui/controller/WorkerHandOff.h"
 
+#include <cmath>
 #include <utility>
 
 namespace attn {
@@ -22,6 +23,8 @@ struct AttentionController::VariantJob {
     QString sentence;
     std::int64_t memory_budget = 0;
     std::int64_t held_bytes = 0;  // side A's result, on screen beside B
+    std::int64_t picture_cells = 0;  // as A's pass: a long input's B takes the long route
+    std::int64_t long_route_bytes = 0;
     std::shared_ptr<const LoadedWeights> weights;
     std::shared_ptr<PendingWeights> pending;
     // A whole model: side B is another layer of this run.
@@ -68,6 +71,8 @@ void AttentionController::requestVariant(const RunSettings& config, std::shared_
     }
     job.memory_budget = memoryBudget();
     job.held_bytes = m_result ? heldBytes(*m_result) : 0;
+    job.picture_cells = m_picture_cells;
+    job.long_route_bytes = m_long_route_bytes;
     // B's own weights, else A's when B only changes what the weights do not depend on (causal).
     if (m_variant_weights && m_variant_weights_config.sameWeightsAs(config) && !m_variant_pending) {
         job.weights = m_variant_weights;
@@ -124,16 +129,24 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
         }
         weights = std::move(ready).value();
     }
-    // Planned before it is computed, as A's pass is: B keeps every head's weights (Compare's
-    // figure and metrics read them), beside A's result on screen.
+    // Planned before it is computed, as A's pass is, beside A's result on screen: B keeps every
+    // head's weights (Compare's figure and metrics read them), or for a long input takes the long
+    // route as A does (one head kept, the others recomputed by Compare's workers).
     MemoryRequest need = MemoryPlan::forPass(job.base->seqLen(), job.base->isCross() ? job.base->keyLen() : 0,
                                              weights->weights, TraceDetail::Weights);
     need.held = job.held_bytes;
+    const int picture_side = int(std::lround(std::sqrt(double(job.picture_cells))));
+    const int picture_factor = AttentionPipeline::pictureFactorFor(
+        job.base->seqLen(), job.base->keyLen(), weights->weights.num_heads, picture_side, job.long_route_bytes);
+    if (picture_factor > 0) {
+        need.picture_factor = picture_factor;
+        need.kept_heads = 3;  // the kept one, the one recomputed last, and Compare's copy of head B
+    }
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
         return outcome;
     }
-    auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence);
+    auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence, picture_factor);
     if (!variant) {
         outcome.error = variant.error();
         return outcome;
