@@ -92,8 +92,13 @@ std::optional<double> weightPercentile(const AttentionResult& result, const Mask
     const double position = std::clamp(p, 0.0, 100.0) / 100.0 * double(count - 1);
     const auto rank_low = std::uint64_t(position);
     const std::uint64_t rank_high = std::min(rank_low + 1, count - 1);
-    const auto [bin_low, below_low] = binOfRank(upper, rank_low);
-    const auto [bin_high, below_high] = binOfRank(upper, rank_high);
+    // Plain variables, not structured bindings: the lambdas below capture them (clang 14 cannot).
+    const std::pair<int, std::uint64_t> low_bin = binOfRank(upper, rank_low);
+    const std::pair<int, std::uint64_t> high_bin = binOfRank(upper, rank_high);
+    const int bin_low = low_bin.first;
+    const int bin_high = high_bin.first;
+    const std::uint64_t below_low = low_bin.second;
+    const std::uint64_t below_high = high_bin.second;
 
     std::vector<std::uint64_t> lower_low(kBins, 0);
     std::vector<std::uint64_t> lower_high(kBins, 0);
