@@ -8,6 +8,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace attn {
 
 struct AttentionResult;
@@ -24,6 +26,10 @@ struct HeadComparison {
     double divergence = 0.0;        // jensenShannon(a, b): 0 = the same, ln 2 = disjoint
     HeadMetric metric_a;            // computeHeadMetrics(a), b's: the caption's numbers
     HeadMetric metric_b;
+    // The percentile colour scale's tops of a and b outside their masks, when computed with the
+    // comparison (a long input's, on a worker); otherwise the figure computes them when asked.
+    std::optional<double> percentile_a;
+    std::optional<double> percentile_b;
 };
 
 // The pure half of the compare view: which numbers go into its three heatmaps.

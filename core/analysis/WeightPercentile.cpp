@@ -73,15 +73,15 @@ std::pair<int, std::uint64_t> binOfRank(const std::vector<std::uint64_t>& counts
     return {int(counts.size()) - 1, below};
 }
 
-}  // namespace
-
-std::optional<double> weightPercentile(const AttentionResult& result, const MaskMatrix& mask, double p,
-                                       const std::function<bool()>& cancelled)
+// The percentile of the values `for_each(visit)` visits (each pass visits the same values; false:
+// stopped), from two passes of bit histograms.
+template <typename ForEach>
+std::optional<double> radixPercentile(ForEach for_each, double p)
 {
     constexpr int kBins = 1 << 16;
     std::vector<std::uint64_t> upper(kBins, 0);
     std::uint64_t count = 0;
-    if (!forEachShownWeight(result, mask, cancelled, [&](float value) {
+    if (!for_each([&](float value) {
             ++upper[orderKey(value) >> 16];
             ++count;
         }))
@@ -102,7 +102,7 @@ std::optional<double> weightPercentile(const AttentionResult& result, const Mask
 
     std::vector<std::uint64_t> lower_low(kBins, 0);
     std::vector<std::uint64_t> lower_high(kBins, 0);
-    if (!forEachShownWeight(result, mask, cancelled, [&](float value) {
+    if (!for_each([&](float value) {
             const std::uint32_t key = orderKey(value);
             const int bin = int(key >> 16);
             if (bin == bin_low)
@@ -120,6 +120,28 @@ std::optional<double> weightPercentile(const AttentionResult& result, const Mask
         return low;
     const double high = valueOfRank(lower_high, bin_high, rank_high - below_high);
     return low + (position - double(rank_low)) * (high - low);
+}
+
+}  // namespace
+
+std::optional<double> weightPercentile(const AttentionResult& result, const MaskMatrix& mask, double p,
+                                       const std::function<bool()>& cancelled)
+{
+    return radixPercentile(
+        [&](const auto& visit) { return forEachShownWeight(result, mask, cancelled, visit); }, p);
+}
+
+double matrixPercentile(const Matrix& weights, const MaskMatrix& mask, double p)
+{
+    const bool masked = mask.rows() == weights.rows() && mask.cols() == weights.cols();
+    return *radixPercentile(
+        [&](const auto& visit) {
+            for (Eigen::Index i = 0; i < weights.size(); ++i)
+                if (!masked || !mask.data()[i])
+                    visit(weights.data()[i]);
+            return true;
+        },
+        p);
 }
 
 }  // namespace attn

@@ -213,6 +213,7 @@ private slots:
                     const std::optional<double> found = weightPercentile(shown, mask, p);
                     QVERIFY(found);
                     QCOMPARE(*found, AttentionDisplay::percentile(heads, mask, p));
+                    QCOMPARE(matrixPercentile(heads[1], mask, p), AttentionDisplay::percentile({heads[1]}, mask, p));
                 }
         }
         QVERIFY(!weightPercentile(blocked.value(), causal, 99.0, [] { return true; }));

@@ -7,6 +7,8 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
@@ -601,6 +603,13 @@ private slots:
         for (int head = 0; head < 4; ++head)
             QVERIFY(model->metrics()[size_t(head)].entropy == metrics[size_t(head)].entropy);
         QVERIFY(view.similarityView()->divergence() == similarityMatrix(heads));
+        // The percentile scale's tops came with the comparison: each head's cells outside the views'
+        // mask (a reduced plot holds no mask of the matrix's size, so the figure would have counted
+        // the masked zeros too).
+        const MaskMatrix mask = HeatmapData::fromResult(*result).mask;
+        QVERIFY(mask.size() > 0);  // causal
+        QCOMPARE(*shown.percentile_a, AttentionDisplay::percentile({shown.a}, mask, ColorScales::kPercentile));
+        QCOMPARE(*shown.percentile_b, AttentionDisplay::percentile({shown.b}, mask, ColorScales::kPercentile));
         QVERIFY(view.tablesNote()->isHidden());  // every query compared: nothing to say
 
         // Another pair while hidden waits for the view; an export finishes it at once.

@@ -2,6 +2,7 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/HeadMetrics.h"
+#include "core/analysis/WeightPercentile.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -112,6 +113,12 @@ Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(c
     auto comparison = CompareModel::compare(std::move(weights_a).value(), std::move(weights_b).value());
     if (!comparison)
         return Error{comparison.error()};
+    if (recomputesHeads(a, b)) {  // a long input's, here on the worker rather than when the scale is chosen
+        comparison->percentile_a = matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask,
+                                                    ColorScales::kPercentile);
+        comparison->percentile_b = matrixPercentile(comparison->b, HeatmapData::fromResult(*b.result).mask,
+                                                    ColorScales::kPercentile);
+    }
     return std::make_shared<const HeadComparison>(std::move(comparison).value());
 }
 
@@ -198,9 +205,13 @@ void CompareFigure::applyColorScale()
         case ColorScale::Percentile: {
             // Each head's cells outside its own mask (the two sides may differ in their masks).
             const double top_a =
-                AttentionDisplay::percentile({m_comparison->a}, m_plot_a->mask(), ColorScales::kPercentile);
+                m_comparison->percentile_a
+                    ? *m_comparison->percentile_a
+                    : AttentionDisplay::percentile({m_comparison->a}, m_plot_a->mask(), ColorScales::kPercentile);
             const double top_b =
-                AttentionDisplay::percentile({m_comparison->b}, m_plot_b->mask(), ColorScales::kPercentile);
+                m_comparison->percentile_b
+                    ? *m_comparison->percentile_b
+                    : AttentionDisplay::percentile({m_comparison->b}, m_plot_b->mask(), ColorScales::kPercentile);
             low = 0.0;
             high = std::max(top_a, top_b) > 0.0 ? std::max(top_a, top_b) : high;
             note = tr("clipped at the %1th percentile").arg(ColorScales::kPercentile);
