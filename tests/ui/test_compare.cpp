@@ -588,6 +588,8 @@ private slots:
                  qPrintable(view.statusLabel()->text()));
         QVERIFY(view.tablesNote()->text().startsWith(QStringLiteral("Computing the metrics and similarity of 4 heads")));
         QCOMPARE(view.metricsTable()->model()->rowCount(), 0);
+        if (const QString dir = qEnvironmentVariable("ATTN_COMPARE_PNG_DIR"); !dir.isEmpty())
+            view.grab().save(dir + QStringLiteral("/compare-computing.png"));
         QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing(), 30000);
         QCOMPARE(view.statusLabel()->text(), QString());
 
