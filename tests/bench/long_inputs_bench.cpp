@@ -48,6 +48,22 @@ QString words(int count, int salt)
     return list.join(u' ');
 }
 
+// The window at 1400 x 900 on screen (offscreen), d_model 768 and 12 heads. False when refused.
+bool showWithTwelveHeads(MainWindow& window)
+{
+    window.resize(1400, 900);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return false;
+    RunSettings config = window.controller()->config();
+    config.d_model = 768;
+    config.num_heads = 12;
+    if (!window.controller()->setConfig(config))
+        return false;
+    window.controller()->waitForIdle();
+    return true;
+}
+
 }  // namespace
 
 class LongInputsBench : public QObject {
@@ -62,14 +78,7 @@ private slots:
     {
         AppSettings settings(m_dir.filePath("settings.ini"));
         MainWindow window(&settings);
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        RunSettings config = window.controller()->config();
-        config.d_model = 768;
-        config.num_heads = 12;
-        QVERIFY(window.controller()->setConfig(config));
-        window.controller()->waitForIdle();
+        QVERIFY(showWithTwelveHeads(window));
         HeadsGrid* grid = window.headsGrid();
         int salt = 0;
         // The window's own event loop waits (it sleeps until an event comes): polling with
@@ -105,14 +114,7 @@ private slots:
     {
         AppSettings settings(m_dir.filePath("settings-views.ini"));
         MainWindow window(&settings);
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        RunSettings config = window.controller()->config();
-        config.d_model = 768;
-        config.num_heads = 12;
-        QVERIFY(window.controller()->setConfig(config));
-        window.controller()->waitForIdle();
+        QVERIFY(showWithTwelveHeads(window));
         window.sentenceEdit()->setText(words(8192, 7));
         QTRY_VERIFY_WITH_TIMEOUT(window.controller()->result() && window.controller()->result()->seqLen() == 8192,
                                  60000);

@@ -4,6 +4,7 @@
 #include "core/analysis/WeightPercentile.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/LongInput.h"
 
 #include <QTest>
 
@@ -189,22 +190,17 @@ private slots:
         config.d_model = 24;
         config.num_heads = 3;
         config.causal = true;
-        QString sentence;
-        for (int i = 0; i < 260; ++i)
-            sentence += QStringLiteral("w%1 ").arg(i % 31);
-        auto weights = AttentionPipeline::buildWeights(config);
-        QVERIFY(weights.ok());
-        auto blocked = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(sentence, config),
-                                              AttentionInput{}, weights.value(), TraceDetail::Weights, 2, 1);
-        QVERIFY(blocked.ok());
-        QVERIFY(!blocked->trace.keepsEveryHead());
+        const std::optional<LongInputPasses> passes = longInputPasses(config, 260, 31, 1);
+        QVERIFY(passes);
+        const AttentionResult& blocked = passes->blocked;
+        QVERIFY(!blocked.trace.keepsEveryHead());
         MaskMatrix causal(260, 260);
         for (int q = 0; q < 260; ++q)
             for (int k = 0; k < 260; ++k)
                 causal(q, k) = k > q;
         for (const QList<int>& hidden : {QList<int>{}, QList<int>{0, 5, 200}}) {
             const AttentionResult shown =
-                AttentionDisplay::withHiddenKeys(blocked.value(), AttentionDisplay::shownHiddenKeys(hidden, 260));
+                AttentionDisplay::withHiddenKeys(blocked, AttentionDisplay::shownHiddenKeys(hidden, 260));
             std::vector<Matrix> heads;
             for (int head = 0; head < 3; ++head)
                 heads.push_back(*AttentionDisplay::headWeights(shown, head));
@@ -216,7 +212,7 @@ private slots:
                     QCOMPARE(matrixPercentile(heads[1], mask, p), AttentionDisplay::percentile({heads[1]}, mask, p));
                 }
         }
-        QVERIFY(!weightPercentile(blocked.value(), causal, 99.0, [] { return true; }));
+        QVERIFY(!weightPercentile(blocked, causal, 99.0, [] { return true; }));
     }
 };
 

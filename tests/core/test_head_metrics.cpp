@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
+#include "tests/support/LongInput.h"
 
 #include <QTest>
 
@@ -282,21 +283,13 @@ private slots:
         config.d_model = 32;
         config.num_heads = 4;
         config.causal = causal;
-        QString sentence;
-        for (int i = 0; i < 300; ++i)
-            sentence += QStringLiteral("w%1 ").arg(i % 41);
-        auto weights = AttentionPipeline::buildWeights(config);
-        QVERIFY(weights.ok());
-        const AttentionInput input = AttentionPipeline::inputFromSentence(sentence, config);
-        auto full = AttentionPipeline::run(config, input, AttentionInput{}, weights.value(), TraceDetail::Weights);
-        auto blocked =
-            AttentionPipeline::run(config, input, AttentionInput{}, weights.value(), TraceDetail::Weights, 2, kept);
-        QVERIFY(full.ok() && blocked.ok());
-        QVERIFY(full->trace.keepsEveryHead());
-        QVERIFY(!blocked->trace.keepsEveryHead());
+        const std::optional<LongInputPasses> passes = longInputPasses(config, 300, 41, kept);
+        QVERIFY(passes);
+        QVERIFY(passes->full.trace.keepsEveryHead());
+        QVERIFY(!passes->blocked.trace.keepsEveryHead());
         const std::vector<bool> flags = AttentionDisplay::shownHiddenKeys(hidden, 300);
-        const AttentionResult shown_full = AttentionDisplay::withHiddenKeys(full.value(), flags);
-        const AttentionResult shown_blocked = AttentionDisplay::withHiddenKeys(blocked.value(), flags);
+        const AttentionResult shown_full = AttentionDisplay::withHiddenKeys(passes->full, flags);
+        const AttentionResult shown_blocked = AttentionDisplay::withHiddenKeys(passes->blocked, flags);
 
         std::vector<Matrix> heads;  // as the views show them: (300, 300) each
         for (int head = 0; head < 4; ++head)

@@ -82,6 +82,24 @@ QString words(int count)
     return list.join(u' ');
 }
 
+// 1,100 tokens (drawn in blocks of 2), 4 causal heads typed into the window, shown in the grid;
+// the route's threshold lowered so that this small input takes it. False when refused.
+bool typeALongInput(MainWindow& window)
+{
+    AttentionController* controller = window.controller();
+    controller->setLongRouteBytes(0);
+    RunSettings config = controller->config();
+    config.d_model = 16;
+    config.num_heads = 4;
+    config.causal = true;
+    if (!controller->setConfig(config))
+        return false;
+    window.viewTabs()->setCurrentView(View::Grid);
+    window.sentenceEdit()->setText(words(1100));
+    controller->waitForIdle();
+    return true;
+}
+
 // Every head of `full` reduced as a plot reduces it, against what `plot_of(head)` shows.
 template <typename PlotOf>
 void compareReduced(const AttentionResult& full, int heads, CellReduction how, PlotOf plot_of)
@@ -275,8 +293,6 @@ private slots:
 
     void theWindowShowsALongInputFromItsPictures()
     {
-        // 1,100 tokens (drawn in blocks of 2), 4 causal heads; the route's threshold lowered so
-        // that this small input takes it.
         QTemporaryDir dir;
         AppSettings settings(dir.filePath("settings.ini"));
         MainWindow window(&settings);
@@ -284,15 +300,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         AttentionController* controller = window.controller();
-        controller->setLongRouteBytes(0);
-        RunSettings config = controller->config();
-        config.d_model = 16;
-        config.num_heads = 4;
-        config.causal = true;
-        QVERIFY(controller->setConfig(config));
-        window.viewTabs()->setCurrentView(View::Grid);
-        window.sentenceEdit()->setText(words(1100));
-        controller->waitForIdle();
+        QVERIFY(typeALongInput(window));
         auto shown = controller->result();
         QVERIFY(shown);
         QCOMPARE(shown->seqLen(), 1100);
@@ -407,15 +415,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         AttentionController* controller = window.controller();
-        controller->setLongRouteBytes(0);
-        RunSettings config = controller->config();
-        config.d_model = 16;
-        config.num_heads = 4;
-        config.causal = true;
-        QVERIFY(controller->setConfig(config));
-        window.viewTabs()->setCurrentView(View::Grid);
-        window.sentenceEdit()->setText(words(1100));
-        controller->waitForIdle();
+        QVERIFY(typeALongInput(window));
         const auto shown = controller->result();
         QVERIFY(shown && !shown->trace.keepsEveryHead());
         const auto percentileOf = [](const AttentionResult& result) {

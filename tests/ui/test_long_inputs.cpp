@@ -47,6 +47,16 @@ QString words(int count)
     return list.join(u' ');
 }
 
+// 3,000 tokens, d_model 8, 2 heads, every head's weights kept: 18 million weights. Null when refused.
+std::shared_ptr<const AttentionResult> threeThousandTokens()
+{
+    RunSettings config;
+    config.d_model = 8;
+    config.num_heads = 2;
+    auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Weights);
+    return computed ? std::make_shared<const AttentionResult>(std::move(computed).value()) : nullptr;
+}
+
 }  // namespace
 
 // The longest pause of the GUI thread these tests allow: generous, for a shared, loaded machine (a
@@ -150,12 +160,8 @@ private slots:
     {
         // 3,000 tokens, 2 heads: 18 million weights; drawn: each query's 3 strongest keys above
         // the threshold, at most kMaxLines of them, chosen off the GUI thread on screen.
-        RunSettings config;
-        config.d_model = 8;
-        config.num_heads = 2;
-        auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Weights);
-        QVERIFY(computed.ok());
-        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        const auto result = threeThousandTokens();
+        QVERIFY(result);
         LinesCanvas canvas;
         canvas.resize(700, 900);
         canvas.show();
@@ -191,14 +197,11 @@ private slots:
 
     void theWalkthroughAndQueryKeyViewsOfALongInputAreBuiltOffTheGuiThread()
     {
-        // 3,000 tokens, 2 heads (the long route: one head kept): shown, both views hand their work
-        // to a worker, say so, and end up with exactly what the synchronous path computes.
-        RunSettings config;
-        config.d_model = 8;
-        config.num_heads = 2;
-        auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Weights);
-        QVERIFY(computed.ok());
-        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        // 3,000 tokens, 2 heads (more weights than these views compute at once): shown, both views
+        // hand their work to a worker, say so, and end up with exactly what the synchronous path
+        // computes.
+        const auto result = threeThousandTokens();
+        QVERIFY(result);
 
         WalkthroughView walk;
         walk.resize(900, 700);

@@ -301,15 +301,9 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     need.held = job.held_bytes;
     need.masked = effective.causal || !effective.padded_keys.isEmpty();
     // A long input: every head reduced to its picture as it is computed, one head's weights kept.
-    const int picture_side = int(std::lround(std::sqrt(double(job.picture_cells))));
-    const int picture_factor = AttentionPipeline::pictureFactorFor(int(seq_len), int(key_len), effective.num_heads,
-                                                                   picture_side, job.long_route_bytes);
+    const int picture_factor = planLongRoute(need, int(seq_len), int(key_len), effective.num_heads, job.picture_cells,
+                                             job.long_route_bytes);
     const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
-    if (picture_factor > 0) {
-        need.picture_factor = picture_factor;
-        // The kept one, the one recomputed last, and one that a view's worker may still hold then.
-        need.kept_heads = 3;
-    }
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());

@@ -10,7 +10,6 @@
 #include "ui/controller/PendingWeights.h"
 #include "ui/controller/WorkerHandOff.h"
 
-#include <cmath>
 #include <utility>
 
 namespace attn {
@@ -135,13 +134,8 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
     MemoryRequest need = MemoryPlan::forPass(job.base->seqLen(), job.base->isCross() ? job.base->keyLen() : 0,
                                              weights->weights, TraceDetail::Weights);
     need.held = job.held_bytes;
-    const int picture_side = int(std::lround(std::sqrt(double(job.picture_cells))));
-    const int picture_factor = AttentionPipeline::pictureFactorFor(
-        job.base->seqLen(), job.base->keyLen(), weights->weights.num_heads, picture_side, job.long_route_bytes);
-    if (picture_factor > 0) {
-        need.picture_factor = picture_factor;
-        need.kept_heads = 3;  // the kept one, the one recomputed last, and Compare's copy of head B
-    }
+    const int picture_factor = planLongRoute(need, job.base->seqLen(), job.base->keyLen(), weights->weights.num_heads,
+                                             job.picture_cells, job.long_route_bytes);
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
         return outcome;

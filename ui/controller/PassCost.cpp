@@ -2,6 +2,8 @@
 
 #include "ui/controller/AttentionController.h"
 
+#include <cmath>
+
 namespace attn {
 
 double passFlops(const LoadedWeights* weights, const RunSettings& config, int seq_len)
@@ -24,6 +26,19 @@ std::int64_t heldBytes(const AttentionResult& result)
     for (const CellBlocks& picture : shown.pictures)
         bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
     return bytes;
+}
+
+int planLongRoute(MemoryRequest& need, int query_len, int key_len, int num_heads, std::int64_t picture_cells,
+                  std::int64_t long_route_bytes)
+{
+    const int picture_side = int(std::lround(std::sqrt(double(picture_cells))));
+    const int picture_factor =
+        AttentionPipeline::pictureFactorFor(query_len, key_len, num_heads, picture_side, long_route_bytes);
+    if (picture_factor > 0) {
+        need.picture_factor = picture_factor;
+        need.kept_heads = 3;
+    }
+    return picture_factor;
 }
 
 }  // namespace attn

@@ -33,11 +33,23 @@ QString csvField(const QString& text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
+// A file written a chunk at a time: `chunk` goes to `out` once it holds kChunkBytes, and is then
+// emptied (its memory kept for the next). False when the write fails.
+constexpr qsizetype kChunkBytes = qsizetype(4) << 20;
+bool flushWhenFull(QByteArray& chunk, QIODevice& out)
+{
+    if (chunk.size() < kChunkBytes)
+        return true;
+    if (out.write(chunk) != chunk.size())
+        return false;
+    chunk.resize(0);
+    return true;
+}
+
 // The weights' CSV lines, written to `out` a chunk at a time (the text of a long input's heads is
 // gigabytes): head,query,query_token,key,key_token,weight.
 bool writeCsv(const AttentionResult& result, QIODevice& out)
 {
-    constexpr qsizetype kChunk = qsizetype(4) << 20;
     QByteArray chunk = "head,query,query_token,key,key_token,weight\n";
     std::vector<QByteArray> queries;  // each "query,query_token," once
     std::vector<QByteArray> keys;     // each "key,key_token," once
@@ -55,11 +67,8 @@ bool writeCsv(const AttentionResult& result, QIODevice& out)
                 chunk += keys[size_t(key)];
                 chunk += QByteArray::number(double(rows(i, key)), 'g', 9);
                 chunk += '\n';
-                if (chunk.size() >= kChunk) {
-                    if (out.write(chunk) != chunk.size())
-                        return false;
-                    chunk.clear();
-                }
+                if (!flushWhenFull(chunk, out))
+                    return false;
             }
         return true;
     }) && out.write(chunk) == chunk.size();
@@ -71,12 +80,10 @@ bool writeNpy(const AttentionResult& result, QIODevice& out)
     const AttentionTrace& trace = result.trace;
     QByteArray chunk = NpyWriter::header({trace.num_heads, trace.queryLength(), trace.keyLength()});
     return forEachHeadRows(trace, [&](int, int, const ConstBlockRef& rows) {
-        for (int i = 0; i < int(rows.rows()); ++i)
+        for (int i = 0; i < int(rows.rows()); ++i) {
             NpyWriter::appendValues(chunk, rows.row(i).data(), rows.cols());
-        if (chunk.size() >= (qsizetype(4) << 20)) {
-            if (out.write(chunk) != chunk.size())
+            if (!flushWhenFull(chunk, out))
                 return false;
-            chunk.clear();
         }
         return true;
     }) && out.write(chunk) == chunk.size();

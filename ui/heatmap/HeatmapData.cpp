@@ -100,15 +100,18 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     return data;
 }
 
-bool HeatmapData::computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled)
+bool HeatmapData::percentileMissing(const AttentionResult& result)
 {
     if (result.trace.keepsEveryHead())
-        return true;  // fromResult finds it from the matrices
-    {
-        std::lock_guard lock(result.derived->mutex);
-        if (result.derived->percentile_top)
-            return true;
-    }
+        return false;  // fromResult finds it from the matrices
+    std::lock_guard lock(result.derived->mutex);
+    return !result.derived->percentile_top;
+}
+
+bool HeatmapData::computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled)
+{
+    if (!percentileMissing(result))
+        return true;
     const HeatmapData data = fromResult(result, ColorScale::AllCells);  // the mask the views use
     const std::optional<double> top = weightPercentile(result, data.mask, ColorScales::kPercentile, cancelled);
     if (!top)

@@ -37,6 +37,8 @@ struct HeatmapData {
     // mask) into result.derived, unless it is there already: false when `cancelled` stopped it.
     // Seconds at 8,192 tokens x 12 heads: for a worker, or for an export that must not wait.
     static bool computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled = {});
+    // A long input's result whose percentile is not there yet (computePercentile would compute it).
+    static bool percentileMissing(const AttentionResult& result);
 
     // The top of the colour scale, and what the colour bar says about it ("" when the scale is
     // simply 0 .. the largest weight).

@@ -129,13 +129,9 @@ void ViewTabs::requestPercentile()
         m_percentile_stop->store(true);
         m_percentile_of.reset();
     }
-    if (m_scale != ColorScale::Percentile || !shown || shown->trace.keepsEveryHead() || m_percentile_of == shown)
+    if (m_scale != ColorScale::Percentile || !shown || m_percentile_of == shown ||
+        !HeatmapData::percentileMissing(*shown))
         return;
-    {
-        std::lock_guard lock(shown->derived->mutex);
-        if (shown->derived->percentile_top)
-            return;
-    }
     m_percentile_of = shown;
     m_percentile_stop = std::make_shared<std::atomic<bool>>(false);
     QPointer<ViewTabs> self(this);

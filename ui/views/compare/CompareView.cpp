@@ -1,8 +1,6 @@
 #include "ui/views/compare/CompareView.h"
 
-#include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/CompareModel.h"
-#include "core/analysis/HeadMetrics.h"
 #include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/compare/CompareFigure.h"
@@ -16,13 +14,12 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
-
-#include <QLocale>
 
 #include <limits>
 
@@ -462,7 +459,7 @@ void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
     if (!CompareFigure::recomputesHeads(a, b) || m_compute_now) {
         m_comparison_pending = false;
         const Status shown = m_figure->setComparison(a, b);
-        showComparisonStatus(shown ? QString() : shown.error());
+        m_status->setText(shown ? QString() : shown.error());
         return;
     }
     // A long input's heads recomputed on a worker; the last comparison stays until they are here.
@@ -482,7 +479,7 @@ void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
                     return;
                 m_comparison_pending = false;
                 if (!*comparison) {
-                    showComparisonStatus(comparison->error());
+                    m_status->setText(comparison->error());
                     return;
                 }
                 m_arrived = std::make_shared<ArrivedComparison>(ArrivedComparison{a, b, comparison->value()});
@@ -500,12 +497,7 @@ void CompareView::showArrived()
     const std::shared_ptr<ArrivedComparison> arrived = std::move(m_arrived);
     m_arrived.reset();
     m_figure->showComparison(arrived->a, arrived->b, arrived->comparison);
-    showComparisonStatus(QString());
-}
-
-void CompareView::showComparisonStatus(const QString& error)
-{
-    m_status->setText(error);
+    m_status->clear();
 }
 
 void CompareView::renderFigure(QPainter* painter, const QRectF& target)

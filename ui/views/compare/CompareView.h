@@ -108,7 +108,6 @@ private:
     void refresh();
     void refillChoosers();
     void startComparison(const CompareSide& a, const CompareSide& b);
-    void showComparisonStatus(const QString& error);
     void startTables();
     void showTables(const HeadTables& tables);
 
