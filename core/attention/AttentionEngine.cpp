@@ -69,11 +69,13 @@ Status checkPass(const Matrix& x_query, const Matrix& x_key, const Matrix& x_val
     return {};
 }
 
-// After a slice of the weights was found not finite: validate() names the fault.
+// After a projection came out not finite: validate() names the weights' fault; finite weights and
+// inputs whose product still overflowed float32 are too large.
 Error weightsFault(const AttentionWeights& weights)
 {
     const Status own = weights.validate();
-    return Error{own ? QStringLiteral("the weights contain NaN or infinite values") : own.error()};
+    return Error{own ? QStringLiteral("the projections overflow float32: the inputs or the weights are too large")
+                     : own.error()};
 }
 
 // Q and K rotated in place by the options' position rotation, if any, row 0 at first_position.

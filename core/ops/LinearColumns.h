@@ -12,8 +12,9 @@ using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // out is complete only after the region's closing barrier; outside a parallel region the one
 // thread computes everything).
 //   x (rows, inner), w (inner, cols), bias (cols) or nullptr, out (rows, cols).
-// Each chunk of w and bias is checked to be finite first (which also brings it into the cache for
-// the product); the function returns false, leaving such chunks of out unset, if one is not.
+// x must be finite. Returns false when a column of out is not finite: when that column of w or of
+// the bias holds a NaN or an infinity, or the product overflowed float32 (with no rows, when w or
+// the bias is not finite).
 //
 // Why not simply out = x * w: at short sequence lengths the projections are products of a few rows
 // with a large weight matrix. Eigen copies (packs) the whole weight matrix on every call and will

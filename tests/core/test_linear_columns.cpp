@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 using namespace attn;
 
@@ -185,7 +186,7 @@ private slots:
         QFETCH(int, col);
         QFETCH(float, value);
         QFETCH(bool, inBias);
-        const Matrix x = randomMatrix(4, 96, 8);
+        Matrix x = randomMatrix(4, 96, 8);
         Matrix w = randomMatrix(96, 500, 9);
         RowVector b = randomMatrix(1, 500, 10);
         if (inBias)
@@ -193,12 +194,47 @@ private slots:
         else
             w(row, col) = value;
         Matrix out(4, 500);
-        for (int threads : {1, 2}) {
-            bool finite = true;
+        // The answer comes from the first row of the product: a zero there (0 * inf is NaN) and
+        // rows past the direct kernel's (Eigen's product) must not hide the fault.
+        for (const char* input : {"random", "first row zero", "1100 rows"}) {
+            if (input == std::string_view("first row zero"))
+                x.row(0).setZero();
+            if (input == std::string_view("1100 rows"))
+                x = randomMatrix(1100, 96, 8);
+            out.resize(x.rows(), 500);
+            for (int threads : {1, 2}) {
+                bool finite = true;
 #pragma omp parallel num_threads(threads) reduction(&& : finite)
-            finite = linearColumns(x, w, b.data(), out);
-            QVERIFY2(!finite, qPrintable(QStringLiteral("%1 thread(s)").arg(threads)));
+                finite = linearColumns(x, w, b.data(), out);
+                QVERIFY2(!finite, qPrintable(QStringLiteral("%1, %2 thread(s)").arg(QLatin1String(input)).arg(threads)));
+            }
         }
+    }
+
+    void linearColumnsReportsAnOverflowingProduct()
+    {
+        // Finite weights and inputs whose sums leave float32's range: as unusable as a NaN weight.
+        const Matrix x = Matrix::Constant(3, 96, 1e20f);
+        Matrix w = randomMatrix(96, 200, 12);
+        Matrix out(3, 200);
+        bool finite = true;
+#pragma omp parallel num_threads(2) reduction(&& : finite)
+        finite = linearColumns(x, w, nullptr, out);
+        QVERIFY(finite);  // |sum| <= 96 * 1e20 * |w|: in range
+        w.col(150).setConstant(1e20f);
+#pragma omp parallel num_threads(2) reduction(&& : finite)
+        finite = linearColumns(x, w, nullptr, out);
+        QVERIFY(!finite);
+    }
+
+    void engineNamesAnOverflowAsSuch()
+    {
+        AttentionWeights w = *AttentionWeights::random(16, 16, 2, 1);
+        w.in_proj.col(20).setConstant(3e38f);  // finite, as validate() sees it
+        QVERIFY(w.validate().ok());
+        const Matrix x = Matrix::Constant(4, 16, 10.0f);
+        QCOMPARE(AttentionEngine::forward(x, w).error(),
+                 QStringLiteral("the projections overflow float32: the inputs or the weights are too large"));
     }
 
     void allFiniteAnswersLikeEigen()
