@@ -2,6 +2,7 @@
 
 #include "core/attention/HeadRecomputer.h"
 #include "core/io/NpyWriter.h"
+#include "core/io/OutputChunk.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
@@ -33,19 +34,6 @@ QString csvField(const QString& text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
-// A file written a chunk at a time: `chunk` goes to `out` once it holds kChunkBytes, and is then
-// emptied (its memory kept for the next). False when the write fails.
-constexpr qsizetype kChunkBytes = qsizetype(4) << 20;
-bool flushWhenFull(QByteArray& chunk, QIODevice& out)
-{
-    if (chunk.size() < kChunkBytes)
-        return true;
-    if (out.write(chunk) != chunk.size())
-        return false;
-    chunk.resize(0);
-    return true;
-}
-
 // The weights' CSV lines, written to `out` a chunk at a time (the text of a long input's heads is
 // gigabytes): head,query,query_token,key,key_token,weight.
 bool writeCsv(const AttentionResult& result, QIODevice& out)
@@ -67,11 +55,11 @@ bool writeCsv(const AttentionResult& result, QIODevice& out)
                 chunk += keys[size_t(key)];
                 chunk += QByteArray::number(double(rows(i, key)), 'g', 9);
                 chunk += '\n';
-                if (!flushWhenFull(chunk, out))
+                if (!OutputChunk::flushWhenFull(chunk, out))
                     return false;
             }
         return true;
-    }) && out.write(chunk) == chunk.size();
+    }) && OutputChunk::flush(chunk, out);
 }
 
 // (num_heads, query_len, key_len) float32 as numpy.save writes it, a chunk at a time.
@@ -82,11 +70,11 @@ bool writeNpy(const AttentionResult& result, QIODevice& out)
     return forEachHeadRows(trace, [&](int, int, const ConstBlockRef& rows) {
         for (int i = 0; i < int(rows.rows()); ++i) {
             NpyWriter::appendValues(chunk, rows.row(i).data(), rows.cols());
-            if (!flushWhenFull(chunk, out))
+            if (!OutputChunk::flushWhenFull(chunk, out))
                 return false;
         }
         return true;
-    }) && out.write(chunk) == chunk.size();
+    }) && OutputChunk::flush(chunk, out);
 }
 
 QString sizeText(double bytes)
