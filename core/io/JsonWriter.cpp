@@ -1,5 +1,7 @@
 #include "core/io/JsonWriter.h"
 
+#include "core/io/OutputChunk.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -76,6 +78,28 @@ void JsonWriter::separate()
     m_first.back() = false;
 }
 
+void JsonWriter::streamTo(QIODevice& device)
+{
+    m_device = &device;
+}
+
+void JsonWriter::flushWhenFull()
+{
+    if (!m_device)
+        return;
+    if (!m_failed && !OutputChunk::flushWhenFull(m_out, *m_device))
+        m_failed = true;
+    if (m_failed)
+        m_out.resize(0);
+}
+
+bool JsonWriter::finish()
+{
+    if (m_device && !m_failed && !OutputChunk::flush(m_out, *m_device))
+        m_failed = true;
+    return !m_failed;
+}
+
 JsonWriter& JsonWriter::beginObject()
 {
     separate();
@@ -91,6 +115,7 @@ JsonWriter& JsonWriter::endObject()
     if (!empty)
         newline();
     m_out += '}';
+    flushWhenFull();
     return *this;
 }
 
@@ -106,6 +131,7 @@ JsonWriter& JsonWriter::endArray()
 {
     m_first.pop_back();
     m_out += ']';
+    flushWhenFull();
     return *this;
 }
 

@@ -3,6 +3,7 @@
 #include "core/base/Tensor.h"
 
 #include <QByteArray>
+#include <QIODevice>
 #include <QString>
 #include <QStringList>
 
@@ -41,11 +42,23 @@ public:
     const QByteArray& data() const { return m_out; }
     QByteArray take() { return std::move(m_out); }
 
+    // From now on what is written goes on to `device` a chunk at a time (OutputChunk, checked as
+    // each array or object closes), so a document of gigabytes is never held whole; finish()
+    // writes the rest. The device must outlive the writer's use of it.
+    void streamTo(QIODevice& device);
+    // Writes what is still held to the device; false when this or any earlier write failed.
+    bool finish();
+    // False once a write to the device has failed (what follows is then dropped).
+    bool ok() const { return !m_failed; }
+
 private:
     void separate();
     void newline();
+    void flushWhenFull();
 
     QByteArray m_out;
+    QIODevice* m_device = nullptr;
+    bool m_failed = false;
     std::vector<bool> m_first;  // per open container: nothing written in it yet
     bool m_after_key = false;
     bool m_indent;

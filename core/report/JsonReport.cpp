@@ -1,7 +1,10 @@
 #include "core/report/JsonReport.h"
 
-#include "core/analysis/HeadMetrics.h"
+#include "core/analysis/HeadTables.h"
+#include "core/attention/HeadRecomputer.h"
 #include "core/io/JsonWriter.h"
+
+#include <QBuffer>
 
 #include <limits>
 
@@ -51,6 +54,15 @@ void JsonReport::writeTrace(JsonWriter& json, const TraceData& trace, float scal
 
 QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int trace_head)
 {
+    QByteArray document;
+    QBuffer buffer(&document);
+    buffer.open(QIODevice::WriteOnly);
+    write(result, buffer, with_trace, trace_head);
+    return document;
+}
+
+bool JsonReport::write(const AttentionResult& result, QIODevice& device, bool with_trace, int trace_head)
+{
     const AttentionTrace& trace = result.trace;
     const int seq_len = result.seqLen();  // T_q
     const int key_len = result.keyLen();  // T_kv
@@ -62,6 +74,7 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
         tokens.append(token.text);
 
     JsonWriter json;
+    json.streamTo(device);
     json.beginObject();
     json.key("tokens").array(tokens);
     if (result.isCross()) {
@@ -100,7 +113,26 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
     json.key("output").array({seq_len, result.output_dim});
     json.endObject();
 
-    json.key("attention").matrices(trace.weights);
+    // [head][query][key]: the text JsonWriter::matrices(trace.weights) would write, made from rows
+    // that a long input recomputes a block at a time.
+    json.key("attention").beginArray();
+    int open_head = -1;
+    const bool written = forEachHeadRows(trace, [&](int head, int, const ConstBlockRef& rows) {
+        if (head != open_head) {
+            if (open_head >= 0)
+                json.endArray();
+            json.beginArray();
+            open_head = head;
+        }
+        for (Eigen::Index i = 0; i < rows.rows(); ++i)
+            json.row(rows.row(i).data(), rows.cols());
+        return json.ok();
+    });
+    if (!written)
+        return false;
+    if (open_head >= 0)
+        json.endArray();
+    json.endArray();
     if (!trace.key_padding.empty()) {
         // Queries that see no key at all: their weights (and head outputs) are all zeros.
         std::vector<int> empty_rows;
@@ -120,9 +152,11 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
     }
 
     // Additions to the contract: per-head summary numbers and the head x head Jensen-Shannon
-    // divergence (natural log), both in head order (definitions in core/analysis/HeadMetrics.h).
+    // divergence (natural log), both in head order (definitions in core/analysis/HeadMetrics.h),
+    // over every query row: computeHeadMetrics and similarityMatrix of the heads' matrices.
+    const HeadTables tables = HeadTables::compute(result, std::numeric_limits<std::int64_t>::max());
     json.key("head_metrics").beginArray();
-    for (const HeadMetric& metric : computeHeadMetrics(trace.weights)) {
+    for (const HeadMetric& metric : tables.metrics) {
         json.beginObject();
         json.key("entropy").value(metric.entropy);
         json.key("max").value(metric.max);
@@ -132,7 +166,7 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
         json.endObject();
     }
     json.endArray();
-    const MatrixD similarity = similarityMatrix(trace.weights);  // (num_heads, num_heads)
+    const MatrixD& similarity = tables.divergence;  // (num_heads, num_heads)
     json.key("head_similarity").beginArray();
     for (Eigen::Index x = 0; x < similarity.rows(); ++x) {
         json.beginArray();
@@ -142,9 +176,7 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
     }
     json.endArray();
     json.endObject();
-    QByteArray out = json.take();
-    out += '\n';
-    return out;
+    return json.finish() && device.write("\n", 1) == 1;
 }
 
 }  // namespace attn

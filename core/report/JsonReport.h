@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 
 #include <QByteArray>
+#include <QIODevice>
 
 #include <vector>
 
@@ -33,6 +34,11 @@ public:
     // With `trace`, the document also holds "trace" (TraceData of `trace_head`, -1: every head):
     // an addition to the contract.
     static QByteArray build(const AttentionResult& result, bool trace = false, int trace_head = -1);
+    // The same document, byte for byte, written to `device` as it is made (JsonWriter::streamTo):
+    // the weights a block of queries at a time (forEachHeadRows: a long input's heads, one kept,
+    // recomputed), the head metrics and divergences from every row (HeadTables), so neither the
+    // text nor a long input's heads are ever whole in memory. False when a write failed.
+    static bool write(const AttentionResult& result, QIODevice& device, bool trace = false, int trace_head = -1);
     // The "trace" object alone, for the window's export of one head.
     static void writeTrace(JsonWriter& json, const TraceData& trace, float scale);
 };

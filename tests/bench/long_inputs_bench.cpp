@@ -8,6 +8,10 @@
 //   each caused.
 // - reduceOneHead: one 8,192 x 8,192 head reduced to 1,024 x 1,024 as a plot does on its worker,
 //   the largest or the mean of each block, and with the top X % dimming (a cut per row).
+// - exportEveryHeadOfALongInput: 8,192 tokens, 12 heads, one kept, to a 3.2 GB .npy.
+// - exportTextOfALongInput: 2,364 tokens, 12 heads (67.1 million weights, just under the text
+//   limit), one kept, as .npy, .csv and .json; and .json of the same input with every head kept.
+//   One row per run for its peak resident memory: exportTextOfALongInput:json
 // Run: QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench firstPictureInTheWindow
 //      QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench exportTwentyThousandTokens
 #include "core/base/MemoryReuse.h"
@@ -204,6 +208,44 @@ private slots:
         }
         QCOMPARE(QFileInfo(npy).size(), qint64(128) + qint64(4) * 12 * 8192 * 8192);
         QFile::remove(npy);
+    }
+
+    void exportTextOfALongInput_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::addColumn<bool>("every_head_kept");
+        QTest::newRow("npy") << QStringLiteral("npy") << false;
+        QTest::newRow("csv") << QStringLiteral("csv") << false;
+        QTest::newRow("json") << QStringLiteral("json") << false;
+        QTest::newRow("json, every head kept") << QStringLiteral("json") << true;
+    }
+
+    void exportTextOfALongInput()
+    {
+        QFETCH(QString, suffix);
+        QFETCH(bool, every_head_kept);
+        constexpr int kTokens = 2364;  // 12 x 2,364^2 = 67,062,752 weights <= DataExporter::kMaxTextWeights
+        RunSettings config;
+        config.d_model = 768;
+        config.num_heads = 12;
+        auto weights = AttentionPipeline::buildWeights(config);
+        QVERIFY(weights.ok());
+        const int factor = every_head_kept ? 0 : AttentionPipeline::pictureFactorFor(kTokens, kTokens, 12, 1024, 0);
+        QVERIFY(every_head_kept || factor > 0);
+        auto result = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(words(kTokens, 5), config),
+                                             AttentionInput{}, weights.value(), TraceDetail::Weights, factor, 0);
+        QVERIFY(result.ok());
+        QCOMPARE(result->trace.keepsEveryHead(), every_head_kept);
+        const QString path = m_dir.filePath(QStringLiteral("every-head.") + suffix);
+        QBENCHMARK_ONCE
+        {
+            const Status written = DataExporter::exportWeights(result.value(), path);
+            QVERIFY2(written.ok(), qPrintable(written.error()));
+        }
+        qInfo("%s: %lld bytes", qPrintable(suffix), qlonglong(QFileInfo(path).size()));
+        if (suffix == u"json")
+            QVERIFY(QFileInfo(path).size() <= DataExporter::jsonBytesAtMost(result.value()));
+        QFile::remove(path);
     }
 
     void exportTwentyThousandTokens()

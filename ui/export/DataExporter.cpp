@@ -2,6 +2,7 @@
 
 #include "core/attention/HeadRecomputer.h"
 #include "core/io/NpyWriter.h"
+#include "core/io/OutputChunk.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
@@ -33,19 +34,6 @@ QString csvField(const QString& text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
-// A file written a chunk at a time: `chunk` goes to `out` once it holds kChunkBytes, and is then
-// emptied (its memory kept for the next). False when the write fails.
-constexpr qsizetype kChunkBytes = qsizetype(4) << 20;
-bool flushWhenFull(QByteArray& chunk, QIODevice& out)
-{
-    if (chunk.size() < kChunkBytes)
-        return true;
-    if (out.write(chunk) != chunk.size())
-        return false;
-    chunk.resize(0);
-    return true;
-}
-
 // The weights' CSV lines, written to `out` a chunk at a time (the text of a long input's heads is
 // gigabytes): head,query,query_token,key,key_token,weight.
 bool writeCsv(const AttentionResult& result, QIODevice& out)
@@ -67,11 +55,11 @@ bool writeCsv(const AttentionResult& result, QIODevice& out)
                 chunk += keys[size_t(key)];
                 chunk += QByteArray::number(double(rows(i, key)), 'g', 9);
                 chunk += '\n';
-                if (!flushWhenFull(chunk, out))
+                if (!OutputChunk::flushWhenFull(chunk, out))
                     return false;
             }
         return true;
-    }) && out.write(chunk) == chunk.size();
+    }) && OutputChunk::flush(chunk, out);
 }
 
 // (num_heads, query_len, key_len) float32 as numpy.save writes it, a chunk at a time.
@@ -82,11 +70,11 @@ bool writeNpy(const AttentionResult& result, QIODevice& out)
     return forEachHeadRows(trace, [&](int, int, const ConstBlockRef& rows) {
         for (int i = 0; i < int(rows.rows()); ++i) {
             NpyWriter::appendValues(chunk, rows.row(i).data(), rows.cols());
-            if (!flushWhenFull(chunk, out))
+            if (!OutputChunk::flushWhenFull(chunk, out))
                 return false;
         }
         return true;
-    }) && out.write(chunk) == chunk.size();
+    }) && OutputChunk::flush(chunk, out);
 }
 
 QString sizeText(double bytes)
@@ -95,6 +83,32 @@ QString sizeText(double bytes)
 }
 
 }  // namespace
+
+double DataExporter::jsonBytesAtMost(const AttentionResult& result, int trace_head)
+{
+    // Each number at its longest: a weight (never negative) "1.23456789e-38," 15 bytes, any float
+    // 16, a double with its key and indent 48, an integer 12; each row's "[],"; the text of the
+    // tokens and the weights' description escaped at six bytes a byte (a control byte's escape)
+    // with quotes and comma; 4 kB for the rest.
+    const AttentionTrace& trace = result.trace;
+    const double heads = trace.num_heads;
+    const double queries = trace.queryLength();
+    const double keys = trace.keyLength();
+    double floats = double(trace.output.size());
+    double rows = heads * queries + queries;
+    if (trace_head >= 0) {  // x (and the keys' x), one head's q, k, v and scores
+        floats += double(result.input.x.size()) + double(result.isCross() ? result.kv_input.x.size() : 0) +
+                  trace.head_dim * (queries + 2 * keys) + queries * keys;
+        rows += 3 * queries + 3 * keys;
+    }
+    const double doubles = heads * heads + 5 * heads + 1;  // head_similarity, head_metrics, scale
+    const double integers = queries + keys + 32;           // empty_rows, pad_keys, config, shapes
+    double text = 6.0 * double(result.weights_description.toUtf8().size());
+    for (const TokenList* tokens : {&result.input.tokens, &result.kv_input.tokens})
+        for (const Token& token : *tokens)
+            text += 6.0 * double(token.text.toUtf8().size()) + 3;
+    return 15 * heads * queries * keys + 16 * floats + 3 * rows + 48 * doubles + 12 * integers + text + 4096;
+}
 
 QByteArray DataExporter::toCsv(const AttentionResult& result)
 {
@@ -172,12 +186,6 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
     const double weights = double(trace.num_heads) * trace.queryLength() * trace.keyLength();
     if (weights == 0.0)
         return Error{QStringLiteral("%1: there are no attention weights to write").arg(path)};
-    if (suffix == u"json" && !trace.keepsEveryHead())
-        return Error{QStringLiteral("%1: at %2 tokens the window keeps the weights of one head of %3 and recomputes "
-                                    "the others; a JSON document holds them all at once: export .npy or .csv")
-                         .arg(path)
-                         .arg(result.seqLen())
-                         .arg(result.numHeads())};
     // The file's size before it is written: refused when it is text nobody can open, or when it
     // does not fit where it goes.
     double average_token = 0.0;
@@ -185,10 +193,12 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
         average_token += double(token.text.toUtf8().size()) / double(result.seqLen());
     const double csv_bytes = weights * (2 * average_token + 2 * std::log10(double(result.seqLen()) + 1) + 18);
     const double npy_bytes = 4.0 * weights + 128;
-    if (suffix == u"csv" && weights > double(kMaxTextWeights))
-        return Error{QStringLiteral("%1: %2 weights would be about %3 of CSV text: export .npy (%4) instead")
-                         .arg(path, QLocale(QLocale::English).toString(std::int64_t(weights)), sizeText(csv_bytes), sizeText(npy_bytes))};
-    const double bytes = suffix == u"csv" ? csv_bytes : suffix == u"npy" ? npy_bytes : 12.0 * weights;
+    const double bytes =
+        suffix == u"csv" ? csv_bytes : suffix == u"json" ? jsonBytesAtMost(result, trace_head) : npy_bytes;
+    if (suffix != u"npy" && weights > double(kMaxTextWeights))
+        return Error{QStringLiteral("%1: %2 weights would be about %3 of %4 text: export .npy (%5) instead")
+                         .arg(path, QLocale(QLocale::English).toString(std::int64_t(weights)), sizeText(bytes),
+                              suffix.toUpper(), sizeText(npy_bytes))};
     const QStorageInfo storage(QFileInfo(path).absolutePath());
     if (storage.isValid() && storage.bytesAvailable() >= 0 && bytes > double(storage.bytesAvailable()))
         return Error{QStringLiteral("%1: needs about %2 and %3 is free there")
@@ -213,10 +223,8 @@ Status DataExporter::exportWeights(const AttentionResult& result, const QString&
         written = writeCsv(result, *main_file);
     else if (suffix == u"npy")
         written = writeNpy(result, *main_file);
-    else {
-        const QByteArray json = toJson(result, trace_head);
-        written = main_file->write(json) == json.size();
-    }
+    else
+        written = JsonReport::write(result, *main_file, trace_head >= 0, trace_head);
     if (!written)
         return failed(*main_file);
     saves.push_back(std::move(main_file));

@@ -25,14 +25,19 @@ struct AttentionResult;
 //   input), NAME.q, NAME.k, NAME.v (query_len or key_len, head_dim) and NAME.scores
 //   (query_len, key_len), masked scores -inf. All are written beside their targets first and
 //   renamed into place once every one is written (a failed write leaves none of them).
-// The weights are written a part at a time, a long input's heads (one kept) recomputed a block of
-// queries at a time; .json needs them all at once and is refused for those. CSV over
+// The weights are written a part at a time in every format, so their text is never whole in
+// memory, and a long input's heads (one kept) are recomputed a block of queries at a time; a
+// trace, of one head, is made whole before it is written. CSV or JSON of more than
 // kMaxTextWeights weights (gigabytes of text) and any file larger than the free space where it
 // goes are refused before anything is written, with the size it would have.
 class DataExporter {
 public:
     static constexpr std::int64_t kMaxTextWeights = std::int64_t(1) << 26;
     static Status exportWeights(const AttentionResult& result, const QString& path, int trace_head = -1);
+
+    // The JSON document's size before it is written, never less than it will be, so that the
+    // free-space check does not let through a file that cannot fit.
+    static double jsonBytesAtMost(const AttentionResult& result, int trace_head = -1);
 
     static QByteArray toCsv(const AttentionResult& result);
     static QByteArray toJson(const AttentionResult& result, int trace_head = -1);
