@@ -5,6 +5,7 @@
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/Examples.h"
 #include "core/pipeline/ModelLayerResult.h"
+#include "tests/support/LongInput.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
@@ -295,6 +296,30 @@ private slots:
         for (int j = 0; j < 600; ++j)
             QVERIFY(std::abs(sums(j) - walk.step(3).tables[0].values(0, j)) <=
                     1e-5f * std::max(1.0f, std::abs(sums(j))));  // float32 sums of 4 products
+    }
+
+    // The long route (one head kept): a head that was not kept shows the query's row of its
+    // weights and the weighted values the pass that keeps every head shows, bit for bit, from its
+    // query's block of rows alone: the head is not recomputed whole.
+    void longRouteWalkthroughRecomputesTheQuerysBlockOnly()
+    {
+        RunSettings config;
+        config.d_model = 16;
+        config.num_heads = 4;
+        config.causal = true;
+        const std::optional<LongInputPasses> passes = longInputPasses(config, 700, 41, 0);
+        QVERIFY(passes);
+        QVERIFY(!passes->blocked.trace.keepsEveryHead());
+        for (const auto& [head, query] : {std::pair{2, 0}, std::pair{1, 345}, std::pair{2, 699}, std::pair{0, 64}}) {
+            const WalkthroughModel want = WalkthroughModel::build(passes->full, head, query);
+            const WalkthroughModel got = WalkthroughModel::build(passes->blocked, head, query);
+            for (int n : {6, 7}) {
+                QCOMPARE(got.step(n).tables[0].values, want.step(n).tables[0].values);
+                QCOMPARE(got.step(n).tables[0].row_labels, want.step(n).tables[0].row_labels);
+            }
+            QCOMPARE(got.step(6).tables[0].first_row, query);
+        }
+        QCOMPARE(passes->blocked.trace.recomputed->head, -1);  // no head recomputed whole
     }
 
     void tableModel()
