@@ -19,8 +19,6 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-#include <QPointer>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <cstdlib>
@@ -164,10 +162,15 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             userSelect(m_head, query);
     });
     connect(m_precision_spin, &QSpinBox::valueChanged, this, &WalkthroughView::setPrecision);
+    m_pool.setMaxThreadCount(1);
     rebuild();
 }
 
-WalkthroughView::~WalkthroughView() = default;
+WalkthroughView::~WalkthroughView()
+{
+    m_pool.clear();
+    m_pool.waitForDone();  // its walkthrough is handed to this object
+}
 
 WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
 {
@@ -397,8 +400,6 @@ void WalkthroughView::computeNow()
 void WalkthroughView::requestWalkthrough()
 {
     m_pending = true;
-    const quint64 generation = m_generation;
-    QPointer<WalkthroughView> self(this);
     // The last tables stay; the summary says what is on its way.
     m_summary->setText(tr("<b>Computing head %1, query token %2…</b> (a long input's weights are recomputed for "
                           "this head). The tables below still show head %3, query token %4.")
@@ -406,18 +407,34 @@ void WalkthroughView::requestWalkthrough()
                            .arg(m_query)
                            .arg(m_walk.steps.empty() ? m_head : m_walk.head)
                            .arg(m_walk.steps.empty() ? m_query : m_walk.query));
-    QThreadPool::globalInstance()->start([self, result = m_result, head = m_head, query = m_query, generation] {
+    // Started from the event loop: a tab brought up to date sets the result and then the
+    // selection, and only the last of them is built.
+    if (!m_start_queued) {
+        m_start_queued = true;
+        QMetaObject::invokeMethod(this, &WalkthroughView::startWalkthrough, Qt::QueuedConnection);
+    }
+}
+
+void WalkthroughView::startWalkthrough()
+{
+    m_start_queued = false;
+    if (!m_pending)
+        return;  // built meanwhile (computeNow), or the input is no longer long
+    const quint64 generation = m_generation;
+    m_pool.start([this, result = m_result, head = m_head, query = m_query, generation] {
+        if (generation != m_generation.load())
+            return;  // another head or query is queued behind this one
         auto walk = std::make_shared<WalkthroughModel>(WalkthroughModel::build(*result, head, query));
         // The tables' copies for the item models are made here too: X, concat and Y of 8,192
         // tokens are tens of megabytes each.
         auto tables = std::make_shared<std::vector<WalkthroughTable>>(slotTables(*walk));
         QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, walk, tables, generation] {
-                if (!self || self->m_generation != generation)
-                    return;  // the view is gone, or another head or query was chosen meanwhile
-                self->m_pending = false;
-                self->showWalkthrough(std::move(*walk), std::move(*tables));
+            this,
+            [this, walk, tables, generation] {
+                if (generation != m_generation)
+                    return;  // another head or query was chosen meanwhile
+                m_pending = false;
+                showWalkthrough(std::move(*walk), std::move(*tables));
             },
             Qt::QueuedConnection);
     });

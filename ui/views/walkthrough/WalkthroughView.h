@@ -2,9 +2,11 @@
 
 #include "core/analysis/WalkthroughModel.h"
 
+#include <QThreadPool>
 #include <QWidget>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -59,8 +61,9 @@ public:
     void setHiddenKeys(const std::vector<bool>& hidden) { m_hidden_keys = hidden; }
     QString summaryText() const;
     // A long input's walkthrough (more than WalkthroughModel::kWholeMatrixCells scores; its
-    // head's weights recomputed) is built on a worker while the view is shown, the last tables
-    // staying until it arrives. isPending() says so; computeNow() builds it here (exports).
+    // query's row of weights recomputed) is built on the view's own worker thread while the view
+    // is shown, the last tables staying until it arrives. isPending() says so; computeNow() builds
+    // it here (exports).
     bool isPending() const { return m_pending; }
     void computeNow();
 
@@ -92,6 +95,7 @@ private:
     void rebuild();
     bool isLong() const;
     void requestWalkthrough();
+    void startWalkthrough();
     // The tables of every section in order (step 1's, …, step 10's, then step 2b's), copied
     // for the item models.
     static std::vector<WalkthroughTable> slotTables(const WalkthroughModel& walk);
@@ -106,8 +110,13 @@ private:
     int m_head = 0;
     int m_query = 0;
     int m_precision = 4;
-    quint64 m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
+    std::atomic<quint64> m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
     bool m_pending = false;
+    bool m_start_queued = false;
+    // One thread of its own: Qt's raster painting (6.4) splits large fills into tasks for the
+    // global pool and waits for them, so a walkthrough built there stalled the GUI thread's paint
+    // until it was done.
+    QThreadPool m_pool;
 
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
