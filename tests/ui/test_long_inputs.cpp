@@ -2,6 +2,8 @@
 // memory budget is refused beside the field while the last result stays (its tokens marked as the
 // previous input), the budget is a remembered setting, and a 20,000-token paste leaves the GUI
 // thread free while it is computed and drawn.
+#include "core/analysis/QueryKeySpace.h"
+#include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
@@ -11,8 +13,6 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/views/heads/HeadsGrid.h"
-#include "core/analysis/QueryKeySpace.h"
-#include "core/analysis/WalkthroughModel.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/qk/QueryKeyView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
@@ -233,7 +233,8 @@ private slots:
         QVERIFY(walk.isPending());
         walk.computeNow();
         QVERIFY(!walk.isPending());
-        QCOMPARE(walk.tableModel(6, 0)->table().values, WalkthroughModel::build(*result, 0, 10).step(6).tables[0].values);
+        QCOMPARE(walk.tableModel(6, 0)->table().values,
+                 WalkthroughModel::build(*result, 0, 10).step(6).tables[0].values);
 
         QueryKeyView scatter;
         scatter.resize(800, 600);
