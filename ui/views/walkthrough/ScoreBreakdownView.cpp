@@ -29,12 +29,29 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void ScoreBreakdownView::setData(const WalkthroughTable& products, std::optional<RowVector> raw_scores)
+void ScoreBreakdownView::setData(const WalkthroughTable& products, std::optional<RowVector> raw_scores,
+                                 int widest_label)
 {
     m_products = products;
     m_raw_scores = std::move(raw_scores);
+    m_widest_label = widest_label;
+    measureLabels();
     updateGeometry();
     update();
+}
+
+void ScoreBreakdownView::measureLabels()
+{
+    // One label when the widest is known: a long input has thousands of keys, and the layout asks
+    // for the size hints several times.
+    const QFontMetricsF fm(font());
+    const QStringList& labels = m_products.row_labels;
+    m_label_w = 0;
+    if (m_widest_label >= 0 && m_widest_label < labels.size())
+        m_label_w = fm.horizontalAdvance(labels[m_widest_label]);
+    else
+        for (const QString& label : labels)
+            m_label_w = std::max(m_label_w, fm.horizontalAdvance(label));
 }
 
 void ScoreBreakdownView::setPrecision(int digits)
@@ -48,9 +65,7 @@ ScoreBreakdownView::Geometry ScoreBreakdownView::geometry(const QRectF& rect) co
 {
     Geometry g;
     const QFontMetricsF fm(font());
-    for (const QString& label : m_products.row_labels)
-        g.label_w = std::max(g.label_w, fm.horizontalAdvance(label));
-    g.label_w += kGap;
+    g.label_w = m_label_w + kGap;
     g.score_w =
         m_raw_scores
             ? fm.horizontalAdvance(QStringLiteral("= -000.") + QString(m_precision, QLatin1Char('0'))) + 2 * kGap
@@ -154,6 +169,8 @@ void ScoreBreakdownView::paintEvent(QPaintEvent*)
 
 bool ScoreBreakdownView::event(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange)
+        measureLabels();
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QPoint cell = cellAt(help->pos());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/WalkthroughModel.h"
+#include "ui/views/walkthrough/WalkthroughTableModel.h"
 
 #include <QThreadPool>
 #include <QWidget>
@@ -21,7 +22,6 @@ namespace attn {
 
 struct AttentionResult;
 class ScoreBreakdownView;
-class WalkthroughTableModel;
 
 // The numbers of every step of attention for one head and one query token, in the order a
 // tutorial explains them (WalkthroughModel), as tables with the query's row highlighted, plus the
@@ -96,10 +96,18 @@ private:
     bool isLong() const;
     void requestWalkthrough();
     void startWalkthrough();
-    // The tables of every section in order (step 1's, …, step 10's, then step 2b's), copied
-    // for the item models.
-    static std::vector<WalkthroughTable> slotTables(const WalkthroughModel& walk);
-    void showWalkthrough(WalkthroughModel walk, std::vector<WalkthroughTable> tables);
+    // What the item models and the score breakdown take from a walkthrough, made with it (on the
+    // worker for a long input): copies of the tables of every section in order (step 1's, …,
+    // step 10's, then step 2b's), the widest labels of each in the headers' font, and the widest
+    // key label of the breakdown in its font.
+    struct ShownTables {
+        std::vector<WalkthroughTable> tables;
+        std::vector<WidestLabels> widest;  // one per table
+        int widest_key = -1;
+    };
+    static ShownTables shownTables(const WalkthroughModel& walk, const QFont& header_font, const QFont& breakdown_font);
+    QFont headerFont() const;  // bold: QHeaderView measures every section's label in bold
+    void showWalkthrough(WalkthroughModel walk, ShownTables shown);
     void updateSelectors();
     void fitTable(const TableSlot& slot) const;
     void updateHeaders();
