@@ -4,8 +4,8 @@
 // - exportTwentyThousandTokens: T = 20,000, d_model 8, one head, the pass and a 1200 x 900 PNG of
 //   the head, as `--export` makes it.
 // - everyViewOfALongInput: the same 8,192-token, 12-head result in the window, every tab opened in
-//   turn, then another head in the views that show one; prints the longest pause of the GUI thread
-//   each caused.
+//   turn, then another head in the views that show one and the walkthrough scrolled down to its
+//   score breakdown; prints the longest pause of the GUI thread each caused.
 // - reduceOneHead: one 8,192 x 8,192 head reduced to 1,024 x 1,024 as a plot does on its worker,
 //   the largest or the mean of each block, and with the top X % dimming (a cut per row).
 // Run: QT_QPA_PLATFORM=offscreen /usr/bin/time -v build/tests/bench/long_inputs_bench firstPictureInTheWindow
@@ -20,17 +20,19 @@
 #include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
-#include "ui/views/heads/HeadsGrid.h"
-#include "ui/views/heads/HeadView.h"
-#include "ui/views/walkthrough/WalkthroughView.h"
 #include "ui/shell/View.h"
+#include "ui/views/heads/HeadView.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/walkthrough/ScoreBreakdownView.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
 
-#include <QLineEdit>
-#include <QTemporaryDir>
+#include <QElapsedTimer>
 #include <QEventLoop>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QElapsedTimer>
 
 #include <algorithm>
 #include <functional>
@@ -161,6 +163,11 @@ private slots:
         settle("walkthrough, head 7", [&] {
             window.setCurrentView(View::Walkthrough);
             window.walkthrough()->select(7, 100);
+        });
+        settle("walkthrough, score breakdown", [&] {
+            // Scrolled down to the breakdown of the raw scores: a row for each of the 8,192 keys.
+            auto* page = window.walkthrough()->findChild<QScrollArea*>();
+            page->ensureWidgetVisible(window.walkthrough()->breakdown(), 0, 0);
         });
         settle("lines", [&] { window.setCurrentView(View::Lines); });
         settle("compare", [&] { window.setCurrentView(View::Compare); });

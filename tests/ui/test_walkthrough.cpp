@@ -472,8 +472,10 @@ private slots:
     }
 
     // The score breakdown of a long input has a row per key: it is as wide as its widest key label
-    // whether it measures one (named by the worker) or all.
-    void breakdownMeasuresItsWidestLabel()
+    // whether it measures one (named by the worker) or all, and a paint of a band of rows (it
+    // paints only the rows in the clip) gives the band of the whole picture, rows cut at its edges
+    // included.
+    void breakdownMeasuresOneLabelAndPaintsTheExposedRows()
     {
         const AttentionResult result = test::sentenceResult(16, 2, 0, false, numberedWords(200, 200));
         const WalkthroughModel walk = WalkthroughModel::build(result, 1, 3);
@@ -484,6 +486,33 @@ private slots:
         one.setData(walk.products, raw, WidestLabel(one.font()).in(walk.products.row_labels));
         QCOMPARE(one.sizeHint(), all.sizeHint());
 
+        one.resize(one.sizeHint());
+        const auto picture = [&one](std::optional<QRect> clip) {
+            QImage image(one.size(), QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::transparent);
+            QPainter painter(&image);
+            if (clip)
+                painter.setClipRect(*clip);
+            one.paint(painter, QRectF(one.rect()));
+            return image;
+        };
+        // The band of keys 100 to 109, found through the view's own cell lookup.
+        const int x = one.rect().center().x();
+        int top = -1, bottom = -1;
+        for (int y = 0; y < one.height(); ++y) {
+            const int key = one.cellAt(QPointF(x, y + 0.5)).x();
+            if (key == 100 && top < 0)
+                top = y;
+            if (key == 109)
+                bottom = y;
+        }
+        QVERIFY(top > 0 && bottom > top + 10);
+        const QRect band(0, top + 5, one.width(), bottom - top - 10);  // keys 100 and 109 in part
+        const QImage whole = picture(std::nullopt);
+        const QImage clipped = picture(band);
+        QCOMPARE(clipped.copy(band), whole.copy(band));
+        QCOMPARE(qAlpha(clipped.pixel(x, top + 5)), 255);     // key 100's cell
+        QCOMPARE(qAlpha(clipped.pixel(x, bottom - 6)), 255);  // key 109's
     }
 
     // User choices emit selectionChanged once; select() from outside does not emit.

@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHelpEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 
@@ -106,9 +107,16 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, false);
 
+    // Only the rows in the painter's clip: a long input has a row for each of thousands of keys,
+    // and a screen shows a few dozen.
+    const QRectF exposed = painter.hasClipping() ? painter.clipBoundingRect() : rect;
+    const int rows = int(values.rows());
+    const int first_row = std::clamp(int(std::floor((exposed.top() - g.cells.top()) / g.cell_h)), 0, rows);
+    const int end_row = std::clamp(int(std::ceil((exposed.bottom() - g.cells.top()) / g.cell_h)), first_row, rows);
+
     // Symmetric colour scale around 0: the sign is what matters.
     const float extent = std::max(values.cwiseAbs().maxCoeff(), 1e-12f);
-    for (int j = 0; j < values.rows(); ++j) {
+    for (int j = first_row; j < end_row; ++j) {
         for (int i = 0; i < values.cols(); ++i) {
             const QRectF cell(g.cells.left() + i * g.cell_w, g.cells.top() + j * g.cell_h, g.cell_w, g.cell_h);
             painter.fillRect(cell,
@@ -120,7 +128,7 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     painter.drawRect(g.cells);
 
     painter.setPen(palette().color(QPalette::WindowText));
-    for (int j = 0; j < values.rows(); ++j) {
+    for (int j = first_row; j < end_row; ++j) {
         const QRectF row(rect.left(), g.cells.top() + j * g.cell_h, g.label_w - kGap, g.cell_h);
         painter.drawText(row, Qt::AlignRight | Qt::AlignVCenter, m_products.row_labels.value(j));
         if (m_raw_scores && j < m_raw_scores->size())
@@ -160,10 +168,11 @@ QPoint ScoreBreakdownView::cellAt(QPointF point) const
     return {key, dim};
 }
 
-void ScoreBreakdownView::paintEvent(QPaintEvent*)
+void ScoreBreakdownView::paintEvent(QPaintEvent* event)
 {
     QPainter painter(this);
     painter.setFont(font());
+    painter.setClipRect(event->rect());
     paint(painter, QRectF(rect()));
 }
 

@@ -22,7 +22,7 @@ public:
     void setPrecision(int digits);
 
     const WalkthroughTable& products() const { return m_products; }
-    // Drawing for the widget and for pictures alike.
+    // Drawing for the widget and for pictures alike; only the rows inside the painter's clip.
     void paint(QPainter& painter, const QRectF& rect) const;
     // The (key, dimension) under a point, or (-1, -1).
     QPoint cellAt(QPointF point) const;
