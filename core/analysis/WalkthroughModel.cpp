@@ -1,6 +1,7 @@
 #include "core/analysis/WalkthroughModel.h"
 
 #include "core/analysis/ShapeModel.h"
+#include "core/attention/HeadRecomputer.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <algorithm>
@@ -101,6 +102,21 @@ WalkthroughStep rotationStep(const AttentionResult& result, int head, int query,
               {QStringLiteral("θ_i"), QStringLiteral("p θ_i"), QStringLiteral("cos"), QStringLiteral("sin")},
               std::move(angles), -1));
     return step;
+}
+
+// Rows first .. first + rows - 1 of a head's weights: (rows, key_len). One query's row of a long
+// input's head that was not kept is recomputed with its block of queries only, not with the whole
+// head (8,192 x 8,192 floats at 8,192 tokens), and equals the whole head's row bit for bit.
+Matrix headWeightRows(const AttentionTrace& trace, int head, int first, int rows)
+{
+    if (trace.keepsEveryHead() || head == trace.kept_head)
+        return trace.weights[size_t(head)].middleRows(first, rows);
+    if (rows != 1)
+        return trace.headWeights(head)->middleRows(first, rows);
+    const HeadRecomputer recomputer(trace);
+    BlockBuffer buffer = recomputer.buffer();
+    const int block = recomputer.blockOf(first);
+    return recomputer.weights(head, block, buffer).row(first - recomputer.firstRow(block));
 }
 
 }  // namespace
@@ -218,18 +234,19 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     step(5).tables.push_back(squareTable(QStringLiteral("masked"), std::move(masked)));
 
     // 6. Softmax weights.
-    const std::shared_ptr<const Matrix> head_weights = trace.headWeights(head);  // a long input's: recomputed
-    const Matrix& weights = *head_weights;                                       // (query_len, key_len)
+    Matrix weights = headWeightRows(trace, head, first, rows);   // (rows, key_len)
+    const RowVector query_weights = weights.row(query - first);  // (key_len)
     step(6).title = QStringLiteral("Softmax weights");
     step(6).formula = QStringLiteral("w_j = exp(s_j) / Σ_k exp(s_k); masked keys get 0");
-    step(6).tables.push_back(squareTable(QStringLiteral("A_%1").arg(h), Matrix(weights.middleRows(first, rows))));
+    step(6).tables.push_back(squareTable(QStringLiteral("A_%1").arg(h), std::move(weights)));
 
     // 7. Every value vector times its weight: the one product this view computes, it is the step.
     Matrix weighted = trace.vHead(head);  // (key_len, head_dim)
     QStringList weighted_labels;
+    weighted_labels.reserve(key_len);
     for (int j = 0; j < key_len; ++j) {
-        weighted.row(j) *= weights(query, j);
-        weighted_labels.append(QStringLiteral("%1  × %2").arg(keys[j], QString::number(weights(query, j), 'f', 4)));
+        weighted.row(j) *= query_weights(j);
+        weighted_labels.append(QStringLiteral("%1  × %2").arg(keys[j], QString::number(query_weights(j), 'f', 4)));
     }
     step(7).title = QStringLiteral("Weighted values");
     step(7).formula = QStringLiteral("w_j v_j for every key j (query %1)").arg(queries[query]);

@@ -18,6 +18,7 @@ public:
 
     int blockCount() const { return m_block_count; }
     int firstRow(int block) const { return block * m_block_rows; }
+    int blockOf(int row) const { return row / m_block_rows; }
     int rowCount(int block) const;
     BlockBuffer buffer() const;  // one thread's scratch for weights()
 

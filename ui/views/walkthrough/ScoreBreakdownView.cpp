@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHelpEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 
@@ -29,12 +30,29 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void ScoreBreakdownView::setData(const WalkthroughTable& products, std::optional<RowVector> raw_scores)
+void ScoreBreakdownView::setData(const WalkthroughTable& products, std::optional<RowVector> raw_scores,
+                                 int widest_label)
 {
     m_products = products;
     m_raw_scores = std::move(raw_scores);
+    m_widest_label = widest_label;
+    measureLabels();
     updateGeometry();
     update();
+}
+
+void ScoreBreakdownView::measureLabels()
+{
+    // One label when the widest is known: a long input has thousands of keys, and the layout asks
+    // for the size hints several times.
+    const QFontMetricsF fm(font());
+    const QStringList& labels = m_products.row_labels;
+    m_label_w = 0;
+    if (m_widest_label >= 0 && m_widest_label < labels.size())
+        m_label_w = fm.horizontalAdvance(labels[m_widest_label]);
+    else
+        for (const QString& label : labels)
+            m_label_w = std::max(m_label_w, fm.horizontalAdvance(label));
 }
 
 void ScoreBreakdownView::setPrecision(int digits)
@@ -48,9 +66,7 @@ ScoreBreakdownView::Geometry ScoreBreakdownView::geometry(const QRectF& rect) co
 {
     Geometry g;
     const QFontMetricsF fm(font());
-    for (const QString& label : m_products.row_labels)
-        g.label_w = std::max(g.label_w, fm.horizontalAdvance(label));
-    g.label_w += kGap;
+    g.label_w = m_label_w + kGap;
     g.score_w =
         m_raw_scores
             ? fm.horizontalAdvance(QStringLiteral("= -000.") + QString(m_precision, QLatin1Char('0'))) + 2 * kGap
@@ -91,9 +107,16 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, false);
 
+    // Only the rows in the painter's clip: a long input has a row for each of thousands of keys,
+    // and a screen shows a few dozen.
+    const QRectF exposed = painter.hasClipping() ? painter.clipBoundingRect() : rect;
+    const int rows = int(values.rows());
+    const int first_row = std::clamp(int(std::floor((exposed.top() - g.cells.top()) / g.cell_h)), 0, rows);
+    const int end_row = std::clamp(int(std::ceil((exposed.bottom() - g.cells.top()) / g.cell_h)), first_row, rows);
+
     // Symmetric colour scale around 0: the sign is what matters.
     const float extent = std::max(values.cwiseAbs().maxCoeff(), 1e-12f);
-    for (int j = 0; j < values.rows(); ++j) {
+    for (int j = first_row; j < end_row; ++j) {
         for (int i = 0; i < values.cols(); ++i) {
             const QRectF cell(g.cells.left() + i * g.cell_w, g.cells.top() + j * g.cell_h, g.cell_w, g.cell_h);
             painter.fillRect(cell,
@@ -105,7 +128,7 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     painter.drawRect(g.cells);
 
     painter.setPen(palette().color(QPalette::WindowText));
-    for (int j = 0; j < values.rows(); ++j) {
+    for (int j = first_row; j < end_row; ++j) {
         const QRectF row(rect.left(), g.cells.top() + j * g.cell_h, g.label_w - kGap, g.cell_h);
         painter.drawText(row, Qt::AlignRight | Qt::AlignVCenter, m_products.row_labels.value(j));
         if (m_raw_scores && j < m_raw_scores->size())
@@ -145,15 +168,18 @@ QPoint ScoreBreakdownView::cellAt(QPointF point) const
     return {key, dim};
 }
 
-void ScoreBreakdownView::paintEvent(QPaintEvent*)
+void ScoreBreakdownView::paintEvent(QPaintEvent* event)
 {
     QPainter painter(this);
     painter.setFont(font());
+    painter.setClipRect(event->rect());
     paint(painter, QRectF(rect()));
 }
 
 bool ScoreBreakdownView::event(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange)
+        measureLabels();
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QPoint cell = cellAt(help->pos());

@@ -19,7 +19,7 @@ WalkthroughTableModel::WalkthroughTableModel(QObject* parent) : QAbstractTableMo
 {
 }
 
-void WalkthroughTableModel::setTable(WalkthroughTable table)
+void WalkthroughTableModel::setTable(WalkthroughTable table, WidestLabels widest)
 {
     const bool same_size = table.values.rows() == m_table.values.rows() &&
                            table.values.cols() == m_table.values.cols() &&
@@ -28,10 +28,12 @@ void WalkthroughTableModel::setTable(WalkthroughTable table)
     if (!same_size) {
         beginResetModel();
         m_table = std::move(table);
+        m_widest = widest;
         endResetModel();
         return;
     }
     m_table = std::move(table);
+    m_widest = widest;
     if (rowCount() > 0 && columnCount() > 0)
         emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
     if (rowCount() > 0)
@@ -124,6 +126,10 @@ QVariant WalkthroughTableModel::headerData(int section, Qt::Orientation orientat
     const QStringList& labels = orientation == Qt::Horizontal ? m_table.column_labels : m_table.row_labels;
     if (section < 0 || section >= labels.size())
         return {};
+    if (role == WidestSectionRole) {
+        const int widest = orientation == Qt::Horizontal ? m_widest.column : m_widest.row;
+        return widest >= 0 && widest < labels.size() ? QVariant(widest) : QVariant();
+    }
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
         return labels[section];
     if (role == Qt::FontRole && orientation == Qt::Vertical && section == m_table.highlighted_row) {

@@ -6,18 +6,28 @@
 
 namespace attn {
 
+// The indices of a table's widest row label and widest column label (WidestLabel), or -1: the
+// one section each header measures.
+struct WidestLabels {
+    int row = -1;
+    int column = -1;
+};
+
 // One WalkthroughTable as an item model: numbers at an adjustable precision, −∞ for masked
 // entries, the selected query's row (and the selected head's columns) highlighted.
 class WalkthroughTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int ValueRole = Qt::UserRole;  // the float itself, as a double
+    // headerData of any section: the widest section of that orientation, when it is known.
+    static constexpr int WidestSectionRole = Qt::UserRole + 1;
 
     explicit WalkthroughTableModel(QObject* parent = nullptr);
 
     // Same size as before: the cells change in place (views keep their scroll position).
-    void setTable(WalkthroughTable table);
+    void setTable(WalkthroughTable table, WidestLabels widest = {});
     const WalkthroughTable& table() const { return m_table; }
+    WidestLabels widestLabels() const { return m_widest; }
 
     void setPrecision(int digits);
     int precision() const { return m_precision; }
@@ -34,6 +44,7 @@ private:
     bool inHighlightedColumns(int column) const;
 
     WalkthroughTable m_table;
+    WidestLabels m_widest;
     int m_precision = 4;
 };
 

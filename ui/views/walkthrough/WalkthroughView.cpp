@@ -2,7 +2,9 @@
 
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
+#include "ui/views/walkthrough/WalkthroughHeaderView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WidestLabel.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -11,16 +13,14 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QStringList>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-#include <QPointer>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <cstdlib>
@@ -40,6 +40,16 @@ QColor mutedText(const QPalette& palette)
     return QColor::fromRgbF(float(back.redF() + (text.redF() - back.redF()) * 2 / 3),
                             float(back.greenF() + (text.greenF() - back.greenF()) * 2 / 3),
                             float(back.blueF() + (text.blueF() - back.blueF()) * 2 / 3));
+}
+
+// A header that measures only the widest label (WalkthroughHeaderView), clickable and
+// highlighting sections as QTableView's own.
+QHeaderView* tableHeader(Qt::Orientation orientation, QTableView* table)
+{
+    auto* header = new WalkthroughHeaderView(orientation, table);
+    header->setSectionsClickable(true);
+    header->setHighlightSections(true);
+    return header;
 }
 
 QString headerHtml(const WalkthroughStep& step, const QColor& formula_color)
@@ -123,6 +133,8 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             slot.caption = new QLabel(page);
             slot.model = new WalkthroughTableModel(this);
             slot.view = new QTableView(page);
+            slot.view->setHorizontalHeader(tableHeader(Qt::Horizontal, slot.view));
+            slot.view->setVerticalHeader(tableHeader(Qt::Vertical, slot.view));
             slot.view->setModel(slot.model);
             slot.view->setSelectionMode(QAbstractItemView::NoSelection);
             slot.view->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -164,10 +176,15 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             userSelect(m_head, query);
     });
     connect(m_precision_spin, &QSpinBox::valueChanged, this, &WalkthroughView::setPrecision);
+    m_pool.setMaxThreadCount(1);
     rebuild();
 }
 
-WalkthroughView::~WalkthroughView() = default;
+WalkthroughView::~WalkthroughView()
+{
+    m_pool.clear();
+    m_pool.waitForDone();  // its walkthrough is handed to this object
+}
 
 WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
 {
@@ -357,17 +374,30 @@ bool WalkthroughView::isLong() const
     return m_result && std::int64_t(m_result->seqLen()) * m_result->keyLen() > WalkthroughModel::kWholeMatrixCells;
 }
 
-std::vector<WalkthroughTable> WalkthroughView::slotTables(const WalkthroughModel& walk)
+WalkthroughView::ShownTables WalkthroughView::shownTables(const WalkthroughModel& walk, const QFont& header_font,
+                                                          const QFont& breakdown_font)
 {
-    std::vector<WalkthroughTable> tables;
+    ShownTables shown;
     if (walk.steps.empty())
-        return tables;
+        return shown;
+    WidestLabel widest(header_font);
     for (int s = 0; s <= kRotationSection; ++s) {
         const WalkthroughStep& step = s < kRotationSection ? walk.steps[size_t(s)] : walk.rotation;
-        for (size_t t = 0; t < step.tables.size() && t < size_t(kMaxTablesPerStep); ++t)
-            tables.push_back(step.tables[t]);
+        for (size_t t = 0; t < step.tables.size() && t < size_t(kMaxTablesPerStep); ++t) {
+            const WalkthroughTable& table = step.tables[t];
+            shown.tables.push_back(table);
+            shown.widest.push_back({widest.in(table.row_labels), widest.in(table.column_labels)});
+        }
     }
-    return tables;
+    shown.widest_key = WidestLabel(breakdown_font).in(walk.products.row_labels);
+    return shown;
+}
+
+QFont WalkthroughView::headerFont() const
+{
+    QFont font = m_sections[0].tables[0].view->horizontalHeader()->font();
+    font.setBold(true);
+    return font;
 }
 
 void WalkthroughView::rebuild()
@@ -379,8 +409,8 @@ void WalkthroughView::rebuild()
         return;
     }
     WalkthroughModel walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
-    std::vector<WalkthroughTable> tables = slotTables(walk);
-    showWalkthrough(std::move(walk), std::move(tables));
+    ShownTables shown = shownTables(walk, headerFont(), m_breakdown->font());
+    showWalkthrough(std::move(walk), std::move(shown));
 }
 
 void WalkthroughView::computeNow()
@@ -390,15 +420,13 @@ void WalkthroughView::computeNow()
     ++m_generation;
     m_pending = false;
     WalkthroughModel walk = WalkthroughModel::build(*m_result, m_head, m_query);
-    std::vector<WalkthroughTable> tables = slotTables(walk);
-    showWalkthrough(std::move(walk), std::move(tables));
+    ShownTables shown = shownTables(walk, headerFont(), m_breakdown->font());
+    showWalkthrough(std::move(walk), std::move(shown));
 }
 
 void WalkthroughView::requestWalkthrough()
 {
     m_pending = true;
-    const quint64 generation = m_generation;
-    QPointer<WalkthroughView> self(this);
     // The last tables stay; the summary says what is on its way.
     m_summary->setText(tr("<b>Computing head %1, query token %2…</b> (a long input's weights are recomputed for "
                           "this head). The tables below still show head %3, query token %4.")
@@ -406,27 +434,44 @@ void WalkthroughView::requestWalkthrough()
                            .arg(m_query)
                            .arg(m_walk.steps.empty() ? m_head : m_walk.head)
                            .arg(m_walk.steps.empty() ? m_query : m_walk.query));
-    QThreadPool::globalInstance()->start([self, result = m_result, head = m_head, query = m_query, generation] {
+    // Started from the event loop: a tab brought up to date sets the result and then the
+    // selection, and only the last of them is built.
+    if (!m_start_queued) {
+        m_start_queued = true;
+        QMetaObject::invokeMethod(this, &WalkthroughView::startWalkthrough, Qt::QueuedConnection);
+    }
+}
+
+void WalkthroughView::startWalkthrough()
+{
+    m_start_queued = false;
+    if (!m_pending)
+        return;  // built meanwhile (computeNow), or the input is no longer long
+    const quint64 generation = m_generation;
+    m_pool.start([this, result = m_result, head = m_head, query = m_query, generation, header_font = headerFont(),
+                  breakdown_font = m_breakdown->font()] {
+        if (generation != m_generation.load())
+            return;  // another head or query is queued behind this one
         auto walk = std::make_shared<WalkthroughModel>(WalkthroughModel::build(*result, head, query));
-        // The tables' copies for the item models are made here too: X, concat and Y of 8,192
-        // tokens are tens of megabytes each.
-        auto tables = std::make_shared<std::vector<WalkthroughTable>>(slotTables(*walk));
+        // The tables' copies for the item models are made here too (X, concat and Y of 8,192
+        // tokens are tens of megabytes each), and their widest of thousands of labels found.
+        auto shown = std::make_shared<ShownTables>(shownTables(*walk, header_font, breakdown_font));
         QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, walk, tables, generation] {
-                if (!self || self->m_generation != generation)
-                    return;  // the view is gone, or another head or query was chosen meanwhile
-                self->m_pending = false;
-                self->showWalkthrough(std::move(*walk), std::move(*tables));
+            this,
+            [this, walk, shown, generation] {
+                if (generation != m_generation)
+                    return;  // another head or query was chosen meanwhile
+                m_pending = false;
+                showWalkthrough(std::move(*walk), std::move(*shown));
             },
             Qt::QueuedConnection);
     });
 }
 
-void WalkthroughView::showWalkthrough(WalkthroughModel walk, std::vector<WalkthroughTable> tables)
+void WalkthroughView::showWalkthrough(WalkthroughModel walk, ShownTables shown)
 {
     m_walk = std::move(walk);
-    auto next_table = tables.begin();
+    size_t next_table = 0;
     const bool empty = m_walk.steps.empty();
     if (empty) {
         m_summary->setText(tr("No computation yet: type a sentence or load an input."));
@@ -460,16 +505,21 @@ void WalkthroughView::showWalkthrough(WalkthroughModel walk, std::vector<Walkthr
         section.unavailable->setVisible(step && !step->unavailable.isEmpty());
         for (size_t t = 0; t < section.tables.size(); ++t) {
             TableSlot& slot = section.tables[t];
-            const bool shown = step && t < step->tables.size();
-            if (shown) {
-                slot.model->setTable(next_table != tables.end() ? std::move(*next_table++) : step->tables[t]);
+            const bool visible = step && t < step->tables.size();
+            if (visible) {
+                if (next_table < shown.tables.size()) {
+                    slot.model->setTable(std::move(shown.tables[next_table]), shown.widest[next_table]);
+                    ++next_table;
+                } else {
+                    slot.model->setTable(step->tables[t]);
+                }
                 slot.caption->setText(step->tables[t].title);
             } else {
                 slot.model->setTable({});
             }
-            slot.caption->setVisible(shown && step->tables.size() > 1);
-            slot.view->setVisible(shown);
-            if (shown)
+            slot.caption->setVisible(visible && step->tables.size() > 1);
+            slot.view->setVisible(visible);
+            if (visible)
                 fitTable(slot);
         }
     }
@@ -487,7 +537,7 @@ void WalkthroughView::showWalkthrough(WalkthroughModel walk, std::vector<Walkthr
         std::optional<RowVector> raw;
         if (have_scores)
             raw = RowVector(m_walk.step(3).tables[0].values.row(m_query - m_walk.step(3).tables[0].first_row));
-        m_breakdown->setData(m_walk.products, std::move(raw));
+        m_breakdown->setData(m_walk.products, std::move(raw), shown.widest_key);
         m_breakdown->setPrecision(m_precision);
     }
 }

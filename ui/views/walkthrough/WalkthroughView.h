@@ -1,10 +1,13 @@
 #pragma once
 
 #include "core/analysis/WalkthroughModel.h"
+#include "ui/views/walkthrough/WalkthroughTableModel.h"
 
+#include <QThreadPool>
 #include <QWidget>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -19,7 +22,6 @@ namespace attn {
 
 struct AttentionResult;
 class ScoreBreakdownView;
-class WalkthroughTableModel;
 
 // The numbers of every step of attention for one head and one query token, in the order a
 // tutorial explains them (WalkthroughModel), as tables with the query's row highlighted, plus the
@@ -59,8 +61,9 @@ public:
     void setHiddenKeys(const std::vector<bool>& hidden) { m_hidden_keys = hidden; }
     QString summaryText() const;
     // A long input's walkthrough (more than WalkthroughModel::kWholeMatrixCells scores; its
-    // head's weights recomputed) is built on a worker while the view is shown, the last tables
-    // staying until it arrives. isPending() says so; computeNow() builds it here (exports).
+    // query's row of weights recomputed) is built on the view's own worker thread while the view
+    // is shown, the last tables staying until it arrives. isPending() says so; computeNow() builds
+    // it here (exports).
     bool isPending() const { return m_pending; }
     void computeNow();
 
@@ -92,10 +95,19 @@ private:
     void rebuild();
     bool isLong() const;
     void requestWalkthrough();
-    // The tables of every section in order (step 1's, …, step 10's, then step 2b's), copied
-    // for the item models.
-    static std::vector<WalkthroughTable> slotTables(const WalkthroughModel& walk);
-    void showWalkthrough(WalkthroughModel walk, std::vector<WalkthroughTable> tables);
+    void startWalkthrough();
+    // What the item models and the score breakdown take from a walkthrough, made with it (on the
+    // worker for a long input): copies of the tables of every section in order (step 1's, …,
+    // step 10's, then step 2b's), the widest labels of each in the headers' font, and the widest
+    // key label of the breakdown in its font.
+    struct ShownTables {
+        std::vector<WalkthroughTable> tables;
+        std::vector<WidestLabels> widest;  // one per table
+        int widest_key = -1;
+    };
+    static ShownTables shownTables(const WalkthroughModel& walk, const QFont& header_font, const QFont& breakdown_font);
+    QFont headerFont() const;  // bold: QHeaderView measures every section's label in bold
+    void showWalkthrough(WalkthroughModel walk, ShownTables shown);
     void updateSelectors();
     void fitTable(const TableSlot& slot) const;
     void updateHeaders();
@@ -106,8 +118,13 @@ private:
     int m_head = 0;
     int m_query = 0;
     int m_precision = 4;
-    quint64 m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
+    std::atomic<quint64> m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
     bool m_pending = false;
+    bool m_start_queued = false;
+    // One thread of its own: Qt's raster painting (6.4) splits large fills into tasks for the
+    // global pool and waits for them, so a walkthrough built there stalled the GUI thread's paint
+    // until it was done.
+    QThreadPool m_pool;
 
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
