@@ -14,6 +14,7 @@
 #include "ui/views/model/ModelView.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/views/shapes/ShapesPanel.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QCoreApplication>
 #include <QImage>
@@ -144,10 +145,10 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     window.viewTabs()->modelView()->computeNow();
     window.viewTabs()->rolloutView()->computeNow();
     window.viewTabs()->compareView()->computeNow();
-    // Heatmaps reduced (and a long input's heads recomputed) on the global pool post their
+    // Heatmaps reduced (and a long input's heads recomputed) on the views' workers post their
     // pictures back when done: two rounds, for work started by what the first one delivered.
     for (int round = 0; round < 2; ++round) {
-        QThreadPool::globalInstance()->waitForDone();
+        viewWorkers().waitForDone();
         settle(5);
     }
 

@@ -34,14 +34,15 @@ QHash<QString, QSet<QString>> allowedEdges()
                               "core/model", "core/weights", "core/pipeline", "core/analysis"};
 
     const QSet<QString> core(kCoreFolders.begin(), kCoreFolders.end());
+    allowed["ui/workers"] = {};
     allowed["ui/controller"] = core;
-    allowed["ui/heatmap"] = core;
+    allowed["ui/heatmap"] = core + QSet<QString>{"ui/workers"};
     for (const char* view : {"heads", "compare", "lines", "shapes", "walkthrough", "model", "rollout", "qk"})
-        allowed[QStringLiteral("ui/views/") + view] = core + QSet<QString>{"ui/heatmap"};
+        allowed[QStringLiteral("ui/views/") + view] = core + QSet<QString>{"ui/heatmap", "ui/workers"};
     allowed["ui/export"] =
-        core + QSet<QString>{"ui/heatmap",      "ui/views/heads",       "ui/views/compare", "ui/views/lines",
-                             "ui/views/shapes", "ui/views/walkthrough", "ui/views/model", "ui/views/rollout",
-                             "ui/views/qk"};
+        core + QSet<QString>{"ui/workers",     "ui/heatmap",           "ui/views/heads", "ui/views/compare",
+                             "ui/views/lines", "ui/views/shapes",      "ui/views/walkthrough",
+                             "ui/views/model", "ui/views/rollout",     "ui/views/qk"};
     QSet<QString> ui = core;
     for (auto it = allowed.cbegin(); it != allowed.cend(); ++it)
         if (it.key().startsWith("ui/"))

@@ -16,6 +16,7 @@
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -52,7 +53,7 @@ std::shared_ptr<const AttentionResult> longResult()
 void settle(HeatmapPlot* plot)
 {
     do {
-        QThreadPool::globalInstance()->waitForDone();
+        viewWorkers().waitForDone();
         QCoreApplication::processEvents();
     } while (plot->reductionPending());
     plot->replotNow();  // lays the plot out: positions below are those of the picture on screen
@@ -234,6 +235,21 @@ private slots:
         settle(plot());
         QCOMPARE(plot()->visibleCells(), window);
         QVERIFY2(drawsTheWeights(plot(), weights(0), m_data.mask, &error), qPrintable(error));
+    }
+
+    void reductionsLeaveTheGlobalPoolToPainting()
+    {
+        // Qt's raster engine waits on the global pool's threads for large fills: a reduction
+        // queued there would hold up a paint of the window.
+        QThreadPool::globalInstance()->waitForDone();
+        m_view->setHead(0);
+        QVERIFY(plot()->reductionPending());
+        while (plot()->reductionPending()) {
+            QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
+            QCoreApplication::processEvents();
+        }
+        settle(plot());
+        QCOMPARE(plot()->reductionFactor(), 2);
     }
 
     void dragPansAndADoubleClickShowsTheWhole()

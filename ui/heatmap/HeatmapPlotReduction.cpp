@@ -6,6 +6,7 @@
 #include "ui/heatmap/ReductionNote.h"
 
 #include "core/analysis/AttentionDisplay.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -32,7 +33,7 @@ const MaskMatrix& orNone(const std::shared_ptr<const MaskMatrix>& mask)
 void releaseOffThread(std::shared_ptr<const void> owner)
 {
     if (owner && owner.use_count() == 1)
-        QThreadPool::globalInstance()->start([owner = std::move(owner)]() mutable { owner.reset(); });
+        viewWorkers().start([owner = std::move(owner)]() mutable { owner.reset(); });
 }
 
 // For each row of blocks of `window`, the largest block value (max or mean, as reduceCells
@@ -235,7 +236,7 @@ void HeatmapPlot::startReduction()
     const quint64 matrix = m_matrix_generation;
     QPointer<HeatmapPlot> self(this);
     ++m_jobs_running;
-    QThreadPool::globalInstance()->start(
+    viewWorkers().start(
         [self, source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, how = m_reduction,
          top_mass = m_top_mass, per_row = m_mapping == ColorMapping::PerRow, generation, matrix, rows = m_source_rows,
          columns = m_source_columns, row_labels = m_source_row_labels,

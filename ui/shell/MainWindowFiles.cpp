@@ -15,6 +15,7 @@
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/heads/HeadView.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -217,7 +218,7 @@ void MainWindow::startDataExport(const QString& path, int trace_head)
     action->setEnabled(false);
     statusBar()->showMessage(tr("Exporting %1\u2026").arg(QDir::toNativeSeparators(path)));
     QPointer<MainWindow> window(this);
-    QThreadPool::globalInstance()->start([window, result = m_result, path, trace_head] {
+    viewWorkers().start([window, result = m_result, path, trace_head] {
         const Status status = DataExporter::exportWeights(*result, path, trace_head);
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),

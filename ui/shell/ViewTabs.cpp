@@ -17,6 +17,7 @@
 #include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QCoreApplication>
 #include <QPainter>
@@ -135,7 +136,7 @@ void ViewTabs::requestPercentile()
     m_percentile_of = shown;
     m_percentile_stop = std::make_shared<std::atomic<bool>>(false);
     QPointer<ViewTabs> self(this);
-    QThreadPool::globalInstance()->start([self, shown, stop = m_percentile_stop] {
+    viewWorkers().start([self, shown, stop = m_percentile_stop] {
         if (!HeatmapData::computePercentile(*shown, [stop] { return stop->load(); }))
             return;
         QMetaObject::invokeMethod(

@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/ReductionNote.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -206,7 +207,7 @@ void HeadView::refresh()
         // A long input's head that was not kept: recomputed and reduced on a worker (the plot keeps
         // its last picture meanwhile), as the plot would reduce it.
         QPointer<HeatmapPlot> plot(m_plot);
-        QThreadPool::globalInstance()->start([result = m_result, head = m_head, latest = m_recompute_latest,
+        viewWorkers().start([result = m_result, head = m_head, latest = m_recompute_latest,
                                               generation, factor, plot, how = m_plot->reduction(),
                                               top_mass = m_plot->topMass(),
                                               mask = data.any_masked ? data.mask : MaskMatrix(),

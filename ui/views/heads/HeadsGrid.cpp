@@ -6,6 +6,7 @@
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/KvGroupMarks.h"
 #include "ui/heatmap/ReductionNote.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -163,7 +164,7 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
             },
             Qt::QueuedConnection);
     };
-    QThreadPool::globalInstance()->start([result = m_result, latest = m_reduce_latest, generation, heads, factor,
+    viewWorkers().start([result = m_result, latest = m_reduce_latest, generation, heads, factor,
                                           mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
                                           top_mass = m_top_mass, aggregate = m_aggregate, show] {
         Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations

@@ -2,6 +2,7 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -271,7 +272,7 @@ void LinesCanvas::requestLines()
     const Layout layout = layoutFor(QRectF(QPointF(0, 0), size));
     const int head_mode = m_head;
     const qreal ratio = devicePixelRatioF();
-    QThreadPool::globalInstance()->start([self, result, ready, heads = std::move(heads), keys, top_mass, layout,
+    viewWorkers().start([self, result, ready, heads = std::move(heads), keys, top_mass, layout,
                                           head_mode, ratio, size, generation]() mutable {
         std::shared_ptr<const LineSet> set = ready;
         if (!set) {

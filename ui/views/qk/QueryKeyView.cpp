@@ -1,5 +1,7 @@
 #include "ui/views/qk/QueryKeyView.h"
 
+#include "ui/workers/ViewWorkers.h"
+
 #include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPainter>
@@ -78,7 +80,7 @@ void QueryKeyView::requestPicture()
     const qreal ratio = devicePixelRatioF();
     const QSize pixels = (QSizeF(size()) * ratio).toSize();
     QueryKeyPainter last = m_painter;  // reused when only the size changed
-    QThreadPool::globalInstance()->start([self, result = m_result, head = m_head, last = std::move(last), ratio,
+    viewWorkers().start([self, result = m_result, head = m_head, last = std::move(last), ratio,
                                           pixels, generation]() mutable {
         auto scatter = std::make_shared<QueryKeyPainter>(std::move(last));
         if (scatter->result() != result || scatter->head() != head)
