@@ -6,20 +6,6 @@
 #include <algorithm>
 
 namespace attn {
-namespace {
-
-constexpr qsizetype kChunkBytes = 1 << 20;
-
-// Hands what the writer holds to the device once it has grown past a chunk.
-bool drain(JsonWriter& json, QIODevice& device)
-{
-    if (json.data().size() < kChunkBytes)
-        return true;
-    const QByteArray piece = json.take();
-    return device.write(piece) == piece.size();
-}
-
-}  // namespace
 
 Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
                               const std::vector<TokenPrediction>& predictions,
@@ -31,6 +17,7 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
         return Error{QStringLiteral("rollout: %1").arg(rollout.error())};
     const auto failed = [&device] { return Error{QStringLiteral("cannot write: %1").arg(device.errorString())}; };
     JsonWriter json;
+    json.streamTo(device);  // a chunk at a time: the attention maps of every layer are large
     json.beginObject();
     json.key("model").beginObject();
     json.key("model_type").value(config.model_type);
@@ -59,14 +46,14 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
                 json.row(row.data(), row.size());
             }
             json.endArray();
-            if (!drain(json, device))
+            if (!json.ok())
                 return failed();
         }
         json.endArray();
     }
     json.endArray();
     json.key("last_hidden_state").matrix(run.last_hidden_state);
-    if (!drain(json, device))
+    if (!json.ok())
         return failed();
 
     json.key("rollout").beginArray();
@@ -110,15 +97,13 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
                 json.value(logit);
             json.endArray();
             json.endObject();
-            if (!drain(json, device))
+            if (!json.ok())
                 return failed();
         }
         json.endArray();
     }
     json.endObject();
-    QByteArray last = json.take();
-    last += '\n';
-    if (device.write(last) != last.size())
+    if (!json.finish() || device.write("\n", 1) != 1)
         return failed();
     return {};
 }

@@ -6,6 +6,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
+#include "tests/support/DefaultResult.h"
 #include "tests/support/LongInput.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/ColorScale.h"
@@ -34,16 +35,6 @@
 using namespace attn;
 
 namespace {
-
-std::shared_ptr<const AttentionResult> defaultResult(bool causal = false)
-{
-    RunSettings config;
-    config.causal = causal;
-    auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
-    if (!result)
-        qFatal("%s", qPrintable(result.error()));
-    return std::make_shared<const AttentionResult>(std::move(result).value());
-}
 
 // Clicks the cell (row, column) of a HeatmapPlot as a user would: on its QCustomPlot child, at a
 // position the plot itself maps to that cell.

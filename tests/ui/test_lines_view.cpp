@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
+#include "tests/support/DefaultResult.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
 
@@ -12,20 +13,6 @@
 #include <QTest>
 
 using namespace attn;
-
-namespace {
-
-std::shared_ptr<const AttentionResult> defaultResult(bool causal = false)
-{
-    RunSettings config;
-    config.causal = causal;
-    auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
-    if (!result)
-        qFatal("%s", qPrintable(result.error()));
-    return std::make_shared<const AttentionResult>(std::move(result).value());
-}
-
-}  // namespace
 
 class TestLinesView : public QObject {
     Q_OBJECT
