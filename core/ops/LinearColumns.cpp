@@ -166,14 +166,15 @@ void packedTile(const float* a, const float* w, Index w_stride, Index inner, flo
             pstoreu(out + r * out_stride + p * kPacket, acc[r][p]);
 }
 
-// The columns [col, col + Packets * kPacket) of out = x w, x packed, all rows: as directStrip.
+// The columns [col, col + Packets * kPacket) of out = x w, x packed, all rows: as directStrip,
+// over the rows [block.first, block.first + block.count) of w only.
 template <int Packets>
-void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out, Index col)
+void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out, Index col, InnerBlock block)
 {
     const Index inner = w.rows();
     const Index tiles = packedTiles(rows);
     const auto tile_rows = [rows](Index tile) { return int(std::min(kPackedTileRows, rows - tile * kPackedTileRows)); };
-    if (tiles < kPackedXPanelTiles) {
+    if (tiles < kPackedXPanelTiles && block.first == 0 && block.count == inner && !block.accumulate) {
         for (Index tile = 0; tile < tiles; ++tile)
             packedTile<Packets, true>(packed + tile * inner * kPackedTileRows, w.data() + col, w.outerStride(), inner,
                                 out.data() + tile * kPackedTileRows * out.outerStride() + col, out.outerStride(),
@@ -181,13 +182,14 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
         return;
     }
     alignas(64) float panel[kPanelRows * Packets * kPacket];  // (kPanelRows, Packets * kPacket)
-    for (Index first = 0; first < inner; first += kPanelRows) {
-        const Index count = std::min(kPanelRows, inner - first);
+    const Index end = block.first + block.count;
+    for (Index first = block.first; first < end; first += kPanelRows) {
+        const Index count = std::min(kPanelRows, end - first);
         packPanel<Packets>(w, first, count, col, panel);
         for (Index tile = 0; tile < tiles; ++tile)
             packedTile<Packets, false>(packed + (tile * inner + first) * kPackedTileRows, panel, Packets * kPacket, count,
                                 out.data() + tile * kPackedTileRows * out.outerStride() + col, out.outerStride(),
-                                tile_rows(tile), first > 0);
+                                tile_rows(tile), first > block.first || block.accumulate);
     }
 }
 
@@ -203,6 +205,10 @@ void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out)
     }
     for (; col + 3 * kPacket <= cols; col += 3 * kPacket)
         directStrip<3>(x, w, out, col);
+    if (col + 2 * kPacket <= cols) {  // 8 x 2 tiles: twice the multiply-adds per load of 8 x 1
+        directStrip<2>(x, w, out, col);
+        col += 2 * kPacket;
+    }
     for (; col + kPacket <= cols; col += kPacket)
         directStrip<1>(x, w, out, col);
     // The last few columns, coefficient by coefficient: Eigen's lazy product never starts threads
@@ -256,11 +262,23 @@ void packRowTiles(const ConstBlockRef& x, Index first_tile, Index last_tile, flo
     }
 }
 
-Index directPackedProduct(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out)
+Index directPackedProduct(const float* packed, Index rows, const ConstBlockRef& w, BlockRef out, InnerBlock block)
 {
+    if (block.count < 0)
+        block.count = w.rows() - block.first;
     Index col = 0;
     for (; col + 3 * kPacket <= w.cols(); col += 3 * kPacket)
-        packedStrip<3>(packed, rows, w, out, col);
+        packedStrip<3>(packed, rows, w, out, col, block);
+    // The last one or two packets in narrower strips, still from packed x: a Qwen2 K or V
+    // projection (896 -> 128) has a quarter of its columns there.
+    if (col + 2 * kPacket <= w.cols()) {
+        packedStrip<2>(packed, rows, w, out, col, block);
+        col += 2 * kPacket;
+    }
+    if (col + kPacket <= w.cols()) {
+        packedStrip<1>(packed, rows, w, out, col, block);
+        col += kPacket;
+    }
     return col;
 }
 

@@ -41,10 +41,20 @@ inline constexpr Eigen::Index kPackedTileRows = 8;
 inline Eigen::Index packedTiles(Eigen::Index rows) { return (rows + kPackedTileRows - 1) / kPackedTileRows; }
 void packRowTiles(const ConstBlockRef& x, Eigen::Index first_tile, Eigen::Index last_tile, float* packed);
 
+// A block of the inner dimension: rows [first, first + count) of w (count -1: to the end), and
+// whether the sums continue from out's values (a later block) or start from 0.
+struct InnerBlock {
+    Eigen::Index first = 0;
+    Eigen::Index count = -1;
+    bool accumulate = false;
+};
+
 // out = x w on the calling thread, x given packed by packRowTiles: the same sums in the same order
-// as directProduct for the columns in whole 3-packet strips; the other columns are left unset
-// (returns the number of columns done).
+// as directProduct for the columns in whole packets; the last cols % packet columns are left unset
+// (returns the number of columns done). With an inner block, only that block's terms, continuing
+// from out when it accumulates: the blocks in turn give the same sums as one pass.
 //   packed (tiles(rows), inner, kPackedTileRows), w (inner, cols), out (rows, cols).
-Eigen::Index directPackedProduct(const float* packed, Eigen::Index rows, const ConstBlockRef& w, BlockRef out);
+Eigen::Index directPackedProduct(const float* packed, Eigen::Index rows, const ConstBlockRef& w, BlockRef out,
+                                 InnerBlock block = {});
 
 }  // namespace attn

@@ -84,10 +84,11 @@ private slots:
         QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
     }
 
-    // x packed in tiles of 8 rows (packRowTiles): the packed kernel does every whole 3-packet strip,
-    // with the same sums as directProduct, for ragged row counts (a last tile of 1..7 rows, fewer
-    // rows than a tile) and inner sizes across panel boundaries (128 rows of w per panel); linear()
-    // (its packed path, both threads) leaves nothing unset.
+    // x packed in tiles of 8 rows (packRowTiles): the packed kernel does every whole packet of
+    // columns (3-packet strips, then a 2- or 1-packet one), with the same sums as directProduct, for
+    // ragged row counts (a last tile of 1..7 rows, fewer rows than a tile) and inner sizes across
+    // panel boundaries (128 rows of w per panel); linear() (its packed path, both threads) leaves
+    // nothing unset.
     void packedRowsMatchDirectProduct_data()
     {
         QTest::addColumn<int>("rows");
@@ -95,7 +96,8 @@ private slots:
         QTest::addColumn<int>("cols");
         for (int rows : {1, 7, 8, 9, 15, 16, 17, 63, 130})
             for (int inner : {1, 37, 128, 129, 300})
-                QTest::addRow("%dx%d * %dx%d", rows, inner, inner, 100) << rows << inner << 100;
+                for (int cols : {100, 120})  // 6 packets + 4 columns; 7 packets + 8 (a 1-packet strip)
+                    QTest::addRow("%dx%d * %dx%d", rows, inner, inner, cols) << rows << inner << cols;
         QTest::newRow("GPT-2's MLP down, 20 tokens") << 20 << 3072 << 96;
     }
 
@@ -110,7 +112,8 @@ private slots:
         packRowTiles(x, 0, packedTiles(rows), packed.data());
         Matrix out = Matrix::Constant(rows, cols, kNaN);
         const Eigen::Index done = directPackedProduct(packed.data(), rows, w, out);
-        QCOMPARE(done, Eigen::Index(cols / 48 * 48));
+        constexpr int packet = Eigen::internal::packet_traits<float>::size;
+        QCOMPARE(done, Eigen::Index(cols / packet * packet));
         Matrix direct = Matrix::Constant(rows, cols, kNaN);
         directProduct(x, w, direct);
         QCOMPARE(out.leftCols(done), direct.leftCols(done));  // the same additions in the same order
@@ -120,6 +123,38 @@ private slots:
         QVERIFY(linear(x, w, nullptr, through_linear, false));
         const double error = (through_linear.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
         QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+    }
+
+    // linear() shares the rows out among its threads when w is narrow, and goes through the inner
+    // dimension a block at a time when packed x is large; either way each entry is the same chain
+    // of multiply-adds as directProduct's, so the results are equal bit for bit.
+    void linearEqualsDirectProductOnEveryPath_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("inner");
+        QTest::addColumn<int>("cols");
+        QTest::newRow("rows shared: Qwen2's K projection, 256 tokens") << 256 << 896 << 128;
+        QTest::newRow("rows shared: ragged tiles and columns") << 203 << 300 << 121;
+        QTest::newRow("rows shared, in inner blocks: BERT's MLP down, 512 tokens") << 512 << 3072 << 768;
+        QTest::newRow("inner blocks: 64 x 5000 packed (1.3 MB), ragged last block") << 64 << 5000 << 300;
+        QTest::newRow("inner blocks: 130 rows, 2500 inner, 530 columns") << 130 << 2500 << 530;
+        QTest::newRow("columns shared, one block") << 40 << 768 << 500;
+    }
+
+    void linearEqualsDirectProductOnEveryPath()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, inner);
+        QFETCH(int, cols);
+        const Matrix x = randomMatrix(rows, inner, 21);
+        const Matrix w = randomMatrix(inner, cols, 22);
+        const RowVector b = randomMatrix(1, cols, 23);
+        Matrix expected = Matrix::Constant(rows, cols, kNaN);
+        directProduct(x, w, expected);
+        expected.rowwise() += b;
+        Matrix out = Matrix::Constant(rows, cols, kNaN);
+        QVERIFY(linear(x, w, b.data(), out));
+        QCOMPARE(out, expected);
     }
 
     void directProductReadsAndWritesStridedBlocks()
