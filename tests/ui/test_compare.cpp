@@ -300,6 +300,49 @@ private slots:
         QCOMPARE(figure.plotDifference()->values(), expected);
     }
 
+    // The painted figure (exports) takes the layout whose heatmaps come out larger: at the default
+    // 1200 x 900, A and B above and A - B beside the caption below; in a wide picture (the README's
+    // 1300 x 560), the three in a row. Where a plot is drawn its heatmap has coloured cells; the
+    // rest of the picture is white, grey or black (text, axes).
+    void paintedFigureFillsItsPicture_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("twoRows");
+        QTest::addRow("1200 x 900") << QSize(1200, 900) << true;
+        QTest::addRow("1300 x 560") << QSize(1300, 560) << false;
+    }
+    void paintedFigureFillsItsPicture()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, twoRows);
+        CompareFigure figure;
+        figure.resize(size);
+        QVERIFY(figure.setComparison({defaultResult(), 1, {}}, {defaultResult(), 6, {}}).ok());
+        QImage picture(size, QImage::Format_RGB32);
+        QPainter painter(&picture);
+        figure.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+        painter.end();
+        // The share of coloured pixels in a region given in fractions of the picture.
+        const auto coloured = [&picture](double left, double top, double right, double bottom) {
+            int count = 0;
+            int total = 0;
+            for (int y = int(top * picture.height()); y < int(bottom * picture.height()); ++y)
+                for (int x = int(left * picture.width()); x < int(right * picture.width()); ++x, ++total)
+                    count += QColor(picture.pixel(x, y)).hsvSaturation() > 60 ? 1 : 0;
+            return double(count) / total;
+        };
+        if (twoRows) {
+            QVERIFY(coloured(0.0, 0.1, 0.5, 0.45) > 0.1);   // A
+            QVERIFY(coloured(0.5, 0.1, 1.0, 0.45) > 0.1);   // B
+            QVERIFY(coloured(0.0, 0.55, 0.5, 0.9) > 0.1);   // A - B
+            QCOMPARE(coloured(0.5, 0.55, 1.0, 0.9), 0.0);   // the caption
+        } else {
+            for (int third = 0; third < 3; ++third)
+                QVERIFY(coloured(third / 3.0, 0.2, (third + 1) / 3.0, 0.7) > 0.1);
+            QCOMPARE(coloured(0.0, 0.9, 1.0, 1.0), 0.0);  // the caption
+        }
+    }
+
     // The Compare tab in a small window (1024 x 640 leaves it about 740 x 450) and a larger one:
     // table headers whole, titles and colour-bar labels never clipped (a shorter variant or an
     // ellipsis), heatmaps no thinner than a readable size (the figure scrolls instead).

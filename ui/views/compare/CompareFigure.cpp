@@ -276,22 +276,33 @@ void CompareFigure::paint(QPainter* painter, const QRectF& target)
 {
     painter->save();
     painter->fillRect(target, Qt::white);
-    // Caption lines at the bottom, the three heatmaps in equal thirds above.
     QFont font = this->font();
     font.setPixelSize(std::clamp(int(target.width() / 90), 10, 14));
-    painter->setFont(font);
     const QFontMetricsF metrics(font);
     const QStringList lines = caption().split(QLatin1Char('\n'));
     const double caption_height = lines.size() * metrics.lineSpacing() + 12.0;
-    // A header line, three equal panels with a gap between them (no taller than about square:
-    // the heatmaps are T x T), the caption; the block is centred vertically.
     const QString header = this->header();
     const double header_height = metrics.lineSpacing() + 10.0;
     const double gap = 16.0;
-    const double panel_width = (target.width() - 2 * gap) / 3.0;
-    const double room = std::max(10.0, target.height() - caption_height - header_height);
-    const double panel_height = std::min(room, panel_width * 1.1);
-    const double block_top = target.top() + (room - panel_height) / 2.0;
+    // Two layouts, the one whose heatmaps come out larger drawn: the three panels in a row with the
+    // caption below (wide pictures), or A and B above, A - B and the caption beside it below (the
+    // default 1200 x 900, where a row leaves half the height empty). A heatmap is square (T x T),
+    // inside its panel's tick labels, titles and colour bar: about kChromeWidth x kChromeHeight.
+    constexpr double kChromeWidth = 200.0;
+    constexpr double kChromeHeight = 130.0;
+    const auto heatmap_side = [](double width, double height) {
+        return std::min(width - kChromeWidth, height - kChromeHeight);
+    };
+    const double row_width = (target.width() - 2 * gap) / 3.0;
+    const double row_room = std::max(10.0, target.height() - caption_height - header_height);
+    const double row_height = std::min(row_room, row_width * 1.1);  // no taller than about square
+    const double grid_width = (target.width() - gap) / 2.0;
+    const double grid_room = std::max(10.0, target.height() - header_height - gap);
+    const double grid_height = std::min(grid_room / 2.0, grid_width * 1.1);
+    const bool two_rows = heatmap_side(grid_width, grid_height) > heatmap_side(row_width, row_height);
+
+    const double block_height = two_rows ? 2 * grid_height + gap : row_height + caption_height;
+    const double block_top = target.top() + std::max(0.0, (target.height() - header_height - block_height) / 2.0);
     QFont header_font = font;
     header_font.setBold(true);
     painter->setFont(header_font);
@@ -302,10 +313,20 @@ void CompareFigure::paint(QPainter* painter, const QRectF& target)
     painter->setFont(font);
     const double top = block_top + header_height;
     HeatmapPlot* plots[] = {m_plot_a, m_plot_b, m_plot_difference};
+    if (two_rows) {
+        const double left = target.left();
+        const double lower = top + grid_height + gap;
+        plots[0]->render(painter, QRectF(left, top, grid_width, grid_height));
+        plots[1]->render(painter, QRectF(left + grid_width + gap, top, grid_width, grid_height));
+        plots[2]->render(painter, QRectF(left, lower, grid_width, grid_height));
+        const QRectF caption_box(left + grid_width + gap + 12, lower, grid_width - 24, grid_height);
+        painter->drawText(caption_box, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, lines.join(u"\n\n"));
+        painter->restore();
+        return;
+    }
     for (int i = 0; i < 3; ++i)
-        plots[i]->render(painter, QRectF(target.left() + i * (panel_width + gap), top, panel_width, panel_height));
-    painter->setPen(Qt::black);
-    double y = top + panel_height + 6.0;
+        plots[i]->render(painter, QRectF(target.left() + i * (row_width + gap), top, row_width, row_height));
+    double y = top + row_height + 6.0;
     for (const QString& line : lines) {
         painter->drawText(QRectF(target.left() + 12, y, target.width() - 24, metrics.lineSpacing()),
                           Qt::AlignLeft | Qt::AlignVCenter,
