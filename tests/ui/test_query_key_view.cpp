@@ -4,9 +4,12 @@
 #include "core/analysis/QueryKeySpace.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "ui/export/ViewExporter.h"
+#include "ui/views/qk/LabelPlacer.h"
+#include "ui/views/qk/QueryKeyPainter.h"
 #include "ui/views/qk/QueryKeyView.h"
 
 #include <QImage>
+#include <QPainter>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -46,6 +49,63 @@ private slots:
         QCOMPARE(view.describeAt(QPointF(2, 2)), QString());  // the corner: nothing there
         view.setHead(9);
         QVERIFY(view.painter().problem().contains("out of range"));
+    }
+
+    // Labels beside their marks never overlap: a label goes to the first free side of its mark
+    // (right, left, above, below) or is left out; the painter offers the points farthest from the
+    // centre first and says in the legend how many labels it shows.
+    void labelsGoToTheFirstFreeSideOrAreLeftOut()
+    {
+        LabelPlacer placer(QRectF(0, 0, 400, 300));
+        const QPointF mark(200, 150);
+        const QSizeF size(60, 14);
+        std::vector<QRectF> placed;
+        for (int i = 0; i < 4; ++i) {
+            const std::optional<QRectF> rect = placer.place(mark, 5, size);
+            QVERIFY(rect);
+            placed.push_back(*rect);
+        }
+        QVERIFY(placed[0].left() > mark.x());     // right
+        QVERIFY(placed[1].right() < mark.x());    // left
+        QVERIFY(placed[2].bottom() < mark.y());   // above
+        QVERIFY(placed[3].top() > mark.y());      // below
+        QVERIFY(!placer.place(mark, 5, size));    // every side taken
+        for (size_t i = 0; i < placed.size(); ++i)
+            for (size_t j = i + 1; j < placed.size(); ++j)
+                QVERIFY(!placed[i].intersects(placed[j]));
+        // A mark at the area's right edge: its label goes to the left, inside.
+        const std::optional<QRectF> edge = placer.place(QPointF(395, 20), 5, size);
+        QVERIFY(edge && edge->right() < 395 && QRectF(0, 0, 400, 300).contains(*edge));
+    }
+
+    void aLongInputsLabelsAreThinnedNotPiledUp()
+    {
+        const QRectF target(0, 0, 900, 600);
+        QueryKeyPainter short_painter;
+        short_painter.setResultAndHead(m_result, 1);
+        const auto all = short_painter.labels(target);
+        QCOMPARE(all.size(), size_t(2 * m_result->input.tokens.size()));  // six words: every label fits
+
+        QStringList words;
+        for (int i = 0; i < 400; ++i)
+            words << QStringLiteral("word%1").arg(i % 97);
+        RunSettings config;
+        config.d_model = 16;
+        config.num_heads = 2;
+        auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Full);
+        QVERIFY(computed.ok());
+        QueryKeyPainter painter;
+        painter.setResultAndHead(std::make_shared<const AttentionResult>(std::move(computed).value()), 0);
+        const auto placed = painter.labels(target);
+        QVERIFY2(placed.size() > 20 && placed.size() < 800, qPrintable(QString::number(placed.size())));
+        for (size_t i = 0; i < placed.size(); ++i) {
+            QVERIFY(target.contains(placed[i].rect));
+            for (size_t j = i + 1; j < placed.size(); ++j)
+                QVERIFY(!placed[i].rect.intersects(placed[j].rect));
+        }
+        QImage picture(target.size().toSize(), QImage::Format_RGB32);
+        QPainter on(&picture);
+        painter.paint(on, target);  // with the legend's count; must not crash or hang
     }
 
     void exportsPngSvgAndPdf()

@@ -1,6 +1,7 @@
 #include "ui/views/qk/QueryKeyPainter.h"
 
 #include "ui/heatmap/HeatmapData.h"
+#include "ui/views/qk/LabelPlacer.h"
 
 #include <QFontMetricsF>
 
@@ -125,24 +126,24 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     // Keys hidden in the heatmaps (the attention sink, say) stay in the scatter, where they are:
     // grey and dashed, their labels struck through.
     const std::vector<bool>& hidden = m_result->hidden_keys;
+    const auto is_hidden = [&hidden](Eigen::Index i) { return size_t(i) < hidden.size() && hidden[size_t(i)]; };
     bool any_hidden = false;
     for (Eigen::Index i = 0; i < m_points.keys.rows(); ++i) {
         const QPointF p = f->map(m_points.keys(i, 0), m_points.keys(i, 1));
-        const bool is_hidden = size_t(i) < hidden.size() && hidden[size_t(i)];
-        any_hidden = any_hidden || is_hidden;
-        painter.setPen(is_hidden ? QPen(kMuted, r / 2.5, Qt::DashLine) : QPen(kKey, r / 2.5));
+        any_hidden = any_hidden || is_hidden(i);
+        painter.setPen(is_hidden(i) ? QPen(kMuted, r / 2.5, Qt::DashLine) : QPen(kKey, r / 2.5));
         painter.setBrush(Qt::white);
         painter.drawRect(QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r));
-        painter.drawText(QPointF(p.x() + r * 1.4, p.y() + fm.ascent() / 2.5),
-                         is_hidden ? HeatmapData::struck(token(int(i), true)) : token(int(i), true));
     }
-    for (Eigen::Index i = 0; i < m_points.queries.rows(); ++i) {
-        const QPointF p = f->map(m_points.queries(i, 0), m_points.queries(i, 1));
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(kQuery);
-        painter.drawEllipse(p, r, r);
-        painter.setPen(kQuery.darker(140));
-        painter.drawText(QPointF(p.x() + r * 1.4, p.y() + fm.ascent() / 2.5), token(int(i), false));
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(kQuery);
+    for (Eigen::Index i = 0; i < m_points.queries.rows(); ++i)
+        painter.drawEllipse(f->map(m_points.queries(i, 0), m_points.queries(i, 1)), r, r);
+    // The labels above every mark, so that no mark hides a label.
+    const std::vector<PlacedLabel> placed = placeLabels(*f, fm, r);
+    for (const PlacedLabel& label : placed) {
+        painter.setPen(!label.key ? kQuery.darker(140) : is_hidden(label.index) ? kMuted : kKey);
+        painter.drawText(label.rect, Qt::AlignLeft | Qt::AlignVCenter, labelText(label.index, label.key));
     }
     // Legend under the plot.
     const double y = f->plot.bottom() + line * 1.2;
@@ -160,14 +161,62 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     const QString keys = QStringLiteral("keys (moved to the queries' centroid, both scaled to one mean norm: the "
                                         "weights are unchanged)");
     painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), keys);
+    x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
     if (any_hidden) {
-        x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
         painter.setPen(QPen(kMuted, r / 2.5, Qt::DashLine));
         painter.drawRect(QRectF(x, y - r, 2 * r, 2 * r));
         painter.setPen(kInk);
-        painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), QStringLiteral("hidden in the heatmaps"));
+        const QString hidden_text = QStringLiteral("hidden in the heatmaps");
+        painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), hidden_text);
+        x += 3 * r + fm.horizontalAdvance(hidden_text) + 2 * line;
+    }
+    const Eigen::Index all_labels = m_points.queries.rows() + m_points.keys.rows();
+    if (Eigen::Index(placed.size()) < all_labels) {
+        const QString note = QStringLiteral("labels where they fit: %1 of %2").arg(placed.size()).arg(all_labels);
+        const bool fits = x + fm.horizontalAdvance(note) <= target.right() - line;
+        painter.setPen(kMuted);
+        painter.drawText(fits ? QPointF(x, y + fm.ascent() / 2.5) : QPointF(f->plot.left(), y + line + fm.ascent() / 2.5),
+                         note);
     }
     painter.restore();
+}
+
+QString QueryKeyPainter::labelText(int index, bool key) const
+{
+    const std::vector<bool>& hidden = m_result->hidden_keys;
+    const bool struck = key && size_t(index) < hidden.size() && hidden[size_t(index)];
+    return struck ? HeatmapData::struck(token(index, true)) : token(index, key);
+}
+
+std::vector<QueryKeyPainter::PlacedLabel> QueryKeyPainter::placeLabels(const Frame& frame, const QFontMetricsF& metrics,
+                                                                       double radius) const
+{
+    struct Candidate {
+        int index;
+        bool key;
+        QPointF mark;
+        double distance;  // from the plot's centre
+    };
+    std::vector<Candidate> candidates;
+    for (bool key : {false, true}) {
+        const MatrixD& points = key ? m_points.keys : m_points.queries;
+        for (Eigen::Index i = 0; i < points.rows(); ++i) {
+            const QPointF mark = frame.map(points(i, 0), points(i, 1));
+            const QPointF from_centre = mark - frame.plot.center();
+            candidates.push_back({int(i), key, mark, std::hypot(from_centre.x(), from_centre.y())});
+        }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.distance > b.distance; });
+    LabelPlacer placer(frame.plot);
+    std::vector<PlacedLabel> placed;
+    for (const Candidate& c : candidates) {
+        const QString text = labelText(c.index, c.key);
+        const QSizeF size(metrics.horizontalAdvance(text), metrics.height());
+        if (const std::optional<QRectF> rect = placer.place(c.mark, radius, size))
+            placed.push_back({c.index, c.key, *rect});
+    }
+    return placed;
 }
 
 namespace {
@@ -188,6 +237,17 @@ QPointF QueryKeyPainter::position(int index, bool key, const QRectF& target) con
     if (!f || index < 0 || index >= points.rows())
         return {};
     return f->map(points(index, 0), points(index, 1));
+}
+
+std::vector<QueryKeyPainter::PlacedLabel> QueryKeyPainter::labels(const QRectF& target) const
+{
+    QFont font;
+    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
+    const QFontMetricsF metrics(font);
+    const std::optional<Frame> f = frame(target, metrics.height());
+    if (!f)
+        return {};
+    return placeLabels(*f, metrics, kMarkRadius * std::max(1.0, metrics.height() / 14));
 }
 
 QString QueryKeyPainter::describe(const QPointF& position, const QRectF& target) const

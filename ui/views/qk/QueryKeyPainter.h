@@ -3,16 +3,18 @@
 #include "core/analysis/QueryKeySpace.h"
 #include "core/pipeline/AttentionResult.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace attn {
 
 // One head's queries and keys as one scatter in 2-D (QueryKeySpace: AttentionViz's normalisation,
 // then the joint set's two principal axes): queries as filled discs, keys as open squares, each
-// labelled with its token; a query near a key attends to it. Draws the window's Q-K tab and
+// labelled with its token where the label overlaps no other; a query near a key attends to it. Draws the window's Q-K tab and
 // --view qk's PNG, SVG and PDF.
 class QueryKeyPainter {
 public:
@@ -33,6 +35,17 @@ public:
     // Where a query's (or key's) mark is drawn in a picture painted into `target`.
     QPointF position(int index, bool key, const QRectF& target) const;
 
+    // A token's label beside its mark: the query's or key's index, and where the text goes.
+    struct PlacedLabel {
+        int index;
+        bool key;
+        QRectF rect;
+    };
+    // The labels of a picture painted into `target`: each beside its mark where it overlaps no
+    // other, the points farthest from the centre (the least crowded) first; a label that fits
+    // nowhere is left out, and the legend says how many are shown.
+    std::vector<PlacedLabel> labels(const QRectF& target) const;
+
 private:
     struct Frame {
         QRectF plot;
@@ -41,6 +54,8 @@ private:
     };
     void recompute();
     std::optional<Frame> frame(const QRectF& target, double line) const;
+    std::vector<PlacedLabel> placeLabels(const Frame& frame, const QFontMetricsF& metrics, double radius) const;
+    QString labelText(int index, bool key) const;  // the token, struck through for a hidden key
     QString token(int index, bool key) const;
 
     std::shared_ptr<const AttentionResult> m_result;
