@@ -19,13 +19,21 @@
 namespace attn {
 namespace {
 
-Status writeAtomically(const QString& path, const QByteArray& data)
+// The --json document written as it is made (JsonReport::write), so its text is never whole in
+// memory: to standard output, or to the file atomically (a failed write leaves nothing behind).
+Status writeJson(const CommandLineOptions& options, const AttentionResult& result, QTextStream& out)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
-    if (file.write(data) != data.size() || !file.commit())
-        return Error{QStringLiteral("%1: cannot write: %2").arg(path, file.errorString())};
+    if (options.json_path == u"-") {
+        out.flush();
+        QFile stdout_file;
+        if (!stdout_file.open(stdout, QIODevice::WriteOnly) ||
+            !JsonReport::write(result, stdout_file, options.json_trace) || !stdout_file.flush())
+            return Error{QStringLiteral("--json -: cannot write to standard output")};
+        return {};
+    }
+    QSaveFile file(options.json_path);
+    if (!file.open(QIODevice::WriteOnly) || !JsonReport::write(result, file, options.json_trace) || !file.commit())
+        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
     return {};
 }
 
@@ -264,17 +272,9 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         if (Status s = exportView(options, *result); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
 
-    if (!options.json_path.isEmpty()) {
-        const QByteArray json = JsonReport::build(*result, options.json_trace);
-        if (options.json_path == u"-") {
-            out.flush();
-            QFile stdoutFile;
-            if (!stdoutFile.open(stdout, QIODevice::WriteOnly) || stdoutFile.write(json) != json.size())
-                return fail(QStringLiteral("--json -: cannot write to standard output"));
-        } else if (Status s = writeAtomically(options.json_path, json); !s) {
-            return fail(QStringLiteral("--json %1").arg(s.error()));
-        }
-    }
+    if (!options.json_path.isEmpty())
+        if (Status s = writeJson(options, *result, out); !s)
+            return fail(s.error());
     return 0;
 }
 

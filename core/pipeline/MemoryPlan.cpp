@@ -1,5 +1,7 @@
 #include "core/pipeline/MemoryPlan.h"
 
+#include "core/io/OutputChunk.h"
+
 #include <QLocale>
 #include <QRegularExpression>
 
@@ -55,7 +57,11 @@ MemoryEstimate MemoryPlan::estimate(const MemoryRequest& request)
         estimate.pictures += heads * ((2 * kFloat + 1) * blocks + kFloat * queries);
     }
     estimate.held = std::max<std::int64_t>(0, request.held);
-    estimate.json = request.json ? kJsonBytesPerValue * (heads * cells + queries * request.output_dim) : 0;
+    // The JSON is written as it is made: a chunk of its text (and the row that fills it past the
+    // chunk), and the head tables' block of query rows of every head (JsonReport::write).
+    estimate.json = request.json ? 2 * std::int64_t(OutputChunk::kBytes) + kJsonBytesPerValue * keys +
+                                       kFloat * heads * kJsonHeadTableRows * keys
+                                 : 0;
     return estimate;
 }
 

@@ -27,7 +27,7 @@ struct MemoryRequest {
     std::int64_t picture_cells = 0;  // cells one picture holds at most (a reduced picture), 0 = every cell
     bool masked = false;             // causal or padded: the views hold a mask of every cell
     int extra_matrices = 0;          // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
-    bool json = false;               // the whole result as JSON text
+    bool json = false;               // the result as JSON, written as it is made
     std::int64_t held = 0;           // bytes of an earlier result kept until this one replaces it
     // A long input's route (AttentionPipeline::pictureFactorFor > 0): blocks of picture_factor
     // cells a side reduce every head as it is computed (two floats and a flag per block, and each
@@ -45,7 +45,7 @@ struct MemoryEstimate {
     std::int64_t scores = 0;    // raw scores for the walkthrough (TraceDetail::Full), as many again
     std::int64_t pictures = 0;  // the heatmaps' own copies: values, mask, colour-map data and image;
                                 // a long input's reduced heads
-    std::int64_t json = 0;      // the JSON text
+    std::int64_t json = 0;      // the JSON being written: a chunk of text and a block of rows
     std::int64_t held = 0;      // the earlier result still shown
 
     std::int64_t total() const { return baseline + vectors + weights + scores + pictures + json + held; }
@@ -64,6 +64,8 @@ public:
     // Bytes of JSON text per attention weight: up to 9 significant digits, a sign, a point and a
     // comma, with the growth of the buffer that holds it.
     static constexpr std::int64_t kJsonBytesPerValue = 16;
+    // Query rows of every head the JSON's head metrics hold at a time (HeadTables' block).
+    static constexpr std::int64_t kJsonHeadTableRows = 64;
     static constexpr std::int64_t kBaselineBytes = std::int64_t(256) << 20;
 
     static MemoryEstimate estimate(const MemoryRequest& request);

@@ -4,6 +4,10 @@
 
 #include <QDir>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -82,11 +86,31 @@ private slots:
         QVERIFY2(message.contains(QRegularExpression("at most [0-9,]+ tokens fit, or [1-7] heads? at this length")),
                  qPrintable(message));
         QVERIFY2(message.contains("(--memory-budget)"), qPrintable(message));
-        // The same with --json: the text of the weights is planned too.
+        // The same with --json: refused on the weights, and no file left behind.
         const QString json = m_dir.filePath("refused.json");
         verifyRefused(
             {"--sentence", words(3000), "--d-model", "64", "--heads", "8", "--memory-budget", "400M", "--json", json},
-            json, QStringLiteral("JSON"));
+            json, QStringLiteral("3,000 tokens x 3,000 keys x 8 heads need about"));
+    }
+
+    void jsonIsWrittenAsItIsMadeNotPlannedAsText()
+    {
+        // 1,500 tokens, one head: 2.25 million weights, about 25 MB of JSON text. Planned as whole
+        // text that was 36 MB more than the 290 MB budget holds; written as it is made, it is a
+        // chunk of text and a block of rows, and the document is whole.
+        const QString json = m_dir.filePath("streamed.json");
+        const ProgramRun run = runProgram({"--sentence", words(1500), "--d-model", "8", "--heads", "1",
+                                           "--memory-budget", "290M", "--json", json});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError parse_error;
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parse_error);
+        QVERIFY2(parse_error.error == QJsonParseError::NoError, qPrintable(parse_error.errorString()));
+        const QJsonArray heads = document.object().value("attention").toArray();
+        QCOMPARE(heads.size(), 1);
+        QCOMPARE(heads[0].toArray().size(), 1500);
+        QCOMPARE(heads[0].toArray()[1499].toArray().size(), 1500);
     }
 
     void aLongInputIsExportedAsAReducedPicture()
