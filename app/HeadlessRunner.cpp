@@ -1,5 +1,6 @@
 #include "app/HeadlessRunner.h"
 
+#include "app/JsonOutput.h"
 #include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
@@ -10,34 +11,11 @@
 #include "core/weights/WeightFile.h"
 #include "ui/export/ViewExporter.h"
 
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <optional>
 
 namespace attn {
-namespace {
-
-// The --json document written as it is made (JsonReport::write), so its text is never whole in
-// memory: to standard output, or to the file atomically (a failed write leaves nothing behind).
-Status writeJson(const CommandLineOptions& options, const AttentionResult& result, QTextStream& out)
-{
-    if (options.json_path == u"-") {
-        out.flush();
-        QFile stdout_file;
-        if (!stdout_file.open(stdout, QIODevice::WriteOnly) ||
-            !JsonReport::write(result, stdout_file, options.json_trace) || !stdout_file.flush())
-            return Error{QStringLiteral("--json -: cannot write to standard output")};
-        return {};
-    }
-    QSaveFile file(options.json_path);
-    if (!file.open(QIODevice::WriteOnly) || !JsonReport::write(result, file, options.json_trace) || !file.commit())
-        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
-    return {};
-}
-
-}  // namespace
 
 Status HeadlessRunner::checkHeads(const CommandLineOptions& options, int num_heads)
 {
@@ -272,9 +250,18 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         if (Status s = exportView(options, *result); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
 
-    if (!options.json_path.isEmpty())
-        if (Status s = writeJson(options, *result, out); !s)
+    if (!options.json_path.isEmpty()) {
+        // The document written as it is made (JsonReport::write): its text is never whole in memory.
+        const auto document = [&](QIODevice& device) -> Status {
+            if (JsonReport::write(*result, device, options.json_trace))
+                return {};
+            if (options.json_path == u"-")
+                return Error{QStringLiteral("cannot write to standard output")};
+            return Error{QStringLiteral("cannot write: %1").arg(device.errorString())};
+        };
+        if (Status s = JsonOutput::write(options.json_path, out, document); !s)
             return fail(s.error());
+    }
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "app/ModelCommand.h"
 
 #include "app/HeadlessRunner.h"
+#include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
 #include "core/model/ModelTokenizer.h"
 #include "core/model/TransformerForward.h"
@@ -10,9 +11,7 @@
 #include "ui/export/ViewExporter.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 namespace attn {
 namespace {
@@ -75,27 +74,14 @@ std::vector<int> predictedPositions(const ModelConfig& config, const ModelInput&
     return positions;
 }
 
-Status writeJson(const CommandLineOptions& options, const TransformerModel& model, const ModelRun& run,
-                 const ModelInput& input, const std::vector<TokenPrediction>& predictions)
+Status writeJson(const CommandLineOptions& options, QTextStream& out, const TransformerModel& model,
+                 const ModelRun& run, const ModelInput& input, const std::vector<TokenPrediction>& predictions)
 {
     const auto spell = [&input](int id) { return tokenText(input.tokenizer.get(), id); };
     const AttentionRollout::Options rollout{options.rollout_fusion, options.residual_weight, -1};
-    if (options.json_path == u"-") {
-        QFile stdout_file;
-        if (!stdout_file.open(stdout, QIODevice::WriteOnly))
-            return Error{QStringLiteral("--json -: cannot write to standard output")};
-        if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, rollout, stdout_file); !s)
-            return Error{QStringLiteral("--json -: %1").arg(s.error())};
-        return {};
-    }
-    QSaveFile file(options.json_path);  // atomic: nothing is left behind when writing fails
-    if (!file.open(QIODevice::WriteOnly))
-        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
-    if (Status s = ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, rollout, file); !s)
-        return Error{QStringLiteral("--json %1: %2").arg(options.json_path, s.error())};
-    if (!file.commit())
-        return Error{QStringLiteral("--json %1: cannot write: %2").arg(options.json_path, file.errorString())};
-    return {};
+    return JsonOutput::write(options.json_path, out, [&](QIODevice& device) {
+        return ModelJsonReport::write(model.config(), run, input.tokens, predictions, spell, rollout, device);
+    });
 }
 
 // "gpt2-tiny (gpt2) · 12 tokens": the folder and the input, above a picture of the whole model.
@@ -196,11 +182,9 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         if (Status s = exportPicture(options, **model, *run, input->tokens, byte_level); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     }
-    if (!options.json_path.isEmpty()) {
-        out.flush();
-        if (Status s = writeJson(options, **model, *run, *input, predictions); !s)
+    if (!options.json_path.isEmpty())
+        if (Status s = writeJson(options, out, **model, *run, *input, predictions); !s)
             return fail(s.error());
-    }
     return 0;
 }
 

@@ -47,6 +47,13 @@ Eigen::Index innerBlockRows(Eigen::Index rows, Eigen::Index inner)
     return std::min(inner, std::max(kInnerBlockStep, kInnerBlockBytes / bytes_per_row_of_w / kInnerBlockStep * kInnerBlockStep));
 }
 
+// The inner block from row `first` of w: up to block_rows rows, the sums continuing after the
+// first block.
+InnerBlock innerBlockAt(Eigen::Index first, Eigen::Index block_rows, Eigen::Index inner)
+{
+    return {first, std::min(block_rows, inner - first), first > 0};
+}
+
 // out = x w + bias for rows [first_tile, last_tile) of packed tiles, by the calling thread alone,
 // in inner blocks as linear() when its packed rows are large.
 void packedRows(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out, float* packed,
@@ -64,7 +71,7 @@ void packedRows(const ConstBlockRef& x, const ConstBlockRef& w, const float* bia
     Eigen::Index done = 0;
     for (Eigen::Index block_first = 0; block_first < inner; block_first += block_rows)
         done = directPackedProduct(packed + first_tile * inner * kPackedTileRows, rows, w, out_rows,
-                                   {block_first, std::min(block_rows, inner - block_first), block_first > 0});
+                                   innerBlockAt(block_first, block_rows, inner));
     if (done < cols)
         directProduct(x.middleRows(first_row, rows), w.rightCols(cols - done), out_rows.rightCols(cols - done));
     if (bias)
@@ -117,7 +124,7 @@ bool linear(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, B
         const Eigen::Index inner = x.cols();
         const Eigen::Index block_rows = packed ? innerBlockRows(x.rows(), inner) : inner;
         for (Eigen::Index block_first = 0; block_first < inner; block_first += block_rows) {
-            const InnerBlock block{block_first, std::min(block_rows, inner - block_first), block_first > 0};
+            const InnerBlock block = innerBlockAt(block_first, block_rows, inner);
             const bool last_block = block.first + block.count == inner;
 #pragma omp for schedule(dynamic, 1)
             for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {

@@ -17,6 +17,19 @@ const QColor kQuery(0xd9, 0x5f, 0x02);  // ColorBrewer Dark2: orange for queries
 const QColor kKey(0x1b, 0x9e, 0x77);    // and green for keys, apart for colour-blind readers too
 constexpr double kMarkRadius = 4.5;
 
+// The picture's text: `base` at a size that follows the picture's smaller side.
+QFont pictureFont(QFont base, const QRectF& target)
+{
+    base.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
+    return base;
+}
+
+// A mark's radius for text `line` pixels high.
+double markRadius(double line)
+{
+    return kMarkRadius * std::max(1.0, line / 14);
+}
+
 }  // namespace
 
 void QueryKeyPainter::setResult(std::shared_ptr<const AttentionResult> result)
@@ -94,8 +107,7 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.save();
     painter.fillRect(target, Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    QFont font = painter.font();
-    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
+    const QFont font = pictureFont(painter.font(), target);
     painter.setFont(font);
     const QFontMetricsF fm(font, painter.device());
     const double line = fm.height();
@@ -122,16 +134,14 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     }
     painter.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 0));
     painter.drawRect(f->plot);
-    const double r = kMarkRadius * std::max(1.0, line / 14);
+    const double r = markRadius(line);
     // Keys hidden in the heatmaps (the attention sink, say) stay in the scatter, where they are:
     // grey and dashed, their labels struck through.
-    const std::vector<bool>& hidden = m_result->hidden_keys;
-    const auto is_hidden = [&hidden](Eigen::Index i) { return size_t(i) < hidden.size() && hidden[size_t(i)]; };
     bool any_hidden = false;
     for (Eigen::Index i = 0; i < m_points.keys.rows(); ++i) {
         const QPointF p = f->map(m_points.keys(i, 0), m_points.keys(i, 1));
-        any_hidden = any_hidden || is_hidden(i);
-        painter.setPen(is_hidden(i) ? QPen(kMuted, r / 2.5, Qt::DashLine) : QPen(kKey, r / 2.5));
+        any_hidden = any_hidden || isHiddenKey(int(i));
+        painter.setPen(isHiddenKey(int(i)) ? QPen(kMuted, r / 2.5, Qt::DashLine) : QPen(kKey, r / 2.5));
         painter.setBrush(Qt::white);
         painter.drawRect(QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r));
     }
@@ -142,7 +152,7 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     // The labels above every mark, so that no mark hides a label.
     const std::vector<PlacedLabel> placed = placeLabels(*f, fm, r);
     for (const PlacedLabel& label : placed) {
-        painter.setPen(!label.key ? kQuery.darker(140) : is_hidden(label.index) ? kMuted : kKey);
+        painter.setPen(!label.key ? kQuery.darker(140) : isHiddenKey(label.index) ? kMuted : kKey);
         painter.drawText(label.rect, Qt::AlignLeft | Qt::AlignVCenter, labelText(label.index, label.key));
     }
     // Legend under the plot.
@@ -181,11 +191,15 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.restore();
 }
 
-QString QueryKeyPainter::labelText(int index, bool key) const
+bool QueryKeyPainter::isHiddenKey(int index) const
 {
     const std::vector<bool>& hidden = m_result->hidden_keys;
-    const bool struck = key && size_t(index) < hidden.size() && hidden[size_t(index)];
-    return struck ? HeatmapData::struck(token(index, true)) : token(index, key);
+    return size_t(index) < hidden.size() && hidden[size_t(index)];
+}
+
+QString QueryKeyPainter::labelText(int index, bool key) const
+{
+    return key && isHiddenKey(index) ? HeatmapData::struck(token(index, true)) : token(index, key);
 }
 
 std::vector<QueryKeyPainter::PlacedLabel> QueryKeyPainter::placeLabels(const Frame& frame, const QFontMetricsF& metrics,
@@ -223,9 +237,7 @@ namespace {
 
 double lineHeight(const QRectF& target)
 {
-    QFont font;
-    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
-    return QFontMetricsF(font).height();
+    return QFontMetricsF(pictureFont(QFont(), target)).height();
 }
 
 }  // namespace
@@ -241,13 +253,11 @@ QPointF QueryKeyPainter::position(int index, bool key, const QRectF& target) con
 
 std::vector<QueryKeyPainter::PlacedLabel> QueryKeyPainter::labels(const QRectF& target) const
 {
-    QFont font;
-    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
-    const QFontMetricsF metrics(font);
+    const QFontMetricsF metrics(pictureFont(QFont(), target));
     const std::optional<Frame> f = frame(target, metrics.height());
     if (!f)
         return {};
-    return placeLabels(*f, metrics, kMarkRadius * std::max(1.0, metrics.height() / 14));
+    return placeLabels(*f, metrics, markRadius(metrics.height()));
 }
 
 QString QueryKeyPainter::describe(const QPointF& position, const QRectF& target) const

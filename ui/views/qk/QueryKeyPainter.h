@@ -55,6 +55,7 @@ private:
     void recompute();
     std::optional<Frame> frame(const QRectF& target, double line) const;
     std::vector<PlacedLabel> placeLabels(const Frame& frame, const QFontMetricsF& metrics, double radius) const;
+    bool isHiddenKey(int index) const;             // hidden in the heatmaps: drawn grey and dashed
     QString labelText(int index, bool key) const;  // the token, struck through for a hidden key
     QString token(int index, bool key) const;
 
