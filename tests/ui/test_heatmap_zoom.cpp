@@ -1,81 +1,25 @@
 // Zoom and pan in a heatmap: the One head view of a 2,000-token head (drawn reduced, blocks of
 // 2 x 2) zoomed with the mouse wheel until every cell is drawn, then panned by dragging and reset
 // by a double-click; the drawn cells are checked against the weights and the labels against the
-// tokens. Reductions run on the worker thread (the view is on screen): the tests wait for the
-// pool and deliver its results, never for a time.
-#include "core/pipeline/AttentionPipeline.h"
-#include "core/pipeline/AttentionResult.h"
-#include "ui/controller/AttentionController.h"
+// tokens. The window's zoom actions and Compare's zoom are test_window_zoom; the steps both use
+// are tests/support/ZoomSteps.h.
+#include "tests/support/ZoomSteps.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeatmapData.h"
-#include "ui/heatmap/HeatmapPlot.h"
-#include "ui/shell/ActionRegistry.h"
-#include "ui/shell/AppSettings.h"
-#include "ui/shell/MainWindow.h"
-#include "ui/shell/ViewTabs.h"
-#include "ui/views/compare/CompareFigure.h"
-#include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
-#include "ui/workers/ViewWorkers.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
 #include <QToolButton>
-#include <QWheelEvent>
 
 #include <cmath>
 #include <memory>
 
 using namespace attn;
+using namespace attn::zoom;
 
 namespace {
-
-constexpr int kTokens = 2000;
-
-std::shared_ptr<const AttentionResult> longResult()
-{
-    QStringList words;
-    for (int i = 0; i < kTokens; ++i)
-        words.append(QStringLiteral("w%1").arg(i));
-    RunSettings config;
-    config.d_model = 8;
-    config.num_heads = 2;
-    config.causal = true;  // masked cells too
-    auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
-    return computed ? std::make_shared<const AttentionResult>(std::move(computed).value()) : nullptr;
-}
-
-// Until no reduction runs or waits: the pool's jobs end, their results are delivered.
-void settle(HeatmapPlot* plot)
-{
-    do {
-        viewWorkers().waitForDone();
-        QCoreApplication::processEvents();
-    } while (plot->reductionPending());
-    plot->replotNow();  // lays the plot out: positions below are those of the picture on screen
-}
-
-// The widget QCustomPlot draws in, which gets the mouse.
-QWidget* canvas(HeatmapPlot* plot)
-{
-    return plot->childAt(plot->rect().center());
-}
-
-void wheel(HeatmapPlot* plot, QPointF at, int delta)
-{
-    QWheelEvent event(at, plot->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
-    QApplication::sendEvent(canvas(plot), &event);
-}
-
-QPointF centreOf(HeatmapPlot* plot, int row, int column)
-{
-    return plot->positionOf(row + 0.5, column + 0.5);
-}
 
 // Every visible cell drawn is the weight (NaN where masked), one drawn cell per cell (the drawn
 // cells may go beyond the view: a window reduced for a wider view is not reduced again).
@@ -495,116 +439,6 @@ private slots:
         small.replotNow();
         wheel(&small, QPointF(small.rect().center()), 120);
         QVERIFY(!small.isZoomed());
-    }
-
-    // The window's actions (View › Zoom in, Zoom out, Whole matrix) act on the One head view and
-    // are listed with the other shortcuts; File › Export image draws what the view shows.
-    void theWindowActionsZoomTheHeadView()
-    {
-        m_view.reset();
-        QTemporaryDir dir;
-        AppSettings settings(dir.filePath(QStringLiteral("settings.ini")));
-        MainWindow window(&settings);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        ActionRegistry* actions = window.actions();
-        QVERIFY(actions->get(ActionId::ZoomWhole)->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_0)));
-        QVERIFY(actions->shortcutsHtml().contains(QStringLiteral("Zoom in")));
-        window.controller()->waitForIdle();
-        QCoreApplication::processEvents();
-        window.setCurrentView(View::Grid);
-        QVERIFY(!actions->get(ActionId::ZoomIn)->isEnabled());
-        window.setCurrentView(View::Head);
-        QVERIFY(actions->get(ActionId::ZoomIn)->isEnabled());
-        window.viewTabs()->headView()->setResult(m_result);
-        HeatmapPlot* head = window.viewTabs()->headView()->plot();
-        settle(head);
-        // Exported while the window is still being reduced: the picture is the window, reduced.
-        actions->get(ActionId::ZoomIn)->trigger();
-        QVERIFY(head->isZoomed());
-        QVERIFY(head->reductionPending());
-        const QString path = dir.filePath(QStringLiteral("zoomed.png"));
-        QVERIFY(window.exportImage(path, head->size()));
-        settle(head);
-        QCOMPARE(head->visibleCells().width(), kTokens / 2);
-        QCOMPARE(head->reductionFactor(), 1);  // 1,000 x 1,000: every cell
-        QCOMPARE(QImage(path).convertToFormat(QImage::Format_RGB32),
-                 head->toImage(head->size()).convertToFormat(QImage::Format_RGB32));
-        actions->get(ActionId::ZoomIn)->trigger();
-        settle(head);
-        QCOMPARE(head->visibleCells().width(), kTokens / 4);
-        if (const QString dir = qEnvironmentVariable("ATTN_ZOOM_PNG_DIR"); !dir.isEmpty())
-            window.grab().save(dir + QStringLiteral("/zoom-window.png"));
-        actions->get(ActionId::ZoomOut)->trigger();
-        settle(head);
-        QCOMPARE(head->visibleCells().width(), kTokens / 2);
-        actions->get(ActionId::ZoomWhole)->trigger();
-        settle(head);
-        QVERIFY(!head->isZoomed());
-        QCOMPARE(head->reductionFactor(), 2);
-    }
-
-    // Compare's three plots zoom and pan as one: the wheel over A zooms B and A - B to the same
-    // window, down to real cells; a double-click on B shows the whole of all three again; the
-    // window's zoom actions act on Compare too.
-    void compareZoomsItsThreePlotsTogether()
-    {
-        m_view.reset();
-        CompareView view;
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setResult(m_result);
-        view.setHeads(1, 0);
-        QTRY_VERIFY(!view.isComputing());
-        QCOMPARE(view.headB(), 0);
-        HeatmapPlot* a = view.figure()->plotA();
-        HeatmapPlot* b = view.figure()->plotB();
-        HeatmapPlot* difference = view.figure()->plotDifference();
-        for (HeatmapPlot* plot : {a, b, difference}) {
-            settle(plot);
-            QVERIFY(plot->isZoomable());
-            QVERIFY(plot->reductionFactor() > 1);
-        }
-        for (int notch = 0; notch < 40 && (a->reductionFactor() > 1 || a->visibleCells().width() > 48); ++notch) {
-            wheel(a, centreOf(a, 1500, 1200), 120);
-            for (HeatmapPlot* plot : {a, b, difference})
-                settle(plot);
-        }
-        QCOMPARE(a->reductionFactor(), 1);
-        for (HeatmapPlot* plot : {b, difference}) {
-            QCOMPARE(plot->viewWindow(), a->viewWindow());
-            QCOMPARE(plot->reductionFactor(), 1);
-        }
-        const QRect cells = a->visibleCells();
-        QVERIFY(cells.contains(1200, 1500));
-        if (const QString dir = qEnvironmentVariable("ATTN_ZOOM_PNG_DIR"); !dir.isEmpty())
-            view.grab().save(dir + QStringLiteral("/zoom-compare.png"));
-        int r = -1, c = -1;
-        QVERIFY(b->cellAt(b->positionOf(1500.5, 1200.5).toPoint(), &r, &c));
-        QCOMPARE(r, 1500);
-        QCOMPARE(c, 1200);
-        QTest::mouseDClick(b->findChild<QWidget*>(), Qt::LeftButton, {}, b->positionOf(1500.5, 1200.5).toPoint());
-        for (HeatmapPlot* plot : {a, b, difference}) {
-            settle(plot);
-            QVERIFY(!plot->isZoomed());
-        }
-
-        QTemporaryDir dir;
-        AppSettings settings(dir.filePath(QStringLiteral("settings.ini")));
-        MainWindow window(&settings);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.controller()->waitForIdle();
-        window.setCurrentView(View::Compare);
-        ActionRegistry* actions = window.actions();
-        QVERIFY(actions->get(ActionId::ZoomIn)->isEnabled());
-        actions->get(ActionId::ZoomIn)->trigger();
-        CompareFigure* figure = window.viewTabs()->compareView()->figure();
-        QVERIFY(figure->plotA()->isZoomed());
-        QCOMPARE(figure->plotDifference()->viewWindow(), figure->plotA()->viewWindow());
-        actions->get(ActionId::ZoomWhole)->trigger();
-        QVERIFY(!figure->plotB()->isZoomed());
     }
 };
 
