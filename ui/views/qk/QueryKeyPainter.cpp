@@ -111,6 +111,9 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.setFont(font);
     const QFontMetricsF fm(font, painter.device());
     const double line = fm.height();
+    const std::optional<Frame> f = frame(target, line);
+    const double r = markRadius(line);
+    const std::vector<PlacedLabel> placed = f ? placeLabels(*f, fm, r) : std::vector<PlacedLabel>();
 
     QString title = m_caption.isEmpty() ? QStringLiteral("Query-key space") : m_caption + QStringLiteral(" · query-key space");
     if (m_problem.isEmpty() && m_result) {
@@ -121,11 +124,13 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
         title += QStringLiteral(" · PCA of the joint set: %1% + %2% of the variance")
                      .arg(m_points.explained[0] * 100, 0, 'f', 0)
                      .arg(m_points.explained[1] * 100, 0, 'f', 0);
+        const Eigen::Index all_labels = m_points.queries.rows() + m_points.keys.rows();
+        if (Eigen::Index(placed.size()) < all_labels)
+            title += QStringLiteral(" · labels where they fit: %1 of %2").arg(placed.size()).arg(all_labels);
     }
     painter.setPen(kInk);
     painter.drawText(QRectF(target.left() + line, target.top() + line / 2, target.width() - 2 * line, line),
                      Qt::AlignLeft | Qt::AlignVCenter, title);
-    const std::optional<Frame> f = frame(target, line);
     if (!f) {
         painter.setPen(kMuted);
         painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap, m_problem);
@@ -134,7 +139,6 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     }
     painter.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 0));
     painter.drawRect(f->plot);
-    const double r = markRadius(line);
     // Keys hidden in the heatmaps (the attention sink, say) stay in the scatter, where they are:
     // grey and dashed, their labels struck through.
     bool any_hidden = false;
@@ -150,7 +154,6 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     for (Eigen::Index i = 0; i < m_points.queries.rows(); ++i)
         painter.drawEllipse(f->map(m_points.queries(i, 0), m_points.queries(i, 1)), r, r);
     // The labels above every mark, so that no mark hides a label.
-    const std::vector<PlacedLabel> placed = placeLabels(*f, fm, r);
     for (const PlacedLabel& label : placed) {
         painter.setPen(!label.key ? kQuery.darker(140) : isHiddenKey(label.index) ? kMuted : kKey);
         painter.drawText(label.rect, Qt::AlignLeft | Qt::AlignVCenter, labelText(label.index, label.key));
@@ -171,22 +174,12 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     const QString keys = QStringLiteral("keys (moved to the queries' centroid, both scaled to one mean norm: the "
                                         "weights are unchanged)");
     painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), keys);
-    x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
     if (any_hidden) {
+        x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
         painter.setPen(QPen(kMuted, r / 2.5, Qt::DashLine));
         painter.drawRect(QRectF(x, y - r, 2 * r, 2 * r));
         painter.setPen(kInk);
-        const QString hidden_text = QStringLiteral("hidden in the heatmaps");
-        painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), hidden_text);
-        x += 3 * r + fm.horizontalAdvance(hidden_text) + 2 * line;
-    }
-    const Eigen::Index all_labels = m_points.queries.rows() + m_points.keys.rows();
-    if (Eigen::Index(placed.size()) < all_labels) {
-        const QString note = QStringLiteral("labels where they fit: %1 of %2").arg(placed.size()).arg(all_labels);
-        const bool fits = x + fm.horizontalAdvance(note) <= target.right() - line;
-        painter.setPen(kMuted);
-        painter.drawText(fits ? QPointF(x, y + fm.ascent() / 2.5) : QPointF(f->plot.left(), y + line + fm.ascent() / 2.5),
-                         note);
+        painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), QStringLiteral("hidden in the heatmaps"));
     }
     painter.restore();
 }

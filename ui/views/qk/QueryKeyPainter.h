@@ -43,7 +43,7 @@ public:
     };
     // The labels of a picture painted into `target`: each beside its mark where it overlaps no
     // other, the points farthest from the centre (the least crowded) first; a label that fits
-    // nowhere is left out, and the legend says how many are shown.
+    // nowhere is left out, and the title says how many are shown.
     std::vector<PlacedLabel> labels(const QRectF& target) const;
 
 private:
