@@ -2,6 +2,7 @@
 // token strip and its clicks, the heatmaps (T_q x T_kv, query labels on y, key labels on x), and
 // the causal mask refused with a second sentence. Every check reads what the widgets hold.
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AppSettings.h"
@@ -15,19 +16,14 @@
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
 
 using namespace attn;
 
-class TestCrossWindow : public QObject {
+class TestCrossWindow : public attn::test::WindowTest {
     Q_OBJECT
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<AppSettings> m_settings;
-    std::unique_ptr<MainWindow> m_window;
 
     AttentionController* controller() const { return m_window->controller(); }
 
@@ -50,11 +46,9 @@ class TestCrossWindow : public QObject {
 private slots:
     void init()
     {
-        QVERIFY(m_dir.isValid());
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
-        m_window = std::make_unique<MainWindow>(m_settings.get());
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        openWindow();
+        if (QTest::currentTestFailed())
+            return;
         RunSettings small;
         small.d_model = 16;
         small.num_heads = 2;
@@ -63,12 +57,7 @@ private slots:
         controller()->waitForIdle();
     }
 
-    void cleanup()
-    {
-        m_window.reset();
-        m_settings.reset();
-        QFile::remove(m_dir.filePath("settings.ini"));
-    }
+    void cleanup() { closeWindow(); }
 
     void emptyFieldMeansSelfAttention()
     {
@@ -222,10 +211,10 @@ private slots:
         QCOMPARE(result->trace.key_padding, (std::vector<bool>{false, false, true}));
 
         m_window.reset();
-        QSettings raw(m_dir.filePath("settings.ini"), QSettings::IniFormat);
+        QSettings raw(settingsPath(), QSettings::IniFormat);
         raw.setValue("model/pad_keys", "1,x,-4,,1,99999999999");
         raw.sync();
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
+        m_settings = std::make_unique<AppSettings>(settingsPath());
         QCOMPARE(m_settings->runSettings().padded_keys, QList<int>{1});
     }
 

@@ -6,6 +6,7 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AppSettings.h"
@@ -23,13 +24,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -69,29 +68,13 @@ constexpr qint64 kGapLimit = 1000;
 constexpr qint64 kGapLimit = 250;
 #endif
 
-class TestLongInputs : public QObject {
+class TestLongInputs : public attn::test::WindowTest {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
-    std::unique_ptr<AppSettings> m_settings;
-    std::unique_ptr<MainWindow> m_window;
-
 private slots:
-    void init()
-    {
-        QVERIFY(m_dir.isValid());
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
-        m_window = std::make_unique<MainWindow>(m_settings.get());
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
+    void init() { openWindow(); }
 
-    void cleanup()
-    {
-        m_window.reset();
-        m_settings.reset();
-        QFile::remove(m_dir.filePath("settings.ini"));
-    }
+    void cleanup() { closeWindow(); }
 
     void theSentenceFieldTakesAChapter()
     {

@@ -2,6 +2,7 @@
 // the worker thread. Every check reads the plotted data, not just that a signal fired.
 #include "core/pipeline/AttentionResult.h"
 #include "core/text/WordSplitter.h"
+#include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
@@ -34,7 +35,6 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabBar>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
@@ -97,12 +97,8 @@ bool writeLargeProjections(const QString& path, int d_model, int input_dim)
 
 }  // namespace
 
-class TestMainWindow : public QObject {
+class TestMainWindow : public attn::test::WindowTest {
     Q_OBJECT
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<AppSettings> m_settings;
-    std::unique_ptr<MainWindow> m_window;
 
     // Every head of the grid plots exactly the result's weights, cell(key, query) = W[query][key].
     static void verifyGridShows(const HeadsGrid& grid, const AttentionResult& result)
@@ -126,21 +122,9 @@ class TestMainWindow : public QObject {
     }
 
 private slots:
-    void init()
-    {
-        QVERIFY(m_dir.isValid());
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
-        m_window = std::make_unique<MainWindow>(m_settings.get());
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
+    void init() { openWindow(); }
 
-    void cleanup()
-    {
-        m_window.reset();
-        m_settings.reset();
-        QFile::remove(m_dir.filePath("settings.ini"));
-    }
+    void cleanup() { closeWindow(); }
 
     void startsWithTheDefaultSentence()
     {

@@ -5,6 +5,7 @@
 // hover texts, recent models, closing a model, and the Model tab's seam (showModelHead).
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/ModelFolders.h"
+#include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -74,12 +75,8 @@ double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
 
 }  // namespace
 
-class TestModelWindow : public QObject {
+class TestModelWindow : public attn::test::WindowTest {
     Q_OBJECT
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<AppSettings> m_settings;
-    std::unique_ptr<MainWindow> m_window;
 
     AttentionController* controller() const { return m_window->controller(); }
 
@@ -96,22 +93,13 @@ class TestModelWindow : public QObject {
 private slots:
     void init()
     {
-        QVERIFY(m_dir.isValid());
-        QFile::remove(m_dir.filePath("settings.ini"));
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
-        m_window = std::make_unique<MainWindow>(m_settings.get());
-        m_window->resize(1200, 800);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        openWindow(QSize(1200, 800));
+        if (QTest::currentTestFailed())
+            return;
         controller()->waitForIdle();
     }
 
-    void cleanup()
-    {
-        m_window.reset();
-        m_settings.reset();  // written back when destroyed: each test starts from no settings
-        QFile::remove(m_dir.filePath("settings.ini"));
-    }
+    void cleanup() { closeWindow(); }
 
     // The grid shows the model's own attention for the sentence, layer by layer: the committed
     // expected attention of the PyTorch reference within 1e-5 (the tolerance of

@@ -3,6 +3,7 @@
 // scrolling and colours, and the settings panel's error flags.
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/WeightFileWriters.h"
+#include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/ExportImageDialog.h"
 #include "ui/shell/ActionRegistry.h"
@@ -28,7 +29,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <memory>
 
 using namespace attn;
 using namespace attn::testing;
@@ -53,29 +53,13 @@ bool writeTorchStateDict(const QString& path, int embed_dim, std::optional<int> 
 
 }  // namespace
 
-class TestWindowEdges : public QObject {
+class TestWindowEdges : public attn::test::WindowTest {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
-    std::unique_ptr<AppSettings> m_settings;
-    std::unique_ptr<MainWindow> m_window;
-
 private slots:
-    void init()
-    {
-        QVERIFY(m_dir.isValid());
-        m_settings = std::make_unique<AppSettings>(m_dir.filePath("settings.ini"));
-        m_window = std::make_unique<MainWindow>(m_settings.get());
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
+    void init() { openWindow(); }
 
-    void cleanup()
-    {
-        m_window.reset();
-        m_settings.reset();
-        QFile::remove(m_dir.filePath("settings.ini"));
-    }
+    void cleanup() { closeWindow(); }
 
     void fileWithoutHeadsIsSplitAsTheHeadsFieldSays()
     {
