@@ -2,6 +2,7 @@
 // case and accent options, WordPiece's code-point counting, BPE's merge rules (unknown tokens,
 // ranks, leftmost merges, ignore_merges) and byte-level offsets trimmed.
 #include "tests/core/TokenizerTestFiles.h"
+#include "tests/support/ToyGpt2Tokenizer.h"
 
 using namespace attn;
 using namespace attn::testing;
@@ -16,32 +17,8 @@ private slots:
     void transformersGpt2ToyVocabulary()
     {
         const QString dir = tempPath("gpt2-toy");
-        const QStringList tokens{"l",
-                                 "o",
-                                 "w",
-                                 "e",
-                                 "r",
-                                 "s",
-                                 "t",
-                                 "i",
-                                 "d",
-                                 "n",
-                                 "\u0120",
-                                 "\u0120l",
-                                 "\u0120n",
-                                 "\u0120lo",
-                                 "\u0120low",
-                                 "er",
-                                 "\u0120lowest",
-                                 "\u0120newer",
-                                 "\u0120wider",
-                                 "<unk>",
-                                 "<|endoftext|>"};
-        QJsonObject vocab;
-        for (qsizetype i = 0; i < tokens.size(); ++i)
-            vocab[tokens[i]] = int(i);
-        writeJson(dir, "vocab.json", vocab);
-        writeFile(dir, "merges.txt", QString("#version: 0.2\n\u0120 l\n\u0120l o\n\u0120lo w\ne r\n").toUtf8());
+        writeJson(dir, "vocab.json", toyGpt2Vocab());
+        writeFile(dir, "merges.txt", toyGpt2MergesTxt());
         writeJson(dir, "tokenizer_config.json", parseObject(R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
         auto toy = loadTokenizer(dir);
         QVERIFY2(toy, qPrintable(toy.error()));

@@ -4,9 +4,9 @@
 
 #include "core/text/TokenizerLoader.h"
 #include "tests/fuzz/FuzzSupport.h"
+#include "tests/support/ToyGpt2Tokenizer.h"
 
 #include <QJsonDocument>
-#include <QJsonObject>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
 {
@@ -14,34 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
     static const fuzz::InputFolder folder(QStringLiteral("merges-txt"));
     // The vocabulary of transformers' toy GPT-2 tokenizer test, every byte-level symbol of its
     // merges included.
-    static const bool vocab_written = [] {
-        const QStringList tokens{"l",
-                                 "o",
-                                 "w",
-                                 "e",
-                                 "r",
-                                 "s",
-                                 "t",
-                                 "i",
-                                 "d",
-                                 "n",
-                                 "\u0120",
-                                 "\u0120l",
-                                 "\u0120n",
-                                 "\u0120lo",
-                                 "\u0120low",
-                                 "er",
-                                 "\u0120lowest",
-                                 "\u0120newer",
-                                 "\u0120wider",
-                                 "<unk>",
-                                 "<|endoftext|>"};
-        QJsonObject vocab;
-        for (qsizetype i = 0; i < tokens.size(); ++i)
-            vocab[tokens[i]] = int(i);
-        folder.put(QStringLiteral("vocab.json"), QJsonDocument(vocab).toJson(QJsonDocument::Compact));
-        return true;
-    }();
+    static const bool vocab_written =
+        (folder.put(QStringLiteral("vocab.json"),
+                    QJsonDocument(testing::toyGpt2Vocab()).toJson(QJsonDocument::Compact)),
+         true);
     (void)vocab_written;
     const fuzz::FileAndConfig input = fuzz::splitConfig(fuzz::bytesOf(data, size));
     folder.put(QStringLiteral("merges.txt"), input.file);

@@ -4,16 +4,14 @@
 
 #include "core/text/TokenizerLoader.h"
 #include "tests/fuzz/FuzzSupport.h"
+#include "tests/support/ToyGpt2Tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
 {
     using namespace attn;
     static const fuzz::InputFolder folder(QStringLiteral("vocab-json"));
     // The merges of the seeds' vocabularies (transformers' toy GPT-2 tokenizer test).
-    static const bool merges_written =
-        (folder.put(QStringLiteral("merges.txt"),
-                    QStringLiteral("#version: 0.2\n\u0120 l\n\u0120l o\n\u0120lo w\ne r\n").toUtf8()),
-         true);
+    static const bool merges_written = (folder.put(QStringLiteral("merges.txt"), testing::toyGpt2MergesTxt()), true);
     (void)merges_written;
     const fuzz::FileAndConfig input = fuzz::splitConfig(fuzz::bytesOf(data, size));
     folder.put(QStringLiteral("vocab.json"), input.file);

@@ -2,6 +2,7 @@
 // files of every kind the program reads (and a few it refuses), one folder per target.
 //   build-fuzz/tests/fuzz/fuzz_seed_corpus tests/fuzz/corpus
 
+#include "tests/support/ToyGpt2Tokenizer.h"
 #include "tests/support/WeightFileWriters.h"
 
 #include <QDir>
@@ -68,38 +69,6 @@ QByteArray withConfig(const QByteArray& file, const QByteArray& config)
     return file + "\n//tokenizer_config.json\n" + config;
 }
 
-// The toy vocabulary and merges of transformers' GPT-2 tokenizer test (as in
-// test_subword_tokenizers and the fixed files of fuzz_vocab_json and fuzz_merges_txt).
-QJsonObject toyBpeVocab()
-{
-    const QStringList tokens{"l",
-                             "o",
-                             "w",
-                             "e",
-                             "r",
-                             "s",
-                             "t",
-                             "i",
-                             "d",
-                             "n",
-                             "\u0120",
-                             "\u0120l",
-                             "\u0120n",
-                             "\u0120lo",
-                             "\u0120low",
-                             "er",
-                             "\u0120lowest",
-                             "\u0120newer",
-                             "\u0120wider",
-                             "<unk>",
-                             "<|endoftext|>"};
-    QJsonObject vocab;
-    for (qsizetype i = 0; i < tokens.size(); ++i)
-        vocab[tokens[i]] = int(i);
-    return vocab;
-}
-const QStringList kToyMerges{"\u0120 l", "\u0120l o", "\u0120lo w", "e r"};
-
 void writeModelFolderSeeds()
 {
     for (const char* model : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny"})
@@ -116,11 +85,11 @@ void writeModelFolderSeeds()
     put("fuzz_tokenizer_json", "distilbert-config.json",
         withConfig(distilbert, fixture("distilbert-tiny/tokenizer_config.json")));
     QJsonArray pairs;
-    for (const QString& merge : kToyMerges)
+    for (const QString& merge : toyGpt2Merges())
         pairs.append(QJsonArray::fromStringList(merge.split(u' ')));
     QJsonObject bpe{{"type", "BPE"},
-                    {"vocab", toyBpeVocab()},
-                    {"merges", QJsonArray::fromStringList(kToyMerges)},
+                    {"vocab", toyGpt2Vocab()},
+                    {"merges", QJsonArray::fromStringList(toyGpt2Merges())},
                     {"unk_token", "<unk>"},
                     {"fuse_unk", false}};
     const QJsonObject byteLevel{
@@ -174,15 +143,15 @@ void writeModelFolderSeeds()
     put("fuzz_tokenizer_json", "llama2-tiny-steps.json", compact(steps));
 
     // vocab.json beside the toy merges; merges.txt beside the toy vocabulary.
-    const QByteArray toyMerges = ("#version: 0.2\n" + kToyMerges.join(u'\n') + "\n").toUtf8();
-    put("fuzz_vocab_json", "toy.json", compact(toyBpeVocab()));
+    const QByteArray toyMerges = toyGpt2MergesTxt();
+    put("fuzz_vocab_json", "toy.json", compact(toyGpt2Vocab()));
     put("fuzz_vocab_json", "toy-prefix-space.json",
-        withConfig(compact(toyBpeVocab()), R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
+        withConfig(compact(toyGpt2Vocab()), R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
     put("fuzz_vocab_json", "toy-specials.json",
-        withConfig(compact(toyBpeVocab()),
+        withConfig(compact(toyGpt2Vocab()),
                    R"({"bos_token": {"content": "<|endoftext|>"}, "eos_token": "<|endoftext|>", "unk_token": null})"));
     put("fuzz_merges_txt", "toy.txt", toyMerges);
-    put("fuzz_merges_txt", "toy-no-version.txt", kToyMerges.join(u'\n').toUtf8());
+    put("fuzz_merges_txt", "toy-no-version.txt", toyGpt2Merges().join(u'\n').toUtf8());
     put("fuzz_merges_txt", "toy-prefix-space.txt",
         withConfig(toyMerges, R"({"add_prefix_space": true, "unk_token": "<unk>"})"));
 
