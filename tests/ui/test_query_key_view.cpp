@@ -65,17 +65,27 @@ private slots:
             QVERIFY(rect);
             placed.push_back(*rect);
         }
-        QVERIFY(placed[0].left() > mark.x());     // right
-        QVERIFY(placed[1].right() < mark.x());    // left
-        QVERIFY(placed[2].bottom() < mark.y());   // above
-        QVERIFY(placed[3].top() > mark.y());      // below
-        QVERIFY(!placer.place(mark, 5, size));    // every side taken
+        QVERIFY(placed[0].left() > mark.x());    // right
+        QVERIFY(placed[1].right() < mark.x());   // left
+        QVERIFY(placed[2].bottom() < mark.y());  // above
+        QVERIFY(placed[3].top() > mark.y());     // below
+        QVERIFY(!placer.place(mark, 5, size));   // every side taken
         for (size_t i = 0; i < placed.size(); ++i)
             for (size_t j = i + 1; j < placed.size(); ++j)
                 QVERIFY(!placed[i].intersects(placed[j]));
         // A mark at the area's right edge: its label goes to the left, inside.
         const std::optional<QRectF> edge = placer.place(QPointF(395, 20), 5, size);
         QVERIFY(edge && edge->right() < 395 && QRectF(0, 0, 400, 300).contains(*edge));
+
+        // A mark kept clear just right of another: the other's label goes to its left instead of
+        // covering it.
+        LabelPlacer clear(QRectF(0, 0, 400, 300));
+        const QPointF first(100, 100), second(130, 100);
+        clear.keepClear(first, 5);
+        clear.keepClear(second, 5);
+        const std::optional<QRectF> beside = clear.place(first, 5, size);
+        QVERIFY(beside && beside->right() < first.x());
+        QVERIFY(!beside->contains(second));
     }
 
     void aLongInputsLabelsAreThinnedNotPiledUp()
@@ -103,6 +113,13 @@ private slots:
             for (size_t j = i + 1; j < placed.size(); ++j)
                 QVERIFY(!placed[i].rect.intersects(placed[j].rect));
         }
+        // No label covers a point: every mark's centre is outside every label.
+        for (bool key : {false, true})
+            for (int index = 0; index < int((key ? painter.points().keys : painter.points().queries).rows()); ++index) {
+                const QPointF mark = painter.position(index, key, target);
+                for (const auto& label : placed)
+                    QVERIFY2(!label.rect.contains(mark), qPrintable(QStringLiteral("%1 %2").arg(index).arg(key)));
+            }
         QImage picture(target.size().toSize(), QImage::Format_RGB32);
         QPainter on(&picture);
         painter.paint(on, target);  // with the legend's count; must not crash or hang

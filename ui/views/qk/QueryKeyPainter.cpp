@@ -61,9 +61,8 @@ void QueryKeyPainter::recompute()
     }
     const AttentionTrace& trace = m_result->trace;
     if (m_head >= trace.num_heads) {
-        m_problem = QStringLiteral("head %1 is out of range, the layer has heads 0 to %2")
-                        .arg(m_head)
-                        .arg(trace.num_heads - 1);
+        m_problem =
+            QStringLiteral("head %1 is out of range, the layer has heads 0 to %2").arg(m_head).arg(trace.num_heads - 1);
         return;
     }
     if (trace.q.rows() == 0 || trace.k.rows() == 0) {
@@ -115,7 +114,8 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     const double r = markRadius(line);
     const std::vector<PlacedLabel> placed = f ? placeLabels(*f, fm, r) : std::vector<PlacedLabel>();
 
-    QString title = m_caption.isEmpty() ? QStringLiteral("Query-key space") : m_caption + QStringLiteral(" · query-key space");
+    QString title =
+        m_caption.isEmpty() ? QStringLiteral("Query-key space") : m_caption + QStringLiteral(" · query-key space");
     if (m_problem.isEmpty() && m_result) {
         const AttentionTrace& trace = m_result->trace;
         title += QStringLiteral(" · head %1").arg(m_head);
@@ -171,8 +171,9 @@ void QueryKeyPainter::paint(QPainter& painter, const QRectF& target) const
     painter.setBrush(Qt::white);
     painter.drawRect(QRectF(x, y - r, 2 * r, 2 * r));
     painter.setPen(kInk);
-    const QString keys = QStringLiteral("keys (moved to the queries' centroid, both scaled to one mean norm: the "
-                                        "weights are unchanged)");
+    const QString keys = QStringLiteral(
+        "keys (moved to the queries' centroid, both scaled to one mean norm: the "
+        "weights are unchanged)");
     painter.drawText(QPointF(x + 3 * r, y + fm.ascent() / 2.5), keys);
     if (any_hidden) {
         x += 3 * r + fm.horizontalAdvance(keys) + 2 * line;
@@ -216,6 +217,8 @@ std::vector<QueryKeyPainter::PlacedLabel> QueryKeyPainter::placeLabels(const Fra
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const Candidate& a, const Candidate& b) { return a.distance > b.distance; });
     LabelPlacer placer(frame.plot);
+    for (const Candidate& c : candidates)
+        placer.keepClear(c.mark, radius);
     std::vector<PlacedLabel> placed;
     for (const Candidate& c : candidates) {
         const QString text = labelText(c.index, c.key);
@@ -266,7 +269,8 @@ QString QueryKeyPainter::describe(const QPointF& position, const QRectF& target)
             const double distance = std::hypot(p.x() - position.x(), p.y() - position.y());
             if (distance < best) {
                 best = distance;
-                found = QStringLiteral("%1 %2 '%3'").arg(key ? QStringLiteral("key") : QStringLiteral("query"))
+                found = QStringLiteral("%1 %2 '%3'")
+                            .arg(key ? QStringLiteral("key") : QStringLiteral("query"))
                             .arg(i)
                             .arg(token(int(i), key));
             }
