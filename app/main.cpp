@@ -114,6 +114,12 @@ int main(int argc, char** argv)
         return WindowLauncher::screenshot(*options, err);
     }
 
+    // Without a display Qt's default platform aborts the process after four lines of its own.
+    if (!app && !hasDisplay() && !mentions(raw, {"platform"})) {
+        err << "error: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set): "
+               "--export, --json and --screenshot work without one\n";
+        return 1;
+    }
     if (!app)
         app = std::make_unique<QApplication>(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("attention-lab"));

@@ -190,6 +190,18 @@ private slots:
         QVERIFY(version.out.startsWith("attention-lab "));
     }
 
+    // The window asked for where there is no display: one error line saying what works instead,
+    // not Qt's abort.
+    void noDisplayForTheWindowIsOneErrorLine()
+    {
+        const ProgramRun run = runProgram({"--sentence", "the cat sat"});
+        QCOMPARE(run.exit_code, 1);
+        const QString err = QString::fromUtf8(run.err);
+        QVERIFY2(err.startsWith("error: no display"), qPrintable(err));
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY(err.contains("--export"));
+    }
+
     void unicodeTokensRoundTripAsValidUtf8()
     {
         const QString sentence = QString::fromUtf8("naïve 猫 👋🏽 שלום \"quoted\"\\");
