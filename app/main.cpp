@@ -46,12 +46,33 @@ bool mentions(const QStringList& arguments, std::initializer_list<const char*> n
     return false;
 }
 
-void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
+// Qt's first notice of a run that holds its notices back: when no platform plugin starts (a
+// display named but out of reach) it says why, where Qt's fatal message only lists the plugins.
+QString g_first_notice;
+const char* g_fatal_prefix = "";
+
+// A headless run's messages, and the window's while its QApplication starts: notices held back,
+// a fatal one becomes one error line and exit status 1 rather than Qt's abort.
+void heldMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
 {
     if (type == QtFatalMsg) {
-        fprintf(stderr, "error: %s\n", qPrintable(message));
-        std::abort();
+        const bool no_platform = message.contains(QLatin1String("platform plugin"));
+        const QString reason = no_platform && !g_first_notice.isEmpty() ? g_first_notice : message.section(u'\n', 0, 0);
+        fprintf(stderr, "error: %s%s\n", g_fatal_prefix, qPrintable(reason));
+        fflush(stderr);
+        std::_Exit(1);
     }
+    if (g_first_notice.isEmpty())
+        g_first_notice = message;
+}
+
+std::unique_ptr<QApplication> startWindowApplication(int& argc, char** argv)
+{
+    g_fatal_prefix = "cannot open the window: ";
+    const QtMessageHandler previous = qInstallMessageHandler(heldMessages);
+    auto app = std::make_unique<QApplication>(argc, argv);
+    qInstallMessageHandler(previous);
+    return app;
 }
 
 }  // namespace
@@ -69,11 +90,13 @@ int main(int argc, char** argv)
         // Perhaps Qt's own options (-style, -platform, -stylesheet, -reverse, ...): QApplication
         // takes them out of argv; the command line reads what is left.
         if (without_window) {
-            qInstallMessageHandler(quietMessages);
+            qInstallMessageHandler(heldMessages);
             if (!hasDisplay())
                 qputenv("QT_QPA_PLATFORM", "offscreen");
+            app = std::make_unique<QApplication>(argc, argv);
+        } else {
+            app = startWindowApplication(argc, argv);
         }
-        app = std::make_unique<QApplication>(argc, argv);
         options = CommandLine::parse(QCoreApplication::arguments());
     }
     if (!options) {
@@ -93,7 +116,7 @@ int main(int argc, char** argv)
     if (options->headless()) {
         // Standard error carries only the contract's one `error:` line: Qt's own notices (e.g.
         // "XDG_RUNTIME_DIR not set" from the offscreen platform) are dropped.
-        qInstallMessageHandler(quietMessages);
+        qInstallMessageHandler(heldMessages);
         if (!app && options->export_path.isEmpty()) {
             app = std::make_unique<QCoreApplication>(argc, argv);
         } else if (!app) {
@@ -105,7 +128,7 @@ int main(int argc, char** argv)
     }
 
     if (!options->screenshot_path.isEmpty()) {
-        qInstallMessageHandler(quietMessages);
+        qInstallMessageHandler(heldMessages);
         if (!app) {
             if (!hasDisplay())
                 qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -121,7 +144,7 @@ int main(int argc, char** argv)
         return 1;
     }
     if (!app)
-        app = std::make_unique<QApplication>(argc, argv);
+        app = startWindowApplication(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationName(QStringLiteral("attention-lab"));
     QApplication::setApplicationVersion(QStringLiteral(ATTENTION_LAB_VERSION));

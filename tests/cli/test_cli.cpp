@@ -200,6 +200,16 @@ private slots:
         QVERIFY2(err.startsWith("error: no display"), qPrintable(err));
         QCOMPARE(err.count('\n'), 1);
         QVERIFY(err.contains("--export"));
+
+        // A display named but out of reach: likewise one line, for the window and for a picture.
+        for (const QStringList& arguments : {QStringList{"--sentence", "the cat sat"},
+                                             QStringList{"--export", QDir::temp().filePath("unreachable.png")}}) {
+            const ProgramRun unreachable = runProgram(arguments, {{"DISPLAY", ":97"}});
+            QCOMPARE(unreachable.exit_code, 1);
+            const QString line = QString::fromUtf8(unreachable.err);
+            QVERIFY2(line.startsWith("error: ") && line.count('\n') == 1, qPrintable(line));
+        }
+        QVERIFY(!QFile::exists(QDir::temp().filePath("unreachable.png")));
     }
 
     void unicodeTokensRoundTripAsValidUtf8()

@@ -11,13 +11,16 @@ struct ProgramRun {
     QByteArray err;
 };
 
-inline ProgramRun runProgram(const QStringList& arguments)
+// `environment`: variables set on top (e.g. a DISPLAY to try).
+inline ProgramRun runProgram(const QStringList& arguments, const QList<QPair<QString, QString>>& environment = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("DISPLAY");
     env.remove("WAYLAND_DISPLAY");
     env.remove("QT_QPA_PLATFORM");
+    for (const auto& [name, value] : environment)
+        env.insert(name, value);
     process.setProcessEnvironment(env);
     process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments);
     if (!process.waitForFinished(120000))
