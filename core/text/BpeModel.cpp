@@ -39,15 +39,8 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
                                                    const Options& options)
 {
     std::unique_ptr<BpeModel> model(new BpeModel);
-    model->m_vocab = vocab;
+    model->m_vocab = TokenVocabulary(vocab);
     model->m_options = options;
-    // By id in a table of the vocabulary's size: ids may be sparse (a 20-token file with the id
-    // 16777215 must not cost 16 million entries).
-    model->m_tokens.reserve(vocab.size());
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it) {
-        model->m_idLimit = std::max(model->m_idLimit, it.value() + 1);
-        model->m_tokens.insert(it.value(), it.key());
-    }
 
     if (!options.unkToken.isEmpty()) {
         const auto unk = vocab.constFind(options.unkToken);
@@ -74,13 +67,12 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const QHash<QString, int>& vo
 
 std::optional<int> BpeModel::tokenToId(const QString& token) const
 {
-    const auto it = m_vocab.constFind(token);
-    return it == m_vocab.cend() ? std::nullopt : std::optional<int>(it.value());
+    return m_vocab.id(token);
 }
 
 QString BpeModel::idToToken(int id) const
 {
-    return m_tokens.value(id);
+    return m_vocab.token(id);
 }
 
 QList<SubwordModel::Piece> BpeModel::tokenize(const QString& word) const
@@ -113,10 +105,10 @@ std::optional<QList<int>> BpeModel::byteTokens(const QString& character) const
     QList<int> ids;
     for (const char byte : character.toUtf8()) {
         const QString hex = QString::number(quint8(byte), 16).toUpper().rightJustified(2, u'0');
-        const auto id = m_vocab.constFind(QStringLiteral("<0x") + hex + u'>');
-        if (id == m_vocab.cend())
+        const std::optional<int> id = m_vocab.id(QStringLiteral("<0x") + hex + u'>');
+        if (!id)
             return std::nullopt;
-        ids.append(id.value());
+        ids.append(*id);
     }
     return ids;
 }
@@ -138,13 +130,12 @@ QList<SubwordModel::Piece> BpeModel::merge(const QString& word) const
     for (qsizetype i = 0; i < word.size();) {
         const qsizetype width = (word.at(i).isHighSurrogate() && i + 1 < word.size()) ? 2 : 1;
         const QString character = word.mid(i, width);
-        const auto id = m_vocab.constFind(character);
-        if (id != m_vocab.cend()) {
+        if (const std::optional<int> id = m_vocab.id(character)) {
             if (pendingUnk) {
                 add(m_unkId, unkBegin, unkEnd);
                 pendingUnk = false;
             }
-            add(id.value(), i, i + width);
+            add(*id, i, i + width);
         } else if (const std::optional<QList<int>> bytes = byteTokens(character)) {
             // As Hugging Face does, a pending unknown token stays pending across the bytes.
             for (int byteId : *bytes)

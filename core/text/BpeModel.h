@@ -2,6 +2,7 @@
 
 #include "core/base/Result.h"
 #include "core/text/SubwordModel.h"
+#include "core/text/TokenVocabulary.h"
 
 #include <QHash>
 #include <QMutex>
@@ -34,7 +35,7 @@ public:
     QList<Piece> tokenize(const QString& word) const override;
     std::optional<int> tokenToId(const QString& token) const override;
     QString idToToken(int id) const override;
-    int idLimit() const override { return m_idLimit; }
+    int idLimit() const override { return m_vocab.idLimit(); }
 
 private:
     struct MergeTarget {
@@ -46,9 +47,7 @@ private:
     std::optional<QList<int>> byteTokens(const QString& character) const;  // with byte fallback
     static quint64 pairKey(int left, int right) { return (quint64(quint32(left)) << 32) | quint32(right); }
 
-    QHash<QString, int> m_vocab;
-    QHash<int, QString> m_tokens;  // by id
-    int m_idLimit = 0;             // one past the highest id
+    TokenVocabulary m_vocab;
     QHash<quint64, MergeTarget> m_merges;
     Options m_options;
     int m_unkId = -1;

@@ -12,27 +12,19 @@ Result<std::unique_ptr<WordPieceModel>> WordPieceModel::create(const QHash<QStri
         return Error{
             QStringLiteral("the unknown token %1 is not in the vocabulary").arg(quotedForMessage(options.unkToken))};
     model->m_unkId = unk.value();
-    model->m_vocab = vocab;
+    model->m_vocab = TokenVocabulary(vocab);
     model->m_options = options;
-    // By id in a table of the vocabulary's size: ids may be sparse (a 20-token file with the id
-    // 16777215 must not cost 16 million entries).
-    model->m_tokens.reserve(vocab.size());
-    for (auto it = vocab.cbegin(); it != vocab.cend(); ++it) {
-        model->m_idLimit = std::max(model->m_idLimit, it.value() + 1);
-        model->m_tokens.insert(it.value(), it.key());
-    }
     return model;
 }
 
 std::optional<int> WordPieceModel::tokenToId(const QString& token) const
 {
-    const auto it = m_vocab.constFind(token);
-    return it == m_vocab.cend() ? std::nullopt : std::optional<int>(it.value());
+    return m_vocab.id(token);
 }
 
 QString WordPieceModel::idToToken(int id) const
 {
-    return m_tokens.value(id);
+    return m_vocab.token(id);
 }
 
 QList<SubwordModel::Piece> WordPieceModel::tokenize(const QString& word) const
@@ -59,9 +51,8 @@ QList<SubwordModel::Piece> WordPieceModel::tokenize(const QString& word) const
             QString candidate = word.mid(bounds[start], bounds[end] - bounds[start]);
             if (start > 0)
                 candidate.prepend(m_options.continuingSubwordPrefix);
-            const auto id = m_vocab.constFind(candidate);
-            if (id != m_vocab.cend()) {
-                pieces.append({id.value(), bounds[start], bounds[end]});
+            if (const std::optional<int> id = m_vocab.id(candidate)) {
+                pieces.append({*id, bounds[start], bounds[end]});
                 start = end;
                 found = true;
                 break;

@@ -2,6 +2,7 @@
 
 #include "core/base/Result.h"
 #include "core/text/SubwordModel.h"
+#include "core/text/TokenVocabulary.h"
 
 #include <QHash>
 
@@ -27,14 +28,12 @@ public:
     QList<Piece> tokenize(const QString& word) const override;
     std::optional<int> tokenToId(const QString& token) const override;
     QString idToToken(int id) const override;
-    int idLimit() const override { return m_idLimit; }
+    int idLimit() const override { return m_vocab.idLimit(); }
 
 private:
     WordPieceModel() = default;
 
-    QHash<QString, int> m_vocab;
-    QHash<int, QString> m_tokens;  // by id
-    int m_idLimit = 0;             // one past the highest id
+    TokenVocabulary m_vocab;
     Options m_options;
     int m_unkId = 0;
 };
