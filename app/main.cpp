@@ -66,6 +66,16 @@ void heldMessages(QtMsgType type, const QMessageLogContext&, const QString& mess
         g_first_notice = message;
 }
 
+// A run without the window that needs Qt Gui (pictures; Qt's own options): notices held back,
+// and the offscreen platform when there is no display.
+std::unique_ptr<QApplication> startHeadlessApplication(int& argc, char** argv)
+{
+    qInstallMessageHandler(heldMessages);
+    if (!hasDisplay())
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    return std::make_unique<QApplication>(argc, argv);
+}
+
 std::unique_ptr<QApplication> startWindowApplication(int& argc, char** argv)
 {
     g_fatal_prefix = "cannot open the window: ";
@@ -89,14 +99,7 @@ int main(int argc, char** argv)
     if (!options && (hasDisplay() || without_window || mentions(raw, {"platform"}))) {
         // Perhaps Qt's own options (-style, -platform, -stylesheet, -reverse, ...): QApplication
         // takes them out of argv; the command line reads what is left.
-        if (without_window) {
-            qInstallMessageHandler(heldMessages);
-            if (!hasDisplay())
-                qputenv("QT_QPA_PLATFORM", "offscreen");
-            app = std::make_unique<QApplication>(argc, argv);
-        } else {
-            app = startWindowApplication(argc, argv);
-        }
+        app = without_window ? startHeadlessApplication(argc, argv) : startWindowApplication(argc, argv);
         options = CommandLine::parse(QCoreApplication::arguments());
     }
     if (!options) {
@@ -117,23 +120,17 @@ int main(int argc, char** argv)
         // Standard error carries only the contract's one `error:` line: Qt's own notices (e.g.
         // "XDG_RUNTIME_DIR not set" from the offscreen platform) are dropped.
         qInstallMessageHandler(heldMessages);
-        if (!app && options->export_path.isEmpty()) {
+        if (!app && options->export_path.isEmpty())
             app = std::make_unique<QCoreApplication>(argc, argv);
-        } else if (!app) {
-            if (!hasDisplay())
-                qputenv("QT_QPA_PLATFORM", "offscreen");
-            app = std::make_unique<QApplication>(argc, argv);
-        }
+        else if (!app)
+            app = startHeadlessApplication(argc, argv);
         return HeadlessRunner::run(*options, out, err);
     }
 
     if (!options->screenshot_path.isEmpty()) {
         qInstallMessageHandler(heldMessages);
-        if (!app) {
-            if (!hasDisplay())
-                qputenv("QT_QPA_PLATFORM", "offscreen");
-            app = std::make_unique<QApplication>(argc, argv);
-        }
+        if (!app)
+            app = startHeadlessApplication(argc, argv);
         return WindowLauncher::screenshot(*options, err);
     }
 
