@@ -34,8 +34,8 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
         {ActionId::OpenModel,
          QT_TR_NOOP("Open &model folder…"),
          {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)},
-         QT_TR_NOOP("Open a whole GPT-2, BERT or DistilBERT model from a Hugging Face folder (config.json, "
-                    "model.safetensors and the tokenizer)")},
+         QT_TR_NOOP("Open a whole model (GPT-2, BERT, DistilBERT, Llama, Qwen2, Mistral or GPT-NeoX) from a "
+                    "Hugging Face folder (config.json, model.safetensors and the tokenizer)")},
         {ActionId::InductionProbe,
          QT_TR_NOOP("&Induction probe"),
          {},
