@@ -3,9 +3,11 @@
 #include "app/CommandLine.h"
 #include "app/HeadlessRunner.h"
 #include "core/analysis/AttentionDisplay.h"
+#include "core/model/ModelTokenizer.h"
 #include "core/model/TokenIdList.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/controller/OpenModel.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MainWindow.h"
@@ -129,6 +131,11 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
                         .arg(std::max(minimum.width(), window.width()))
                         .arg(std::max(minimum.height(), window.height())));
     }
+    // Text needs the folder's tokenizer (the window has switched such a folder to token ids): the
+    // line --json and --export give.
+    if (!options.token_ids_given && window.controller()->hasModel() && !window.controller()->model()->tokenizer)
+        if (auto tokenizer = ModelTokenizer::load(options.model_dir); !tokenizer)
+            return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, tokenizer.error()));
     if (!errors.isEmpty())
         return fail(errors.first());
     const auto result = window.controller()->result();

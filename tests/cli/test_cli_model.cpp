@@ -434,6 +434,17 @@ void TestCliModel::windowOnTokenIds()
              QStringLiteral("error: --token-ids: token id 50257 (position 1) is outside the vocabulary (ids 0 to "
                             "50256)\n"));
     QVERIFY(!QFile::exists(path));
+
+    // Text, given or the default sentence, needs the folder's tokenizer: the same line as --json's.
+    const QString folder = modelFixture("llama-tiny");
+    const QString no_tokenizer = QStringLiteral("error: --model %1: no tokenizer files").arg(folder);
+    for (const QStringList& input : {QStringList{"--sentence", "The cat sat"}, QStringList{}}) {
+        const ProgramRun text = runProgram(QStringList{"--model", folder, "--screenshot", path} + input);
+        QVERIFY(text.exit_code != 0);
+        QVERIFY2(text.err.startsWith(no_tokenizer.toUtf8()), text.err.constData());
+        QCOMPARE(text.err.count('\n'), 1);
+        QVERIFY(!QFile::exists(path));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliModel)

@@ -320,6 +320,25 @@ private slots:
         QCOMPARE(controller()->modelTokens(), (QStringList{"Hello"}));
     }
 
+    // Opening a folder without tokenizer files while the field holds text: the field switches to
+    // its (empty) ids, which say what to type; the text is not read as ids, and waits for Text.
+    void folderWithoutTokenizerDoesNotReadTheTextAsIds()
+    {
+        m_window->sentenceEdit()->setText("The cat sat");
+        controller()->waitForIdle();
+        m_window->openModelFolder(modelFixture("llama-tiny"));
+        controller()->waitForIdle();
+        QVERIFY(controller()->tokenIdsInput());
+        QCOMPARE(m_window->sentenceEdit()->text(), QString());
+        QVERIFY2(m_window->sentenceError()->text().contains("type token ids"),
+                 qPrintable(m_window->sentenceError()->text()));
+        m_window->inputModeBox()->setCurrentIndex(0);
+        controller()->waitForIdle();
+        QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("The cat sat"));
+        QVERIFY2(m_window->sentenceError()->text().contains("no tokenizer files"),
+                 qPrintable(m_window->sentenceError()->text()));
+    }
+
     // A folder without tokenizer files opens on ids alone (the Llama family's today): the field
     // switches to Token ids; Text is refused with the reason beside the field.
     void folderWithoutTokenizerTakesIds()

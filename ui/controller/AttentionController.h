@@ -96,7 +96,8 @@ public:
     bool setLayer(int layer);
     // Whether a model's sentence is a list of token ids ("464, 3797") used as they are, instead of
     // text through its tokenizer (a folder without one takes ids only). Refusals (not numbers, an
-    // id outside the vocabulary, more ids than positions) are on the Sentence field.
+    // id outside the vocabulary, more ids than positions) are on the Sentence field. Takes effect
+    // with the next setSentence: the field's text changes with the mode, and is read only then.
     void setTokenIdsInput(bool token_ids);
     bool tokenIdsInput() const { return m_token_ids_input; }
     int selectedLayer() const { return m_layer; }

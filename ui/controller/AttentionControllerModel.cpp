@@ -95,8 +95,6 @@ void AttentionController::setTokenIdsInput(bool token_ids)
         return;
     m_token_ids_input = token_ids;
     m_result_outdated = true;
-    if (modelInUse() && !m_sentence.trimmed().isEmpty())
-        requestModel(true);
 }
 
 void AttentionController::openModel(const QString& dir, int layer)
