@@ -40,6 +40,22 @@ QString countText(std::int64_t value)
     return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeModel::formatCompact(value));
 }
 
+// "124,439,808 (124.4 M) params", or in a narrow box what fits of: the exact count alone, the
+// compact one, the compact one elided.
+QString parameterText(std::int64_t value, const QFontMetricsF& metrics, double width)
+{
+    const QString exact = ShapeModel::formatCount(value);
+    const QString compact = ShapeModel::formatCompact(value);
+    QStringList candidates;
+    if (value >= 10000)
+        candidates << QStringLiteral("%1 (%2) params").arg(exact, compact);
+    candidates << QStringLiteral("%1 params").arg(exact) << QStringLiteral("%1 params").arg(compact);
+    for (const QString& text : candidates)
+        if (metrics.horizontalAdvance(text) <= width)
+            return text;
+    return metrics.elidedText(candidates.last(), Qt::ElideRight, width);
+}
+
 QString architectureName(ModelArchitecture architecture)
 {
     switch (architecture) {
@@ -302,13 +318,15 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
         line(name_font, kInk, item.name);
         line(shape_font, kInk, item.shape);
         if (item.parameters > 0)
-            line(count_font, kInk, QStringLiteral("%1 params").arg(countText(item.parameters)));
+            line(count_font, kInk, parameterText(item.parameters, QFontMetricsF(count_font), inner.width()));
         line(detail_font, kMuted, item.detail, Qt::TextWordWrap);
         if (attention && m_interactive) {
             painter.setFont(detail_font);
             painter.setPen(kAttentionEdge);
             painter.drawText(inner, Qt::AlignHCenter | Qt::AlignBottom,
-                             QStringLiteral("click: open the layer's diagram"));
+                             QFontMetricsF(detail_font)
+                                 .elidedText(QStringLiteral("click to expand"), Qt::ElideRight,
+                                             inner.width()));
         }
         hits.append({box, item.box});
     };
