@@ -235,12 +235,8 @@ private slots:
     {
         QFETCH(QStringList, arguments);
         QFETCH(QString, message);
-        const ProgramRun run = runProgram(arguments);
-        QVERIFY(run.exit_code > 0);
-        const QString err = QString::fromUtf8(run.err);
-        QVERIFY2(err.startsWith("error: ") && err.contains(message), qPrintable(err));
-        QCOMPARE(err.count('\n'), 1);
-        QVERIFY(run.out.isEmpty());
+        const QString problem = refusalProblem(runProgram(arguments), message);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 };
 

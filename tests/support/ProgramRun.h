@@ -28,3 +28,21 @@ inline ProgramRun runProgram(const QStringList& arguments, const QList<QPair<QSt
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2, process.readAllStandardOutput(),
             process.readAllStandardError()};
 }
+
+// What is wrong with `run` as the contract's refusal, or an empty string: a non-zero exit, nothing
+// on standard output, and exactly one line on standard error that starts with "error: " and holds
+// `expected`. Used as QVERIFY2(problem.isEmpty(), qPrintable(problem)), so that a failure points at
+// the test that expected the refusal.
+inline QString refusalProblem(const ProgramRun& run, const QString& expected)
+{
+    const QString err = QString::fromUtf8(run.err);
+    if (run.exit_code <= 0)
+        return QStringLiteral("exit code %1, expected a refusal; stderr: %2").arg(run.exit_code).arg(err);
+    if (!err.startsWith(QLatin1String("error: ")) || err.count(QLatin1Char('\n')) != 1 || !err.endsWith(QLatin1Char('\n')))
+        return QStringLiteral("expected one line starting with 'error: ', got: %1").arg(err);
+    if (!err.contains(expected))
+        return QStringLiteral("expected the error to contain '%1', got: %2").arg(expected, err);
+    if (!run.out.isEmpty())
+        return QStringLiteral("expected nothing on standard output, got: %1").arg(QString::fromUtf8(run.out.left(200)));
+    return {};
+}
