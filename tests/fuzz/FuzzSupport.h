@@ -5,6 +5,7 @@
 
 #include "core/io/TensorSource.h"
 #include "core/text/SubwordTokenizer.h"
+#include "core/text/TokenizerLoader.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -195,6 +196,23 @@ inline void checkTokenizer(const SubwordTokenizer& tokenizer)
             }
         }
     }
+}
+
+// One tokenizer target's input, `file_name` and optionally tokenizer_config.json (splitConfig),
+// written into `folder` and read as --model reads a folder: a refusal is one printed line, and a
+// tokenizer that loads encodes any text (checkTokenizer).
+inline void loadTokenizerFolder(const InputFolder& folder, const QString& file_name, const std::uint8_t* data,
+                                size_t size)
+{
+    const FileAndConfig input = splitConfig(bytesOf(data, size));
+    folder.put(file_name, input.file);
+    folder.putOrRemove(QStringLiteral("tokenizer_config.json"), input.config);
+    auto tokenizer = loadTokenizer(folder.path());
+    if (!tokenizer) {
+        checkPrintedMessage(tokenizer.error());
+        return;
+    }
+    checkTokenizer(**tokenizer);
 }
 
 }  // namespace attn::fuzz

@@ -2,7 +2,6 @@
 // fixed vocab.json, through loadTokenizer (LegacyVocabReader::readByteLevelBpe) as --model reads
 // a GPT-2 style folder; a tokenizer that loads then encodes a few texts.
 
-#include "core/text/TokenizerLoader.h"
 #include "tests/fuzz/FuzzSupport.h"
 #include "tests/support/ToyGpt2Tokenizer.h"
 
@@ -19,14 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
                     QJsonDocument(testing::toyGpt2Vocab()).toJson(QJsonDocument::Compact)),
          true);
     (void)vocab_written;
-    const fuzz::FileAndConfig input = fuzz::splitConfig(fuzz::bytesOf(data, size));
-    folder.put(QStringLiteral("merges.txt"), input.file);
-    folder.putOrRemove(QStringLiteral("tokenizer_config.json"), input.config);
-    auto tokenizer = loadTokenizer(folder.path());
-    if (!tokenizer) {
-        fuzz::checkPrintedMessage(tokenizer.error());
-        return 0;
-    }
-    fuzz::checkTokenizer(**tokenizer);
+    fuzz::loadTokenizerFolder(folder, QStringLiteral("merges.txt"), data, size);
     return 0;
 }

@@ -2,7 +2,6 @@
 // fixed merges.txt, through loadTokenizer (LegacyVocabReader::readByteLevelBpe) as --model reads
 // a GPT-2 style folder; a tokenizer that loads then encodes a few texts.
 
-#include "core/text/TokenizerLoader.h"
 #include "tests/fuzz/FuzzSupport.h"
 #include "tests/support/ToyGpt2Tokenizer.h"
 
@@ -13,14 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size)
     // The merges of the seeds' vocabularies (transformers' toy GPT-2 tokenizer test).
     static const bool merges_written = (folder.put(QStringLiteral("merges.txt"), testing::toyGpt2MergesTxt()), true);
     (void)merges_written;
-    const fuzz::FileAndConfig input = fuzz::splitConfig(fuzz::bytesOf(data, size));
-    folder.put(QStringLiteral("vocab.json"), input.file);
-    folder.putOrRemove(QStringLiteral("tokenizer_config.json"), input.config);
-    auto tokenizer = loadTokenizer(folder.path());
-    if (!tokenizer) {
-        fuzz::checkPrintedMessage(tokenizer.error());
-        return 0;
-    }
-    fuzz::checkTokenizer(**tokenizer);
+    fuzz::loadTokenizerFolder(folder, QStringLiteral("vocab.json"), data, size);
     return 0;
 }
