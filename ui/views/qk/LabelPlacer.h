@@ -11,10 +11,9 @@ namespace attn {
 
 // Places text labels beside point marks so that no two overlap and none covers a mark kept clear:
 // each label goes to the first free side of its mark (right, left, above, below) inside the area,
-// or is left out. Labels placed
-// first win, so the caller offers the ones that matter most first. The area is tracked as a grid
-// of small cells (any label touching a taken cell collides), so each placement costs the cells
-// its rectangle covers, not a comparison with every label placed before.
+// or is left out. Labels placed first win, so the caller offers the ones that matter most first.
+// The area is tracked as a grid of small cells (any label touching a taken cell collides), so each
+// placement costs the cells its rectangle covers, not a comparison with every label placed before.
 class LabelPlacer {
 public:
     explicit LabelPlacer(const QRectF& area, double cell = 2.0);

@@ -42,8 +42,8 @@ public:
         QRectF rect;
     };
     // The labels of a picture painted into `target`: each beside its mark where it overlaps no
-    // other label and covers no mark, the points farthest from the centre (the least crowded) first; a label that fits
-    // nowhere is left out, and the title says how many are shown.
+    // other label and covers no mark, the points farthest from the centre (the least crowded)
+    // first; a label that fits nowhere is left out, and the title says how many are shown.
     std::vector<PlacedLabel> labels(const QRectF& target) const;
 
 private:

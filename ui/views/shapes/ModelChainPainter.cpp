@@ -40,16 +40,13 @@ QString countText(std::int64_t value)
     return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeModel::formatCompact(value));
 }
 
-// "124,439,808 (124.4 M) params", or in a narrow box what fits of: the exact count alone, the
-// compact one, the compact one elided.
+// countText's "124,439,808 (124.4 M) params", or in a narrow box what fits of: the exact count
+// alone, the compact one, the compact one elided.
 QString parameterText(std::int64_t value, const QFontMetricsF& metrics, double width)
 {
-    const QString exact = ShapeModel::formatCount(value);
-    const QString compact = ShapeModel::formatCompact(value);
-    QStringList candidates;
-    if (value >= 10000)
-        candidates << QStringLiteral("%1 (%2) params").arg(exact, compact);
-    candidates << QStringLiteral("%1 params").arg(exact) << QStringLiteral("%1 params").arg(compact);
+    const QString params = QStringLiteral(" params");
+    const QStringList candidates{countText(value) + params, ShapeModel::formatCount(value) + params,
+                                 ShapeModel::formatCompact(value) + params};
     for (const QString& text : candidates)
         if (metrics.horizontalAdvance(text) <= width)
             return text;
