@@ -424,4 +424,11 @@ Result<ModelWeights> ModelWeights::load(const ModelFolder& folder)
     return weights;
 }
 
+void ModelWeights::moveMlpsIntoTiles()
+{
+    for (LayerWeights& layer : layers)
+        for (WeightMatrix* w : {&layer.mlp_gate, &layer.mlp_in, &layer.mlp_out})
+            w->moveIntoTiles();
+}
+
 }  // namespace attn

@@ -52,6 +52,10 @@ struct ModelWeights {
     // tensors already in the math layout are used in place, the others converted to float32
     // (and the pages of the converted ones given back). Messages name the tensor.
     static Result<ModelWeights> load(const ModelFolder& folder);
+
+    // The MLPs' converted bfloat16 weights into the tile layout, where the processor has tiles
+    // (WeightMatrix::moveIntoTiles): the MLPs are most of a pass of the Llama family.
+    void moveMlpsIntoTiles();
 };
 
 }  // namespace attn

@@ -9,6 +9,7 @@ namespace attn {
 TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
     : m_config(std::move(config)), m_weights(std::move(weights))
 {
+    m_weights.moveMlpsIntoTiles();
 }
 
 Result<std::unique_ptr<TransformerModel>> TransformerModel::load(const QString& dir)
@@ -23,6 +24,7 @@ Result<std::unique_ptr<TransformerModel>> TransformerModel::load(const QString& 
     model->m_config = (*folder)->config();
     model->m_folder = std::move(folder).value();
     model->m_weights = std::move(weights).value();
+    model->m_weights.moveMlpsIntoTiles();
     return model;
 }
 

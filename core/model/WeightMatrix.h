@@ -2,16 +2,19 @@
 
 #include "core/base/Tensor.h"
 #include "core/ops/Linear.h"
+#include "core/ops/TileWeights.h"
 
 #include <QString>
 
 #include <atomic>
+#include <memory>
 
 namespace attn {
 
 // A weight matrix of a model in the layout the forward pass multiplies with, either read in place
 // from the memory-mapped file (an F32 tensor already stored in that layout) or converted into
-// memory of its own (F16/BF16, or an nn.Linear weight that had to be transposed).
+// memory of its own (F16/BF16, or an nn.Linear weight that had to be transposed). A converted
+// matrix whose values are all bfloat16 may move into the tile layout (moveIntoTiles()).
 class WeightMatrix {
 public:
     WeightMatrix() = default;
@@ -21,6 +24,7 @@ public:
     {
         m_name = std::move(other.m_name);
         m_owned = std::move(other.m_owned);
+        m_tiles = std::move(other.m_tiles);
         m_data = other.m_data;
         m_rows = other.m_rows;
         m_cols = other.m_cols;
@@ -52,7 +56,10 @@ public:
         return w;
     }
 
+    // The float32 values; not for a matrix moved into tiles (hasValues() false), which only
+    // multiply() reads.
     Eigen::Map<const Matrix> view() const { return {m_data, m_rows, m_cols}; }
+    bool hasValues() const { return m_data != nullptr || isEmpty(); }
     // The values as a matrix of their own: the converted buffer moved out, in-place ones copied.
     Matrix takeValues() &&
     {
@@ -66,6 +73,24 @@ public:
     bool isInPlace() const { return m_data != nullptr && m_owned.size() == 0; }
     const QString& name() const { return m_name; }  // the tensor's name in the file, for messages
 
+    // Converted values that are all bfloat16 (a BF16 checkpoint's) move into the tile layout when
+    // the processor has tiles (TileWeights): products by them run on the tiles, and the float32
+    // copy is freed (half the memory). In-place matrices, and any other, stay as they are.
+    // Returns whether it moved.
+    bool moveIntoTiles()
+    {
+        if (isInPlace() || m_tiles || isEmpty())
+            return false;
+        auto tiles = TileWeights::pack(view());
+        if (!tiles)
+            return false;
+        m_tiles = std::make_unique<TileWeights>(std::move(*tiles));
+        m_owned = Matrix();
+        m_data = nullptr;
+        return true;
+    }
+    const TileWeights* tiles() const { return m_tiles.get(); }
+
     // Whether every value is known to be finite: converted weights from the start, weights read
     // in place once a product has checked them (the first pass reads them through the cache
     // anyway; later passes need not scan them again).
@@ -75,6 +100,7 @@ public:
 private:
     QString m_name;
     Matrix m_owned;
+    std::unique_ptr<TileWeights> m_tiles;  // instead of m_owned, after moveIntoTiles()
     const float* m_data = nullptr;
     Eigen::Index m_rows = 0;
     Eigen::Index m_cols = 0;
@@ -86,6 +112,10 @@ private:
 // False when W or the bias holds a NaN or an infinity.
 inline bool multiply(const ConstBlockRef& x, const WeightMatrix& w, const RowVector& bias, BlockRef out)
 {
+    if (const TileWeights* tiles = w.tiles()) {  // finite: checked as it was packed
+        tileProduct(x, *tiles, bias.size() > 0 ? bias.data() : nullptr, out);
+        return true;
+    }
     if (!linear(x, w.view(), bias.size() > 0 ? bias.data() : nullptr, out, !w.isChecked()))
         return false;
     w.markChecked();

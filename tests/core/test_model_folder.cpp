@@ -42,6 +42,18 @@ bool sameRun(const ModelRun& a, const ModelRun& b)
     return true;
 }
 
+// Largest difference between two runs' last hidden states and attention weights, relative to
+// the largest value of each.
+double largestDifference(const ModelRun& a, const ModelRun& b)
+{
+    double worst =
+        (a.last_hidden_state - b.last_hidden_state).cwiseAbs().maxCoeff() / a.last_hidden_state.cwiseAbs().maxCoeff();
+    for (int l = 0; l < a.numLayers(); ++l)
+        for (int h = 0; h < a.attention.numHeads(); ++h)
+            worst = std::max(worst, double((a.attention.head(l, h) - b.attention.head(l, h)).cwiseAbs().maxCoeff()));
+    return worst;
+}
+
 void renameAll(std::vector<StTensor>& tensors, const std::function<QString(const QString&)>& rename)
 {
     for (StTensor& t : tensors)
@@ -146,7 +158,9 @@ void TestModelFolder::spellingsOfOneCheckpoint()
 void TestModelFolder::halfPrecisionDtypes()
 {
     // One set of numbers that F32, F16 and BF16 all hold exactly: the three files must give
-    // the same run bit for bit (the conversions to float32 are exact).
+    // the same run bit for bit (the conversions to float32 are exact). Where the processor has
+    // tiles, the converted MLP weights (F16 and BF16 here) move into them and sum in another
+    // order than the F32 file's, read in place: those two differ by float32 rounding only.
     std::vector<ModelRun> runs;
     for (const QString dtype : {"F32", "F16", "BF16"}) {
         QTemporaryDir dir;
@@ -160,8 +174,14 @@ void TestModelFolder::halfPrecisionDtypes()
         QVERIFY2(run, qPrintable(dtype + ": " + run.error()));
         runs.push_back(std::move(run).value());
     }
-    QVERIFY(sameRun(runs[0], runs[1]));
-    QVERIFY(sameRun(runs[0], runs[2]));
+    QVERIFY(sameRun(runs[1], runs[2]));
+    if (!TileWeights::available()) {
+        QVERIFY(sameRun(runs[0], runs[1]));
+    } else {
+        const double difference = largestDifference(runs[0], runs[1]);
+        qInfo("F32 in place against the tiles: largest relative difference %.3g", difference);
+        QVERIFY(difference < 1e-6);
+    }
 }
 
 void TestModelFolder::f32WeightsAreReadInPlace()
