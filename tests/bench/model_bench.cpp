@@ -22,10 +22,14 @@
 //   linear:   the products that are most of that work, alone (out = x W + b, the threads sharing
 //             out the columns as in the forward pass), so their GFLOP/s can be read off:
 //             2 * T * inner * cols / time.
+//   tiles:    "tiles T=256 896x4864" ...: the MLP products of Qwen2.5-0.5B and SmolLM2-135M with
+//             bfloat16 weights on the AMX tiles (TileWeights; skipped without them), and the same
+//             products in float32 ("float32 T=..."), each weight matrix from memory as in a pass.
 
 #include "core/base/MemoryReuse.h"
 #include "core/base/SplitMix64.h"
 #include "core/ops/Linear.h"
+#include "core/ops/TileWeights.h"
 
 #include "tests/support/RandomModel.h"
 
@@ -77,6 +81,8 @@ private slots:
     void open();
     void linear_data();
     void linear();
+    void tiles_data();
+    void tiles();
 };
 
 void ModelBench::forward_data()
@@ -194,6 +200,54 @@ void ModelBench::linear()
     QBENCHMARK
     {
         attn::linear(x, w, bias.data(), out, false);  // a model checks each weight once, not per pass
+    }
+}
+
+void ModelBench::tiles_data()
+{
+    QTest::addColumn<bool>("on_tiles");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("inner");
+    QTest::addColumn<int>("cols");
+    // Qwen2.5-0.5B's MLP (896 -> 4864 twice, 4864 -> 896) and SmolLM2-135M's (576 -> 1536, 1536 -> 576),
+    // with bfloat16 weights: on the tiles and in float32.
+    for (bool on_tiles : {true, false})
+        for (int rows : {16, 64, 256})
+            for (auto [inner, cols] :
+                 {std::pair{896, 4864}, std::pair{4864, 896}, std::pair{576, 1536}, std::pair{1536, 576}})
+                QTest::addRow("%s T=%d %dx%d", on_tiles ? "tiles" : "float32", rows, inner, cols)
+                    << on_tiles << rows << inner << cols;
+}
+
+void ModelBench::tiles()
+{
+    QFETCH(bool, on_tiles);
+    QFETCH(int, rows);
+    QFETCH(int, inner);
+    QFETCH(int, cols);
+    if (on_tiles && !TileWeights::available())
+        QSKIP("this processor has no AMX tiles");
+    SplitMix64 rng(3);
+    Matrix x(rows, inner), out(rows, cols);
+    for (float& v : x.reshaped())
+        v = float(rng.uniform(-1, 1));
+    // As in a pass, the weights come from memory: copies enough to pass 256 MB in bfloat16.
+    const int copies = int(std::max<std::int64_t>(2, (std::int64_t(256) << 20) / (std::int64_t(inner) * cols * 2)));
+    std::vector<WeightMatrix> weights;
+    for (int c = 0; c < copies; ++c) {
+        Matrix w(inner, cols);
+        for (float& v : w.reshaped())
+            v = float(rng.uniform(-0.03, 0.03));
+        w = w.unaryExpr([](float v) { return float(Eigen::bfloat16(v)); });
+        weights.push_back(WeightMatrix::owned(QStringLiteral("w"), std::move(w)));
+        if (on_tiles)
+            QVERIFY(weights.back().moveIntoTiles());
+    }
+    int next = 0;
+    QBENCHMARK
+    {
+        multiply(x, weights[size_t(next)], {}, out);
+        next = (next + 1) % copies;
     }
 }
 

@@ -8,6 +8,7 @@
 #include <QJsonObject>
 
 #include <cmath>
+#include <cstring>
 
 namespace attn::testing {
 namespace {
@@ -34,6 +35,16 @@ RowVector around(Eigen::Index size, double centre, double spread, SplitMix64& rn
 WeightMatrix weight(const char* name, Eigen::Index rows, Eigen::Index cols, SplitMix64& rng)
 {
     return WeightMatrix::owned(QLatin1String(name), uniform(rows, cols, kStd, rng));
+}
+
+// The value rounded to the nearest bfloat16 (ties to even), as a BF16 checkpoint holds it.
+float toBfloat16(float value)
+{
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
 }
 
 }  // namespace
@@ -122,25 +133,32 @@ std::unique_ptr<TransformerModel> randomLlamaFamily(const ModelConfig& c, SplitM
     const int inner = c.intermediate_size;
     const int kv = c.kvDim();
     ModelWeights w;
-    w.word_embeddings = weight("word embeddings", c.vocab_size, width, rng);
-    const auto bias = [&](int size) { return c.qkv_bias ? around(size, 0, 0.02, rng) : RowVector(); };
+    // Every value a bfloat16, as the hub ships these models (BF16 checkpoints).
+    const auto bf16 = [](auto values) { return decltype(values)(values.unaryExpr(&toBfloat16)); };
+    const auto matrix = [&](int rows, int cols) { return bf16(uniform(rows, cols, kStd, rng)); };
+    const auto vector = [&](int size, double centre, double spread) { return bf16(around(size, centre, spread, rng)); };
+    const auto owned = [&](const char* name, int rows, int cols) {
+        return WeightMatrix::owned(QLatin1String(name), matrix(rows, cols));
+    };
+    const auto bias = [&](int size) { return c.qkv_bias ? vector(size, 0, 0.02) : RowVector(); };
+    w.word_embeddings = owned("word embeddings", c.vocab_size, width);
     for (int l = 0; l < c.num_layers; ++l) {
         LayerWeights layer;
-        const Matrix wq = uniform(width, width, kStd, rng);
-        const Matrix wk = uniform(width, kv, kStd, rng);
-        const Matrix wv = uniform(width, kv, kStd, rng);
+        const Matrix wq = matrix(width, width);
+        const Matrix wk = matrix(width, kv);
+        const Matrix wv = matrix(width, kv);
         const RowVector bq = bias(width), bk = bias(kv), bv = bias(kv);
         layer.attention = AttentionWeights::fromParts(c.num_heads, c.num_kv_heads, wq, wk, wv, bq, bk, bv,
-                                                      uniform(width, width, kStd, rng), RowVector())
+                                                      matrix(width, width), RowVector())
                               .value();
-        layer.attn_norm_weight = around(width, 1.0, 0.1, rng);
-        layer.mlp_gate = weight("mlp gate", width, inner, rng);
-        layer.mlp_in = weight("mlp up", width, inner, rng);
-        layer.mlp_out = weight("mlp down", inner, width, rng);
-        layer.mlp_norm_weight = around(width, 1.0, 0.1, rng);
+        layer.attn_norm_weight = vector(width, 1.0, 0.1);
+        layer.mlp_gate = owned("mlp gate", width, inner);
+        layer.mlp_in = owned("mlp up", width, inner);
+        layer.mlp_out = owned("mlp down", inner, width);
+        layer.mlp_norm_weight = vector(width, 1.0, 0.1);
         w.layers.push_back(std::move(layer));
     }
-    w.final_norm_weight = around(width, 1.0, 0.1, rng);
+    w.final_norm_weight = vector(width, 1.0, 0.1);
     return std::make_unique<TransformerModel>(c, std::move(w));
 }
 

@@ -4,6 +4,8 @@
 // SmolLM2-135M and Qwen2.5-0.5B,
 // every weight in memory (no file), initialised as scripts/bench_models_torch.py initialises its
 // PyTorch peer (linear weights and embeddings uniform with std 0.02, LayerNorm weights near 1).
+// SmolLM2's and Qwen2's values are rounded to bfloat16, as their BF16 checkpoints hold them (so their
+// MLPs run on the tiles where the processor has them: TileWeights).
 
 #include "core/model/TransformerModel.h"
 
