@@ -299,6 +299,9 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
         painter.setBrush(attention ? kAttentionFill : kBoxFill);
         painter.drawRoundedRect(box, 7 * f, 7 * f);
         const QRectF inner = box.adjusted(7 * f, 6 * f, -7 * f, -6 * f);
+        const bool hint = attention && m_interactive;
+        // The wrapped detail stops short of the hint's line, at a whole line of its own.
+        const double text_bottom = inner.bottom() - (hint ? QFontMetricsF(detail_font).height() : 0.0);
         double y = inner.top();
         auto line = [&](const QFont& font, const QColor& colour, const QString& text, int flags = 0) {
             painter.setFont(font);
@@ -308,22 +311,39 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
                                       ? metrics.boundingRect(QRectF(inner.left(), y, inner.width(), inner.bottom() - y),
                                                              flags | Qt::AlignHCenter, text)
                                       : QRectF(inner.left(), y, inner.width(), metrics.height());
-            painter.drawText(QRectF(inner.left(), y, inner.width(), bounds.height()), Qt::AlignHCenter | flags,
-                             flags ? text : metrics.elidedText(text, Qt::ElideRight, inner.width()));
-            y += bounds.height() + 2 * f;
+            const double whole_lines = std::floor(std::max(0.0, text_bottom - y) / metrics.lineSpacing());
+            // (a quarter line of slack: a wrapped text's bounding height is not an exact multiple)
+            const double room = (whole_lines + 0.25) * metrics.lineSpacing();
+            QString shown = flags ? text : metrics.elidedText(text, Qt::ElideRight, inner.width());
+            double height = bounds.height();
+            if (flags && height > room) {
+                // Wrapped text too long for the box: words dropped from the end, "…" in their place
+                // (the whole text is in the box's tooltip).
+                QStringList words = text.split(u' ');
+                while (words.size() > 1 && height > room) {
+                    words.removeLast();
+                    shown = words.join(u' ') + QStringLiteral(" …");
+                    height =
+                        metrics
+                            .boundingRect(QRectF(inner.left(), y, inner.width(), 1e6), flags | Qt::AlignHCenter, shown)
+                            .height();
+                }
+                height = std::min(height, room);
+            }
+            painter.drawText(QRectF(inner.left(), y, inner.width(), height), Qt::AlignHCenter | flags, shown);
+            y += height + 2 * f;
         };
         line(name_font, kInk, item.name);
         line(shape_font, kInk, item.shape);
         if (item.parameters > 0)
             line(count_font, kInk, parameterText(item.parameters, QFontMetricsF(count_font), inner.width()));
         line(detail_font, kMuted, item.detail, Qt::TextWordWrap);
-        if (attention && m_interactive) {
+        if (hint) {
             painter.setFont(detail_font);
             painter.setPen(kAttentionEdge);
             painter.drawText(inner, Qt::AlignHCenter | Qt::AlignBottom,
                              QFontMetricsF(detail_font)
-                                 .elidedText(QStringLiteral("click to expand"), Qt::ElideRight,
-                                             inner.width()));
+                                 .elidedText(QStringLiteral("click to expand"), Qt::ElideRight, inner.width()));
         }
         hits.append({box, item.box});
     };
