@@ -168,25 +168,34 @@ struct TileJob {
     Index last_pair;
 };
 
-// out[32 x 32] (+)= parts[32 rows] x W[:, pair], inner steps [first_k, last_k): the 2 x 2 tile
-// kernel. With `accumulate` the sums continue from out's values.
-__attribute__((target("amx-tile,amx-bf16"))) void pairTile(const TileJob& job, Index row, Index pair, Index first_k,
-                                                           Index last_k, bool accumulate)
+// out[16 RowTiles x 32] (+)= parts[16 RowTiles rows] x W[:, pair], inner steps [first_k, last_k):
+// 2 x 2 accumulator tiles, or 1 x 2 for the last 16 rows when the rows are not a multiple of 32.
+// With `accumulate` the sums continue from out's values.
+template <int RowTiles>
+__attribute__((target("amx-tile,amx-bf16"))) void tileBlock(const TileJob& job, Index row, Index pair, Index first_k,
+                                                            Index last_k, bool accumulate)
 {
+    static_assert(RowTiles == 1 || RowTiles == 2);
+    constexpr bool two = RowTiles == 2;
     const Index padded_inner = job.w->paddedRows();
     const Index a_stride = padded_inner * Index(sizeof(std::uint16_t));
     const Index c_stride = job.out_stride * Index(sizeof(float));
     float* c = job.out + row * job.out_stride + pair * kPair;
+    float* c_below = c + kTile * job.out_stride;  // the second row of tiles
     if (accumulate) {
         _tile_loadd(0, c, c_stride);
         _tile_loadd(1, c + kTile, c_stride);
-        _tile_loadd(2, c + kTile * job.out_stride, c_stride);
-        _tile_loadd(3, c + kTile * job.out_stride + kTile, c_stride);
+        if constexpr (two) {
+            _tile_loadd(2, c_below, c_stride);
+            _tile_loadd(3, c_below + kTile, c_stride);
+        }
     } else {
         _tile_zero(0);
         _tile_zero(1);
-        _tile_zero(2);
-        _tile_zero(3);
+        if constexpr (two) {
+            _tile_zero(2);
+            _tile_zero(3);
+        }
     }
     const std::uint16_t* w0 = job.w->columnBlock(2 * pair);
     const std::uint16_t* w1 = job.w->columnBlock(2 * pair + 1);
@@ -197,48 +206,22 @@ __attribute__((target("amx-tile,amx-bf16"))) void pairTile(const TileJob& job, I
         for (Index p = 0; p < kParts; ++p) {
             const std::uint16_t* part = a + p * job.part_size + k;
             _tile_loadd(4, part, a_stride);
-            _tile_loadd(5, part + kTile * padded_inner, a_stride);
+            if constexpr (two)
+                _tile_loadd(5, part + kTile * padded_inner, a_stride);
             _tile_dpbf16ps(0, 4, 6);
             _tile_dpbf16ps(1, 4, 7);
-            _tile_dpbf16ps(2, 5, 6);
-            _tile_dpbf16ps(3, 5, 7);
+            if constexpr (two) {
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+            }
         }
     }
     _tile_stored(0, c, c_stride);
     _tile_stored(1, c + kTile, c_stride);
-    _tile_stored(2, c + kTile * job.out_stride, c_stride);
-    _tile_stored(3, c + kTile * job.out_stride + kTile, c_stride);
-}
-
-// The last 16 rows when the rows are not a multiple of 32: the 1 x 2 kernel.
-__attribute__((target("amx-tile,amx-bf16"))) void halfTile(const TileJob& job, Index row, Index pair, Index first_k,
-                                                           Index last_k, bool accumulate)
-{
-    const Index padded_inner = job.w->paddedRows();
-    const Index a_stride = padded_inner * Index(sizeof(std::uint16_t));
-    const Index c_stride = job.out_stride * Index(sizeof(float));
-    float* c = job.out + row * job.out_stride + pair * kPair;
-    if (accumulate) {
-        _tile_loadd(0, c, c_stride);
-        _tile_loadd(1, c + kTile, c_stride);
-    } else {
-        _tile_zero(0);
-        _tile_zero(1);
+    if constexpr (two) {
+        _tile_stored(2, c_below, c_stride);
+        _tile_stored(3, c_below + kTile, c_stride);
     }
-    const std::uint16_t* w0 = job.w->columnBlock(2 * pair);
-    const std::uint16_t* w1 = job.w->columnBlock(2 * pair + 1);
-    const std::uint16_t* a = job.parts + row * padded_inner;
-    for (Index k = first_k; k < last_k; k += kTileK) {
-        _tile_loadd(6, w0 + k * kTile, 64);
-        _tile_loadd(7, w1 + k * kTile, 64);
-        for (Index p = 0; p < kParts; ++p) {
-            _tile_loadd(4, a + p * job.part_size + k, a_stride);
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_dpbf16ps(1, 4, 7);
-        }
-    }
-    _tile_stored(0, c, c_stride);
-    _tile_stored(1, c + kTile, c_stride);
 }
 
 // The job, in blocks of rows (and of the inner dimension) whose parts fit kPartsBudget; each block's
@@ -260,9 +243,9 @@ void runJob(const TileJob& job)
             for (Index pair = job.first_pair; pair < job.last_pair; ++pair) {
                 Index row = first_row;
                 for (; row + kPair <= end_row; row += kPair)
-                    pairTile(job, row, pair, first_k, last_k, first_k > 0);
+                    tileBlock<2>(job, row, pair, first_k, last_k, first_k > 0);
                 if (row < end_row)
-                    halfTile(job, row, pair, first_k, last_k, first_k > 0);
+                    tileBlock<1>(job, row, pair, first_k, last_k, first_k > 0);
             }
         }
     }
