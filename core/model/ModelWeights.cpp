@@ -266,15 +266,18 @@ Status readBaseTensor(const WeightReader& reader, const TensorSpec& spec, int la
             break;
         case WeightSlot::MlpGateWeight:
             ATTN_READ(l->mlp_gate, reader.read(spec, layer, in_place));
+            l->mlp_gate.moveIntoTiles();  // now, before the next one is converted
             break;
         case WeightSlot::MlpInWeight:
             ATTN_READ(l->mlp_in, reader.read(spec, layer, in_place));
+            l->mlp_in.moveIntoTiles();  // now, before the next one is converted
             break;
         case WeightSlot::MlpInBias:
             ATTN_READ(l->mlp_in_bias, reader.vector(spec, layer));
             break;
         case WeightSlot::MlpOutWeight:
             ATTN_READ(l->mlp_out, reader.read(spec, layer, in_place));
+            l->mlp_out.moveIntoTiles();  // now, before the next one is converted
             break;
         case WeightSlot::MlpOutBias:
             ATTN_READ(l->mlp_out_bias, reader.vector(spec, layer));

@@ -50,7 +50,8 @@ struct ModelWeights {
     // Reads every tensor the architecture's table (TensorNameTable.h) lists from the folder's
     // mapped files: names with or without the prefix, old LayerNorm.gamma/beta spellings; F32
     // tensors already in the math layout are used in place, the others converted to float32
-    // (and the pages of the converted ones given back). Messages name the tensor.
+    // (and the pages of the converted ones given back), the MLPs' bfloat16 ones moved into tiles
+    // one by one as they are read (moveMlpsIntoTiles). Messages name the tensor.
     static Result<ModelWeights> load(const ModelFolder& folder);
 
     // The MLPs' converted bfloat16 weights into the tile layout, where the processor has tiles

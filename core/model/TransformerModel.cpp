@@ -23,8 +23,7 @@ Result<std::unique_ptr<TransformerModel>> TransformerModel::load(const QString& 
     std::unique_ptr<TransformerModel> model(new TransformerModel);
     model->m_config = (*folder)->config();
     model->m_folder = std::move(folder).value();
-    model->m_weights = std::move(weights).value();
-    model->m_weights.moveMlpsIntoTiles();
+    model->m_weights = std::move(weights).value();  // BF16 MLPs already in tiles (ModelWeights::load)
     return model;
 }
 
