@@ -3,8 +3,8 @@
 #include "core/attention/BlockBuffer.h"
 #include "core/attention/BlockWeights.h"
 #include "core/attention/MaskedSoftmax.h"
-#include "core/attention/ParallelWork.h"
 #include "core/ops/LinearColumns.h"
+#include "core/ops/ParallelWork.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,8 +1,8 @@
 #include "core/attention/Projections.h"
 
-#include "core/attention/ParallelWork.h"
 #include "core/ops/Linear.h"
 #include "core/ops/LinearColumns.h"
+#include "core/ops/ParallelWork.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "core/ops/Linear.h"
 
+#include "core/ops/ParallelWork.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -8,10 +10,6 @@
 
 namespace attn {
 namespace {
-
-// Below this many multiply-adds the product runs on one thread (the engine's threshold: a
-// parallel region costs more than it saves on a product of about 20 us).
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 21;
 
 // Up to this many rows of x the direct kernel beats Eigen's packed product, as in linearColumns.
 // Measured on GPT-2's products at 1024 rows, 1 thread, CPU time: 180-220 GFLOP/s against Eigen's

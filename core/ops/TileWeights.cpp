@@ -1,5 +1,7 @@
 #include "core/ops/TileWeights.h"
 
+#include "core/ops/ParallelWork.h"
+
 #include <QString>
 
 #include <omp.h>
@@ -8,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <vector>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -27,9 +28,6 @@ constexpr Index kTile = 16;         // rows of a tile, and float32 columns of an
 constexpr Index kTileK = 32;        // bfloat16 values of x in a tile row (64 bytes)
 constexpr Index kPair = 2 * kTile;  // the kernel's column pair and row pair: 32 x 32 of out
 constexpr Index kParts = 3;         // hi, mid, lo
-
-// Below this many multiply-adds the product runs on one thread (linear()'s threshold).
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 21;
 
 // The parts of the rows a thread multiplies at once (rows x inner x 3 parts x 2 bytes) stay below
 // this, so that they stay in its L2 (2 MiB on Sapphire Rapids) while a strip of W streams past:
@@ -72,6 +70,14 @@ struct AlignedBuffer {
 };
 
 #if ATTN_HAVE_TILES
+
+// The lanes of 16 values from `first` that lie before `count`: all, the first few, or none.
+__mmask16 lanesBefore(Index count, Index first)
+{
+    return first + 16 <= count ? __mmask16(0xffff)
+           : first < count     ? __mmask16((1u << (count - first)) - 1)
+                               : __mmask16(0);
+}
 
 constexpr int kArchRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
 constexpr int kTileDataFeature = 18;            // XFEATURE_XTILEDATA
@@ -139,10 +145,7 @@ __attribute__((target("avx512f,avx512bf16,avx512vl,avx512bw"))) void splitRows(c
         }
         const float* in = x.data() + r * x.outerStride();
         for (Index k = 0; k < padded_inner; k += 16) {
-            const __mmask16 mask = k + 16 <= inner ? __mmask16(0xffff)
-                                   : k < inner     ? __mmask16((1u << (inner - k)) - 1)
-                                                   : __mmask16(0);
-            const __m512 value = _mm512_maskz_loadu_ps(mask, in + k);
+            const __m512 value = _mm512_maskz_loadu_ps(lanesBefore(inner, k), in + k);
             const __m256bh hi_bits = _mm512_cvtneps_pbh(value);                   // round to nearest even
             const __m512 rest = _mm512_sub_ps(value, _mm512_cvtpbh_ps(hi_bits));  // exact
             const __m256bh mid_bits = _mm512_cvtneps_pbh(rest);
@@ -261,7 +264,7 @@ __attribute__((target("avx512f"))) bool allBfloat16(const ConstBlockRef& w)
     for (Index i = 0; i < w.rows(); ++i) {
         const float* row = w.data() + i * w.outerStride();
         for (Index j = 0; j < w.cols(); j += 16) {
-            const __mmask16 mask = j + 16 <= w.cols() ? __mmask16(0xffff) : __mmask16((1u << (w.cols() - j)) - 1);
+            const __mmask16 mask = lanesBefore(w.cols(), j);
             const __m512i bits = _mm512_maskz_loadu_epi32(mask, row + j);
             if (_mm512_test_epi32_mask(bits, low_half) ||
                 _mm512_mask_cmpeq_epi32_mask(mask, _mm512_and_si512(bits, exponent), exponent))
@@ -279,9 +282,7 @@ __attribute__((target("avx512f"))) void interleaveRowPairs(const ConstBlockRef& 
     const __m512i high_half = _mm512_set1_epi32(std::int32_t(0xffff0000u));
     for (Index block = 0; block < padded_cols / kTile; ++block) {
         const Index col = block * kTile;
-        const __mmask16 mask = col + 16 <= w.cols() ? __mmask16(0xffff)
-                               : col < w.cols()     ? __mmask16((1u << (w.cols() - col)) - 1)
-                                                    : __mmask16(0);
+        const __mmask16 mask = lanesBefore(w.cols(), col);
         for (Index k = 0; k < padded_rows; k += 2) {
             const __m512i even = k < w.rows() ? _mm512_maskz_loadu_epi32(mask, w.data() + k * w.outerStride() + col)
                                               : _mm512_setzero_si512();

@@ -11,7 +11,7 @@ namespace attn {
 // A weight matrix whose every value is a bfloat16 (the weights of a BF16 checkpoint, which is how
 // the Llama family, Qwen2 and SmolLM2 come from the hub), stored for the tile units of Intel's
 // Advanced Matrix Extensions (AMX). tileProduct() multiplies by it with the same float32 result as
-// the float32 product, up to the order of the float32 additions, at 1.5-3x its speed.
+// the float32 product, up to the order of the float32 additions, at 1.2-3x its speed.
 //
 // Why it is exact: each row of x is split into three bfloat16 parts, x = hi + mid + lo, with
 // hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid); the three carry 8 significant bits each,

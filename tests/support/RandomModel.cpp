@@ -8,7 +8,6 @@
 #include <QJsonObject>
 
 #include <cmath>
-#include <cstring>
 
 namespace attn::testing {
 namespace {
@@ -35,16 +34,6 @@ RowVector around(Eigen::Index size, double centre, double spread, SplitMix64& rn
 WeightMatrix weight(const char* name, Eigen::Index rows, Eigen::Index cols, SplitMix64& rng)
 {
     return WeightMatrix::owned(QLatin1String(name), uniform(rows, cols, kStd, rng));
-}
-
-// The value rounded to the nearest bfloat16 (ties to even), as a BF16 checkpoint holds it.
-float toBfloat16(float value)
-{
-    std::uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
 }
 
 }  // namespace
@@ -133,8 +122,10 @@ std::unique_ptr<TransformerModel> randomLlamaFamily(const ModelConfig& c, SplitM
     const int inner = c.intermediate_size;
     const int kv = c.kvDim();
     ModelWeights w;
-    // Every value a bfloat16, as the hub ships these models (BF16 checkpoints).
-    const auto bf16 = [](auto values) { return decltype(values)(values.unaryExpr(&toBfloat16)); };
+    // Every value rounded to a bfloat16 (ties to even), as the hub ships these models (BF16 checkpoints).
+    const auto bf16 = [](auto values) {
+        return decltype(values)(values.unaryExpr([](float v) { return float(Eigen::bfloat16(v)); }));
+    };
     const auto matrix = [&](int rows, int cols) { return bf16(uniform(rows, cols, kStd, rng)); };
     const auto vector = [&](int size, double centre, double spread) { return bf16(around(size, centre, spread, rng)); };
     const auto owned = [&](const char* name, int rows, int cols) {

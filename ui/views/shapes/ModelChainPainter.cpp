@@ -53,6 +53,24 @@ QString parameterText(std::int64_t value, const QFontMetricsF& metrics, double w
     return metrics.elidedText(candidates.last(), Qt::ElideRight, width);
 }
 
+// What of a word-wrapped text fits `width` wide and `room` high: the whole text, or its first
+// words and "…" (the whole text is in the box's tooltip); and the height that takes.
+std::pair<QString, double> wrappedToFit(const QFontMetricsF& metrics, double width, const QString& text, double room)
+{
+    const auto heightOf = [&](const QString& candidate) {
+        return metrics.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap | Qt::AlignHCenter, candidate).height();
+    };
+    QString shown = text;
+    double height = heightOf(text);
+    QStringList words = text.split(u' ');
+    while (height > room && words.size() > 1) {
+        words.removeLast();
+        shown = words.join(u' ') + QStringLiteral(" …");
+        height = heightOf(shown);
+    }
+    return {shown, std::min(height, room)};
+}
+
 QString architectureName(ModelArchitecture architecture)
 {
     switch (architecture) {
@@ -303,41 +321,32 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
         // The wrapped detail stops short of the hint's line, at a whole line of its own.
         const double text_bottom = inner.bottom() - (hint ? QFontMetricsF(detail_font).height() : 0.0);
         double y = inner.top();
-        auto line = [&](const QFont& font, const QColor& colour, const QString& text, int flags = 0) {
+        auto line = [&](const QFont& font, const QColor& colour, const QString& text) {
             painter.setFont(font);
             painter.setPen(colour);
             const QFontMetricsF metrics(font);
-            const QRectF bounds = flags
-                                      ? metrics.boundingRect(QRectF(inner.left(), y, inner.width(), inner.bottom() - y),
-                                                             flags | Qt::AlignHCenter, text)
-                                      : QRectF(inner.left(), y, inner.width(), metrics.height());
-            const double whole_lines = std::floor(std::max(0.0, text_bottom - y) / metrics.lineSpacing());
-            // (a quarter line of slack: a wrapped text's bounding height is not an exact multiple)
-            const double room = (whole_lines + 0.25) * metrics.lineSpacing();
-            QString shown = flags ? text : metrics.elidedText(text, Qt::ElideRight, inner.width());
-            double height = bounds.height();
-            if (flags && height > room) {
-                // Wrapped text too long for the box: words dropped from the end, "…" in their place
-                // (the whole text is in the box's tooltip).
-                QStringList words = text.split(u' ');
-                while (words.size() > 1 && height > room) {
-                    words.removeLast();
-                    shown = words.join(u' ') + QStringLiteral(" …");
-                    height =
-                        metrics
-                            .boundingRect(QRectF(inner.left(), y, inner.width(), 1e6), flags | Qt::AlignHCenter, shown)
-                            .height();
-                }
-                height = std::min(height, room);
-            }
-            painter.drawText(QRectF(inner.left(), y, inner.width(), height), Qt::AlignHCenter | flags, shown);
+            painter.drawText(QRectF(inner.left(), y, inner.width(), metrics.height()), Qt::AlignHCenter,
+                             metrics.elidedText(text, Qt::ElideRight, inner.width()));
+            y += metrics.height() + 2 * f;
+        };
+        auto wrapped = [&](const QFont& font, const QColor& colour, const QString& text) {
+            painter.setFont(font);
+            painter.setPen(colour);
+            const QFontMetricsF metrics(font);
+            // Whole lines down to text_bottom (a quarter line of slack: a wrapped text's bounding
+            // height is not an exact multiple of the line spacing).
+            const double lines = std::floor(std::max(0.0, text_bottom - y) / metrics.lineSpacing());
+            const auto [shown, height] =
+                wrappedToFit(metrics, inner.width(), text, (lines + 0.25) * metrics.lineSpacing());
+            painter.drawText(QRectF(inner.left(), y, inner.width(), height), Qt::AlignHCenter | Qt::TextWordWrap,
+                             shown);
             y += height + 2 * f;
         };
         line(name_font, kInk, item.name);
         line(shape_font, kInk, item.shape);
         if (item.parameters > 0)
             line(count_font, kInk, parameterText(item.parameters, QFontMetricsF(count_font), inner.width()));
-        line(detail_font, kMuted, item.detail, Qt::TextWordWrap);
+        wrapped(detail_font, kMuted, item.detail);
         if (hint) {
             painter.setFont(detail_font);
             painter.setPen(kAttentionEdge);
