@@ -88,11 +88,25 @@ constexpr Index kPackedTiles = 16;
 // 64 x 768 x 3072 product went from 2.0-2.2 to 1.9-1.97 ms; the other shapes at 64 rows lose more to
 // the copy than they gain.
 constexpr Index kPackedTilesSameSet = 8;
-// With x packed, a strip of w is copied into panels from two tiles of rows on: the tiles then read
-// w from L1, not each the whole strip from L2 (measured on the 2-core AVX-512 Xeon, one thread:
-// GPT-2's 64 x 3072 x 768 product 5.0-5.5 ms with w in place, 2.9-3.0 ms through panels; 256 and
-// 1024 rows likewise 12.5 -> 10 and 55 -> 39-41 ms; 16 rows level within the noise).
+// With x packed, whether a strip of w is better copied into panels (that stay in L1 while every
+// tile of rows goes through them) or read in place by each tile depends on the processor:
+// - Intel (the 2-core AVX-512 Xeon, one thread): panels from two tiles of rows on. GPT-2's
+//   64 x 3072 x 768 product took 5.0-5.5 ms with w in place, 2.9-3.0 ms through panels; 256 and
+//   1024 rows likewise 12.5 -> 10 and 55 -> 39-41 ms; 16 rows level within the noise.
+// - AMD (a 2-core EPYC, Zen 4, two threads, w from memory): in place at every size, inner blocks
+//   included. 16 x 768 x 2304 went from 0.66 to 0.51 ms, 64 x 768 x 3072 from 2.06 to 1.72,
+//   256 x 896 x 4864 from 14.2 to 10.5 and 1024 x 3072 x 768 from 25.4 to 23.9. Copying a panel
+//   costs a store per load, and a 64-byte store takes two of this core's cycles.
 constexpr Index kPackedXPanelTiles = 2;
+bool packedPanelsPay()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool pay = !__builtin_cpu_is("amd");
+    return pay;
+#else
+    return true;
+#endif
+}
 // Rows of w per panel: 128 x 48 floats = 24 KiB, half of a 48 KiB L1, the rest for the rows of x.
 constexpr Index kPanelRows = 128;
 
@@ -174,15 +188,16 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
     const Index inner = w.rows();
     const Index tiles = packedTiles(rows);
     const auto tile_rows = [rows](Index tile) { return int(std::min(kPackedTileRows, rows - tile * kPackedTileRows)); };
-    if (tiles < kPackedXPanelTiles && block.first == 0 && block.count == inner && !block.accumulate) {
+    const Index end = block.first + block.count;
+    if (!packedPanelsPay() || tiles < kPackedXPanelTiles) {
         for (Index tile = 0; tile < tiles; ++tile)
-            packedTile<Packets, true>(packed + tile * inner * kPackedTileRows, w.data() + col, w.outerStride(), inner,
-                                out.data() + tile * kPackedTileRows * out.outerStride() + col, out.outerStride(),
-                                tile_rows(tile), false);
+            packedTile<Packets, true>(packed + (tile * inner + block.first) * kPackedTileRows,
+                                      w.data() + block.first * w.outerStride() + col, w.outerStride(), block.count,
+                                      out.data() + tile * kPackedTileRows * out.outerStride() + col,
+                                      out.outerStride(), tile_rows(tile), block.accumulate);
         return;
     }
     alignas(64) float panel[kPanelRows * Packets * kPacket];  // (kPanelRows, Packets * kPacket)
-    const Index end = block.first + block.count;
     for (Index first = block.first; first < end; first += kPanelRows) {
         const Index count = std::min(kPanelRows, end - first);
         packPanel<Packets>(w, first, count, col, panel);
