@@ -94,17 +94,19 @@ constexpr Index kPackedTilesSameSet = 8;
 //   64 x 3072 x 768 product took 5.0-5.5 ms with w in place, 2.9-3.0 ms through panels; 256 and
 //   1024 rows likewise 12.5 -> 10 and 55 -> 39-41 ms; 16 rows level within the noise.
 // - AMD (a 2-core EPYC, Zen 4, two threads, w from memory): in place at every size, inner blocks
-//   included. 16 x 768 x 2304 went from 0.66 to 0.51 ms, 64 x 768 x 3072 from 2.06 to 1.72,
-//   256 x 896 x 4864 from 14.2 to 10.5 and 1024 x 3072 x 768 from 25.4 to 23.9. Copying a panel
-//   costs a store per load, and a 64-byte store takes two of this core's cycles.
+//   included, and without software prefetches, which the hardware prefetcher makes redundant.
+//   16 x 768 x 2304 went from 0.66 to 0.51 ms in place and to 0.47 without the prefetches,
+//   64 x 768 x 3072 from 2.06 to 1.72, 256 x 896 x 4864 from 14.2 to 10.5 and 1024 x 3072 x 768
+//   from 25.4 to 23.9. Copying a panel costs a store per load, and a 64-byte store takes two of
+//   this core's cycles.
 constexpr Index kPackedXPanelTiles = 2;
-bool packedPanelsPay()
+bool stripsInPlace()
 {
 #if defined(__x86_64__) || defined(__i386__)
-    static const bool pay = !__builtin_cpu_is("amd");
-    return pay;
+    static const bool amd = __builtin_cpu_is("amd");
+    return amd;
 #else
-    return true;
+    return false;
 #endif
 }
 // Rows of w per panel: 128 x 48 floats = 24 KiB, half of a 48 KiB L1, the rest for the rows of x.
@@ -165,7 +167,7 @@ void packedTile(const float* a, const float* w, Index w_stride, Index inner, flo
         const float* a_i = a + i * kRows;
         Packet w_packets[Packets];
         for (int p = 0; p < Packets; ++p) {
-            if constexpr (Prefetch)  // w in place: rows far apart; a panel is in L1 already
+            if constexpr (Prefetch)  // w in place on Intel: rows far apart; a panel is in L1 already
                 __builtin_prefetch(w_row + kPrefetchRows * w_stride + p * kPacket);
             w_packets[p] = ploadu<Packet>(w_row + p * kPacket);
         }
@@ -189,14 +191,17 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
     const Index tiles = packedTiles(rows);
     const auto tile_rows = [rows](Index tile) { return int(std::min(kPackedTileRows, rows - tile * kPackedTileRows)); };
     const Index end = block.first + block.count;
-    if (!packedPanelsPay() || tiles < kPackedXPanelTiles) {
+    const auto in_place = [&]<bool Prefetch>() {
         for (Index tile = 0; tile < tiles; ++tile)
-            packedTile<Packets, true>(packed + (tile * inner + block.first) * kPackedTileRows,
-                                      w.data() + block.first * w.outerStride() + col, w.outerStride(), block.count,
-                                      out.data() + tile * kPackedTileRows * out.outerStride() + col,
-                                      out.outerStride(), tile_rows(tile), block.accumulate);
-        return;
-    }
+            packedTile<Packets, Prefetch>(packed + (tile * inner + block.first) * kPackedTileRows,
+                                          w.data() + block.first * w.outerStride() + col, w.outerStride(), block.count,
+                                          out.data() + tile * kPackedTileRows * out.outerStride() + col,
+                                          out.outerStride(), tile_rows(tile), block.accumulate);
+    };
+    if (stripsInPlace())
+        return in_place.template operator()<false>();
+    if (tiles < kPackedXPanelTiles)
+        return in_place.template operator()<true>();
     alignas(64) float panel[kPanelRows * Packets * kPacket];  // (kPanelRows, Packets * kPacket)
     for (Index first = block.first; first < end; first += kPanelRows) {
         const Index count = std::min(kPanelRows, end - first);
