@@ -100,8 +100,11 @@ constexpr Index kPackedTilesSameSet = 8;
 //   from 25.4 to 23.9. Copying a panel costs a store per load, and a 64-byte store takes two of
 //   this core's cycles.
 constexpr Index kPackedXPanelTiles = 2;
+StripReading strip_reading = StripReading::ForThisProcessor;
 bool stripsInPlace()
 {
+    if (strip_reading != StripReading::ForThisProcessor)
+        return strip_reading == StripReading::InPlace;
 #if defined(__x86_64__) || defined(__i386__)
     static const bool amd = __builtin_cpu_is("amd");
     return amd;
@@ -214,6 +217,11 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
 }
 
 }  // namespace
+
+void setStripReading(StripReading reading)
+{
+    strip_reading = reading;
+}
 
 void directProduct(const ConstBlockRef& x, const ConstBlockRef& w, BlockRef out)
 {

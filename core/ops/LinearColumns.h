@@ -41,6 +41,13 @@ inline constexpr Eigen::Index kPackedTileRows = 8;
 inline Eigen::Index packedTiles(Eigen::Index rows) { return (rows + kPackedTileRows - 1) / kPackedTileRows; }
 void packRowTiles(const ConstBlockRef& x, Eigen::Index first_tile, Eigen::Index last_tile, float* packed);
 
+// How the packed kernels read a strip of w: copied into panels that stay in L1 while every tile
+// of rows goes through them, or in place by each tile. Which is faster depends on the processor
+// (LinearColumns.cpp says what was measured), and the processor decides; the tests force each way
+// on any processor, since both must give the same sums.
+enum class StripReading { ForThisProcessor, InPlace, ThroughPanels };
+void setStripReading(StripReading reading);
+
 // A block of the inner dimension: rows [first, first + count) of w (count -1: to the end), and
 // whether the sums continue from out's values (a later block) or start from 0.
 struct InnerBlock {

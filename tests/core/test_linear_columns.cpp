@@ -27,6 +27,16 @@ Matrix randomMatrix(int rows, int cols, std::uint64_t seed)
     return m;
 }
 
+// Both ways the packed kernels can read w, whatever this processor would choose; each forced for
+// the life of a StripReadingForced.
+constexpr StripReading kBothStripReadings[] = {StripReading::InPlace, StripReading::ThroughPanels};
+struct StripReadingForced {
+    explicit StripReadingForced(StripReading reading) { setStripReading(reading); }
+    ~StripReadingForced() { setStripReading(StripReading::ForThisProcessor); }
+    StripReadingForced(const StripReadingForced&) = delete;
+    StripReadingForced& operator=(const StripReadingForced&) = delete;
+};
+
 // x w + b in double, the reference for the float kernels.
 MatrixD reference(const Matrix& x, const Matrix& w, const RowVector& b)
 {
@@ -110,19 +120,22 @@ private slots:
         const Matrix w = randomMatrix(inner, cols, 12);
         std::vector<float> packed(size_t(packedTiles(rows) * inner * kPackedTileRows), kNaN);
         packRowTiles(x, 0, packedTiles(rows), packed.data());
-        Matrix out = Matrix::Constant(rows, cols, kNaN);
-        const Eigen::Index done = directPackedProduct(packed.data(), rows, w, out);
-        constexpr int packet = Eigen::internal::packet_traits<float>::size;
-        QCOMPARE(done, Eigen::Index(cols / packet * packet));
         Matrix direct = Matrix::Constant(rows, cols, kNaN);
         directProduct(x, w, direct);
-        QCOMPARE(out.leftCols(done), direct.leftCols(done));  // the same additions in the same order
-        QVERIFY(out.rightCols(cols - done).array().isNaN().all());  // the rest is left to the caller
+        for (const StripReading reading : kBothStripReadings) {
+            const StripReadingForced forced(reading);
+            Matrix out = Matrix::Constant(rows, cols, kNaN);
+            const Eigen::Index done = directPackedProduct(packed.data(), rows, w, out);
+            constexpr int packet = Eigen::internal::packet_traits<float>::size;
+            QCOMPARE(done, Eigen::Index(cols / packet * packet));
+            QCOMPARE(out.leftCols(done), direct.leftCols(done));  // the same additions in the same order
+            QVERIFY(out.rightCols(cols - done).array().isNaN().all());  // the rest is left to the caller
 
-        Matrix through_linear = Matrix::Constant(rows, cols, kNaN);
-        QVERIFY(linear(x, w, nullptr, through_linear, false));
-        const double error = (through_linear.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
-        QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+            Matrix through_linear = Matrix::Constant(rows, cols, kNaN);
+            QVERIFY(linear(x, w, nullptr, through_linear, false));
+            const double error = (through_linear.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
+            QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+        }
     }
 
     // linear() shares the rows out among its threads when w is narrow, and goes through the inner
@@ -152,9 +165,12 @@ private slots:
         Matrix expected = Matrix::Constant(rows, cols, kNaN);
         directProduct(x, w, expected);
         expected.rowwise() += b;
-        Matrix out = Matrix::Constant(rows, cols, kNaN);
-        QVERIFY(linear(x, w, b.data(), out));
-        QCOMPARE(out, expected);
+        for (const StripReading reading : kBothStripReadings) {
+            const StripReadingForced forced(reading);
+            Matrix out = Matrix::Constant(rows, cols, kNaN);
+            QVERIFY(linear(x, w, b.data(), out));
+            QCOMPARE(out, expected);
+        }
     }
 
     void directProductReadsAndWritesStridedBlocks()
