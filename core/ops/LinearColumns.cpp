@@ -1,6 +1,7 @@
 #include "core/ops/LinearColumns.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <omp.h>
 
@@ -194,17 +195,17 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
     const Index tiles = packedTiles(rows);
     const auto tile_rows = [rows](Index tile) { return int(std::min(kPackedTileRows, rows - tile * kPackedTileRows)); };
     const Index end = block.first + block.count;
-    const auto in_place = [&]<bool Prefetch>() {
+    const auto in_place = [&](auto prefetch) {
         for (Index tile = 0; tile < tiles; ++tile)
-            packedTile<Packets, Prefetch>(packed + (tile * inner + block.first) * kPackedTileRows,
-                                          w.data() + block.first * w.outerStride() + col, w.outerStride(), block.count,
-                                          out.data() + tile * kPackedTileRows * out.outerStride() + col,
-                                          out.outerStride(), tile_rows(tile), block.accumulate);
+            packedTile<Packets, prefetch()>(packed + (tile * inner + block.first) * kPackedTileRows,
+                                            w.data() + block.first * w.outerStride() + col, w.outerStride(),
+                                            block.count, out.data() + tile * kPackedTileRows * out.outerStride() + col,
+                                            out.outerStride(), tile_rows(tile), block.accumulate);
     };
     if (stripsInPlace())
-        return in_place.template operator()<false>();
+        return in_place(std::false_type{});
     if (tiles < kPackedXPanelTiles)
-        return in_place.template operator()<true>();
+        return in_place(std::true_type{});
     alignas(64) float panel[kPanelRows * Packets * kPacket];  // (kPanelRows, Packets * kPacket)
     for (Index first = block.first; first < end; first += kPanelRows) {
         const Index count = std::min(kPanelRows, end - first);
