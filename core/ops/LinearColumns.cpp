@@ -12,10 +12,12 @@ using Index = Eigen::Index;
 using Packet = Eigen::internal::packet_traits<float>::type;  // 16 floats with AVX-512, 8 with AVX
 constexpr Index kPacket = Eigen::internal::packet_traits<float>::size;
 
-// Up to this many rows of x, the direct kernel beats Eigen's packed product (measured on the
-// 2-core AVX-512 machine, d_model 512 and 768: 3x at 8 rows, 1.3x at 64, 1.15x at 128, still
-// ahead at 512; at 1024 rows 200-230 against Eigen's 120-145 GFLOP/s per core of CPU time; at 2048
-// the two are level, x no longer fitting in the cache beside a strip of w).
+// Rows of x multiplied as one block. The direct kernel beats Eigen's packed product (measured on
+// the 2-core AVX-512 Xeon, d_model 512 and 768: 3x at 8 rows, 1.3x at 64, 1.15x at 128, still
+// ahead at 512; at 1024 rows 200-230 against Eigen's 120-145 GFLOP/s per core of CPU time). At
+// 2048 rows as one block the two were level, x no longer fitting in the cache beside a strip of w;
+// as two blocks of 1024 the projections ran at 104-109 GFLOP/s per core against Eigen's 81-84
+// (Zen 4 EPYC, d_model 512 and 768, one thread, attention_bench breakdown).
 constexpr Index kDirectRows = 1024;
 
 // The direct kernel's register tiles: Rows rows of x times Packets packets of columns, with
@@ -314,30 +316,30 @@ Index directPackedProduct(const float* packed, Index rows, const ConstBlockRef& 
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out)
 {
     // Chunks of columns handed out one at a time, so that a thread that the machine's other
-    // processes hold up leaves only its current chunk to wait for. Direct-kernel chunks are two
-    // tiles wide; Eigen's product repacks all of x for every call, so it gets one chunk per thread.
-    const Index threads = omp_get_num_threads();
+    // processes hold up leaves only its current chunk to wait for, two of the direct kernel's
+    // tiles wide; more rows than kDirectRows go in blocks of rows, all chunks of one block before
+    // the next.
     const Index cols = w.cols();
-    const Index chunk_cols =
-        x.rows() <= kDirectRows ? kChunkCols : ((cols + threads - 1) / threads + kPacket - 1) / kPacket * kPacket;
-    const Index chunks = (cols + chunk_cols - 1) / chunk_cols;
+    const Index chunks = (cols + kChunkCols - 1) / kChunkCols;
+    const Index row_blocks = std::max<Index>(1, (x.rows() + kDirectRows - 1) / kDirectRows);  // one with no rows
+    const Index block_rows = (x.rows() + row_blocks - 1) / row_blocks;
     bool finite = true;
 
 #pragma omp for schedule(dynamic, 1) nowait
-    for (Index chunk = 0; chunk < chunks; ++chunk) {
-        const Index first = chunk * chunk_cols;
-        const Index count = std::min(chunk_cols, cols - first);
+    for (Index task = 0; task < row_blocks * chunks; ++task) {
+        const Index chunk = task % chunks;
+        const Index first_row = task / chunks * block_rows;
+        const Index rows = std::min(block_rows, x.rows() - first_row);
+        const Index first = chunk * kChunkCols;
+        const Index count = std::min(kChunkCols, cols - first);
         const auto w_slice = w.middleCols(first, count);  // (inner, count)
         const auto bias_slice = Eigen::Map<const RowVector>(bias ? bias + first : nullptr, bias ? count : 0);
         if (x.rows() == 0) {  // no product to look at
             finite = finite && allFinite(w_slice) && allFinite(bias_slice);
             continue;
         }
-        auto out_slice = out.middleCols(first, count);  // (rows, count)
-        if (x.rows() <= kDirectRows)
-            directProduct(x, w_slice, out_slice);
-        else
-            out_slice.noalias() = x * w_slice;
+        auto out_slice = out.block(first_row, first, rows, count);  // (rows, count)
+        directProduct(x.middleRows(first_row, rows), w_slice, out_slice);
         if (bias)
             out_slice.rowwise() += bias_slice;
         // x is finite, so a NaN or an infinity in column j of w or of the bias makes out[r][j]
