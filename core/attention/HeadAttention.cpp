@@ -5,6 +5,7 @@
 #include "core/attention/MaskedSoftmax.h"
 #include "core/ops/LinearColumns.h"
 #include "core/ops/ParallelWork.h"
+#include "core/ops/StreamingCopy.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -158,8 +159,10 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
 #pragma omp parallel if (attention_work >= kParallelWork)
     {
         materialiseKeysValues(trace, -1, keys_t, values);
-        // A long input's heads: each thread's block of weights, reused (the kept head's copied out).
-        BlockBuffer scratch(pictures ? block_rows : 0, key_len);  // (block_rows, key_len)
+        // Each thread's block of weights, reused: a long input's heads (the kept head's copied out),
+        // or many keys' (streamed out).
+        const bool streamed = !pictures && !keep_scores && key_len >= kStreamedKeys;
+        BlockBuffer scratch(pictures || streamed ? block_rows : 0, key_len);  // (block_rows, key_len)
         MaskMatrix block_mask = masked ? MaskMatrix(block_rows, key_len) : MaskMatrix();
         BlockRowReducer reducer;
 
@@ -172,7 +175,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
             const int keys = keysOfBlock(trace, first, rows);
 
             const auto v_g = values.middleRows(kv_head * key_len, key_len);  // (key_len, head_dim)
-            BlockRef w = pictures ? scratch.rows(first, rows)
+            BlockRef w = pictures || streamed ? scratch.rows(first, rows)
                                   : BlockRef(trace.weights[size_t(head)].middleRows(first, rows));  // (rows, key_len)
 
             if (keep_scores) {
@@ -190,6 +193,8 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
             // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));
+            if (streamed)
+                copyStreaming(w, trace.weights[size_t(head)].middleRows(first, rows));
             if (!pictures)
                 continue;
             if (head == trace.kept_head)

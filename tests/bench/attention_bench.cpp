@@ -15,11 +15,14 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
+#include "core/attention/BlockBuffer.h"
+#include "core/attention/HeadAttention.h"
 #include "core/attention/MaskedSoftmax.h"
 #include "core/attention/Projections.h"
 #include "core/base/MemoryReuse.h"
 #include "core/base/SplitMix64.h"
 #include "core/ops/LinearColumns.h"
+#include "core/ops/StreamingCopy.h"
 
 #include <QtTest>
 
@@ -185,23 +188,35 @@ void AttentionBench::breakdown()
                             step(h, first, rows, visibleKeys(first, rows));
                         }
                 };
+                // Each block where the pass computes it: in the kept weights, or from kStreamedKeys
+                // keys on in one reused buffer, then streamed to the kept weights.
+                const bool streamed = seq_len >= kStreamedKeys;
+                BlockBuffer buffer(streamed ? kBlock : 0, seq_len);  // (kBlock, seq_len)
+                const auto blockOf = [&](int h, int first, int rows) {
+                    return streamed ? buffer.rows(first, rows) : BlockRef(trace.weights[size_t(h)].middleRows(first, rows));
+                };
                 const double scores = bestCpuMs([&] {
                     forEachBlock([&](int h, int first, int rows, int keys) {
                         directProduct(trace.qHead(h).middleRows(first, rows),
                                       keys_t.middleRows(h * head_dim, head_dim).leftCols(keys),
-                                      trace.weights[size_t(h)].middleRows(first, rows).leftCols(keys));
+                                      blockOf(h, first, rows).leftCols(keys));
                     });
                 });
                 const double softmax = bestCpuMs([&] {
                     forEachBlock([&](int h, int first, int rows, int) {
-                        maskedSoftmax(trace.weights[size_t(h)].middleRows(first, rows), first, causal, {}, inv_scale);
+                        maskedSoftmax(blockOf(h, first, rows), first, causal, {}, inv_scale);
                     });
                 });
                 const double weighted = bestCpuMs([&] {
                     forEachBlock([&](int h, int first, int rows, int keys) {
-                        directProduct(trace.weights[size_t(h)].middleRows(first, rows).leftCols(keys),
+                        directProduct(blockOf(h, first, rows).leftCols(keys),
                                       values.middleRows(h * seq_len, seq_len).topRows(keys),
                                       trace.concat.block(first, h * head_dim, rows, head_dim));
+                    });
+                });
+                const double streamed_out = !streamed ? 0.0 : bestCpuMs([&] {
+                    forEachBlock([&](int h, int first, int rows, int) {
+                        copyStreaming(blockOf(h, first, rows), trace.weights[size_t(h)].middleRows(first, rows));
                     });
                 });
                 const double output = bestCpuMs([&] { projectOutput(trace.concat, weights, trace.output); });
@@ -213,11 +228,12 @@ void AttentionBench::breakdown()
                 const auto gflops = [](double flops, double ms) { return ms > 0 ? flops / ms * 1e-6 : 0.0; };
                 qInfo(
                     "T=%d d=%d h=%d%s  pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
-                    "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | output %.3f (%.0f) | rest %.3f",
+                    "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | streamed out %.3f | "
+                    "output %.3f (%.0f) | rest %.3f",
                     seq_len, d_model, num_heads, causal ? " causal" : "", pass, projections,
                     gflops(projection_flops, projections), copies, scores, gflops(t2_flops, scores), softmax, weighted,
-                    gflops(t2_flops, weighted), output, gflops(projection_flops / 3, output),
-                    pass - projections - copies - scores - softmax - weighted - output);
+                    gflops(t2_flops, weighted), streamed_out, output, gflops(projection_flops / 3, output),
+                    pass - projections - copies - scores - softmax - weighted - streamed_out - output);
             }
         }
     }
