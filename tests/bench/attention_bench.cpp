@@ -10,7 +10,8 @@
 // and average_attn_weights=False. Freed memory is kept for reuse, as the program keeps it.
 //
 // `attention_bench breakdown` prints where one pass's time goes, step by step, in CPU time of one
-// thread (which the machine's other processes do not inflate), with the GFLOP/s of each product;
+// thread (which the machine's other processes do not inflate), with the GFLOP/s of each product
+// (BREAKDOWN_THREADS=2: on two threads, in wall-clock time);
 // `attention_bench fmaPeak` the float32 multiply-add peak of one core that those are measured against.
 
 #include "core/attention/AttentionEngine.h"
@@ -32,10 +33,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <functional>
 #include <utility>
+#include <vector>
 
 using namespace attn;
 
@@ -80,6 +83,21 @@ double bestCpuMs(const std::function<void()>& step)
         const double start = threadCpuMs();
         step();
         const double ms = threadCpuMs() - start;
+        best = std::min(best, ms);
+        spent += ms;
+    }
+    return best;
+}
+
+// The least wall-clock time that `step` took over repeats lasting at least 20 ms in all.
+double bestWallMs(const std::function<void()>& step)
+{
+    double best = 1e30;
+    double spent = 0;
+    for (int repeat = 0; repeat < 3 || spent < 20.0; ++repeat) {
+        const auto start = std::chrono::steady_clock::now();
+        step();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         best = std::min(best, ms);
         spent += ms;
     }
@@ -147,13 +165,19 @@ void AttentionBench::forward()
     }
 }
 
-// The steps of AttentionEngine::forward one by one on one thread, as HeadAttention.cpp runs them
-// per head and block of 64 queries; "pass" is the whole forward on one thread, "rest" what it
-// spends outside the timed steps (checks, allocation, the first touch of fresh memory).
+// The steps of AttentionEngine::forward one by one, as HeadAttention.cpp runs them per head and
+// block of 64 queries; "pass" is the whole forward, "rest" what it spends outside the timed steps
+// (checks, allocation, the first touch of fresh memory). On one thread in its CPU time, or with
+// BREAKDOWN_THREADS=n on n threads in wall-clock time, the blocks shared out as the pass shares
+// them (each step then against n cores' peak).
 void AttentionBench::breakdown()
 {
     const int saved_threads = omp_get_max_threads();
-    omp_set_num_threads(1);
+    const int threads = std::max(1, qEnvironmentVariableIntValue("BREAKDOWN_THREADS"));
+    omp_set_num_threads(threads);
+    const auto bestMs = [threads](const std::function<void()>& step) {
+        return threads == 1 ? bestCpuMs(step) : bestWallMs(step);
+    };
     constexpr int kBlock = 64;
     for (auto [d_model, num_heads] : std::array<std::pair<int, int>, 3>{{{64, 4}, {512, 8}, {768, 12}}}) {
         for (int seq_len : {8, 128, 512, 2048}) {
@@ -167,12 +191,13 @@ void AttentionBench::breakdown()
                 const int head_dim = trace.head_dim;
                 const float inv_scale = 1.0f / trace.scale;
 
-                const double pass = bestCpuMs([&] { (void)AttentionEngine::forward(x, weights, options); });
+                const double pass = bestMs([&] { (void)AttentionEngine::forward(x, weights, options); });
                 const double projections =
-                    bestCpuMs([&] { projectQueriesKeysValues(x, x, x, weights, trace.q, trace.k, trace.v); });
+                    bestMs([&] { projectQueriesKeysValues(x, x, x, weights, trace.q, trace.k, trace.v); });
                 Matrix keys_t(d_model, seq_len);               // (d_model, seq_len): K_h^T one head under the other
                 Matrix values(num_heads * seq_len, head_dim);  // V_h one head under the other
-                const double copies = bestCpuMs([&] {
+                const double copies = bestMs([&] {
+#pragma omp parallel for schedule(static)
                     for (int h = 0; h < num_heads; ++h) {
                         keys_t.middleRows(h * head_dim, head_dim) = trace.kHead(h).transpose();
                         values.middleRows(h * seq_len, seq_len) = trace.vHead(h);
@@ -181,56 +206,62 @@ void AttentionBench::breakdown()
                 const auto visibleKeys = [&](int first, int rows) {
                     return causal ? std::min(seq_len, first + rows) : seq_len;
                 };
+                const int blocks = (seq_len + kBlock - 1) / kBlock;
                 const auto forEachBlock = [&](const std::function<void(int, int, int, int)>& step) {
-                    for (int h = 0; h < num_heads; ++h)
-                        for (int first = 0; first < seq_len; first += kBlock) {
-                            const int rows = std::min(kBlock, seq_len - first);
-                            step(h, first, rows, visibleKeys(first, rows));
-                        }
+#pragma omp parallel for schedule(dynamic, 1)
+                    for (int task = 0; task < num_heads * blocks; ++task) {
+                        const int first = task % blocks * kBlock;
+                        const int rows = std::min(kBlock, seq_len - first);
+                        step(task / blocks, first, rows, visibleKeys(first, rows));
+                    }
                 };
                 // Each block where the pass computes it: in the kept weights, or from kStreamedKeys
-                // keys on in one reused buffer, then streamed to the kept weights.
+                // keys on in a reused buffer of its thread, then streamed to the kept weights.
                 const bool streamed = seq_len >= kStreamedKeys;
-                BlockBuffer buffer(streamed ? kBlock : 0, seq_len);  // (kBlock, seq_len)
+                std::vector<BlockBuffer> buffers(size_t(threads), BlockBuffer(streamed ? kBlock : 0, seq_len));
                 const auto blockOf = [&](int h, int first, int rows) {
-                    return streamed ? buffer.rows(first, rows) : BlockRef(trace.weights[size_t(h)].middleRows(first, rows));
+                    return streamed ? buffers[size_t(omp_get_thread_num())].rows(first, rows)
+                                    : BlockRef(trace.weights[size_t(h)].middleRows(first, rows));
                 };
-                const double scores = bestCpuMs([&] {
+                const double scores = bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int keys) {
                         directProduct(trace.qHead(h).middleRows(first, rows),
                                       keys_t.middleRows(h * head_dim, head_dim).leftCols(keys),
                                       blockOf(h, first, rows).leftCols(keys));
                     });
                 });
-                const double softmax = bestCpuMs([&] {
+                const double softmax = bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int) {
                         maskedSoftmax(blockOf(h, first, rows), first, causal, {}, inv_scale);
                     });
                 });
-                const double weighted = bestCpuMs([&] {
+                const double weighted = bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int keys) {
                         directProduct(blockOf(h, first, rows).leftCols(keys),
                                       values.middleRows(h * seq_len, seq_len).topRows(keys),
                                       trace.concat.block(first, h * head_dim, rows, head_dim));
                     });
                 });
-                const double streamed_out = !streamed ? 0.0 : bestCpuMs([&] {
+                const double streamed_out = !streamed ? 0.0 : bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int) {
                         copyStreaming(blockOf(h, first, rows), trace.weights[size_t(h)].middleRows(first, rows));
                     });
                 });
-                const double output = bestCpuMs([&] { projectOutput(trace.concat, weights, trace.output); });
+                const double output = bestMs([&] { projectOutput(trace.concat, weights, trace.output); });
 
                 // Multiply-adds of each product (the causal T^2 products skip what the mask hides).
                 const double projection_flops = 2.0 * 3 * seq_len * double(d_model) * d_model;
                 double t2_flops = 0;
-                forEachBlock([&](int, int, int rows, int keys) { t2_flops += 2.0 * rows * keys * head_dim; });
+                for (int first = 0; first < seq_len; first += kBlock) {
+                    const int rows = std::min(kBlock, seq_len - first);
+                    t2_flops += 2.0 * num_heads * rows * visibleKeys(first, rows) * head_dim;
+                }
                 const auto gflops = [](double flops, double ms) { return ms > 0 ? flops / ms * 1e-6 : 0.0; };
                 qInfo(
-                    "T=%d d=%d h=%d%s  pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
+                    "T=%d d=%d h=%d%s  %d thread(s): pass %.3f ms | projections %.3f (%.0f GFLOP/s) | copies %.3f | "
                     "scores %.3f (%.0f) | softmax %.3f | weights x V %.3f (%.0f) | streamed out %.3f | "
                     "output %.3f (%.0f) | rest %.3f",
-                    seq_len, d_model, num_heads, causal ? " causal" : "", pass, projections,
+                    seq_len, d_model, num_heads, causal ? " causal" : "", threads, pass, projections,
                     gflops(projection_flops, projections), copies, scores, gflops(t2_flops, scores), softmax, weighted,
                     gflops(t2_flops, weighted), streamed_out, output, gflops(projection_flops / 3, output),
                     pass - projections - copies - scores - softmax - weighted - streamed_out - output);
