@@ -323,7 +323,7 @@ private slots:
         QTest::addColumn<int>("tokens");
         QTest::addColumn<int>("d_model");
         QTest::addColumn<QString>("where");
-        for (int tokens : {0, 1, 40, 700})  // no rows, serial, direct kernel, Eigen's product
+        for (int tokens : {0, 1, 40, 700, 1100})  // no rows, serial, direct kernel, many rows, blocks of rows
             for (const char* where : {"in_proj", "in_bias", "out_proj", "out_bias", "out_bias without out_proj"})
                 QTest::addRow("%d tokens, %s", tokens, where) << tokens << 64 << QString::fromLatin1(where);
         QTest::newRow("d_model 512, Wv") << 16 << 512 << QStringLiteral("in_proj");

@@ -118,7 +118,8 @@ private slots:
     {
         QTest::addColumn<int>("rows");
         QTest::addRow("few rows: direct kernel") << 5;
-        QTest::addRow("many rows: blocked product") << 700;
+        QTest::addRow("many rows: packed x") << 700;
+        QTest::addRow("more than 1,024 rows: blocks of rows") << 1100;
     }
     void linearIsThePlainProduct()
     {
