@@ -20,7 +20,8 @@ using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 // with a large weight matrix. Eigen copies (packs) the whole weight matrix on every call and will
 // not split such products across threads; for those, a kernel reading the weights in place, with
 // the columns split across both cores, is 2-3 times faster. Inputs of more than 1024 rows go in
-// blocks of rows, each a product of its own.
+// blocks of rows, each a product of its own, and so do the rows of x times a w too narrow to give
+// each thread two chunks of columns.
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
 
 // out = x w on the calling thread only: w read in place for a few rows of x, for many through a

@@ -200,6 +200,8 @@ private slots:
         QTest::newRow("16 rows, 512 columns (direct kernel, chunks)") << 16 << 512 << true;
         QTest::newRow("3 rows, 100 columns, no bias") << 3 << 100 << false;
         QTest::newRow("600 rows, 200 columns (direct kernel)") << 600 << 200 << true;
+        QTest::newRow("600 rows, 64 columns (one chunk: blocks of rows for the threads)") << 600 << 64 << true;
+        QTest::newRow("130 rows, 40 columns (one chunk, two blocks of 65 rows)") << 130 << 40 << false;
         QTest::newRow("1100 rows, 200 columns (two blocks of rows)") << 1100 << 200 << true;
         QTest::newRow("2100 rows, 100 columns (three blocks of rows)") << 2100 << 100 << true;
         QTest::newRow("0 rows") << 0 << 64 << true;
