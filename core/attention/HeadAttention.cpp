@@ -6,6 +6,7 @@
 #include "core/ops/LinearColumns.h"
 #include "core/ops/ParallelWork.h"
 #include "core/ops/StreamingCopy.h"
+#include "core/ops/Transpose.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -75,7 +76,7 @@ void materialiseKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix
     for (int kv_head = 0; kv_head < num_kv_heads; ++kv_head) {
         if (kv_head_only >= 0 && kv_head != kv_head_only)
             continue;
-        keys_t.middleRows(kv_head * head_dim, head_dim) = trace.k.middleCols(kv_head * head_dim, head_dim).transpose();
+        transposeInto(trace.k.middleCols(kv_head * head_dim, head_dim), keys_t.middleRows(kv_head * head_dim, head_dim));
         if (kv_head_only < 0)
             values.middleRows(kv_head * key_len, key_len) = trace.v.middleCols(kv_head * head_dim, head_dim);
     }

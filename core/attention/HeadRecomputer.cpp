@@ -1,6 +1,7 @@
 #include "core/attention/HeadRecomputer.h"
 
 #include "core/attention/BlockWeights.h"
+#include "core/ops/Transpose.h"
 
 #include <algorithm>
 
@@ -17,7 +18,7 @@ HeadRecomputer::HeadRecomputer(const AttentionTrace& trace) : m_trace(trace)
     const int head_dim = trace.head_dim;
     m_keys_t.resize(trace.kvHeads() * head_dim, trace.keyLength());
     for (int kv_head = 0; kv_head < trace.kvHeads(); ++kv_head)
-        m_keys_t.middleRows(kv_head * head_dim, head_dim) = trace.k.middleCols(kv_head * head_dim, head_dim).transpose();
+        transposeInto(trace.k.middleCols(kv_head * head_dim, head_dim), m_keys_t.middleRows(kv_head * head_dim, head_dim));
 }
 
 int HeadRecomputer::rowCount(int block) const

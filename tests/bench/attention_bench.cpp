@@ -24,6 +24,7 @@
 #include "core/base/SplitMix64.h"
 #include "core/ops/LinearColumns.h"
 #include "core/ops/StreamingCopy.h"
+#include "core/ops/Transpose.h"
 
 #include <QtTest>
 
@@ -199,7 +200,7 @@ void AttentionBench::breakdown()
                 const double copies = bestMs([&] {
 #pragma omp parallel for schedule(static)
                     for (int h = 0; h < num_heads; ++h) {
-                        keys_t.middleRows(h * head_dim, head_dim) = trace.kHead(h).transpose();
+                        transposeInto(trace.kHead(h), keys_t.middleRows(h * head_dim, head_dim));
                         values.middleRows(h * seq_len, seq_len) = trace.vHead(h);
                     }
                 });

@@ -1,5 +1,6 @@
 // The engine's fast paths: the direct product kernel, the column-chunked projections
-// with their finiteness check, the vectorised allFinite, and the engine's error order now that
+// with their finiteness check, the vectorised allFinite, the transpose of K and the streamed copy
+// of the kept weights, and the engine's error order now that
 // the weights' finiteness is checked during the projections.
 
 #include "core/attention/AttentionEngine.h"
@@ -7,6 +8,8 @@
 #include "core/base/SplitMix64.h"
 #include "core/ops/Linear.h"
 #include "core/ops/LinearColumns.h"
+#include "core/ops/StreamingCopy.h"
+#include "core/ops/Transpose.h"
 
 #include <QtTest>
 
@@ -173,6 +176,35 @@ private slots:
             QVERIFY(linear(x, w, b.data(), out));
             QCOMPARE(out, expected);
         }
+    }
+
+    // 8 x 8 blocks in registers, the edges element by element: ragged sizes, strided blocks, a
+    // whole head's K (2048 keys, rows 2 KiB apart), nothing written outside dst.
+    void transposeAndStreamingCopyAreExact_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        for (auto [rows, cols] : {std::pair{0, 5}, {1, 1}, {7, 9}, {8, 8}, {13, 21}, {64, 64}, {2048, 64}, {130, 17}})
+            QTest::addRow("%d x %d", rows, cols) << rows << cols;
+    }
+    void transposeAndStreamingCopyAreExact()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        const Matrix big = randomMatrix(rows + 3, cols + 5, 31);
+        const auto src = big.block(1, 2, rows, cols);  // (rows, cols), strided
+        Matrix big_out = Matrix::Constant(cols + 4, rows + 6, kNaN);
+        transposeInto(src, big_out.block(2, 3, cols, rows));
+        QCOMPARE(Matrix(big_out.block(2, 3, cols, rows)), Matrix(src.transpose()));
+        big_out.block(2, 3, cols, rows).setConstant(kNaN);
+        QVERIFY(big_out.array().isNaN().all());  // nothing else was written
+
+        // The streamed copy, into rows that start at every alignment.
+        Matrix copy_out = Matrix::Constant(rows + 2, cols + 7, kNaN);
+        copyStreaming(src, copy_out.block(1, 3, rows, cols));
+        QCOMPARE(Matrix(copy_out.block(1, 3, rows, cols)), Matrix(src));
+        copy_out.block(1, 3, rows, cols).setConstant(kNaN);
+        QVERIFY(copy_out.array().isNaN().all());
     }
 
     void directProductReadsAndWritesStridedBlocks()
