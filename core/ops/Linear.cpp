@@ -11,12 +11,7 @@
 namespace attn {
 namespace {
 
-// Rows of x multiplied as one block: the direct kernel beats Eigen's packed product up to here, as
-// in linearColumns. Measured on GPT-2's products at 1024 rows, 1 thread, CPU time: 180-220 GFLOP/s
-// against Eigen's 150-160 (model_bench linear rows).
-constexpr Eigen::Index kDirectRows = 1024;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<float>::size;
-constexpr Eigen::Index kChunkCols = 6 * kPacket;  // two of the direct kernel's 3-packet tiles
 
 // With w fewer than this many times as wide as x is tall, the threads share out the rows, not the
 // columns: each packs its own rows of x and multiplies them by all of w. Shared by columns, every

@@ -14,14 +14,6 @@ using Index = Eigen::Index;
 using Packet = Eigen::internal::packet_traits<float>::type;  // 16 floats with AVX-512, 8 with AVX
 constexpr Index kPacket = Eigen::internal::packet_traits<float>::size;
 
-// Rows of x multiplied as one block. The direct kernel beats Eigen's packed product (measured on
-// the 2-core AVX-512 Xeon, d_model 512 and 768: 3x at 8 rows, 1.3x at 64, 1.15x at 128, still
-// ahead at 512; at 1024 rows 200-230 against Eigen's 120-145 GFLOP/s per core of CPU time). At
-// 2048 rows as one block the two were level, x no longer fitting in the cache beside a strip of w;
-// as two blocks of 1024 the projections ran at 104-109 GFLOP/s per core against Eigen's 81-84
-// (Zen 4 EPYC, d_model 512 and 768, one thread, attention_bench breakdown).
-constexpr Index kDirectRows = 1024;
-
 // The direct kernel's register tiles: Rows rows of x times Packets packets of columns, with
 // about 3/4 of the vector registers as accumulators (8 x 3 or 6 x 4 of AVX-512's 32 registers),
 // but never more than 8 rows. Each row of x is a stream of its own, and rows a power of two of
@@ -32,7 +24,6 @@ constexpr int kAccumulators = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS * 3 / 4;
 constexpr int kMaxTileRows = 8;
 template <int Packets>
 constexpr int kTileRows = std::min(kAccumulators / Packets, kMaxTileRows);
-constexpr Index kChunkCols = 6 * kPacket;  // the column chunks of linearColumns: two 3-packet tiles
 constexpr Index kMinBlockRows = 64;
 
 // Rows ahead of the current one to prefetch: the rows of a column slice of w lie a whole row of
