@@ -12,7 +12,9 @@
 // `attention_bench breakdown` prints where one pass's time goes, step by step, in CPU time of one
 // thread (which the machine's other processes do not inflate), with the GFLOP/s of each product
 // (BREAKDOWN_THREADS=2: on two threads, in wall-clock time);
-// `attention_bench fmaPeak` the float32 multiply-add peak of one core that those are measured against.
+// `attention_bench fmaPeak` the float32 multiply-add peak of one core that those are measured against;
+// `attention_bench bf16DotPeak` the same for AVX512_BF16's bfloat16 dot products, where the processor
+// has them.
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
@@ -31,6 +33,10 @@
 #include <omp.h>
 
 #include <Eigen/Core>
+
+#if defined(__AVX512BF16__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -55,6 +61,7 @@ private slots:
     void forward();
     void breakdown();
     void fmaPeak();
+    void bf16DotPeak();
 };
 
 namespace {
@@ -303,6 +310,43 @@ void AttentionBench::fmaPeak()
     const double flops = 2.0 * kLanes * kChains * double(kSteps);
     qInfo("float32 multiply-add peak of one core: %.1f GFLOP/s of CPU time (%d-float packets)", flops / ms * 1e-6,
           kLanes);
+}
+
+// vdpbf16ps: 16 lanes, each adding two bfloat16 x bfloat16 products into a float32, measured as
+// fmaPeak measures vfmadd231ps. A float32 product is exact this way only with x split into three
+// bfloat16 parts (as the AMX tiles do, TileWeights.h), three times the products, so it pays only
+// where the dot products run at more than 1.5x the FMA's multiply-adds per second.
+void AttentionBench::bf16DotPeak()
+{
+#if defined(__AVX512BF16__)
+    constexpr int kChains = 12;
+    constexpr long kSteps = 50'000'000;
+    __m512 chains[kChains];
+    for (int c = 0; c < kChains; ++c)
+        chains[c] = _mm512_set1_ps(1e-3f * float(c));
+    const __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80);  // 1.0 in bfloat16
+    const __m512bh b = (__m512bh)_mm512_set1_epi16(0x3380);  // 2^-24
+    const double start = threadCpuMs();
+    for (long step = 0; step < kSteps; ++step) {
+#pragma GCC unroll 12  // the chains stay in registers
+        for (int c = 0; c < kChains; ++c)
+            chains[c] = _mm512_dpbf16_ps(chains[c], a, b);
+    }
+    const double ms = threadCpuMs() - start;
+    float sum = 0;
+    for (int c = 0; c < kChains; ++c) {
+        float lanes[16];
+        _mm512_storeu_ps(lanes, chains[c]);
+        sum += lanes[0];
+    }
+    QVERIFY(std::isfinite(sum));
+    const double products = 32.0 * kChains * double(kSteps);  // 16 lanes x 2 products
+    qInfo("bfloat16 dot-product peak of one core: %.1f GFLOP/s of CPU time (2 x products); a float32 product "
+          "through three bfloat16 parts of x: %.1f",
+          2 * products / ms * 1e-6, 2 * products / ms * 1e-6 / 3);
+#else
+    QSKIP("built without AVX512_BF16 (-march of a processor that has it)");
+#endif
 }
 
 QTEST_GUILESS_MAIN(AttentionBench)
