@@ -42,6 +42,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <utility>
@@ -279,35 +280,50 @@ void AttentionBench::breakdown()
     omp_set_num_threads(saved_threads);
 }
 
-// Independent chains of packet multiply-adds, nothing else: one core's float32 peak in GFLOP/s
-// of its CPU time, with the packets this build uses (16 floats with AVX-512, 8 with AVX2).
+namespace {
+
+// kChainSteps steps of kChains independent chains, each step `step(chain)` on every chain, nothing
+// else: the CPU time in ms. The first lane of each chain is checked finite, so that the compiler
+// keeps the work.
+constexpr int kChains = 12;  // more than latency x ports (4 x 2) so every port is busy
+constexpr long kChainSteps = 50'000'000;
+
+template <typename Packet, typename Step>
+double chainsCpuMs(Packet (&chains)[kChains], Step step)
+{
+    const double start = threadCpuMs();
+    for (long n = 0; n < kChainSteps; ++n) {
+#pragma GCC unroll 12  // the chains stay in registers
+        for (int c = 0; c < kChains; ++c)
+            chains[c] = step(chains[c]);
+    }
+    const double ms = threadCpuMs() - start;
+    for (int c = 0; c < kChains; ++c) {
+        float first_lane = 0;
+        std::memcpy(&first_lane, &chains[c], sizeof(float));
+        if (!std::isfinite(first_lane))
+            return -1;
+    }
+    return ms;
+}
+
+}  // namespace
+
+// One core's float32 peak in GFLOP/s of its CPU time, with the packets this build uses (16 floats
+// with AVX-512, 8 with AVX2).
 void AttentionBench::fmaPeak()
 {
     using namespace Eigen::internal;
     using Packet = packet_traits<float>::type;
     constexpr int kLanes = packet_traits<float>::size;
-    constexpr int kChains = 12;  // more than latency x ports (4 x 2) so every port is busy
-    constexpr long kSteps = 50'000'000;
     Packet chains[kChains];
     for (int c = 0; c < kChains; ++c)
         chains[c] = pset1<Packet>(1.0f + 1e-3f * float(c));
     const Packet factor = pset1<Packet>(0.999999f);
     const Packet term = pset1<Packet>(1e-7f);
-    const double start = threadCpuMs();
-    for (long step = 0; step < kSteps; ++step) {
-#pragma GCC unroll 12  // the chains stay in registers
-        for (int c = 0; c < kChains; ++c)
-            chains[c] = pmadd(chains[c], factor, term);
-    }
-    const double ms = threadCpuMs() - start;
-    float sum = 0;
-    for (int c = 0; c < kChains; ++c) {
-        float lanes[kLanes];
-        pstoreu(lanes, chains[c]);
-        sum += lanes[0];
-    }
-    QVERIFY(std::isfinite(sum));
-    const double flops = 2.0 * kLanes * kChains * double(kSteps);
+    const double ms = chainsCpuMs(chains, [&](Packet chain) { return pmadd(chain, factor, term); });
+    QVERIFY(ms > 0);
+    const double flops = 2.0 * kLanes * kChains * double(kChainSteps);
     qInfo("float32 multiply-add peak of one core: %.1f GFLOP/s of CPU time (%d-float packets)", flops / ms * 1e-6,
           kLanes);
 }
@@ -319,28 +335,14 @@ void AttentionBench::fmaPeak()
 void AttentionBench::bf16DotPeak()
 {
 #if defined(__AVX512BF16__)
-    constexpr int kChains = 12;
-    constexpr long kSteps = 50'000'000;
     __m512 chains[kChains];
     for (int c = 0; c < kChains; ++c)
         chains[c] = _mm512_set1_ps(1e-3f * float(c));
     const __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80);  // 1.0 in bfloat16
     const __m512bh b = (__m512bh)_mm512_set1_epi16(0x3380);  // 2^-24
-    const double start = threadCpuMs();
-    for (long step = 0; step < kSteps; ++step) {
-#pragma GCC unroll 12  // the chains stay in registers
-        for (int c = 0; c < kChains; ++c)
-            chains[c] = _mm512_dpbf16_ps(chains[c], a, b);
-    }
-    const double ms = threadCpuMs() - start;
-    float sum = 0;
-    for (int c = 0; c < kChains; ++c) {
-        float lanes[16];
-        _mm512_storeu_ps(lanes, chains[c]);
-        sum += lanes[0];
-    }
-    QVERIFY(std::isfinite(sum));
-    const double products = 32.0 * kChains * double(kSteps);  // 16 lanes x 2 products
+    const double ms = chainsCpuMs(chains, [&](__m512 chain) { return _mm512_dpbf16_ps(chain, a, b); });
+    QVERIFY(ms > 0);
+    const double products = 32.0 * kChains * double(kChainSteps);  // 16 lanes x 2 products
     qInfo("bfloat16 dot-product peak of one core: %.1f GFLOP/s of CPU time (2 x products); a float32 product "
           "through three bfloat16 parts of x: %.1f",
           2 * products / ms * 1e-6, 2 * products / ms * 1e-6 / 3);
