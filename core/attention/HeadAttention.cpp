@@ -163,7 +163,8 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
         // Each thread's block of weights, reused: a long input's heads (the kept head's copied out),
         // or many keys' (streamed out).
         const bool streamed = !pictures && !keep_scores && key_len >= kStreamedKeys;
-        BlockBuffer scratch(pictures || streamed ? block_rows : 0, key_len);  // (block_rows, key_len)
+        const bool buffered = pictures || streamed;
+        BlockBuffer scratch(buffered ? block_rows : 0, key_len);  // (block_rows, key_len)
         MaskMatrix block_mask = masked ? MaskMatrix(block_rows, key_len) : MaskMatrix();
         BlockRowReducer reducer;
 
@@ -176,7 +177,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
             const int keys = keysOfBlock(trace, first, rows);
 
             const auto v_g = values.middleRows(kv_head * key_len, key_len);  // (key_len, head_dim)
-            BlockRef w = pictures || streamed ? scratch.rows(first, rows)
+            BlockRef w = buffered ? scratch.rows(first, rows)
                                   : BlockRef(trace.weights[size_t(head)].middleRows(first, rows));  // (rows, key_len)
 
             if (keep_scores) {
