@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   qt6-base-dev qt6-svg-dev            # Qt 6 Core/Gui/Widgets/Test/PrintSupport, SVG output
   libeigen3-dev                       # the engine's matrices
   libqcustomplot-dev libqcustomplot2.1-qt6   # heatmaps
@@ -26,5 +26,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+source scripts/ccache-env.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build --parallel "$(nproc)"
