@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Exports every view (PNG, SVG, PDF), the JSON and the window's screenshots for fixed inputs,
-# with random weights and with the tiny model folders of the tests, and writes their SHA-256 sums,
-# so that a change which should not alter what a user sees can be checked byte for byte:
+# Exports every view (PNG, SVG, PDF) and the JSON for fixed inputs, with random weights and with
+# the tiny model folders of the tests, and writes their SHA-256 sums (and the window's screenshots,
+# to look at), so that a change which should alter nothing a user sees can be checked byte for byte:
 #   scripts/snapshot_views.sh BUILD-DIR OUT-DIR
 #   scripts/snapshot_views.sh --compare OUT-DIR-BEFORE OUT-DIR-AFTER
 # The first form writes OUT-DIR/SHA256SUMS; the second lists the files whose sums differ (and
@@ -67,12 +67,15 @@ done
 "$exe" --model "$models/gpt2-tiny" --induction-probe 12 --view model --sort-heads induction --mark-heads induction \
   --aggregate-heads mean --export "$out/gpt2-tiny-induction.png" --size 1200x760
 
+# The window's status bar shows how long the pass took, so its screenshots go to look/, to be
+# looked at, and are not hashed.
+mkdir -p "$out/look"
 for tab in grid head compare lines shapes walkthrough; do
-  "$exe" --tab "$tab" --screenshot "$out/window-$tab.png" --size 1400x900
+  "$exe" --tab "$tab" --screenshot "$out/look/window-$tab.png" --size 1400x900
 done
 for tab in model rollout qk; do
-  "$exe" --model "$models/gpt2-tiny" --sentence "$sentence" --tab "$tab" --screenshot "$out/window-gpt2-tiny-$tab.png" \
-    --size 1400x900
+  "$exe" --model "$models/gpt2-tiny" --sentence "$sentence" --tab "$tab" \
+    --screenshot "$out/look/window-gpt2-tiny-$tab.png" --size 1400x900
 done
 
 # A PDF's bytes hold its creation date: its pages as drawn stand in for it.
@@ -80,5 +83,5 @@ for pdf in "$out"/*.pdf; do
   pdftoppm -r 72 -png "$pdf" "${pdf%.pdf}.pdf-page"
   rm "$pdf"
 done
-(cd "$out" && sha256sum -- * | grep -v ' SHA256SUMS$' >SHA256SUMS)
+(cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | sort | xargs sha256sum -- >SHA256SUMS)
 echo "$(wc -l <"$out/SHA256SUMS") files in $out/SHA256SUMS"
