@@ -15,6 +15,8 @@ row meets the goal of at most 0.7.
 then the GFLOP/s of the products that are most of the work (model_bench's linear rows, 2 T in out
 multiply-adds over the time), and the load average (`uptime`) before and after. Each cell is the
 median over --rounds rounds of each benchmark's own median of --median timed batches.
+The current table goes in docs/speed.md (with its machine and the peer's configuration, without
+the hour or the load); the one it replaces, with both, goes to docs/speed-log.md.
 Plain python3, standard library only.
 
     python3 scripts/bench_models_table.py [--build build] [--rounds 3] [--threads 2] [--only ROW ...]

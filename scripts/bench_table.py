@@ -12,7 +12,9 @@ Prints:
     | row | attention-lab ms | PyTorch Cooperlake ms | ratio | PyTorch Haswell ms | ratio |
 
 where ratio = attention-lab / PyTorch, and ** marks a row over 0.7 of the faster PyTorch of that row, then the load
-average (`uptime`) seen during the run. Plain python3, standard library only. With --rounds N every
+average (`uptime`) seen during the run. The current table goes in docs/speed.md (with its machine
+and the peer's configuration, without the hour or the load); the one it replaces, with both, goes
+to docs/speed-log.md. Plain python3, standard library only. With --rounds N every
 row is timed N times by each program, alternating, and each cell is the median over the rounds.
 
     python3 scripts/bench_table.py [--build build] [--rounds 1] [--threads 2] [--cpu] [--only ROW ...]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the pictures of the README with the command line, exactly as the window draws them:
+# Makes the pictures of the README and docs/ with the command line, exactly as the window draws them:
 #   scripts/make_readme_images.sh [build-dir]
 # Headless: works with no display (QT_QPA_PLATFORM=offscreen).
 set -euo pipefail

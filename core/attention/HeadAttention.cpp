@@ -25,7 +25,7 @@ constexpr int kQueryBlock = 64;
 
 // Asks the kernel to back a large matrix with 2 MiB pages before it is first written: at
 // 2048 tokens the 8 heads' weights are 128 MiB of fresh memory, and faulting it in as 4 KiB pages
-// cost 60 ms of CPU per pass on the 2-core VM we measure on (24 ms as 2 MiB pages). Only the whole
+// costs more than twice the CPU time it takes as 2 MiB pages. Only the whole
 // 2 MiB pages inside the matrix are advised; it is a hint, and without Linux it does nothing.
 void adviseHugePages(Matrix& m)
 {
@@ -59,7 +59,7 @@ void weightedValues(const ConstBlockRef& weights, const ConstBlockRef& v_g, Bloc
 // K_g^T for every key/value head g, rows [g * head_dim, (g+1) * head_dim), and V_g's rows made
 // contiguous, rows [g * key_len, (g+1) * key_len): every block of a head reads all of them, row by
 // row (directProduct reads its right-hand side in place), so they are materialised once rather
-// than read kv_dim floats apart (together a fifth faster at T=2048). Only K_g^T of `kv_head_only`
+// than read kv_dim floats apart. Only K_g^T of `kv_head_only`
 // when it is >= 0. An orphaned `omp for`: keys_t and values are sized before the parallel region.
 void sizeKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix& keys_t, Matrix& values)
 {

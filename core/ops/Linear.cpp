@@ -16,16 +16,14 @@ constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<float>::size;
 // With w fewer than this many times as wide as x is tall, the threads share out the rows, not the
 // columns: each packs its own rows of x and multiplies them by all of w. Shared by columns, every
 // thread reads all of packed x, half of it from the other core's cache just after the other
-// packed it, and a few column chunks split unevenly. Measured on the 2-core AVX-512 Xeon, 2
-// threads: Qwen2's K and V projections (256 x 896 x 128) went from 150-170 to 195-255 GFLOP/s,
-// 64 rows from 120-145 to 160-170; square projections (256 x 768 x 768) level within the noise.
+// packed it, and a few column chunks split unevenly. Narrow products such as Qwen2's K and V
+// projections (896 x 128) gain most; square ones are level either way.
 constexpr Eigen::Index kRowSplitRatio = 4;
 
 // When packed x is larger than this, the threads go through the inner dimension a block at a time
 // (all columns of one block before the next), each block's rows of packed x about
-// kInnerBlockBytes, so that they stay in L2 while every column strip passes over them. Measured
-// as above: GPT-2's and BERT's MLP down (256 x 3072 x 768) 5-8 % faster, Qwen2's (256 x 4864 x 896)
-// 2-10 %; blocking packed x of under 1 MB (256 x 768) was 2-4 % slower.
+// kInnerBlockBytes, so that they stay in L2 while every column strip passes over them: the MLPs'
+// down projections gain; below 1 MB packed x stays in L2 anyway and blocking only costs.
 constexpr Eigen::Index kInnerBlockFrom = Eigen::Index(1) << 20;
 constexpr Eigen::Index kInnerBlockBytes = Eigen::Index(512) << 10;
 constexpr Eigen::Index kInnerBlockStep = 128;  // the packed kernel's panel of w
@@ -81,10 +79,9 @@ bool linear(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, B
         return false;
 
     if (x.rows() > kDirectRows) {
-        // Blocks of rows of at most kDirectRows, each a product of its own: at 2048 rows this was
-        // 104-109 GFLOP/s per core against 81-84 for Eigen's blocked product of all of them (Zen 4,
-        // d_model 512 and 768, one thread, attention_bench breakdown), and packed x stays the
-        // size it has at kDirectRows rows.
+        // Blocks of rows of at most kDirectRows, each a product of its own: each block's packed x
+        // stays the size it has at kDirectRows rows, in the cache beside a strip of w, which
+        // Eigen's blocked product of all of them does not keep.
         const Eigen::Index blocks = (x.rows() + kDirectRows - 1) / kDirectRows;
         const Eigen::Index block_rows = (x.rows() + blocks - 1) / blocks;
         for (Eigen::Index first = 0; first < x.rows(); first += block_rows) {

@@ -18,8 +18,8 @@ constexpr Index kPacket = Eigen::internal::packet_traits<float>::size;
 // about 3/4 of the vector registers as accumulators (8 x 3 or 6 x 4 of AVX-512's 32 registers),
 // but never more than 8 rows. Each row of x is a stream of its own, and rows a power of two of
 // bytes apart (the attention weights at 2048 keys: 8 KiB) share the same few L1 cache sets:
-// 24 such rows evict each other. Weights x V at head_dim 16 (one packet of columns: 64 x 2048
-// times 2048 x 16) went from 41 to 206 GFLOP/s per core with 8 x 1 tiles instead of 24 x 1.
+// 24 such rows evict each other, which ruined weights x V at head_dim 16 (one packet of columns:
+// 64 x 2048 times 2048 x 16) with 24 x 1 tiles; 8 x 1 tiles keep their rows in L1.
 constexpr int kAccumulators = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS * 3 / 4;
 constexpr int kMaxTileRows = 8;
 template <int Packets>
@@ -77,25 +77,21 @@ void directTileRows(int rows, const float* x, Index x_stride, const float* w, In
 // From this many tiles of rows on, a strip of w is copied, a block of its rows at a time, into a
 // contiguous panel that stays in L1 while every tile of rows goes through it. In place, the rows of
 // a strip lie a whole row of w apart and each tile streams the whole strip again from L2; at 3072
-// columns (12 KiB, a multiple of 4 KiB) all those rows also fall into the same L1 set. GPT-2's
-// 768 x 3072 product at 256 rows went from 170-185 to 200-210 GFLOP/s per core, and at 1024 rows
-// (formerly Eigen's product) the products went from 150-160 to 180-220.
+// columns (12 KiB, a multiple of 4 KiB) all those rows also fall into the same L1 set. From 16
+// tiles on (256 rows) the copy pays for itself, GPT-2's 768 x 3072 product included.
 constexpr Index kPackedTiles = 16;
-// From this many when the rows of w are a multiple of 4 KiB apart (the set-conflict case): GPT-2's
-// 64 x 768 x 3072 product went from 2.0-2.2 to 1.9-1.97 ms; the other shapes at 64 rows lose more to
-// the copy than they gain.
+// From this many when the rows of w are a multiple of 4 KiB apart (the set-conflict case, GPT-2's
+// 3072 columns): there the copy already pays at 64 rows; other shapes at 64 rows lose more to the
+// copy than they gain.
 constexpr Index kPackedTilesSameSet = 8;
 // With x packed, whether a strip of w is better copied into panels (that stay in L1 while every
-// tile of rows goes through them) or read in place by each tile depends on the processor:
-// - Intel (the 2-core AVX-512 Xeon, one thread): panels from two tiles of rows on. GPT-2's
-//   64 x 3072 x 768 product took 5.0-5.5 ms with w in place, 2.9-3.0 ms through panels; 256 and
-//   1024 rows likewise 12.5 -> 10 and 55 -> 39-41 ms; 16 rows level within the noise.
-// - AMD (a 2-core EPYC, Zen 4, two threads, w from memory): in place at every size, inner blocks
-//   included, and without software prefetches, which the hardware prefetcher makes redundant.
-//   16 x 768 x 2304 went from 0.66 to 0.51 ms in place and to 0.47 without the prefetches,
-//   64 x 768 x 3072 from 2.06 to 1.72, 256 x 896 x 4864 from 14.2 to 10.5 and 1024 x 3072 x 768
-//   from 25.4 to 23.9. Copying a panel costs a store per load, and a 64-byte store takes two of
-//   this core's cycles.
+// tile of rows goes through them) or read in place by each tile depends on the processor
+// (docs/speed-log.md has the measurements):
+// - Intel (the AVX-512 Xeon): panels from two tiles of rows on; in place, each tile streams the
+//   strip from L2 again, and panels won from 64 rows on.
+// - AMD (Zen 4): in place at every size, inner blocks included, and without software prefetches,
+//   which the hardware prefetcher makes redundant. Copying a panel costs a store per load, and a
+//   64-byte store takes two of this core's cycles.
 constexpr Index kPackedXPanelTiles = 2;
 StripReading strip_reading = StripReading::ForThisProcessor;
 bool stripsInPlace()
@@ -289,9 +285,8 @@ bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* 
     const Index cols = w.cols();
     const Index chunks = (cols + kChunkCols - 1) / kChunkCols;
     // Fewer chunks than twice the threads (a narrow w: d_model 64 is one chunk, which one thread
-    // did alone) are shared out in blocks of rows as well, of at least kMinBlockRows. Two threads,
-    // d_model 64, T = 512: the projections 159-163 -> 189-208 GFLOP/s, the output projection
-    // 105-108 -> 183-185; the pass 0.69-0.70 -> 0.66-0.67 ms, T = 1024 2.9-3.0 -> 2.8.
+    // did alone) are shared out in blocks of rows as well, of at least kMinBlockRows, so that
+    // every thread has work.
     const Index threads = omp_get_num_threads();
     const Index for_threads = std::min((2 * threads + chunks - 1) / chunks, x.rows() / kMinBlockRows);
     const Index wanted_blocks = std::max<Index>({1, (x.rows() + kDirectRows - 1) / kDirectRows, for_threads});

@@ -8,12 +8,9 @@ using ConstBlockRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;  // a r
 using BlockRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 
 // Rows of x multiplied as one block by the direct kernels; more go in blocks of rows, each a
-// product of its own. The direct kernel beats Eigen's packed product up to here (the 2-core
-// AVX-512 Xeon, d_model 512 and 768: 3x at 8 rows, 1.3x at 64, 1.15x at 128, still ahead at 512;
-// at 1024 rows 200-230 against Eigen's 120-145 GFLOP/s per core of CPU time). At 2048 rows as one
-// block the two were level, x no longer fitting in the cache beside a strip of w; as two blocks of
-// 1024 the projections ran at 104-109 GFLOP/s per core against Eigen's 81-84 (Zen 4 EPYC, d_model
-// 512 and 768, one thread, attention_bench breakdown).
+// product of its own. The direct kernel beats Eigen's packed product up to here. Beyond it x no
+// longer fits in the cache beside a strip of w, and blocks of at most 1024 rows keep it there
+// (docs/speed-log.md has the measurements).
 inline constexpr Eigen::Index kDirectRows = 1024;
 
 // The chunks of columns the threads share out: two of the direct kernel's 3-packet register tiles.
@@ -31,7 +28,7 @@ inline constexpr Eigen::Index kChunkCols = 6 * Eigen::internal::packet_traits<fl
 // Why not simply out = x * w: at short sequence lengths the projections are products of a few rows
 // with a large weight matrix. Eigen copies (packs) the whole weight matrix on every call and will
 // not split such products across threads; for those, a kernel reading the weights in place, with
-// the columns split across both cores, is 2-3 times faster. Inputs of more than 1024 rows go in
+// the columns split across the cores, is several times faster. Inputs of more than 1024 rows go in
 // blocks of rows, each a product of its own, and so do the rows of x times a w too narrow to give
 // each thread two chunks of columns.
 bool linearColumns(const ConstBlockRef& x, const ConstBlockRef& w, const float* bias, BlockRef out);
@@ -56,7 +53,7 @@ void packRowTiles(const ConstBlockRef& x, Eigen::Index first_tile, Eigen::Index 
 
 // How the packed kernels read a strip of w: copied into panels that stay in L1 while every tile
 // of rows goes through them, or in place by each tile. Which is faster depends on the processor
-// (LinearColumns.cpp says what was measured), and the processor decides; the tests force each way
+// (LinearColumns.cpp says why), and the processor decides; the tests force each way
 // on any processor, since both must give the same sums.
 enum class StripReading { ForThisProcessor, InPlace, ThroughPanels };
 void setStripReading(StripReading reading);

@@ -32,8 +32,7 @@ constexpr Index kParts = 3;         // hi, mid, lo
 // The parts of the rows a thread multiplies at once (rows x inner x 3 parts x 2 bytes) stay below
 // this, so that they stay in its L2 (2 MiB on Sapphire Rapids) while a strip of W streams past:
 // beyond, the rows are taken in blocks, and for a single block of 32 rows, the inner dimension.
-// Measured on the 2-vCPU Xeon (family 6 model 207): with all of 256 x 896 parts (1.4 MB) at once
-// Qwen2's 256 x 896 x 4864 product ran at 210-250 GFLOP/s, in blocks 430-700.
+// All of 256 x 896 parts at once (1.4 MB, Qwen2's MLP) spill from L2 and slow the product by half or more.
 constexpr Index kPartsBudget = Index(768) << 10;
 
 Index roundUp(Index n, Index to)

@@ -301,7 +301,7 @@ private slots:
     }
 
     // The painted figure (exports) takes the layout whose heatmaps come out larger: at the default
-    // 1200 x 900, A and B above and A - B beside the caption below; in a wide picture (the README's
+    // 1200 x 900, A and B above and A - B beside the caption below; in a wide picture (docs/images/compare.png's
     // 1300 x 560), the three in a row. Where a plot is drawn its heatmap has coloured cells; the
     // rest of the picture is white, grey or black (text, axes).
     void paintedFigureFillsItsPicture_data()

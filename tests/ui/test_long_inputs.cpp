@@ -244,7 +244,7 @@ private slots:
     // the paste (the field, tokenizing, planning, the hand-off to the worker) and, once the
     // result is delivered, its drawing (the 400 million weights reduced off the GUI thread). The
     // end of the worker's pass itself is reported, not asserted: on the loaded 2-core machine the
-    // GUI thread stalled ~1.3 s as the pass finished (see README, Long inputs).
+    // GUI thread stalled ~1.3 s as the pass finished (docs/speed-log.md, Long inputs).
     void pastingTwentyThousandTokensLeavesTheGuiThreadFree()
     {
         AttentionController* controller = m_window->controller();

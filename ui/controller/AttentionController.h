@@ -117,8 +117,8 @@ public:
     static double estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim);
     // OpenMP threads of the worker. Default: one core fewer than the machine has (at least 1,
     // at most OMP_NUM_THREADS), so the GUI thread keeps a core and no OpenMP barrier waits for
-    // a thread the GUI or another process has pushed off the CPU. On the shared 2-core build
-    // machine (load 5) one worker thread made a T = 512 keystroke ~2x faster than two.
+    // a thread the GUI or another process has pushed off the CPU: on a shared 2-core machine one
+    // worker thread makes a T = 512 keystroke faster than two.
     // The worker's OpenMP threads for every pass (default: all cores but one, and all of them for
     // a pass of kAllCoresFlops or more).
     void setWorkerThreads(int threads)

@@ -20,8 +20,8 @@ inline TraceDetail traceDetailFor(qint64 query_len, int num_heads, qint64 key_le
 }
 
 // Runs `work` on the GUI thread when it is small, on one core: OpenMP's fork and barrier cost
-// more than the work itself, and on a loaded machine a barrier can wait ~100 ms for a descheduled
-// thread. The worker keeps its cores for large inputs.
+// more than the work itself, and on a loaded machine a barrier can wait a whole scheduler slice
+// for a descheduled thread. The worker keeps its cores for large inputs.
 template <typename Work>
 auto onOneCore(Work&& work)
 {

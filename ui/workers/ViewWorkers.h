@@ -8,7 +8,7 @@ namespace attn {
 // strongest keys, the Q-K projection, data exports), one thread per core. Not
 // QThreadPool::globalInstance(): Qt's raster paint engine splits large fills into tasks on the
 // global pool and waits for them, so a paint on the GUI thread waited behind whatever a view had
-// queued there (107 ms of a 146 ms pause of Compare at 8,192 tokens).
+// queued there (most of Compare's pauses at 8,192 tokens).
 QThreadPool& viewWorkers();
 
 }  // namespace attn

@@ -346,7 +346,7 @@ LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
     layout.font.setPixelSize(int(pixel));
     layout.label_step = std::max(1, int(std::ceil(pixel * 1.15 / std::max(layout.row_height, 0.01))));
 
-    // The widest label, measured once per result and font (8,192 tokens took 16 ms a paint).
+    // The widest label, measured once per result and font, not on every paint (thousands of tokens).
     if (m_widest.result.lock() != m_result || m_widest.font != layout.font) {
         const QFontMetricsF metrics(layout.font);
         double widest = 0.0;
