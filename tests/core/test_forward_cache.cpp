@@ -11,6 +11,7 @@
 #include "core/model/TransformerModel.h"
 
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -431,5 +432,5 @@ void TestForwardCache::engineRefusesACacheOfOtherWeights()
     QCOMPARE(cache.length(), 3);
 }
 
-QTEST_GUILESS_MAIN(TestForwardCache)
+REGISTER_TEST_SUITE(TestForwardCache, QCoreApplication)
 #include "test_forward_cache.moc"

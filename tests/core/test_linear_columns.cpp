@@ -10,6 +10,7 @@
 #include "core/ops/LinearColumns.h"
 #include "core/ops/StreamingCopy.h"
 #include "core/ops/Transpose.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -405,5 +406,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLinearColumns)
+REGISTER_TEST_SUITE(TestLinearColumns, QCoreApplication)
 #include "test_linear_columns.moc"
