@@ -13,6 +13,7 @@ packages=(
   help2man                            # the man page, from --help
   desktop-file-utils appstream        # tests/install validates the .desktop file and metainfo
   librsvg2-bin poppler-utils          # tests: exported SVG and PDF drawn as viewers draw them
+  fonts-dejavu-core                   # the only fonts the tests see (tests/support/fonts.conf)
 )
 missing=()
 for p in "${packages[@]}"; do

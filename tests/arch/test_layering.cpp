@@ -2,11 +2,16 @@
 // formats) sees Eigen and Qt Core only, so it runs in a command-line tool, a test or a server
 // without a display; ui/ sits on core/, app/ on both. Inside them each folder depends only on the
 // folders below it, so a newcomer knows where a change belongs and a wrong include fails here.
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
+
 #include <QDirIterator>
 #include <QHash>
 #include <QRegularExpression>
 #include <QSet>
 #include <QtTest>
+
+using namespace attn::testing;
 
 namespace {
 
@@ -63,7 +68,7 @@ QList<Include> includesUnder(const QString& top)
 {
     static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*([<\"])([^>\"]+)[>\"]"),
                                             QRegularExpression::MultilineOption);
-    const QDir root(QStringLiteral(ATTENTION_SOURCE_DIR));
+    const QDir root(sourceDir());
     QList<Include> found;
     QDirIterator it(root.filePath(top), {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
@@ -90,7 +95,7 @@ private slots:
     void everyFolderIsInTheTable()
     {
         const auto allowed = allowedEdges();
-        const QDir root(QStringLiteral(ATTENTION_SOURCE_DIR));
+        const QDir root(sourceDir());
         int files = 0;
         for (const QString& top : {"core", "ui", "app"}) {
             QDirIterator it(root.filePath(top), {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);
@@ -116,7 +121,7 @@ private slots:
                                                    "repository (e.g. \"core/base/Result.h\")")
                                         .arg(include.file, include.header)));
                 const QString target = QFileInfo(include.header).path();
-                QVERIFY2(QFileInfo::exists(QStringLiteral(ATTENTION_SOURCE_DIR "/") + include.header),
+                QVERIFY2(QFileInfo::exists(sourcePath("") + include.header),
                          qPrintable(include.file + " includes a missing " + include.header));
                 QVERIFY2(target == include.folder || allowed.value(include.folder).contains(target),
                          qPrintable(QStringLiteral("%1 includes %2: %3 may not depend on %4")
@@ -149,5 +154,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLayering)
+REGISTER_TEST_SUITE(TestLayering, QCoreApplication)
 #include "test_layering.moc"

@@ -3,12 +3,16 @@
 #include "core/io/JsonWriter.h"
 
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+using namespace attn::testing;
 
 namespace {
 
@@ -81,7 +85,7 @@ private slots:
 
     void toyExampleFromFiles()
     {
-        const QString examples = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/");
+        const QString examples = sourcePath("resources/examples/");
         const QJsonObject json = runJson({"--weights", examples + "toy-4d.json", "--input",
                                           examples + "toy-4d-input.npy", "--tokens", "x0,x1,x2", "--scale", "none"});
         QCOMPARE(json["tokens"].toArray(), (QJsonArray{"x0", "x1", "x2"}));
@@ -127,22 +131,20 @@ private slots:
             << QStringList{"--weights", "/no/such/file.safetensors"} << "/no/such/file.safetensors";
         QTest::addRow("missing input file") << QStringList{"--input", "/no/such/x.npy"} << "/no/such/x.npy";
         QTest::addRow("input is not npy")
-            << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d.json"} << "magic";
+            << QStringList{"--input", sourcePath("resources/examples/toy-4d.json")} << "magic";
         QTest::addRow("too few token labels")
-            << QStringList{"--input",   ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy",
+            << QStringList{"--input",   sourcePath("resources/examples/toy-4d-input.npy"),
                            "--tokens",  "a,b",
                            "--d-model", "4",
                            "--heads",   "1"}
             << "labels";
         QTest::addRow("input width against weights")
-            << QStringList{"--input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy", "--weights",
-                           ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz"}
+            << QStringList{"--input", sourcePath("resources/examples/toy-4d-input.npy"), "--weights",
+                           sourcePath("tests/fixtures/weights/mha_e8_h2.npz")}
             << "columns";
-        QTest::addRow("weights not a weight file")
-            << QStringList{"--weights", ATTENTION_SOURCE_DIR "/README.md"} << "README.md";
+        QTest::addRow("weights not a weight file") << QStringList{"--weights", sourcePath("README.md")} << "README.md";
         QTest::addRow("layer out of range")
-            << QStringList{"--weights", ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz", "--layer", "3"}
-            << "layer";
+            << QStringList{"--weights", sourcePath("tests/fixtures/weights/mha_e8_h2.npz"), "--layer", "3"} << "layer";
         QTest::addRow("tokens without input") << QStringList{"--tokens", "a,b"} << "--tokens";
         QTest::addRow("head out of range")
             << QStringList{"--d-model", "8", "--heads", "2", "--head", "2"} << "--head 2";
@@ -157,7 +159,7 @@ private slots:
             << QStringList{"--json", "/no/such/dir/out.json"} << "does not exist";
         QTest::addRow("export with unknown extension") << QStringList{"--export", "out.bmp"} << "extension";
         QTest::addRow("export through a file")
-            << QStringList{"--export", ATTENTION_LAB_EXE "/out.png"} << "not a directory";
+            << QStringList{"--export", programPath() + "/out.png"} << "not a directory";
     }
     void badInputIsOneErrorLine()
     {
@@ -235,5 +237,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+REGISTER_TEST_SUITE(TestCli, QCoreApplication)
 #include "test_cli.moc"

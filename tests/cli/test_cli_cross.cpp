@@ -2,6 +2,8 @@
 // and padding"), through the real executable: --kv-sentence / --kv-input, --pad-keys, the JSON
 // they produce, the PyTorch fixtures reproduced end to end, the pictures, and every refusal.
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,9 +15,11 @@
 
 #include <cmath>
 
+using namespace attn::testing;
+
 namespace {
 
-const QString kFixtures = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/");
+const QString kFixtures = fixturesPath("attention/");
 
 QJsonObject runJson(const QStringList& arguments)
 {
@@ -202,7 +206,7 @@ private slots:
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("expected");
-        const QString toy_input = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
+        const QString toy_input = sourcePath("resources/examples/toy-4d-input.npy");
         const QStringList small{"--d-model", "8", "--heads", "2"};
         QTest::addRow("pad-keys not a number") << small + QStringList{"--pad-keys", "x"} << "--pad-keys";
         QTest::addRow("pad-keys negative") << small + QStringList{"--pad-keys", "-1"} << "--pad-keys";
@@ -225,8 +229,7 @@ private slots:
         QTest::addRow("blank kv-sentence") << small + QStringList{"--kv-sentence", " \t"} << "--kv-sentence";
         QTest::addRow("missing kv-input") << small + QStringList{"--kv-input", "/no/such/kv.npy"} << "/no/such/kv.npy";
         QTest::addRow("kv-input not npy")
-            << small + QStringList{"--kv-input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d.json"}
-            << "--kv-input";
+            << small + QStringList{"--kv-input", sourcePath("resources/examples/toy-4d.json")} << "--kv-input";
         QTest::addRow("kv-input width against weights")
             << small + QStringList{"--kv-input", toy_input} << "columns, the weights expect 8";
         QTest::addRow("pad-keys out of range with export")
@@ -250,7 +253,7 @@ private slots:
     void screenshotRefusesKvInput()
     {
         QTemporaryDir dir;
-        const ProgramRun run = runProgram({"--kv-input", ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy",
+        const ProgramRun run = runProgram({"--kv-input", sourcePath("resources/examples/toy-4d-input.npy"),
                                            "--screenshot", dir.filePath("window.png")});
         QVERIFY(run.exit_code > 0);
         QVERIFY2(run.err.startsWith("error: --screenshot"), run.err.constData());
@@ -266,5 +269,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliCross)
+REGISTER_TEST_SUITE(TestCliCross, QCoreApplication)
 #include "test_cli_cross.moc"

@@ -1,6 +1,7 @@
 // Long inputs through the real executable: memory planned before computing (--memory-budget and
 // its refusals), and pictures of thousands of tokens drawn reduced.
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QImage>
@@ -136,5 +137,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliLongInputs)
+REGISTER_TEST_SUITE(TestCliLongInputs, QCoreApplication)
 #include "test_cli_long_inputs.moc"

@@ -4,6 +4,8 @@
 // tests/fixtures/models/.
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QFile>
@@ -342,8 +344,8 @@ void TestCliModel::contractErrors_data()
                                         << "--layer 2: out of range, the model has layers 0 to 1";
     QTest::newRow("head out of range") << "gpt2-tiny" << keep << (model + QStringList{"--head", "4"})
                                        << "--head 4: head 4 is out of range: the model has 4 heads, 0 to 3";
-    const QString weights = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/fixtures/weights/mha_e8_h2.npz");
-    const QString input = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
+    const QString weights = sourcePath("tests/fixtures/weights/mha_e8_h2.npz");
+    const QString input = sourcePath("resources/examples/toy-4d-input.npy");
     for (const QStringList& option :
          {QStringList{"--weights", weights}, QStringList{"--input", input}, QStringList{"--d-model", "32"},
           QStringList{"--heads", "4"}, QStringList{"--input-dim", "32"}, QStringList{"--seed", "1"},
@@ -440,5 +442,5 @@ void TestCliModel::windowOnTokenIds()
     }
 }
 
-QTEST_GUILESS_MAIN(TestCliModel)
+REGISTER_TEST_SUITE(TestCliModel, QCoreApplication)
 #include "test_cli_model.moc"

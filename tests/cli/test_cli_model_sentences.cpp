@@ -6,6 +6,8 @@
 // same as with those ids given by --token-ids.
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,7 +20,7 @@ using namespace attn::testing;
 
 namespace {
 
-const QString kTokenizers = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers");
+const QString kTokenizers = sourcePath("tests/data/tokenizers");
 
 QJsonObject expectedCase(const QString& tokenizer, const QString& name)
 {
@@ -122,5 +124,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliModelSentences)
+REGISTER_TEST_SUITE(TestCliModelSentences, QCoreApplication)
 #include "test_cli_model_sentences.moc"

@@ -8,6 +8,7 @@
 #include "core/model/ModelConfig.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestSuite.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/views/model/ModelGridPainter.h"
 
@@ -265,5 +266,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCliModelView)
+REGISTER_TEST_SUITE(TestCliModelView, QApplication)
 #include "test_cli_model_view.moc"

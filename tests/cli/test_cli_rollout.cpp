@@ -4,6 +4,8 @@
 // --rollout-fusion / --residual-weight as one `error:` line.
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QImage>
 #include <QJsonArray>
@@ -32,8 +34,7 @@ private slots:
     void jsonMatchesTheReference()
     {
         QFETCH(QString, model);
-        const QJsonObject reference =
-            readJsonObject(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        const QJsonObject reference = readJsonObject(fixturesPath("analysis/analysis_reference.json"));
         QJsonObject expected;
         for (const QJsonValue& value : reference["cases"].toArray())
             if (value["model"].toString() == model)
@@ -240,5 +241,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliRollout)
+REGISTER_TEST_SUITE(TestCliRollout, QCoreApplication)
 #include "test_cli_rollout.moc"

@@ -2,6 +2,8 @@
 // executable with no display: --export --view shapes (PNG/SVG/PDF, sizes, the shapes written on it,
 // every contract error), --tab, and --screenshot (the whole window as a PNG, atomically).
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,6 +15,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+using namespace attn::testing;
 
 namespace {
 
@@ -159,8 +163,7 @@ private slots:
         const QString head = m_dir.filePath("head.png");
         verifyRefused({"--screenshot", head, "--head", "8"}, head, "--head 8");
         const QString weights = m_dir.filePath("weights.png");
-        verifyRefused({"--screenshot", weights, "--weights", QStringLiteral(ATTENTION_SOURCE_DIR "/README.md")},
-                      weights, "--weights");
+        verifyRefused({"--screenshot", weights, "--weights", sourcePath("README.md")}, weights, "--weights");
         const QString both = m_dir.filePath("both.png");
         verifyRefused({"--screenshot", both, "--json", m_dir.filePath("x.json")}, both, "--screenshot");
         QVERIFY(!QFileInfo::exists(m_dir.filePath("x.json")));
@@ -300,5 +303,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCliViews)
+REGISTER_TEST_SUITE(TestCliViews, QGuiApplication)
 #include "test_cli_views.moc"

@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/CompareExport.h"
 #include "ui/views/compare/CompareView.h"
@@ -298,5 +299,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCompareExport)
+REGISTER_TEST_SUITE(TestCompareExport, QApplication)
 #include "test_compare_export.moc"

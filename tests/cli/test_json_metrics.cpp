@@ -6,6 +6,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "core/report/JsonReport.h"
 #include "tests/support/ProgramRun.h"
+#include "tests/support/TestSuite.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -111,5 +112,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestJsonMetrics)
+REGISTER_TEST_SUITE(TestJsonMetrics, QCoreApplication)
 #include "test_json_metrics.moc"

@@ -6,6 +6,7 @@
 #include "core/text/ByteLevelAlphabet.h"
 #include "core/text/ByteLevelPreTokenizer.h"
 #include "core/text/TokenizerLoader.h"
+#include "tests/support/TestPaths.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,7 +20,7 @@
 
 namespace attn::testing {
 
-inline const QString kVocabDir = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/vocab");
+inline const QString kVocabDir = sourcePath("tests/data/vocab");
 
 inline QByteArray readAll(const QString& path)
 {

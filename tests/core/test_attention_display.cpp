@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestSuite.h"
 
 #include <QTest>
 
@@ -216,5 +217,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAttentionDisplay)
+REGISTER_TEST_SUITE(TestAttentionDisplay, QCoreApplication)
 #include "test_attention_display.moc"

@@ -1,6 +1,8 @@
 #include "core/analysis/AttentionFlow.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -9,6 +11,7 @@
 #include <QTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -23,7 +26,7 @@ QJsonObject readJson(const QString& path)
 // A model fixture's PyTorch attention (L, H, T, T) as the maps a run keeps; causal maps packed.
 AttentionMaps fixtureMaps(const QString& model, bool causal)
 {
-    const QJsonObject expected = readJson(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/%1/expected.json").arg(model));
+    const QJsonObject expected = readJson(fixturesPath("models/%1/expected.json").arg(model));
     const QJsonArray layers = expected.value("attention").toArray();
     const int num_heads = int(layers.at(0).toArray().size());
     const int seq_len = int(layers.at(0).toArray().at(0).toArray().size());
@@ -129,7 +132,7 @@ private slots:
         QFETCH(QString, model);
         QFETCH(bool, causal);
         const AttentionMaps maps = fixtureMaps(model, causal);
-        const QJsonObject reference = readJson(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        const QJsonObject reference = readJson(fixturesPath("analysis/analysis_reference.json"));
         int checked = 0;
         for (const QJsonValue& value : reference.value("cases").toArray()) {
             const QJsonObject expected = value.toObject();
@@ -171,7 +174,7 @@ private slots:
         QFETCH(QString, model);
         QFETCH(bool, causal);
         const AttentionMaps maps = fixtureMaps(model, causal);
-        const QJsonObject reference = readJson(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        const QJsonObject reference = readJson(fixturesPath("analysis/analysis_reference.json"));
         int checked = 0;
         for (const QJsonValue& value : reference.value("cases").toArray()) {
             if (value.toObject().value("model").toString() != model)
@@ -215,7 +218,7 @@ private slots:
         QFETCH(QString, model);
         QFETCH(bool, causal);
         const AttentionMaps maps = fixtureMaps(model, causal);
-        const QJsonObject reference = readJson(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        const QJsonObject reference = readJson(fixturesPath("analysis/analysis_reference.json"));
         int checked = 0;
         for (const QJsonValue& value : reference.value("cases").toArray()) {
             const QJsonObject expected = value.toObject();
@@ -271,5 +274,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestAttentionRollout)
+REGISTER_TEST_SUITE(TestAttentionRollout, NoApplication)
 #include "test_attention_rollout.moc"

@@ -5,6 +5,7 @@
 #include "core/base/MessageText.h"
 #include "core/model/ModelFolder.h"
 #include "core/text/TokenizerFiles.h"
+#include "tests/support/TestSuite.h"
 
 #include <QBuffer>
 #include <QFile>
@@ -77,5 +78,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBoundedRead)
+REGISTER_TEST_SUITE(TestBoundedRead, QCoreApplication)
 #include "test_bounded_read.moc"

@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
+#include "tests/support/TestSuite.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -126,5 +127,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCrossPipeline)
+REGISTER_TEST_SUITE(TestCrossPipeline, QCoreApplication)
 #include "test_cross_pipeline.moc"

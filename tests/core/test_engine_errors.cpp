@@ -1,6 +1,7 @@
 // Every error the attention engine returns instead of asserting, and the scale setting's parser.
 #include "core/attention/AttentionEngine.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -70,5 +71,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEngineErrors)
+REGISTER_TEST_SUITE(TestEngineErrors, QCoreApplication)
 #include "test_engine_errors.moc"

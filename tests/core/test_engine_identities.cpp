@@ -3,6 +3,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -299,5 +300,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEngineIdentities)
+REGISTER_TEST_SUITE(TestEngineIdentities, QCoreApplication)
 #include "test_engine_identities.moc"

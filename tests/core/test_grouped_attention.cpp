@@ -2,6 +2,7 @@
 // and the shapes every builder of grouped weights checks.
 #include "core/attention/AttentionEngine.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -173,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestGroupedAttention)
+REGISTER_TEST_SUITE(TestGroupedAttention, QCoreApplication)
 #include "test_grouped_attention.moc"

@@ -6,6 +6,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestSuite.h"
 
 #include <QTest>
 
@@ -353,5 +354,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHeadMetrics)
+REGISTER_TEST_SUITE(TestHeadMetrics, QCoreApplication)
 #include "test_head_metrics.moc"

@@ -5,11 +5,13 @@
 
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/AttentionWeights.h"
+#include "core/base/InstructionSet.h"
 #include "core/base/SplitMix64.h"
 #include "core/ops/Linear.h"
 #include "core/ops/LinearColumns.h"
 #include "core/ops/StreamingCopy.h"
 #include "core/ops/Transpose.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -64,6 +66,19 @@ class TestLinearColumns : public QObject {
     Q_OBJECT
 
 private slots:
+    // The variants of the kernel suites that force a build of the engine (tests/core/CMakeLists.txt)
+    // name it in ATTENTION_EXPECTED_ENGINE: the build glibc loaded must be that one, or the
+    // variant would test another path than it says.
+    void theForcedEngineBuildIsLoaded()
+    {
+        const QString expected = qEnvironmentVariable("ATTENTION_EXPECTED_ENGINE");
+        if (expected.isEmpty())
+            QSKIP("no engine build forced (only the ATTENTION_LAB_HWCAPS variants force one)");
+        const QString loaded = engineInstructionSet();
+        QVERIFY2(loaded == expected || loaded.startsWith(expected + u' '),
+                 qPrintable(QStringLiteral("forced %1, loaded %2").arg(expected, loaded)));
+    }
+
     void directProductMatchesDouble_data()
     {
         QTest::addColumn<int>("rows");
@@ -405,5 +420,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLinearColumns)
+REGISTER_TEST_SUITE(TestLinearColumns, QCoreApplication)
 #include "test_linear_columns.moc"

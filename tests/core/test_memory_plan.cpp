@@ -1,6 +1,7 @@
 // The memory planner: what a request takes, the budget, and what it says would fit.
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/MemoryPlan.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -258,5 +259,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMemoryPlan)
+REGISTER_TEST_SUITE(TestMemoryPlan, QCoreApplication)
 #include "test_memory_plan.moc"

@@ -2,6 +2,8 @@
 // (tiny random checkpoints in the hub's layouts) with the values reference_models.py computed for
 // them in float64. Each case runs the real loader and forward pass on the folder as it is.
 #include "core/model/TransformerModel.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -12,6 +14,7 @@
 #include <cmath>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -71,7 +74,7 @@ void TestModelAgreement::agreesWithTransformers_data()
     // float32 runs of the reference are within 1.7e-6 of float64 (README of the fixtures).
     for (const char* name : {"gpt2-tiny", "gpt2-prefixed", "bert-tiny", "distilbert-tiny", "llama-tiny", "qwen2-tiny",
                              "mistral-tiny", "llama-biased", "pythia-tiny", "neox-sequential"})
-        QTest::newRow(name) << QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + QLatin1String(name);
+        QTest::newRow(name) << fixturesPath("models/") + QLatin1String(name);
 }
 
 void TestModelAgreement::agreesWithTransformers()
@@ -169,5 +172,5 @@ void TestModelAgreement::agreesWithTransformers()
     }
 }
 
-QTEST_GUILESS_MAIN(TestModelAgreement)
+REGISTER_TEST_SUITE(TestModelAgreement, QCoreApplication)
 #include "test_model_agreement.moc"

@@ -1,6 +1,7 @@
 // config.json as the transformers configuration classes read it: the attribute_map aliases, the
 // class defaults for keys that do not set a shape, and the options that are refused.
 #include "core/model/ModelConfig.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -246,5 +247,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestModelConfig)
+REGISTER_TEST_SUITE(TestModelConfig, QCoreApplication)
 #include "test_model_config.moc"

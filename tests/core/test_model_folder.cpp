@@ -6,6 +6,7 @@
 #include "core/model/TransformerModel.h"
 
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -317,5 +318,5 @@ void TestModelFolder::nonFiniteInPlaceWeightIsNamed()
              qPrintable(run.error()));
 }
 
-QTEST_GUILESS_MAIN(TestModelFolder)
+REGISTER_TEST_SUITE(TestModelFolder, QCoreApplication)
 #include "test_model_folder.moc"

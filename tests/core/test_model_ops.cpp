@@ -6,6 +6,7 @@
 #include "core/ops/Activation.h"
 #include "core/ops/LayerNorm.h"
 #include "core/ops/Linear.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -173,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestModelOps)
+REGISTER_TEST_SUITE(TestModelOps, QCoreApplication)
 #include "test_model_ops.moc"

@@ -9,6 +9,7 @@
 #include "core/base/SplitMix64.h"
 #include "core/model/AttentionMaps.h"
 #include "core/model/ModelConfig.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -312,5 +313,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestModelViews)
+REGISTER_TEST_SUITE(TestModelViews, QCoreApplication)
 #include "test_model_views.moc"

@@ -4,6 +4,8 @@
 #include "core/io/NpyReader.h"
 #include "core/io/NpyWriter.h"
 #include "core/weights/WeightFile.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WeightFileWriters.h"
 
 #include <QBuffer>
@@ -21,7 +23,7 @@ using namespace attn::testing;
 
 namespace {
 
-const QString kToyInput = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/toy-4d-input.npy");
+const QString kToyInput = sourcePath("resources/examples/toy-4d-input.npy");
 
 QByteArray readAll(const QString& path)
 {
@@ -381,5 +383,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNpy)
+REGISTER_TEST_SUITE(TestNpy, QCoreApplication)
 #include "test_npy.moc"

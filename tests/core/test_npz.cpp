@@ -3,6 +3,7 @@
 
 #include "core/io/NpzReader.h"
 #include "core/weights/WeightFile.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WeightFileWriters.h"
 
 #include <QFile>
@@ -247,5 +248,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNpz)
+REGISTER_TEST_SUITE(TestNpz, QCoreApplication)
 #include "test_npz.moc"

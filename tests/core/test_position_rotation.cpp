@@ -1,6 +1,7 @@
 // The position-rotation seam (AttentionOptions::rotate_positions): applied to Q and K before the scores.
 #include "core/attention/AttentionEngine.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -76,5 +77,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPositionRotation)
+REGISTER_TEST_SUITE(TestPositionRotation, QCoreApplication)
 #include "test_position_rotation.moc"

@@ -1,4 +1,6 @@
 #include "core/analysis/QueryKeySpace.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -9,6 +11,7 @@
 #include <cmath>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -42,7 +45,7 @@ class TestQueryKeySpace : public QObject {
 private slots:
     void initTestCase()
     {
-        QFile file(QStringLiteral(ATTENTION_FIXTURES_DIR "/analysis/analysis_reference.json"));
+        QFile file(fixturesPath("analysis/analysis_reference.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
         m_reference = QJsonDocument::fromJson(file.readAll()).object().value("query_key_space").toObject();
         QVERIFY(!m_reference.isEmpty());
@@ -103,5 +106,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestQueryKeySpace)
+REGISTER_TEST_SUITE(TestQueryKeySpace, NoApplication)
 #include "test_query_key_space.moc"

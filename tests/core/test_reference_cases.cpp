@@ -5,15 +5,18 @@
 
 #include "core/io/NpyReader.h"
 #include "core/io/SafetensorsReader.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QFile>
 #include <QTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
-const QString kCases = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/core/reference_cases/");
+const QString kCases = sourcePath("tests/core/reference_cases/");
 
 }  // namespace
 
@@ -79,5 +82,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReferenceCases)
+REGISTER_TEST_SUITE(TestReferenceCases, QCoreApplication)
 #include "test_reference_cases.moc"

@@ -1,6 +1,7 @@
 // Rotary positions by themselves: the frequencies of transformers' rope functions (default,
 // linear, llama3) and the rotate_half rotation, against values written out by hand.
 #include "core/model/RotaryEmbedding.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -95,5 +96,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRotaryEmbedding)
+REGISTER_TEST_SUITE(TestRotaryEmbedding, QCoreApplication)
 #include "test_rotary_embedding.moc"

@@ -13,6 +13,7 @@
 #include "core/pipeline/ModelLayerResult.h"
 
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -222,5 +223,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRotaryViews)
+REGISTER_TEST_SUITE(TestRotaryViews, QCoreApplication)
 #include "test_rotary_views.moc"

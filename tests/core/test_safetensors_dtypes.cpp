@@ -2,6 +2,7 @@
 // pattern), and every weight dtype converted exactly when a file is loaded.
 
 #include "tests/core/SafetensorsTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 #include <bit>
 #include <cmath>
@@ -80,5 +81,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensorsDtypes)
+REGISTER_TEST_SUITE(TestSafetensorsDtypes, QCoreApplication)
 #include "test_safetensors_dtypes.moc"

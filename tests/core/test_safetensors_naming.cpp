@@ -3,6 +3,7 @@
 // the metadata or an override.
 
 #include "tests/core/SafetensorsTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 using namespace attn;
 using namespace attn::testing;
@@ -154,5 +155,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensorsNaming)
+REGISTER_TEST_SUITE(TestSafetensorsNaming, QCoreApplication)
 #include "test_safetensors_naming.moc"

@@ -3,6 +3,7 @@
 // and refusals kept to one line.
 
 #include "tests/core/SafetensorsTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 #include <limits>
 
@@ -155,5 +156,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensorsReader)
+REGISTER_TEST_SUITE(TestSafetensorsReader, QCoreApplication)
 #include "test_safetensors_reader.moc"

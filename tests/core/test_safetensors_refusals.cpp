@@ -2,6 +2,7 @@
 // and of the attention tensors.
 
 #include "tests/core/SafetensorsTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 #include <cmath>
 #include <limits>
@@ -239,5 +240,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensorsRefusals)
+REGISTER_TEST_SUITE(TestSafetensorsRefusals, QCoreApplication)
 #include "test_safetensors_refusals.moc"

@@ -2,6 +2,7 @@
 #include "core/ops/HashEmbedder.h"
 #include "core/ops/PositionalEncoding.h"
 #include "core/text/WordSplitter.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -131,5 +132,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSentenceInputs)
+REGISTER_TEST_SUITE(TestSentenceInputs, QCoreApplication)
 #include "test_sentence_inputs.moc"

@@ -2,6 +2,7 @@
 // step's multiply-adds, checked against numbers worked out by hand.
 
 #include "core/analysis/ShapeModel.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 
 #include <QTest>
@@ -256,5 +257,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestShapeModel)
+REGISTER_TEST_SUITE(TestShapeModel, QCoreApplication)
 #include "test_shape_model.moc"

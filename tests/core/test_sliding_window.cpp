@@ -2,6 +2,7 @@
 // sees keys i - w + 1 .. i (transformers' sliding-window causal mask), every other weight exactly
 // 0, the visible ones a softmax over just those keys.
 #include "core/attention/AttentionEngine.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -61,5 +62,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSlidingWindow)
+REGISTER_TEST_SUITE(TestSlidingWindow, QCoreApplication)
 #include "test_sliding_window.moc"

@@ -9,6 +9,7 @@
 #include "core/ops/TileWeights.h"
 
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -163,5 +164,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTileWeights)
+REGISTER_TEST_SUITE(TestTileWeights, QCoreApplication)
 #include "test_tile_weights.moc"

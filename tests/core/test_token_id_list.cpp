@@ -1,5 +1,6 @@
 // TokenIdList: the ids typed for --token-ids and in the window's Token ids mode, parsed one way.
 #include "core/model/TokenIdList.h"
+#include "tests/support/TestSuite.h"
 
 #include <QTest>
 
@@ -55,5 +56,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenIdList)
+REGISTER_TEST_SUITE(TestTokenIdList, QCoreApplication)
 #include "test_token_id_list.moc"

@@ -5,6 +5,8 @@
 // transformers rebuilds it for, and the refusal of every step or option not implemented.
 #include "core/model/ModelTokenizer.h"
 #include "tests/core/TokenizerTestFiles.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <map>
 
@@ -13,7 +15,7 @@ using namespace attn::testing;
 
 namespace {
 
-const QString kPipelineDir = QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers");
+const QString kPipelineDir = sourcePath("tests/data/tokenizers");
 const QStringList kShapes = {"llama3-style", "qwen2-style", "llama2-style", "mistral-style",
                              "neox-style",   "llama3-tiny", "llama2-tiny",  "qwen2-tiny"};
 
@@ -246,5 +248,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersPipeline)
+REGISTER_TEST_SUITE(TestTokenizersPipeline, QCoreApplication)
 #include "test_tokenizers_pipeline.moc"

@@ -7,6 +7,7 @@
 #include "tests/core/TokenizerTestFiles.h"
 
 #include "core/model/ModelTokenizer.h"
+#include "tests/support/TestSuite.h"
 
 using namespace attn;
 using namespace attn::testing;
@@ -101,5 +102,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersPublished)
+REGISTER_TEST_SUITE(TestTokenizersPublished, QCoreApplication)
 #include "test_tokenizers_published.moc"

@@ -2,6 +2,7 @@
 // tokenizer_config.json that disagrees with tokenizer.json, and files too large to read, each
 // refused with one message naming the file.
 #include "tests/core/TokenizerTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 using namespace attn;
 using namespace attn::testing;
@@ -240,5 +241,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersRefusals)
+REGISTER_TEST_SUITE(TestTokenizersRefusals, QCoreApplication)
 #include "test_tokenizers_refusals.moc"

@@ -2,6 +2,7 @@
 // case and accent options, WordPiece's code-point counting, BPE's merge rules (unknown tokens,
 // ranks, leftmost merges, ignore_merges) and byte-level offsets trimmed.
 #include "tests/core/TokenizerTestFiles.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyGpt2Tokenizer.h"
 
 using namespace attn;
@@ -159,5 +160,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersRules)
+REGISTER_TEST_SUITE(TestTokenizersRules, QCoreApplication)
 #include "test_tokenizers_rules.moc"

@@ -10,6 +10,7 @@
 #include "core/text/SplitPreTokenizer.h"
 #include "core/text/TokenPiece.h"
 #include "core/text/UnicodeFormNormalizer.h"
+#include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
@@ -209,5 +210,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersSteps)
+REGISTER_TEST_SUITE(TestTokenizersSteps, QCoreApplication)
 #include "test_tokenizers_steps.moc"

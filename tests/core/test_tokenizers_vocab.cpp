@@ -4,6 +4,7 @@
 // tokens and offsets, the pre-tokenizer's split, and odd input, through every route a folder may
 // hold the tokenizer in (legacy files, tokenizer.json with either merge spelling).
 #include "tests/core/TokenizerTestFiles.h"
+#include "tests/support/TestSuite.h"
 
 #include <map>
 
@@ -225,5 +226,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizersVocab)
+REGISTER_TEST_SUITE(TestTokenizersVocab, QCoreApplication)
 #include "test_tokenizers_vocab.moc"

@@ -13,6 +13,8 @@
 #include "core/base/Tensor.h"
 #include "core/io/NpyReader.h"
 #include "core/weights/WeightFile.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,6 +29,7 @@
 #include <vector>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -67,7 +70,7 @@ const QStringList kExpectedCases = {
 
 QString fixturesDir()
 {
-    return QStringLiteral(ATTENTION_FIXTURES_DIR "/attention");
+    return fixturesPath("attention");
 }
 
 struct Fixture {
@@ -439,5 +442,5 @@ void TestTorchAgreement::paddedKeysAndEmptyRowsAreExactlyZero()
         QVERIFY2(trace->concat.row(row).isZero(0.0f), qPrintable(QStringLiteral("head outputs of row %1").arg(row)));
 }
 
-QTEST_GUILESS_MAIN(TestTorchAgreement)
+REGISTER_TEST_SUITE(TestTorchAgreement, QCoreApplication)
 #include "test_torch_agreement.moc"

@@ -5,6 +5,8 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/Examples.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 
 #include <QTest>
@@ -14,6 +16,7 @@
 #include <optional>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -81,7 +84,7 @@ private slots:
     // The same toy from the shipped files, as the Examples menu loads it.
     void toyExampleFromFiles()
     {
-        auto example = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples"));
+        auto example = Examples::toyFourDim(sourcePath("resources/examples"));
         QVERIFY2(example.ok(), qPrintable(example.error()));
         QCOMPARE(example->title, QStringLiteral("Toy 4-dimensional attention"));
         QCOMPARE(example->config.scale.mode, ScaleSetting::Mode::None);
@@ -102,7 +105,7 @@ private slots:
         QCOMPARE(result->trace.weights[0], built.trace.weights[0]);
         QCOMPARE(result->trace.output, built.trace.output);
 
-        const auto missing = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/no-such-directory"));
+        const auto missing = Examples::toyFourDim(sourcePath("no-such-directory"));
         QVERIFY(!missing.ok());
         QVERIFY2(missing.error().contains(QStringLiteral("toy-4d.json")), qPrintable(missing.error()));
     }
@@ -269,5 +272,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWalkthroughModel)
+REGISTER_TEST_SUITE(TestWalkthroughModel, QCoreApplication)
 #include "test_walkthrough_model.moc"

@@ -7,6 +7,8 @@
 #include "core/weights/JsonWeightsReader.h"
 #include "core/weights/WeightFile.h"
 #include "core/weights/WeightNaming.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WeightFileWriters.h"
 
 #include <QDir>
@@ -20,8 +22,8 @@ using namespace attn::testing;
 
 namespace {
 
-const QString kExamples = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples/");
-const QString kFixtures = QStringLiteral(ATTENTION_FIXTURES_DIR "/weights/");
+const QString kExamples = sourcePath("resources/examples/");
+const QString kFixtures = fixturesPath("weights/");
 
 // {"num_heads": 1, "wq": ..., "wk": ..., "wv": ...} of the 4-d toy, with `extra` keys spliced in.
 QByteArray toyJson(const QByteArray& extra = {}, const QByteArray& heads = "\"num_heads\": 1, ")
@@ -377,5 +379,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWeightFiles)
+REGISTER_TEST_SUITE(TestWeightFiles, QCoreApplication)
 #include "test_weight_files.moc"

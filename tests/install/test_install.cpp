@@ -4,6 +4,9 @@
 // appstreamcli) and the man page, all named after one application id and consistent with each
 // other and with the program. The validators come from Debian's desktop-file-utils and appstream
 // (scripts/bootstrap.sh installs them); without them those two checks are skipped.
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QImage>
@@ -14,6 +17,8 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+
+using namespace attn::testing;
 
 namespace {
 
@@ -121,8 +126,8 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_prefix.isValid());
-        const Run install = run(QStringLiteral(ATTENTION_CMAKE_COMMAND),
-                                {"--install", QStringLiteral(ATTENTION_BUILD_DIR), "--prefix", m_prefix.path()});
+        const Run install = run(requiredEnvironment("ATTENTION_CMAKE_COMMAND"),
+                                {"--install", requiredEnvironment("ATTENTION_BUILD_DIR"), "--prefix", m_prefix.path()});
         QVERIFY2(install.exit_code == 0, (install.out + install.err).constData());
     }
 
@@ -163,7 +168,7 @@ private slots:
 
     void scalableIconIsTheSource()
     {
-        const QString source = QStringLiteral(ATTENTION_SOURCE_DIR "/resources/icons/%1.svg").arg(kAppId);
+        const QString source = sourcePath("resources/icons/%1.svg").arg(kAppId);
         const QByteArray svg =
             readAll(installed(QStringLiteral("share/icons/hicolor/scalable/apps/%1.svg").arg(kAppId)));
         QVERIFY(svg.contains("<svg"));
@@ -290,7 +295,7 @@ private slots:
         for (qsizetype i = 0; i < screenshots.size(); ++i) {
             const QString name = screenshots[i].section(u'/', -1);
             QVERIFY2(name.startsWith("window-"), qPrintable(screenshots[i]));
-            const QImage image(QStringLiteral(ATTENTION_SOURCE_DIR "/docs/images/") + name);
+            const QImage image(sourcePath("docs/images/") + name);
             QVERIFY2(!image.isNull(), qPrintable(name + " is not in docs/images"));
             QCOMPARE(image.size(), screenshot_sizes[i]);
         }
@@ -323,8 +328,7 @@ private slots:
                  paragraph.value("Files").split(QRegularExpression("\\s+"), Qt::SkipEmptyParts)) {
                 license_of.insert(pattern, short_name);
                 if (pattern != u"*")
-                    QVERIFY2(QFileInfo::exists(QStringLiteral(ATTENTION_SOURCE_DIR "/") + pattern),
-                             qPrintable(pattern));
+                    QVERIFY2(QFileInfo::exists(sourcePath("") + pattern), qPrintable(pattern));
             }
         }
         QCOMPARE(named, given);
@@ -333,7 +337,7 @@ private slots:
         QCOMPARE(license_of.value("tests/data/vocab/gpt2/merges.txt"), QStringLiteral("Expat"));
         QCOMPARE(license_of.value("tests/data/vocab/bert-base-uncased/vocab.txt"), QStringLiteral("Apache-2.0"));
         // LICENSE in the sources is the full text of that licence.
-        const QByteArray full_text = readAll(QStringLiteral(ATTENTION_SOURCE_DIR "/LICENSE"));
+        const QByteArray full_text = readAll(sourcePath("LICENSE"));
         QVERIFY(full_text.contains("GNU GENERAL PUBLIC LICENSE"));
         QVERIFY(full_text.contains("Version 3, 29 June 2007"));
         QVERIFY(full_text.contains("END OF TERMS AND CONDITIONS"));
@@ -359,5 +363,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInstall)
+REGISTER_TEST_SUITE(TestInstall, QCoreApplication)
 #include "test_install.moc"

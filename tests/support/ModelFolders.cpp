@@ -1,6 +1,7 @@
 #include "tests/support/ModelFolders.h"
 
 #include "core/io/MappedSafetensors.h"
+#include "tests/support/TestPaths.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,7 +16,7 @@ namespace attn::testing {
 
 QString modelFixture(const QString& name)
 {
-    return QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + name;
+    return fixturesPath("models/") + name;
 }
 
 std::vector<StTensor> storedTensors(const QString& path)

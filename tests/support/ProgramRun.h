@@ -2,6 +2,8 @@
 
 // Runs build/app/attention-lab as other tools drive it: no display and no inherited Qt platform,
 // so the program has to manage headless on its own.
+#include "tests/support/TestPaths.h"
+
 #include <QProcess>
 #include <QStringList>
 
@@ -22,7 +24,7 @@ inline ProgramRun runProgram(const QStringList& arguments, const QList<QPair<QSt
     for (const auto& [name, value] : environment)
         env.insert(name, value);
     process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ATTENTION_LAB_EXE), arguments);
+    process.start(attn::testing::programPath(), arguments);
     if (!process.waitForFinished(120000))
         return {};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2, process.readAllStandardOutput(),

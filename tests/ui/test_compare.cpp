@@ -8,6 +8,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/DefaultResult.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapData.h"
@@ -554,5 +555,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCompare)
+REGISTER_TEST_SUITE(TestCompare, QApplication)
 #include "test_compare.moc"

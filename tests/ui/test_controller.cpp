@@ -8,6 +8,8 @@
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 
 #include <QFile>
@@ -16,6 +18,7 @@
 #include <QTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -58,7 +61,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_gpt2 = m_dir.filePath("gpt2.safetensors");
         QFile::remove(m_gpt2);
-        QVERIFY(QFile::copy(QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors"), m_gpt2));
+        QVERIFY(QFile::copy(fixturesPath("attention/weights/gpt2_f32.safetensors"), m_gpt2));
         QFile(m_gpt2).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
 
@@ -366,5 +369,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestController)
+REGISTER_TEST_SUITE(TestController, QApplication)
 #include "test_controller.moc"

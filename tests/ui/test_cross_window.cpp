@@ -2,6 +2,7 @@
 // token strip and its clicks, the heatmaps (T_q x T_kv, query labels on y, key labels on x), and
 // the causal mask refused with a second sentence. Every check reads what the widgets hold.
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -235,5 +236,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCrossWindow)
+REGISTER_TEST_SUITE(TestCrossWindow, QApplication)
 #include "test_cross_window.moc"

@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
+#include "tests/support/TestSuite.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ViewExporter.h"
 
@@ -320,5 +321,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestExport)
+REGISTER_TEST_SUITE(TestExport, QApplication)
 #include "test_export.moc"

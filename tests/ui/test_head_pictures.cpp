@@ -2,12 +2,13 @@
 // head's weights and reduces every head as it goes. Its pictures must be exactly what a plot draws
 // from the full weights (reduceCells with the views' mask, HeatmapData), its other heads
 // recomputed bit for bit, and everything else of the pass (head outputs, output) unchanged.
+#include "core/analysis/AttentionDisplay.h"
+#include "core/analysis/HeadMetrics.h"
 #include "core/attention/AttentionEngine.h"
 #include "core/attention/HeadAttention.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/analysis/AttentionDisplay.h"
-#include "core/analysis/HeadMetrics.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ViewExporter.h"
@@ -464,5 +465,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeadPictures)
+REGISTER_TEST_SUITE(TestHeadPictures, QApplication)
 #include "test_head_pictures.moc"

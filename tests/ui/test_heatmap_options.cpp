@@ -5,6 +5,7 @@
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/export/DataExporter.h"
 #include "ui/export/ExportDataDialog.h"
@@ -532,5 +533,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeatmapOptions)
+REGISTER_TEST_SUITE(TestHeatmapOptions, QApplication)
 #include "test_heatmap_options.moc"

@@ -1,6 +1,7 @@
 // HeatmapPlot: the matrix -> colour-map mapping, orientation, masks, ranges and rendering.
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/Hatch.h"
@@ -515,5 +516,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeatmapPlot)
+REGISTER_TEST_SUITE(TestHeatmapPlot, QApplication)
 #include "test_heatmap_plot.moc"

@@ -3,6 +3,7 @@
 // by a double-click; the drawn cells are checked against the weights and the labels against the
 // tokens. The window's zoom actions and Compare's zoom are test_window_zoom; the steps both use
 // are tests/support/ZoomSteps.h.
+#include "tests/support/TestSuite.h"
 #include "tests/support/ZoomSteps.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeatmapData.h"
@@ -442,5 +443,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeatmapZoom)
+REGISTER_TEST_SUITE(TestHeatmapZoom, QApplication)
 #include "test_heatmap_zoom.moc"

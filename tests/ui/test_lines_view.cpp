@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/DefaultResult.h"
+#include "tests/support/TestSuite.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
 
@@ -115,5 +116,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLinesView)
+REGISTER_TEST_SUITE(TestLinesView, QApplication)
 #include "test_lines_view.moc"

@@ -6,6 +6,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "core/report/JsonReport.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestSuite.h"
 #include "ui/export/DataExporter.h"
 
 #include <QBuffer>
@@ -215,5 +216,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLongDataExport)
+REGISTER_TEST_SUITE(TestLongDataExport, QApplication)
 #include "test_long_data_export.moc"

@@ -6,6 +6,7 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -317,5 +318,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLongInputs)
+REGISTER_TEST_SUITE(TestLongInputs, QApplication)
 #include "test_long_inputs.moc"

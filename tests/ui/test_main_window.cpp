@@ -2,6 +2,8 @@
 // the worker thread. Every check reads the plotted data, not just that a signal fired.
 #include "core/pipeline/AttentionResult.h"
 #include "core/text/WordSplitter.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -44,6 +46,7 @@
 #include <vector>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -264,7 +267,7 @@ private slots:
 
     void multiLayerFileOffersItsLayers()
     {
-        const QString path = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors");
+        const QString path = fixturesPath("attention/weights/gpt2_f32.safetensors");
         m_window->openWeightsFile(path);
         m_window->controller()->waitForIdle();
         QVERIFY2(m_window->controller()->weights() && m_window->controller()->weights()->layer_count == 2,
@@ -499,5 +502,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+REGISTER_TEST_SUITE(TestMainWindow, QApplication)
 #include "test_main_window.moc"

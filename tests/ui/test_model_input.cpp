@@ -6,6 +6,7 @@
 #include "core/analysis/InductionProbe.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -371,5 +372,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestModelInput)
+REGISTER_TEST_SUITE(TestModelInput, QApplication)
 #include "test_model_input.moc"

@@ -11,6 +11,8 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/ModelLayerResult.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/KvGroupMarks.h"
@@ -33,10 +35,11 @@
 #include <QtTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
-const QString kFixture = QStringLiteral(ATTENTION_FIXTURES_DIR "/models/gpt2-tiny");
+const QString kFixture = fixturesPath("models/gpt2-tiny");
 
 }  // namespace
 
@@ -93,7 +96,7 @@ private slots:
     // between H0 and H1; the All heads grid brackets the same groups.
     void groupsOfKeyValueHeadsAreMarked()
     {
-        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/llama-tiny"));
+        auto model = TransformerModel::load(fixturesPath("models/llama-tiny"));
         QVERIFY(model);
         const std::vector<int> ids = {5, 17, 63, 2, 40, 11, 29, 71};
         auto run = (*model)->forward(ids);
@@ -537,5 +540,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestModelView)
+REGISTER_TEST_SUITE(TestModelView, QApplication)
 #include "test_model_view.moc"

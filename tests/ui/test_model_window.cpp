@@ -5,6 +5,8 @@
 // hover texts, recent models, closing a model, and the Model tab's seam (showModelHead).
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/ModelFolders.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/controller/OpenModel.h"
@@ -357,9 +359,8 @@ private slots:
         for (const char* tokenizer : {"llama3-tiny", "llama2-tiny"}) {
             const QString dir = m_dir.filePath(tokenizer);
             QVERIFY(copyFolder(modelFixture("llama-tiny"), dir));
-            QVERIFY(QFile::copy(
-                QStringLiteral(ATTENTION_SOURCE_DIR "/tests/data/tokenizers/") + tokenizer + "/tokenizer.json",
-                dir + "/tokenizer.json"));
+            QVERIFY(QFile::copy(sourcePath("tests/data/tokenizers/") + tokenizer + "/tokenizer.json",
+                                dir + "/tokenizer.json"));
             open(dir, "the cat");
             QCOMPARE(openModelDir(), QDir(dir).absolutePath());
             const auto& pieces = m_window->tokenStrip()->pieces();
@@ -534,5 +535,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestModelWindow)
+REGISTER_TEST_SUITE(TestModelWindow, QApplication)
 #include "test_model_window.moc"

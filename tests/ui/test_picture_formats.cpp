@@ -26,6 +26,7 @@
 
 #include <vector>
 
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 
 using namespace attn;
@@ -344,5 +345,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPictureFormats)
+REGISTER_TEST_SUITE(TestPictureFormats, QApplication)
 #include "test_picture_formats.moc"

@@ -3,6 +3,7 @@
 // mark names its token, and the picture exports as PNG, SVG and PDF.
 #include "core/analysis/QueryKeySpace.h"
 #include "core/pipeline/AttentionPipeline.h"
+#include "tests/support/TestSuite.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/views/qk/LabelPlacer.h"
 #include "ui/views/qk/QueryKeyPainter.h"
@@ -158,5 +159,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestQueryKeyView)
+REGISTER_TEST_SUITE(TestQueryKeyView, QApplication)
 #include "test_query_key_view.moc"

@@ -4,6 +4,8 @@
 #include "core/analysis/AttentionFlow.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/model/TransformerModel.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/views/rollout/RolloutView.h"
 
@@ -15,6 +17,7 @@
 #include <QtTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -42,7 +45,7 @@ class TestRolloutView : public QObject {
 
     static std::shared_ptr<const ModelRun> runOf(const char* fixture, const std::vector<int>& ids)
     {
-        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/") + QLatin1String(fixture));
+        auto model = TransformerModel::load(fixturesPath("models/") + QLatin1String(fixture));
         if (!model)
             return nullptr;
         auto run = (*model)->forward(ids);
@@ -136,5 +139,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRolloutView)
+REGISTER_TEST_SUITE(TestRolloutView, QApplication)
 #include "test_rollout_view.moc"

@@ -5,6 +5,8 @@
 
 #include "core/attention/AttentionWeights.h"
 #include "core/pipeline/Examples.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/views/shapes/ShapeDiagramPainter.h"
@@ -24,6 +26,7 @@
 #include <QTest>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -163,7 +166,7 @@ private slots:
         keep(masked_png);
 
         // The toy as the Examples menu loads it: the caption names the file.
-        auto example = Examples::toyFourDim(QStringLiteral(ATTENTION_SOURCE_DIR "/resources/examples"));
+        auto example = Examples::toyFourDim(sourcePath("resources/examples"));
         QVERIFY2(example.ok(), qPrintable(example.error()));
         auto toy_result = Examples::run(example.value());
         QVERIFY(toy_result.ok());
@@ -420,5 +423,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestShapeExport)
+REGISTER_TEST_SUITE(TestShapeExport, QApplication)
 #include "test_shape_export.moc"

@@ -5,6 +5,8 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/ModelLayerResult.h"
+#include "tests/support/TestPaths.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
@@ -31,6 +33,7 @@
 #include <limits>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -62,7 +65,7 @@ private slots:
         QVERIFY(view.rotationHeader()->isHidden());
         QVERIFY(!view.rotationTableModel(0));
 
-        auto model = TransformerModel::load(QStringLiteral(ATTENTION_FIXTURES_DIR "/models/llama-tiny"));
+        auto model = TransformerModel::load(fixturesPath("models/llama-tiny"));
         QVERIFY(model);
         auto run = (*model)->forward({5, 17, 63, 2, 40, 11}, 1);
         QVERIFY(run);
@@ -355,5 +358,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWalkthrough)
+REGISTER_TEST_SUITE(TestWalkthrough, QApplication)
 #include "test_walkthrough.moc"

@@ -3,6 +3,7 @@
 // its clip.
 #include "core/analysis/WalkthroughModel.h"
 #include "tests/support/LongInput.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
@@ -119,5 +120,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWalkthroughLabels)
+REGISTER_TEST_SUITE(TestWalkthroughLabels, QApplication)
 #include "test_walkthrough_labels.moc"

@@ -2,6 +2,7 @@
 // heads, exports into a missing folder, the settings dock, the Help menu, the walkthrough's
 // scrolling and colours, and the settings panel's error flags.
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
 #include "tests/support/WeightFileWriters.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
@@ -263,5 +264,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowEdges)
+REGISTER_TEST_SUITE(TestWindowEdges, QApplication)
 #include "test_window_edges.moc"

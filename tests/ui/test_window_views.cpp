@@ -6,6 +6,7 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
+#include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AppSettings.h"
@@ -383,5 +384,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowViews)
+REGISTER_TEST_SUITE(TestWindowViews, QApplication)
 #include "test_window_views.moc"

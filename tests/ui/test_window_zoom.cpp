@@ -1,6 +1,7 @@
 // The window's zoom: View › Zoom in, Zoom out and Whole matrix on the One head view (and the
 // picture exported while a zoomed window is still being reduced), and Compare's three plots
 // zooming and panning as one. The 2,000-token result and the steps are tests/support/ZoomSteps.h.
+#include "tests/support/TestSuite.h"
 #include "tests/support/ZoomSteps.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/ActionRegistry.h"
@@ -141,5 +142,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowZoom)
+REGISTER_TEST_SUITE(TestWindowZoom, QApplication)
 #include "test_window_zoom.moc"
