@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
@@ -19,12 +20,27 @@
 #include <QTextDocument>
 
 #include <cmath>
+#include <utility>
 
 namespace attn {
 
 namespace {
 enum WeightsItem { kRandom = 0, kIdentity = 1, kFile = 2 };
 enum ScaleItem { kSqrt = 0, kNone = 1, kCustom = 2 };
+
+// A refused field keeps its own look (a style sheet would replace a spin box's arrows), tinted red.
+QPalette refusedPalette(QPalette tinted)
+{
+    const QColor red(0xe5, 0x39, 0x35);
+    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
+        const QColor base = tinted.color(role);
+        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
+                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
+                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
+    }
+    return tinted;
+}
+
 }  // namespace
 
 SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
@@ -72,16 +88,19 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     for (ColorMaps::Map map : ColorMaps::sequential())
         m_color_map->addItem(ColorMaps::name(map), int(map));
     m_color_map->setToolTip(tr("Perceptual colour map of the heatmaps"));
-    m_memory_budget = new QDoubleSpinBox(this);
-    m_memory_budget->setRange(0.0, 4096.0);
-    m_memory_budget->setDecimals(1);
-    m_memory_budget->setSingleStep(0.5);
-    m_memory_budget->setSuffix(tr(" GB"));
-    m_memory_budget->setKeyboardTracking(false);
-    m_memory_budget->setSpecialValueText(tr("default (%1)").arg(MemoryPlan::formatSize(MemoryPlan::defaultBudget())));
+    m_memory_budget = new QLineEdit(this);
+    m_memory_budget->setObjectName(QStringLiteral("MemoryBudget"));
+    m_memory_budget->setClearButtonEnabled(true);
+    m_memory_budget->setPlaceholderText(tr("default (%1)").arg(MemoryPlan::formatSize(MemoryPlan::defaultBudget())));
     m_memory_budget->setToolTip(
-        tr("What one result may take in memory. A longer sentence is refused before it is computed, saying how "
-           "many tokens would fit; the last result stays. Default: half the machine's memory."));
+        tr("What one result may take in memory, e.g. 2G, 1.5 GB or 800M (a number alone is bytes); empty: the "
+           "default, half the machine's memory. A longer sentence is refused before it is computed, saying how "
+           "many tokens would fit; the last result stays."));
+    m_memory_budget_error = new QLabel(this);
+    m_memory_budget_error->setObjectName(QStringLiteral("MemoryBudgetError"));
+    m_memory_budget_error->setWordWrap(true);
+    m_memory_budget_error->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+    m_memory_budget_error->setVisible(false);
 
     auto heading = [](const QString& text) {
         auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text));
@@ -136,6 +155,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     form->addRow(view);
     form->addRow(tr("Colour &map"), m_color_map);
     form->addRow(tr("Memory &budget"), m_memory_budget);
+    form->addRow(QString(), m_memory_budget_error);
     m_form = form;
     m_weight_rows = {section, m_d_model, m_heads,  m_input_dim, m_seed,         m_weights,
                      m_layer, attention, m_causal, m_scale,     m_custom_scale, m_positional};
@@ -156,20 +176,59 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
         emitConfig();
     });
     connect(m_color_map, &QComboBox::currentIndexChanged, this, [this] { emit colorMapChanged(colorMap()); });
-    connect(m_memory_budget, &QDoubleSpinBox::valueChanged, this,
-            [this] { emit memoryBudgetEdited(memoryBudget()); });
+    connect(m_memory_budget, &QLineEdit::editingFinished, this, &SettingsPanel::editMemoryBudget);
     setConfig(RunSettings{});
 }
 
-void SettingsPanel::setMemoryBudget(std::int64_t bytes)
+namespace {
+
+// The budget as the field shows it, in the largest unit that keeps it exact: "2 GB", "1.5 GB",
+// "800 MB"; bytes otherwise.
+QString budgetText(std::int64_t bytes)
 {
-    const QSignalBlocker block(m_memory_budget);
-    m_memory_budget->setValue(double(bytes) / double(std::int64_t(1) << 30));
+    for (const auto& [shift, unit] : {std::pair{30, "GB"}, std::pair{20, "MB"}}) {
+        const double amount = std::ldexp(double(bytes), -shift);
+        const double hundredths = std::round(amount * 100.0);
+        if (amount >= 1.0 && std::ldexp(hundredths / 100.0, shift) == double(bytes))
+            return QStringLiteral("%1 %2").arg(QLocale::c().toString(hundredths / 100.0, 'g', 12), QLatin1String(unit));
+    }
+    return QString::number(bytes);
 }
 
-std::int64_t SettingsPanel::memoryBudget() const
+}  // namespace
+
+void SettingsPanel::setMemoryBudget(std::int64_t bytes)
 {
-    return std::int64_t(std::llround(m_memory_budget->value() * double(std::int64_t(1) << 30)));
+    m_memory_budget_bytes = std::max<std::int64_t>(0, bytes);
+    m_memory_budget->setText(m_memory_budget_bytes > 0 ? budgetText(m_memory_budget_bytes) : QString());
+    m_memory_budget_error->clear();
+    m_memory_budget_error->setVisible(false);
+    m_memory_budget->setPalette(QPalette());
+}
+
+QString SettingsPanel::memoryBudgetError() const
+{
+    return m_memory_budget_error->text();
+}
+
+void SettingsPanel::editMemoryBudget()
+{
+    const QString text = m_memory_budget->text().trimmed();
+    Result<std::int64_t> bytes = text.isEmpty() ? Result<std::int64_t>(std::int64_t(0))
+                                                : MemoryPlan::parseBudget(text, MemoryPlan::physicalMemory());
+    if (!bytes) {
+        // The typed text stays to be corrected; the budget in use is said with the reason.
+        const QString in_use =
+            m_memory_budget_bytes > 0 ? MemoryPlan::formatSize(m_memory_budget_bytes) : tr("the default");
+        m_memory_budget_error->setText(tr("%1; the budget stays %2.").arg(bytes.error(), in_use));
+        m_memory_budget_error->setVisible(true);
+        m_memory_budget->setPalette(refusedPalette(palette()));
+        return;
+    }
+    const bool changed = *bytes != m_memory_budget_bytes;
+    setMemoryBudget(*bytes);
+    if (changed)
+        emit memoryBudgetEdited(*bytes);
 }
 
 void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)
@@ -265,16 +324,7 @@ void SettingsPanel::setFieldError(SettingField field, const QString& message)
         flagged.widget->setPalette(QPalette());  // back to the inherited palette
         return;
     }
-    // The widget's own look (a style sheet would replace a spin box's arrows), tinted red.
-    QPalette tinted = palette();
-    const QColor red(0xe5, 0x39, 0x35);
-    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
-        const QColor base = tinted.color(role);
-        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
-                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
-                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
-    }
-    flagged.widget->setPalette(tinted);
+    flagged.widget->setPalette(refusedPalette(palette()));
 }
 
 QString SettingsPanel::fieldError(SettingField field) const
