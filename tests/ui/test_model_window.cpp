@@ -23,6 +23,7 @@
 #include "ui/views/heads/HeadsGrid.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDir>
 #include <QDropEvent>
@@ -39,6 +40,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <memory>
 
@@ -283,6 +285,55 @@ private slots:
         m_window->sentenceEdit()->setText("the [MASK] token");
         controller()->waitForIdle();
         QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
+    }
+
+    // A weight file given while a model is open (File › Open weights, or a dropped file) is read
+    // first: refused, everything stays as it was, the model with its result and its panel; read,
+    // it replaces the model.
+    void refusedWeightFileLeavesTheModelOpen()
+    {
+        open(modelFixture("bert-tiny"), "hello world");
+        QVERIFY(controller()->hasModel());
+        const auto model_result = controller()->result();
+        const QString bad = m_dir.filePath("notes.txt");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not weights at all\n");
+        file.close();
+        QSignalSpy closed(controller(), &AttentionController::modelClosed);
+        m_window->openWeightsFile(bad);
+        controller()->waitForIdle();
+        QCOMPARE(closed.count(), 0);
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("bert-tiny")).absoluteFilePath());
+        QCOMPARE(controller()->result(), model_result);
+        QVERIFY(m_window->settingsPanel()->showsModel());
+        QVERIFY(m_window->layerChooser()->isVisible());
+        QVERIFY(m_window->actions()->get(ActionId::CloseModel)->isEnabled());
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(message.contains("notes.txt") && message.contains("the model in use stays"), qPrintable(message));
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::Random);
+        QVERIFY(m_settings->recentFiles().isEmpty());
+        // Typing still goes to the model.
+        m_window->sentenceEdit()->setText("hello there");
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
+
+        // A dropped file that reads: the model gives way to it.
+        const QString good = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors");
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(good)});
+        QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        controller()->waitForIdle();
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!controller()->hasModel());
+        QVERIFY(!m_window->settingsPanel()->showsModel());
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::File);
+        QCOMPARE(controller()->result()->config.d_model, 8);
+        QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(good).absoluteFilePath());
     }
 
     // More tokens than the model's positions: said at the sentence (and in the bar); the last

@@ -63,7 +63,10 @@ bool statesNoHeads(const QString& path)
 
 void MainWindow::openWeightsFile(const QString& path)
 {
-    closeModel();  // weights for the panel's settings: a whole model in use gives way
+    // An open model gives way once the file is read (the controller reads it first; refused, the
+    // model stays); a folder still being read is dropped now.
+    if (m_controller->isOpeningModel())
+        closeModel();
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
     // A file that does not say how many heads it has is split into the number the Heads field shows.

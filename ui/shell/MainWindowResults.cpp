@@ -71,6 +71,8 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
     if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
         if (std::exchange(m_restoring_file, false))
             m_message->showError(tr("The saved weights could not be loaded; using random weights. %1").arg(message));
+        else if (m_controller->hasModel())
+            m_message->showError(tr("Weights not loaded, the model in use stays: %1").arg(message));
         else
             m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
         if (!std::exchange(m_opening_file, QString()).isEmpty())
