@@ -148,6 +148,10 @@ private:
     void stepLayer(int step);
     QString textSentence() const;  // the field's text in Text mode, or the text kept meanwhile
     QString tokenIdsText() const;  // and the ids
+    // What Token ids mode starts with when its field is empty: the ids of the model's last run
+    // (the sentence's), or the first few ids of the vocabulary; never an empty, refused field.
+    QString startingTokenIds() const;
+    static constexpr int kStartingIdCount = 8;
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips

@@ -76,7 +76,9 @@ void MainWindow::setTokenIdsInput(bool token_ids)
     if (token_ids)
         m_input_mode->setVisible(true);
     // Each mode keeps its own text: the sentence is still there when the user goes back to Text.
-    const QString shown = std::exchange(m_other_mode_text, m_sentence->text());
+    QString shown = std::exchange(m_other_mode_text, m_sentence->text());
+    if (token_ids && shown.trimmed().isEmpty())
+        shown = startingTokenIds();
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(shown);
@@ -85,6 +87,26 @@ void MainWindow::setTokenIdsInput(bool token_ids)
     m_tabs->setSentence(shown);
     m_controller->setTokenIdsInput(token_ids);
     m_controller->setSentence(shown);
+}
+
+QString MainWindow::startingTokenIds() const
+{
+    const auto model = m_controller->model();
+    if (!model)
+        return QString();
+    QStringList ids;
+    if (const auto run = m_controller->modelRun()) {
+        for (int id : run->token_ids)
+            ids << QString::number(id);
+        return ids.join(QStringLiteral(", "));
+    }
+    const ModelConfig& config = model->model->config();
+    int count = std::min(kStartingIdCount, config.vocab_size);
+    if (config.max_positions > 0)
+        count = std::min(count, config.max_positions);
+    for (int id = 0; id < count; ++id)
+        ids << QString::number(id);
+    return ids.join(QStringLiteral(", "));
 }
 
 void MainWindow::setTokenIds(const QString& ids)
@@ -139,8 +161,19 @@ void MainWindow::modelOpened(const QString& dir)
     m_message->hide();  // a refusal before this one is no longer true
     m_restoring_model = false;
     m_input_mode->setVisible(true);
-    if (!model->tokenizer)
-        setTokenIdsInput(true);  // ids are all such a folder takes
+    if (!model->tokenizer) {
+        // Ids are all such a folder takes: the ids typed before, or the first few of its
+        // vocabulary, so that the views show this model at once and nothing is refused yet.
+        const bool typed = !tokenIdsText().trimmed().isEmpty();
+        if (typed)
+            setTokenIdsInput(true);
+        else
+            setTokenIds(startingTokenIds());
+        if (!typed)
+            m_message->showInfo(tr("%1 has no tokenizer files: it reads token ids. The field starts with the ids "
+                                   "%2; type your own, e.g. from the model's tokenizer elsewhere.")
+                                    .arg(QFileInfo(dir).fileName(), m_sentence->text()));
+    }
     // A model takes its own mask and has no second sentence: those controls wait for it to close.
     m_kv_sentence->setEnabled(false);
     m_kv_tokens->setVisible(false);
