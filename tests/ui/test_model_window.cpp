@@ -26,15 +26,19 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDropEvent>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMimeData>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -334,6 +338,55 @@ private slots:
         QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::File);
         QCOMPARE(controller()->result()->config.d_model, 8);
         QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(good).absoluteFilePath());
+    }
+
+    // A refused folder while a model is open: the panel still shows the model in use with its
+    // Close model button, and the reason wraps inside its long file names, so the settings dock
+    // neither scrolls sideways nor clips its controls.
+    void refusedFolderLeavesThePanelOnTheModelInUse()
+    {
+        open(modelFixture("distilbert-tiny"), "hello world");
+        QVERIFY(controller()->hasModel());
+        auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("SettingsDock"));
+        QVERIFY(dock);
+        m_window->resizeDocks({dock}, {280}, Qt::Horizontal);
+        QCoreApplication::processEvents();
+        QTemporaryDir root;
+        const QString broken = root.filePath("no-weights");
+        QVERIFY(QDir().mkpath(broken));
+        QVERIFY(QFile::copy(modelFixture("distilbert-tiny") + "/config.json", broken + "/config.json"));
+        m_window->openModelFolder(broken);
+        controller()->waitForIdle();
+        QCoreApplication::processEvents();
+        SettingsPanel* panel = m_window->settingsPanel();
+        const QString reason = panel->fieldError(SettingField::Model);
+        QVERIFY2(reason.contains("model.safetensors.index.json"), qPrintable(reason));
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("distilbert-tiny")).absoluteFilePath());
+        QVERIFY(panel->showsModel());
+        auto* close = panel->findChild<QWidget*>(QStringLiteral("CloseModel"));
+        QVERIFY(close && close->isVisibleTo(panel));
+        // Laid out whole, under the reason and the open button (a form layout squeezed it to 0 px).
+        QCOMPARE(close->height(), close->sizeHint().height());
+        for (QLabel* label : panel->findChildren<QLabel*>())
+            if (label->isVisibleTo(panel) && label->text().contains("index"))
+                QVERIFY2(label->geometry().bottom() < close->geometry().top(), "the reason overlaps Close model");
+        QVERIFY(m_window->actions()->get(ActionId::CloseModel)->isEnabled());
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        QVERIFY2(panel->minimumSizeHint().width() <= scroll->viewport()->width(),
+                 qPrintable(QStringLiteral("panel needs %1 px, the dock shows %2")
+                                .arg(panel->minimumSizeHint().width())
+                                .arg(scroll->viewport()->width())));
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        // The whole button inside the visible part of the dock.
+        const QRect button(close->mapTo(scroll->viewport(), QPoint(0, 0)), close->size());
+        QVERIFY2(scroll->viewport()->rect().contains(QRect(button.left(), 0, button.width(), 1)),
+                 qPrintable(QStringLiteral("button x %1..%2, viewport width %3")
+                                .arg(button.left())
+                                .arg(button.right())
+                                .arg(scroll->viewport()->width())));
+        // The message bar's copy of the reason wraps as well: the window is not widened by it.
+        QVERIFY(m_window->messageBar()->minimumSizeHint().width() < 400);
     }
 
     // More tokens than the model's positions: said at the sentence (and in the bar); the last

@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/ActionRegistry.h"
+#include "ui/shell/BreakableText.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ResultStatus.h"
@@ -86,12 +87,12 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
             message.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 3px; }"));
         // The views keep the last good result: say so where the user looks, and mark its tokens.
         const bool stale = !message.isEmpty() && m_result;
-        m_sentence_error->setText(
+        m_sentence_error->setText(breakableText(
             message.isEmpty() ? QString()
             : stale ? (m_result->seqLen() == 1 ? tr("Not computed: %1. The views show the previous input (%2 token).")
                                                : tr("Not computed: %1. The views show the previous input (%2 tokens)."))
                           .arg(message, QLocale().toString(m_result->seqLen()))
-                    : tr("Not computed: %1.").arg(message));
+                    : tr("Not computed: %1.").arg(message)));
         m_sentence_error->setVisible(!message.isEmpty());
         m_tokens->setStale(stale);
         // A model's refusal of the sentence (too many tokens for its positions) is also said in the bar.

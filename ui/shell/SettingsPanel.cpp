@@ -3,6 +3,7 @@
 #include "core/model/ModelConfig.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
+#include "ui/shell/BreakableText.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -18,8 +19,10 @@
 #include <QSignalBlocker>
 #include <QStyle>
 #include <QTextDocument>
+#include <QVBoxLayout>
 
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 namespace attn {
@@ -121,11 +124,20 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     m_close_model = new QPushButton(tr("Close model"), this);
     m_close_model->setObjectName(QStringLiteral("CloseModel"));
     m_close_model->setToolTip(tr("Back to the weights of the fields below (random, identity or a weight file)"));
-    form->addRow(m_model_heading);
-    form->addRow(m_model_info);
-    addErrorRow(form, SettingField::Model, m_open_model);
-    form->addRow(m_open_model);
-    form->addRow(m_close_model);
+    // One row of the form holds the whole section: QFormLayout squeezes the row after a
+    // word-wrapped label to no height once rows around it are hidden (the Close model button
+    // vanished under a refused folder's reason); a box layout gives each its height for the width.
+    auto* model_section = new QWidget(this);
+    auto* model_column = new QVBoxLayout(model_section);
+    model_column->setContentsMargins(0, 0, 0, 0);
+    model_column->setSpacing(4);
+    QLabel* model_error = errorLabel();
+    for (QWidget* widget :
+         std::initializer_list<QWidget*>{m_model_heading, m_model_info, model_error, m_open_model, m_close_model})
+        model_column->addWidget(widget);
+    m_rows.insert_or_assign(SettingField::Model,
+                            FieldRow{m_open_model, model_error, QString(), m_open_model->toolTip()});
+    form->addRow(model_section);
     connect(m_open_model, &QPushButton::clicked, this, &SettingsPanel::openModelRequested);
     connect(m_close_model, &QPushButton::clicked, this, &SettingsPanel::closeModelRequested);
 
@@ -159,8 +171,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     m_form = form;
     m_weight_rows = {section, m_d_model, m_heads,  m_input_dim, m_seed,         m_weights,
                      m_layer, attention, m_causal, m_scale,     m_custom_scale, m_positional};
-    form->setRowVisible(m_model_info, false);
-    form->setRowVisible(m_close_model, false);
+    m_model_info->setVisible(false);
+    m_close_model->setVisible(false);
 
     for (QSpinBox* box : {m_d_model, m_heads, m_input_dim, m_seed, m_layer})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPanel::emitConfig);
@@ -208,7 +220,7 @@ void SettingsPanel::setMemoryBudget(std::int64_t bytes)
 
 QString SettingsPanel::memoryBudgetError() const
 {
-    return m_memory_budget_error->text();
+    return m_memory_budget_error->text().remove(QChar(0x200B));  // without breakableText's break marks
 }
 
 void SettingsPanel::editMemoryBudget()
@@ -220,7 +232,7 @@ void SettingsPanel::editMemoryBudget()
         // The typed text stays to be corrected; the budget in use is said with the reason.
         const QString in_use =
             m_memory_budget_bytes > 0 ? MemoryPlan::formatSize(m_memory_budget_bytes) : tr("the default");
-        m_memory_budget_error->setText(tr("%1; the budget stays %2.").arg(bytes.error(), in_use));
+        m_memory_budget_error->setText(breakableText(tr("%1; the budget stays %2.").arg(bytes.error(), in_use)));
         m_memory_budget_error->setVisible(true);
         m_memory_budget->setPalette(refusedPalette(palette()));
         return;
@@ -231,14 +243,20 @@ void SettingsPanel::editMemoryBudget()
         emit memoryBudgetEdited(*bytes);
 }
 
+QLabel* SettingsPanel::errorLabel()
+{
+    auto* label = new QLabel(this);
+    label->setWordWrap(true);
+    label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+    label->setVisible(false);
+    return label;
+}
+
 void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)
 {
     QLabel* label = nullptr;
     if (reason_underneath) {
-        label = new QLabel(this);
-        label->setWordWrap(true);
-        label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
-        label->setVisible(false);
+        label = errorLabel();
         form->addRow(QString(), label);
     }
     m_rows.insert_or_assign(field, FieldRow{widget, label, QString(), widget->toolTip()});
@@ -315,7 +333,7 @@ void SettingsPanel::setFieldError(SettingField field, const QString& message)
     FieldRow& flagged = row->second;
     flagged.message = message;
     if (flagged.error) {
-        flagged.error->setText(message);
+        flagged.error->setText(breakableText(message));  // wraps inside a long file name too
         flagged.error->setVisible(!message.isEmpty());
     }
     flagged.widget->setToolTip(message.isEmpty() ? flagged.tooltip : message);
@@ -378,7 +396,7 @@ void SettingsPanel::showModel(const ModelConfig& config, const QString& dir, std
     const QLocale locale;
     const QString type = config.causal ? tr("%1, causal").arg(config.model_type) : config.model_type;
     const std::pair<QString, QString> rows[] = {
-        {tr("Folder"), QFileInfo(dir).fileName().toHtmlEscaped()},
+        {tr("Folder"), breakableText(QFileInfo(dir).fileName()).toHtmlEscaped()},
         {tr("Type"), type.toHtmlEscaped()},
         {tr("Layers"), locale.toString(config.num_layers)},
         {tr("Heads"), locale.toString(config.num_heads)},
@@ -414,8 +432,8 @@ void SettingsPanel::clearModel()
 
 void SettingsPanel::setModelShown(bool shown)
 {
-    m_form->setRowVisible(m_model_info, shown);
-    m_form->setRowVisible(m_close_model, shown);
+    m_model_info->setVisible(shown);
+    m_close_model->setVisible(shown);
     m_open_model->setText(shown ? tr("Open another model folder…") : tr("Open model folder…"));
     for (QWidget* row : m_weight_rows)
         m_form->setRowVisible(row, !shown);

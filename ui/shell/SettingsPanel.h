@@ -77,6 +77,7 @@ private:
     void emitConfig();
     void setModelShown(bool shown);
     void updateEnabled();
+    QLabel* errorLabel();  // red, word-wrapped, hidden until a reason is shown
     void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath = true);
     void editMemoryBudget();
 
