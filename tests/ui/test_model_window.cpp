@@ -21,6 +21,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelView.h"
 
 #include <QAction>
 #include <QApplication>
@@ -42,6 +43,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -577,6 +579,28 @@ private slots:
         m_window->recentModelsMenu()->actions()[1]->trigger();  // gpt2-tiny
         controller()->waitForIdle();
         QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+    }
+
+    // The Model tab's table lists the heads of the layer the chooser shows, and follows it.
+    void modelTabTableFollowsTheLayerChooser()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world");
+        ModelView* view = m_window->viewTabs()->modelView();
+        m_window->setCurrentView(View::Model);
+        view->selectLayer(1);  // a head of layer 1 framed on the grid
+        view->computeNow();
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L1 H0"));
+        // The chooser says 0 on opening a model: so does the table.
+        open(modelFixture("bert-tiny"), "hello world");
+        view->computeNow();
+        QCOMPARE(m_window->layerChooser()->layer(), 0);
+        QTRY_VERIFY(view->metricsTable()->rowCount() > 0);
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L0 H0"));
+        // Another layer chosen: the table follows.
+        m_window->actions()->get(ActionId::NextLayer)->trigger();
+        controller()->waitForIdle();
+        QCOMPARE(m_window->layerChooser()->layer(), 1);
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L1 H0"));
     }
 
     // A folder dropped on the window opens as a model (a file as weights, as before); File ›

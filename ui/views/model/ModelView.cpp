@@ -301,10 +301,10 @@ void ModelView::setAggregate(int aggregate)
 
 void ModelView::selectLayer(int layer)
 {
-    if (!hasModel() || layer < 0 || layer >= m_canvas->gridPainter().numLayers())
+    if (layer < 0 || (hasModel() && layer >= m_canvas->gridPainter().numLayers()))
         return;
-    m_layer = layer;
-    if (m_scope->currentIndex() == 0)  // every layer's list stays as it is
+    m_layer = layer;  // before a model's first run too: its table starts there
+    if (hasModel() && m_scope->currentIndex() == 0)  // every layer's list stays as it is
         showLayerMetrics();
 }
 
