@@ -246,6 +246,12 @@ private slots:
         QVERIFY2(m_window->messageBar()->text().contains("broken.npz"), qPrintable(m_window->messageBar()->text()));
         QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Weights).contains("broken.npz"));
         QVERIFY(m_window->settingsPanel()->weightsBox()->toolTip().contains("broken.npz"));
+        // The combo shows the weights in use again, untinted: nothing there is refused.
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->currentIndex(), 0);
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->palette().color(QPalette::Base),
+                 m_window->settingsPanel()->palette().color(QPalette::Base));
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->palette().color(QPalette::Button),
+                 m_window->settingsPanel()->palette().color(QPalette::Button));
         for (QLabel* label : m_window->settingsPanel()->findChildren<QLabel*>())
             QVERIFY2(!(label->isVisible() && label->text().contains("broken.npz")), "repeated under the field");
     }

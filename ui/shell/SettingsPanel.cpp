@@ -338,7 +338,9 @@ void SettingsPanel::setFieldError(SettingField field, const QString& message)
     }
     flagged.widget->setToolTip(message.isEmpty() ? flagged.tooltip : message);
     flagged.widget->setProperty("error", message);
-    if (message.isEmpty()) {
+    // A refused weight file leaves the weights in use, which the combo shows again: it is not
+    // tinted (its tooltip and the message bar say why the file was not taken).
+    if (message.isEmpty() || field == SettingField::Weights) {
         flagged.widget->setPalette(QPalette());  // back to the inherited palette
         return;
     }
