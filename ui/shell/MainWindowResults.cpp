@@ -95,12 +95,7 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
                     : tr("Not computed: %1.").arg(message)));
         m_sentence_error->setVisible(!message.isEmpty());
         m_tokens->setStale(stale);
-        // A model's refusal of the sentence (too many tokens for its positions) is also said in the bar.
-        const QString prefix = tr("Sentence: ");
-        if (!message.isEmpty() && m_controller->hasModel())
-            m_message->showError(prefix + message);
-        else if (message.isEmpty() && m_message->text().startsWith(prefix))
-            m_message->hide();
+        // Said once, under the field (in Text and Token ids mode alike): not again in the message bar.
     }
     if (field == SettingField::KvSentence) {
         m_kv_sentence->setToolTip(message.isEmpty() ? kvToolTip() : message);
