@@ -605,6 +605,23 @@ private slots:
         QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L1 H0"));
     }
 
+    // Two folders of the same name are told apart in the menu by their parents.
+    void recentModelsOfTheSameNameAreToldApart()
+    {
+        QTemporaryDir root;
+        for (const char* parent : {"first", "second"}) {
+            const QString dir = root.filePath(QStringLiteral("%1/gpt2").arg(QLatin1String(parent)));
+            QVERIFY(QDir().mkpath(dir));
+            QVERIFY(copyFolder(modelFixture("gpt2-tiny"), dir));
+            open(dir, "hello");
+            QVERIFY(controller()->hasModel());
+        }
+        QStringList shown;
+        for (QAction* action : m_window->recentModelsMenu()->actions())
+            shown << action->text();
+        QCOMPARE(shown, (QStringList{"&1 second/gpt2", "&2 first/gpt2"}));
+    }
+
     // A folder dropped on the window opens as a model (a file as weights, as before); File ›
     // Open model folder is Ctrl+Shift+O.
     void droppingAFolderOpensIt()

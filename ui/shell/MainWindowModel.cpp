@@ -47,6 +47,27 @@ std::int64_t baseModelParameters(const ModelWeights& w)
     return total;
 }
 
+// Each folder's name with as many of its parents as tell it apart from the others of the list:
+// "gpt2" alone, "a/gpt2" and "b/gpt2" for two folders of that name.
+QStringList distinctFolderNames(const QStringList& folders)
+{
+    QList<QStringList> parts;
+    for (const QString& folder : folders)
+        parts << QDir::fromNativeSeparators(folder).split(u'/', Qt::SkipEmptyParts);
+    const auto tail = [&parts](int i, int depth) {
+        return parts[i].mid(std::max<qsizetype>(0, parts[i].size() - depth));
+    };
+    QStringList names;
+    for (int i = 0; i < parts.size(); ++i) {
+        int depth = 1;
+        for (int j = 0; j < parts.size(); ++j)
+            while (j != i && depth < parts[i].size() && tail(i, depth) == tail(j, depth))
+                ++depth;
+        names << tail(i, depth).join(u'/');
+    }
+    return names;
+}
+
 }  // namespace
 
 void MainWindow::openModelFolder(const QString& dir, int layer)
@@ -138,9 +159,9 @@ void MainWindow::updateRecentModelsMenu()
 {
     m_recent_models_menu->clear();
     const QStringList folders = m_settings->recentModels();
+    const QStringList names = distinctFolderNames(folders);
     for (int i = 0; i < folders.size(); ++i) {
-        QAction* action =
-            m_recent_models_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(folders[i]).fileName()));
+        QAction* action = m_recent_models_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(names[i]));
         action->setToolTip(folders[i]);
         connect(action, &QAction::triggered, this, [this, dir = folders[i]] { openModelFolder(dir); });
     }
