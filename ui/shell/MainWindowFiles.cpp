@@ -166,6 +166,7 @@ Status MainWindow::exportImage(const QString& path, const QSize& size, double sc
     if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
         m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+        m_last_export_folder = QFileInfo(path).absolutePath();
     } else {
         m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
     }
@@ -189,8 +190,10 @@ QString existingFolder(std::initializer_list<QStandardPaths::StandardLocation> l
 
 QString MainWindow::proposedImagePath() const
 {
-    return QDir(existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation}))
-        .filePath(m_tabs->currentExportName());
+    const QString folder = !m_last_export_folder.isEmpty() && QFileInfo(m_last_export_folder).isDir()
+                               ? m_last_export_folder
+                               : existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation});
+    return QDir(folder).filePath(m_tabs->currentExportName());
 }
 
 void MainWindow::exportImageInteractively()
