@@ -120,6 +120,7 @@ QString CommandLine::helpText()
                "  --export FILE          picture of a view: .png, .svg or .pdf\n"
                "  --view V               grid (default), head, compare, shapes or lines (of --head);\n"
                "                         model: every layer x head of --model as one grid;\n"
+               "                         model-shapes: the blocks of --model, each tensor with its shape;\n"
                "                         rollout: attention rollout of --model across its layers;\n"
                "                         qk: the queries and keys of --head in one scatter\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"

@@ -204,6 +204,15 @@ Result<std::int64_t> MemoryPlan::parseSize(const QString& text)
     return std::int64_t(bytes);
 }
 
+Result<std::int64_t> MemoryPlan::parseBudget(const QString& text, std::int64_t physical)
+{
+    Result<std::int64_t> bytes = parseSize(text);
+    if (bytes && physical > 0 && *bytes > physical)
+        return Error{
+            QStringLiteral("'%1' is more than this machine's %2 of memory").arg(text.trimmed(), formatSize(physical))};
+    return bytes;
+}
+
 QString MemoryPlan::formatSize(std::int64_t bytes)
 {
     if (bytes >= kGiB)

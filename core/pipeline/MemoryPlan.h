@@ -89,6 +89,10 @@ public:
 
     // "2G", "1.5 GB", "512M", "800MiB", "1073741824" (bytes): binary units, at least 64 MiB.
     static Result<std::int64_t> parseSize(const QString& text);
+    // A memory budget as the window's field takes it: parseSize's units and limits (a bare
+    // number is bytes, as for --memory-budget), and no more than `physical` bytes of memory
+    // (physicalMemory(); 0 = unknown, not checked).
+    static Result<std::int64_t> parseBudget(const QString& text, std::int64_t physical);
     // "1.6 GB" (binary gigabytes, one decimal), "640 MB" below one.
     static QString formatSize(std::int64_t bytes);
 };

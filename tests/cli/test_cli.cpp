@@ -182,6 +182,10 @@ private slots:
         QCOMPARE(help.exit_code, 0);
         QVERIFY(help.out.contains("--sentence"));
         QVERIFY(help.out.contains("--export"));
+        // Every view --view takes is listed, as the name it is typed with.
+        for (const char* view :
+             {"grid", "head", "compare", "lines", "shapes", "model:", "model-shapes", "rollout", "qk"})
+            QVERIFY2(help.out.contains(view), view);
         const ProgramRun version = runProgram({"--version"});
         QCOMPARE(version.exit_code, 0);
         QVERIFY(version.out.startsWith("attention-lab "));

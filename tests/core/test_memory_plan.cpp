@@ -243,6 +243,24 @@ private slots:
         QVERIFY2(parsed.error().contains(reason), qPrintable(parsed.error()));
     }
 
+    // The window's budget field: the command line's units (a bare number is bytes), and no more
+    // than the machine has.
+    void budgetsAreSizesTheMachineHas()
+    {
+        const std::int64_t physical = 8 * kGiB;
+        QCOMPARE(qint64(*MemoryPlan::parseBudget("800M", physical)), qint64(800 * kMiB));
+        QCOMPARE(qint64(*MemoryPlan::parseBudget("512 MB", physical)), qint64(512 * kMiB));
+        QCOMPARE(qint64(*MemoryPlan::parseBudget("2G", physical)), qint64(2 * kGiB));
+        QCOMPARE(qint64(*MemoryPlan::parseBudget("8G", physical)), qint64(8 * kGiB));
+        const Result<std::int64_t> bare = MemoryPlan::parseBudget("100", physical);  // 100 bytes
+        QVERIFY(!bare.ok());
+        QVERIFY2(bare.error().contains("is less than the 64 MB"), qPrintable(bare.error()));
+        const Result<std::int64_t> over = MemoryPlan::parseBudget("9G", physical);
+        QVERIFY(!over.ok());
+        QVERIFY2(over.error().contains("more than this machine's 8.0 GB"), qPrintable(over.error()));
+        QVERIFY(MemoryPlan::parseBudget("9G", 0).ok());  // the machine's memory unknown
+    }
+
     void theDefaultBudgetIsHalfThePhysicalMemoryAtMost()
     {
         const std::int64_t physical = MemoryPlan::physicalMemory();

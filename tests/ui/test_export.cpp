@@ -260,6 +260,25 @@ private slots:
         QCOMPARE(fields[5].toFloat(), m_result->trace.weights[2](4, 1));
     }
 
+    // One layer of several (a whole model, a multi-layer file): every line says which.
+    void csvOfOneLayerOfSeveralNamesTheLayer()
+    {
+        AttentionResult layer = *m_result;
+        layer.layer_count = 12;
+        layer.config.layer = 3;
+        const QString path = m_dir.filePath("layer3.csv");
+        QVERIFY(DataExporter::exportWeights(layer, path).ok());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        const int seq_len = layer.seqLen();
+        QCOMPARE(lines.size(), 1 + 8 * seq_len * seq_len);
+        QCOMPARE(lines[0], QString("layer,head,query,query_token,key,key_token,weight"));
+        const QStringList fields = lines[1 + (2 * seq_len + 4) * seq_len + 1].split(',');
+        QCOMPARE(fields.mid(0, 6), QStringList({"3", "2", "4", "the", "1", "cat"}));
+        QCOMPARE(fields[6].toFloat(), layer.trace.weights[2](4, 1));
+    }
+
     // Sizes are planned before anything is written: CSV of more than kMaxTextWeights weights
     // (gigabytes of text) is refused with the size it would have and the .npy alternative.
     void csvOfTooManyWeightsIsRefusedBeforeWriting()

@@ -6,6 +6,7 @@
 #include "core/analysis/WalkthroughModel.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
@@ -131,14 +132,61 @@ private slots:
 
     void theBudgetIsASettingOfThePanel()
     {
-        QDoubleSpinBox* box = m_window->settingsPanel()->memoryBudgetBox();
-        QVERIFY(box->specialValueText().startsWith(QStringLiteral("default (")));
-        box->setValue(1.5);
+        QLineEdit* field = m_window->settingsPanel()->memoryBudgetBox();
+        QVERIFY(field->placeholderText().startsWith(QStringLiteral("default (")));
+        QVERIFY(field->text().isEmpty());
+        field->setText(QStringLiteral("1.5G"));
+        emit field->editingFinished();
         QCOMPARE(m_window->controller()->memoryBudget(), 3 * (std::int64_t(1) << 30) / 2);
+        QCOMPARE(field->text(), QStringLiteral("1.5 GB"));
         m_window->saveSettings();
         QCOMPARE(m_settings->memoryBudget(), 3 * (std::int64_t(1) << 30) / 2);
-        box->setValue(0.0);  // the default again
+        field->clear();  // the default again
+        emit field->editingFinished();
         QCOMPARE(m_window->controller()->memoryBudget(), AttentionController::defaultMemoryBudget());
+    }
+
+    // The field reads sizes as --memory-budget does: the unit counts, a number alone is bytes;
+    // a size it refuses (or more than the machine has) is said beside it and the budget stays.
+    void theBudgetFieldTakesTheCommandLinesUnits_data()
+    {
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<qint64>("bytes");  // 0: refused
+        QTest::addColumn<QString>("reason");
+        QTest::addRow("800M") << "800M" << qint64(800) * kMiB << "";
+        QTest::addRow("512 MB") << "512 MB" << qint64(512) * kMiB << "";
+        QTest::addRow("2G") << "2G" << qint64(2048) * kMiB << "";
+        QTest::addRow("64M") << "64M" << qint64(64) * kMiB << "";
+        QTest::addRow("100 bytes") << "100" << qint64(0) << "is less than the 64 MB";
+        QTest::addRow("not a size") << "lots" << qint64(0) << "is not a size";
+        const std::int64_t physical = MemoryPlan::physicalMemory();
+        if (physical > 0)
+            QTest::addRow("more than the machine") << QStringLiteral("%1G").arg(physical / (std::int64_t(1) << 30) + 1)
+                                                   << qint64(0) << "more than this machine's";
+    }
+    void theBudgetFieldTakesTheCommandLinesUnits()
+    {
+        QFETCH(QString, typed);
+        QFETCH(qint64, bytes);
+        QFETCH(QString, reason);
+        m_window->setMemoryBudget(3 * kMiB * 1024);  // 3 GB in use before
+        QLineEdit* field = m_window->settingsPanel()->memoryBudgetBox();
+        field->setFocus();
+        field->selectAll();
+        QTest::keyClicks(field, typed);
+        QTest::keyClick(field, Qt::Key_Return);
+        const QString error = m_window->settingsPanel()->memoryBudgetError();
+        if (bytes > 0) {
+            QCOMPARE(qint64(m_window->controller()->memoryBudget()), bytes);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            return;
+        }
+        QCOMPARE(qint64(m_window->controller()->memoryBudget()), qint64(3) * 1024 * kMiB);
+        QVERIFY2(error.contains(reason), qPrintable(error));
+        QVERIFY2(error.contains("the budget stays 3.0 GB"), qPrintable(error));
+        QWidget* shown = m_window->settingsPanel()->findChild<QWidget*>(QStringLiteral("MemoryBudgetError"));
+        QVERIFY(shown && shown->isVisibleTo(m_window.get()));
+        QCOMPARE(field->text(), typed);  // left to be corrected
     }
 
     void theLinesOfALongInputAreTheStrongestKeysOfEachQuery()

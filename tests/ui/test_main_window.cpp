@@ -327,6 +327,83 @@ private slots:
         QCOMPARE(m_window->actions()->get(ActionId::ExportImage)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
     }
 
+    // Every shortcut of the menus triggers its action whatever has the keyboard focus: the
+    // sentence field (where QLineEdit binds Ctrl+E to "end of line" on X11), a spin box, a combo
+    // box, a check box, the tabs, a plot. The key bindings are the platform's (offscreen has
+    // Windows' ones, where Ctrl+E is free), so each focused widget also claims every key the way
+    // a field claims its bindings: the window's shortcuts still win. The standard editing keys are
+    // none of them, so they stay with the field.
+    void everyShortcutWorksFromEveryInputWidget()
+    {
+        // Accepts every ShortcutOverride, as QLineEdit does for the keys of its own bindings.
+        struct KeyClaimer : QObject {
+            bool eventFilter(QObject*, QEvent* event) override
+            {
+                if (event->type() != QEvent::ShortcutOverride)
+                    return false;
+                event->accept();
+                return true;
+            }
+        } claimer;
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        QList<QAction*> actions;
+        for (QAction* action : static_cast<QWidget*>(m_window.get())->actions()) {
+            if (action->shortcuts().isEmpty())
+                continue;
+            for (const QKeySequence& shortcut : action->shortcuts())
+                for (QKeySequence::StandardKey key : {QKeySequence::Copy, QKeySequence::Cut, QKeySequence::Paste,
+                                                      QKeySequence::Undo, QKeySequence::Redo, QKeySequence::SelectAll})
+                    QVERIFY2(!QKeySequence::keyBindings(key).contains(shortcut), qPrintable(action->text()));
+            // Only that the key reaches the action: what it does (dialogs, quitting) is not run.
+            QObject::disconnect(action, &QAction::triggered, nullptr, nullptr);
+            action->setEnabled(true);
+            actions << action;
+        }
+        QVERIFY(actions.size() >= 20);
+        // One widget of each kind that takes the focus, as the window shows them.
+        QList<QWidget*> inputs{m_window->sentenceEdit(), m_window->kvSentenceEdit(),
+                               m_window->settingsPanel()->headsBox(), m_window->settingsPanel()->weightsBox(),
+                               m_window->settingsPanel()->causalBox()};
+        QStringList kinds;
+        for (QWidget* widget : inputs)
+            kinds << widget->metaObject()->className();
+        for (QWidget* widget : m_window->findChildren<QWidget*>()) {
+            const QString kind = widget->metaObject()->className();
+            if (kinds.contains(kind) || !widget->isVisible() || !widget->isEnabled() ||
+                widget->focusPolicy() == Qt::NoFocus || widget->focusProxy())
+                continue;
+            kinds << kind;
+            inputs << widget;
+        }
+        QStringList failures;
+        for (QWidget* widget : inputs) {
+            widget->setFocus(Qt::OtherFocusReason);
+            QTRY_VERIFY2(widget->hasFocus(), widget->metaObject()->className());
+            QApplication::focusWidget()->installEventFilter(&claimer);  // a spin box's editor, the field itself
+            for (QAction* action : actions)
+                for (const QKeySequence& shortcut : action->shortcuts()) {
+                    QSignalSpy triggered(action, &QAction::triggered);
+                    QTest::keySequence(widget, shortcut);
+                    if (triggered.count() != 1)
+                        failures << QStringLiteral("%1 in %2 (%3 times)")
+                                        .arg(shortcut.toString(), widget->metaObject()->className())
+                                        .arg(triggered.count());
+                    if (!widget->hasFocus())
+                        widget->setFocus(Qt::OtherFocusReason);
+                }
+        }
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QStringLiteral(", "))));
+        for (QWidget* widget : inputs)
+            widget->removeEventFilter(&claimer);
+        for (QWidget* widget : m_window->findChildren<QWidget*>())
+            widget->removeEventFilter(&claimer);
+        // The editing keys stay with the field: Ctrl+A selects the sentence.
+        m_window->sentenceEdit()->setFocus();
+        QTest::keySequence(m_window->sentenceEdit(), QKeySequence::SelectAll);
+        QCOMPARE(m_window->sentenceEdit()->selectedText(), m_window->sentenceEdit()->text());
+    }
+
     void settingsPersistBetweenRuns()
     {
         m_window->sentenceEdit()->setText("A remembered sentence");

@@ -224,7 +224,12 @@ private slots:
         QVERIFY(m_window->inputModeBox()->isVisible());
         m_window->inputModeBox()->setCurrentIndex(MainWindow::kTokenIdsMode);
         QVERIFY(controller()->tokenIdsInput());
-        QVERIFY(m_window->sentenceEdit()->text().isEmpty());
+        // The field starts with the ids of the text, refused nowhere.
+        QStringList text_ids;
+        for (int id : controller()->modelRun()->token_ids)
+            text_ids << QString::number(id);
+        QCOMPARE(m_window->sentenceEdit()->text(), text_ids.join(", "));
+        QVERIFY(m_window->sentenceError()->isHidden());
         m_window->sentenceEdit()->setText(idsOf(expected));
         controller()->waitForIdle();
         QCOMPARE(controller()->modelTokens(), expected["tokens"].toVariant().toStringList());
@@ -322,22 +327,55 @@ private slots:
     }
 
     // Opening a folder without tokenizer files while the field holds text: the field switches to
-    // its (empty) ids, which say what to type; the text is not read as ids, and waits for Text.
-    void folderWithoutTokenizerDoesNotReadTheTextAsIds()
+    // ids, starting with the first few of the vocabulary, and every view shows the model at once;
+    // nothing is refused before anything is typed. The text is not read as ids, and waits for Text.
+    void folderWithoutTokenizerStartsOnItsFirstIds()
     {
         m_window->sentenceEdit()->setText("The cat sat");
         controller()->waitForIdle();
+        const auto random = controller()->result();
         m_window->openModelFolder(modelFixture("llama-tiny"));
         controller()->waitForIdle();
         QVERIFY(controller()->tokenIdsInput());
-        QCOMPARE(m_window->sentenceEdit()->text(), QString());
-        QVERIFY2(m_window->sentenceError()->text().contains("type token ids"),
-                 qPrintable(m_window->sentenceError()->text()));
+        QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("0, 1, 2, 3, 4, 5, 6, 7"));
+        QVERIFY2(m_window->sentenceError()->isHidden(), qPrintable(m_window->sentenceError()->text()));
+        QVERIFY(m_window->sentenceEdit()->property("error").toString().isEmpty());
+        QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Sentence).isEmpty());
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(message.contains("no tokenizer files") && message.contains("0, 1, 2"), qPrintable(message));
+        // The views show the model: its layer 0 on those ids, not the random weights from before.
+        const auto result = controller()->result();
+        QVERIFY(result != random);
+        QCOMPARE(result->seqLen(), 8);
+        QCOMPARE(result->numHeads(), 4);
+        QVERIFY2(result->weights_description.contains("llama-tiny"), qPrintable(result->weights_description));
+        QCOMPARE(m_window->headsGrid()->headCount(), 4);
+        QCOMPARE(m_window->headsGrid()->plot(0)->fullColumnCount(), 8);
+
         m_window->inputModeBox()->setCurrentIndex(0);
         controller()->waitForIdle();
         QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("The cat sat"));
         QVERIFY2(m_window->sentenceError()->text().contains("no tokenizer files"),
                  qPrintable(m_window->sentenceError()->text()));
+        // Back to ids: the ids as they were.
+        m_window->inputModeBox()->setCurrentIndex(MainWindow::kTokenIdsMode);
+        controller()->waitForIdle();
+        QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("0, 1, 2, 3, 4, 5, 6, 7"));
+        QVERIFY(m_window->sentenceError()->isHidden());
+    }
+
+    // Token ids chosen for a model with a tokenizer: the field starts with the sentence's ids.
+    void tokenIdsModeStartsWithTheSentencesIds()
+    {
+        m_window->sentenceEdit()->setText("Hello world");
+        m_window->openModelFolder(modelFixture("gpt2-tiny"));
+        controller()->waitForIdle();
+        QVERIFY(!controller()->tokenIdsInput());
+        m_window->inputModeBox()->setCurrentIndex(MainWindow::kTokenIdsMode);
+        controller()->waitForIdle();
+        QCOMPARE(m_window->sentenceEdit()->text(), QStringLiteral("15496, 995"));
+        QVERIFY(m_window->sentenceError()->isHidden());
+        QCOMPARE(controller()->modelTokens(), (QStringList{"Hello", "Ġworld"}));
     }
 
     // A folder without tokenizer files opens on ids alone (the Llama family's today): the field

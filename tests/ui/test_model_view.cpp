@@ -34,6 +34,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 using namespace attn;
 using namespace attn::testing;
 
@@ -249,10 +251,26 @@ private slots:
             QCOMPARE(table->item(row, 1)->data(Qt::UserRole).toDouble(), m.entropy);
             QCOMPARE(table->item(row, 7)->data(Qt::UserRole).toDouble(), m.first);
             const HeadScore score = HeadScores::score(m_run->attention, 1, head, m_run->token_ids, {});
+            // One "previous" on the tab: the frames' and --json's head_scores, not a mean over rows 1..T-1.
+            QCOMPARE(table->item(row, 4)->data(Qt::UserRole).toDouble(), score.previous);
+            QVERIFY(std::abs(score.previous - m.previous) > 1e-9 || m.previous == 0.0);
+            QVERIFY2(view.canvas()->describeHead(1, head).contains(
+                         QStringLiteral("previous %1").arg(score.previous, 0, 'f', 3)),
+                     qPrintable(view.canvas()->describeHead(1, head)));
             QCOMPARE(table->item(row, 5)->data(Qt::UserRole).toDouble(), score.duplicate);
             QCOMPARE(table->item(row, 6)->data(Qt::UserRole).toDouble(), score.induction);
             QCOMPARE(table->item(row, 0)->text(), QStringLiteral("L1 H%1").arg(head));
         }
+        // Hidden keys change the thumbnails only: the table and the frames keep the scores of the
+        // maps as computed, as --json does.
+        view.setHiddenKeys({1});
+        view.selectLayer(1);
+        for (int row = 0; row < 4; ++row) {
+            const int head = table->item(row, 0)->data(Qt::UserRole).toInt() - 4;
+            QCOMPARE(table->item(row, 4)->data(Qt::UserRole).toDouble(),
+                     HeadScores::score(m_run->attention, 1, head, m_run->token_ids, {}).previous);
+        }
+        view.setHiddenKeys({});
         // Sorted by entropy (numerically), then a double click opens that row's head.
         table->sortItems(1, Qt::DescendingOrder);
         QVERIFY(table->item(0, 1)->data(Qt::UserRole).toDouble() >= table->item(3, 1)->data(Qt::UserRole).toDouble());

@@ -23,24 +23,32 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelView.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDropEvent>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMimeData>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <memory>
 
@@ -287,8 +295,105 @@ private slots:
         QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
     }
 
-    // More tokens than the model's positions: said at the sentence (and in the bar); the last
-    // result stays.
+    // A weight file given while a model is open (File › Open weights, or a dropped file) is read
+    // first: refused, everything stays as it was, the model with its result and its panel; read,
+    // it replaces the model.
+    void refusedWeightFileLeavesTheModelOpen()
+    {
+        open(modelFixture("bert-tiny"), "hello world");
+        QVERIFY(controller()->hasModel());
+        const auto model_result = controller()->result();
+        const QString bad = m_dir.filePath("notes.txt");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not weights at all\n");
+        file.close();
+        QSignalSpy closed(controller(), &AttentionController::modelClosed);
+        m_window->openWeightsFile(bad);
+        controller()->waitForIdle();
+        QCOMPARE(closed.count(), 0);
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("bert-tiny")).absoluteFilePath());
+        QCOMPARE(controller()->result(), model_result);
+        QVERIFY(m_window->settingsPanel()->showsModel());
+        QVERIFY(m_window->layerChooser()->isVisible());
+        QVERIFY(m_window->actions()->get(ActionId::CloseModel)->isEnabled());
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(message.contains("notes.txt") && message.contains("the model in use stays"), qPrintable(message));
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::Random);
+        QVERIFY(m_settings->recentFiles().isEmpty());
+        // Typing still goes to the model.
+        m_window->sentenceEdit()->setText("hello there");
+        controller()->waitForIdle();
+        QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
+
+        // A dropped file that reads: the model gives way to it.
+        const QString good = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors");
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(good)});
+        QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        controller()->waitForIdle();
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!controller()->hasModel());
+        QVERIFY(!m_window->settingsPanel()->showsModel());
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::File);
+        QCOMPARE(controller()->result()->config.d_model, 8);
+        QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(good).absoluteFilePath());
+    }
+
+    // A refused folder while a model is open: the panel still shows the model in use with its
+    // Close model button, and the reason wraps inside its long file names, so the settings dock
+    // neither scrolls sideways nor clips its controls.
+    void refusedFolderLeavesThePanelOnTheModelInUse()
+    {
+        open(modelFixture("distilbert-tiny"), "hello world");
+        QVERIFY(controller()->hasModel());
+        auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("SettingsDock"));
+        QVERIFY(dock);
+        m_window->resizeDocks({dock}, {280}, Qt::Horizontal);
+        QCoreApplication::processEvents();
+        QTemporaryDir root;
+        const QString broken = root.filePath("no-weights");
+        QVERIFY(QDir().mkpath(broken));
+        QVERIFY(QFile::copy(modelFixture("distilbert-tiny") + "/config.json", broken + "/config.json"));
+        m_window->openModelFolder(broken);
+        controller()->waitForIdle();
+        QCoreApplication::processEvents();
+        SettingsPanel* panel = m_window->settingsPanel();
+        const QString reason = panel->fieldError(SettingField::Model);
+        QVERIFY2(reason.contains("model.safetensors.index.json"), qPrintable(reason));
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("distilbert-tiny")).absoluteFilePath());
+        QVERIFY(panel->showsModel());
+        auto* close = panel->findChild<QWidget*>(QStringLiteral("CloseModel"));
+        QVERIFY(close && close->isVisibleTo(panel));
+        // Laid out whole, under the reason and the open button (a form layout squeezed it to 0 px).
+        QCOMPARE(close->height(), close->sizeHint().height());
+        for (QLabel* label : panel->findChildren<QLabel*>())
+            if (label->isVisibleTo(panel) && label->text().contains("index"))
+                QVERIFY2(label->geometry().bottom() < close->geometry().top(), "the reason overlaps Close model");
+        QVERIFY(m_window->actions()->get(ActionId::CloseModel)->isEnabled());
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        QVERIFY2(panel->minimumSizeHint().width() <= scroll->viewport()->width(),
+                 qPrintable(QStringLiteral("panel needs %1 px, the dock shows %2")
+                                .arg(panel->minimumSizeHint().width())
+                                .arg(scroll->viewport()->width())));
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        // The whole button inside the visible part of the dock.
+        const QRect button(close->mapTo(scroll->viewport(), QPoint(0, 0)), close->size());
+        QVERIFY2(scroll->viewport()->rect().contains(QRect(button.left(), 0, button.width(), 1)),
+                 qPrintable(QStringLiteral("button x %1..%2, viewport width %3")
+                                .arg(button.left())
+                                .arg(button.right())
+                                .arg(scroll->viewport()->width())));
+        // The message bar's copy of the reason wraps as well: the window is not widened by it.
+        QVERIFY(m_window->messageBar()->minimumSizeHint().width() < 400);
+    }
+
+    // More tokens than the model's positions: said at the sentence, once; the last result stays.
     void tooLongSentenceIsRefusedAtTheSentence()
     {
         open(modelFixture("gpt2-tiny"), "hello world");
@@ -301,7 +406,10 @@ private slots:
         QCOMPARE(controller()->result(), result);
         const QString error = m_window->sentenceEdit()->property("error").toString();
         QVERIFY2(error.contains("n_positions"), qPrintable(error));
-        QVERIFY(m_window->messageBar()->text().contains("n_positions"));
+        // Said once, under the field, not again in the message bar.
+        QVERIFY2(m_window->sentenceError()->isVisible() && m_window->sentenceError()->text().contains("n_positions"),
+                 qPrintable(m_window->sentenceError()->text()));
+        QVERIFY2(!m_window->messageBar()->text().contains("n_positions"), qPrintable(m_window->messageBar()->text()));
         m_window->sentenceEdit()->setText("hello again");
         controller()->waitForIdle();
         QVERIFY(m_window->sentenceEdit()->property("error").toString().isEmpty());
@@ -474,6 +582,45 @@ private slots:
         m_window->recentModelsMenu()->actions()[1]->trigger();  // gpt2-tiny
         controller()->waitForIdle();
         QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+    }
+
+    // The Model tab's table lists the heads of the layer the chooser shows, and follows it.
+    void modelTabTableFollowsTheLayerChooser()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world");
+        ModelView* view = m_window->viewTabs()->modelView();
+        m_window->setCurrentView(View::Model);
+        view->selectLayer(1);  // a head of layer 1 framed on the grid
+        view->computeNow();
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L1 H0"));
+        // The chooser says 0 on opening a model: so does the table.
+        open(modelFixture("bert-tiny"), "hello world");
+        view->computeNow();
+        QCOMPARE(m_window->layerChooser()->layer(), 0);
+        QTRY_VERIFY(view->metricsTable()->rowCount() > 0);
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L0 H0"));
+        // Another layer chosen: the table follows.
+        m_window->actions()->get(ActionId::NextLayer)->trigger();
+        controller()->waitForIdle();
+        QCOMPARE(m_window->layerChooser()->layer(), 1);
+        QCOMPARE(view->metricsTable()->item(0, 0)->text(), QStringLiteral("L1 H0"));
+    }
+
+    // Two folders of the same name are told apart in the menu by their parents.
+    void recentModelsOfTheSameNameAreToldApart()
+    {
+        QTemporaryDir root;
+        for (const char* parent : {"first", "second"}) {
+            const QString dir = root.filePath(QStringLiteral("%1/gpt2").arg(QLatin1String(parent)));
+            QVERIFY(QDir().mkpath(dir));
+            QVERIFY(copyFolder(modelFixture("gpt2-tiny"), dir));
+            open(dir, "hello");
+            QVERIFY(controller()->hasModel());
+        }
+        QStringList shown;
+        for (QAction* action : m_window->recentModelsMenu()->actions())
+            shown << action->text();
+        QCOMPARE(shown, (QStringList{"&1 second/gpt2", "&2 first/gpt2"}));
     }
 
     // A folder dropped on the window opens as a model (a file as weights, as before); File ›

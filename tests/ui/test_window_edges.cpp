@@ -148,6 +148,29 @@ private slots:
         QVERIFY(with_pictures.endsWith(".png"));
     }
 
+    // The next export is proposed where the last one went; a missing folder keeps the dialog
+    // open with the reason under the path; the path field shows a whole path.
+    void exportDialogRemembersTheFolderAndKeepsABadPath()
+    {
+        QVERIFY(QDir(m_dir.path()).mkpath("figures"));
+        QVERIFY(m_window->exportImage(m_dir.filePath("figures/first.png"), {400, 300}));
+        QCOMPARE(QFileInfo(m_window->proposedImagePath()).absolutePath(),
+                 QFileInfo(m_dir.filePath("figures")).absoluteFilePath());
+        ExportImageDialog dialog(m_dir.filePath("missing/heads.png"), {400, 300});
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(dialog.findChild<QLineEdit*>()->width() >= 300);
+        dialog.accept();
+        QVERIFY(dialog.isVisible());
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QVERIFY2(dialog.pathError().contains("missing"), qPrintable(dialog.pathError()));
+        QCOMPARE(dialog.path(), m_dir.filePath("missing/heads.png"));
+        dialog.findChild<QLineEdit*>()->setText(m_dir.filePath("figures/heads.png"));
+        dialog.accept();
+        QVERIFY(!dialog.isVisible());
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+
     void exportFailureMessageGoesOnceAnExportSucceeds()
     {
         QVERIFY(!m_window->exportImage(m_dir.filePath("missing/heads.png"), {400, 300}));
@@ -247,6 +270,12 @@ private slots:
         QVERIFY2(m_window->messageBar()->text().contains("broken.npz"), qPrintable(m_window->messageBar()->text()));
         QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Weights).contains("broken.npz"));
         QVERIFY(m_window->settingsPanel()->weightsBox()->toolTip().contains("broken.npz"));
+        // The combo shows the weights in use again, untinted: nothing there is refused.
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->currentIndex(), 0);
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->palette().color(QPalette::Base),
+                 m_window->settingsPanel()->palette().color(QPalette::Base));
+        QCOMPARE(m_window->settingsPanel()->weightsBox()->palette().color(QPalette::Button),
+                 m_window->settingsPanel()->palette().color(QPalette::Button));
         for (QLabel* label : m_window->settingsPanel()->findChildren<QLabel*>())
             QVERIFY2(!(label->isVisible() && label->text().contains("broken.npz")), "repeated under the field");
     }

@@ -97,8 +97,10 @@ bool AttentionController::setConfig(const RunSettings& config)
         return false;
     }
     if (modelInUse()) {
-        // Kept for when the model is closed (its weights are built or read then): a model
-        // defines its own settings.
+        // A weight file replaces the model once it is read (a refused one leaves the model);
+        // other settings are kept for when the model is closed: a model defines its own.
+        if (config.weight_source == RunSettings::WeightSource::File && m_model && !m_pending_model)
+            return readFileForModel(config);
         setCurrentConfig(config);
         return true;
     }
@@ -129,6 +131,46 @@ bool AttentionController::setConfig(const RunSettings& config)
     clearErrors();
     request();
     return true;
+}
+
+bool AttentionController::readFileForModel(const RunSettings& config)
+{
+    if (m_weights && m_weights_config.sameWeightsAs(config)) {
+        closeModel();  // the file's weights are in use already
+        return setConfig(config);
+    }
+    if (!m_pending || !m_pending->config().sameWeightsAs(config))
+        m_pending = std::make_shared<PendingWeights>(config, SettingField::Weights);
+    setCurrentConfig(config);
+    struct FileOutcome {
+        bool skipped = false;
+        std::shared_ptr<PendingWeights> pending;
+    };
+    m_file_running = true;
+    updateBusy();
+    startOnWorker(
+        m_pool, this, m_worker_threads,
+        [pending = m_pending] {
+            pending->get();  // read here; the GUI thread finds it read
+            return FileOutcome{false, pending};
+        },
+        [this](FileOutcome outcome) { deliverFileForModel(outcome.pending); });
+    return true;
+}
+
+void AttentionController::deliverFileForModel(const std::shared_ptr<PendingWeights>& pending)
+{
+    m_file_running = false;
+    updateBusy();
+    if (pending != m_pending || !m_model)
+        return;  // another file, folder or the model's closing came since
+    if (auto ready = pending->get(); !ready) {
+        m_pending.reset();
+        setCurrentConfig(m_fallback_config);
+        reportError(pending->errorField(), ready.error());
+        return;
+    }
+    closeModel();  // its request() adopts the file's weights, read already, and reports them
 }
 
 bool AttentionController::setExample(const Example& example)
@@ -392,7 +434,7 @@ void AttentionController::waitForIdle()
 
 void AttentionController::updateBusy()
 {
-    const bool busy = m_result_running || m_variant_running || m_predictions_running;
+    const bool busy = m_result_running || m_variant_running || m_predictions_running || m_file_running;
     if (busy == m_busy)
         return;
     m_busy = busy;

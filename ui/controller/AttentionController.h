@@ -44,7 +44,8 @@ class PendingWeights;
 //   generations. While it is open the sentence goes through its tokenizer, the result is the
 //   selected layer of its run (ModelLayerResult), and the config is kept for when it is closed.
 //   A folder that cannot be read is reported (errorChanged for Model) and the model, or the
-//   weights, in use stay. Choosing a layer never runs the model again: the run keeps every
+//   weights, in use stay. A weight file given while a model is open (setConfig) is read first:
+//   once read it replaces the model (modelClosed, then weightsFileLoaded); refused, the model stays. Choosing a layer never runs the model again: the run keeps every
 //   layer's maps and attention input, and the layer's Q, K, V are one attention layer away.
 class AttentionController : public QObject {
     Q_OBJECT
@@ -194,7 +195,9 @@ private:
     bool modelInUse() const { return m_model || m_pending_model; }
     void request();
     void deliver(Outcome outcome);
-    bool adoptWeights(const Outcome& outcome);  // false: a refused file, handled here
+    bool adoptWeights(const Outcome& outcome);         // false: a refused file, handled here
+    bool readFileForModel(const RunSettings& config);  // setConfig's file while a model is open
+    void deliverFileForModel(const std::shared_ptr<PendingWeights>& pending);
     void deliverVariant(VariantOutcome outcome);
     void setCurrentConfig(const RunSettings& config);
     void updateBusy();
@@ -219,6 +222,7 @@ private:
     std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
     quint64 m_delivered = 0;
     bool m_result_running = false;  // a result is on the worker
+    bool m_file_running = false;    // a file that is to replace the model is read on the worker
     bool m_busy = false;
     double m_async_threshold = 1e8;
     int m_worker_threads = 1;

@@ -99,6 +99,10 @@ void AttentionController::setTokenIdsInput(bool token_ids)
 
 void AttentionController::openModel(const QString& dir, int layer)
 {
+    if (m_pending && m_model) {  // a file that was to replace the model: the folder asked for since wins
+        m_pending.reset();
+        setCurrentConfig(m_fallback_config);
+    }
     m_pending_model = std::make_shared<PendingModel>(dir);
     m_layer = std::max(0, layer);
     requestModel(true);

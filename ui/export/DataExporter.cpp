@@ -35,10 +35,13 @@ QString csvField(const QString& text)
 }
 
 // The weights' CSV lines, written to `out` a chunk at a time (the text of a long input's heads is
-// gigabytes): head,query,query_token,key,key_token,weight.
+// gigabytes): head,query,query_token,key,key_token,weight, after a layer column when the result
+// is one layer of several (a whole model, a multi-layer file), so files of two layers can be joined.
 bool writeCsv(const AttentionResult& result, QIODevice& out)
 {
-    QByteArray chunk = "head,query,query_token,key,key_token,weight\n";
+    const bool layered = result.layer_count > 1;
+    const QByteArray layer_field = layered ? QByteArray::number(result.config.layer) + ',' : QByteArray();
+    QByteArray chunk = (layered ? "layer," : "") + QByteArray("head,query,query_token,key,key_token,weight\n");
     std::vector<QByteArray> queries;  // each "query,query_token," once
     std::vector<QByteArray> keys;     // each "key,key_token," once
     for (int query = 0; query < result.seqLen(); ++query)
@@ -47,7 +50,7 @@ bool writeCsv(const AttentionResult& result, QIODevice& out)
     for (int key = 0; key < result.keyLen(); ++key)
         keys.push_back(QByteArray::number(key) + ',' + csvField(key_tokens[key].text).toUtf8() + ',');
     return forEachHeadRows(result.trace, [&](int head, int first, const ConstBlockRef& rows) {
-        const QByteArray head_field = QByteArray::number(head) + ',';
+        const QByteArray head_field = layer_field + QByteArray::number(head) + ',';
         for (int i = 0; i < int(rows.rows()); ++i)
             for (int key = 0; key < int(rows.cols()); ++key) {
                 chunk += head_field;

@@ -20,6 +20,7 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     auto* form = new QFormLayout(this);
     m_path = new QLineEdit(path, this);
     m_path->setToolTip(tr("The file to write; its extension (.png, .svg or .pdf) chooses the format"));
+    m_path->setMinimumWidth(m_path->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 48);  // a whole path
     auto* browse = new QPushButton(tr("&Browse…"), this);
     browse->setToolTip(tr("Choose the file"));
     auto* path_row = new QHBoxLayout;
@@ -29,6 +30,13 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
     auto* path_label = new QLabel(tr("&File"), this);
     path_label->setBuddy(m_path);
     form->addRow(path_label, path_row);
+    m_path_error = new QLabel(this);
+    m_path_error->setObjectName(QStringLiteral("PathError"));
+    m_path_error->setWordWrap(true);
+    m_path_error->setStyleSheet(QStringLiteral("color: #c62828;"));
+    m_path_error->setVisible(false);
+    form->addRow(QString(), m_path_error);
+    connect(m_path, &QLineEdit::textEdited, m_path_error, &QLabel::hide);
     m_width = new QSpinBox(this);
     m_height = new QSpinBox(this);
     for (QSpinBox* box : {m_width, m_height}) {
@@ -59,6 +67,24 @@ ExportImageDialog::ExportImageDialog(const QString& path, const QSize& size, QWi
         if (!chosen.isEmpty())
             m_path->setText(chosen);
     });
+}
+
+void ExportImageDialog::accept()
+{
+    if (Status where = ViewExporter::checkPath(path()); !where) {
+        m_path_error->setText(where.error());
+        m_path_error->setVisible(true);
+        m_path->setFocus();
+        return;
+    }
+    m_path_error->clear();
+    m_path_error->setVisible(false);
+    QDialog::accept();
+}
+
+QString ExportImageDialog::pathError() const
+{
+    return m_path_error->isVisibleTo(this) ? m_path_error->text() : QString();
 }
 
 QString ExportImageDialog::path() const

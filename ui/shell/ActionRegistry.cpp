@@ -1,6 +1,8 @@
 #include "ui/shell/ActionRegistry.h"
 
 #include <QAction>
+#include <QCoreApplication>
+#include <QKeyEvent>
 #include <QKeySequence>
 #include <QWidget>
 
@@ -25,7 +27,7 @@ QList<QKeySequence> standard(QKeySequence::StandardKey key, const QKeySequence& 
 
 }  // namespace
 
-ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
+ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner), m_owner(owner)
 {
     const QList<ActionSpec> table = {
         {ActionId::OpenWeights, QT_TR_NOOP("&Open weights…"),
@@ -156,6 +158,40 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner)
         m_actions.insert(spec.id, action);
         m_order.append(spec.id);
     }
+    // Every widget's ShortcutOverride passes here first: the application's filter sees the event
+    // before the focused widget (and its parents) can claim the key.
+    QCoreApplication::instance()->installEventFilter(this);
+}
+
+bool ActionRegistry::isShortcut(const QKeyEvent& key) const
+{
+    const Qt::KeyboardModifiers modifiers = key.modifiers() & ~Qt::KeypadModifier;
+    QList<QKeySequence> pressed{QKeySequence(QKeyCombination(modifiers, Qt::Key(key.key())))};
+    // Ctrl++ is typed with Shift on most layouts; letters keep Shift (Ctrl+Shift+E is another shortcut).
+    const bool letter = key.key() >= Qt::Key_A && key.key() <= Qt::Key_Z;
+    if (!letter && modifiers.testFlag(Qt::ShiftModifier))
+        pressed << QKeySequence(QKeyCombination(modifiers & ~Qt::ShiftModifier, Qt::Key(key.key())));
+    for (const QAction* action : m_actions) {
+        if (!action->isEnabled())
+            continue;
+        for (const QKeySequence& shortcut : action->shortcuts())
+            if (pressed.contains(shortcut))
+                return true;
+    }
+    return false;
+}
+
+bool ActionRegistry::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() != QEvent::ShortcutOverride || !watched->isWidgetType())
+        return false;
+    if (static_cast<QWidget*>(watched)->window() != m_owner)
+        return false;  // a dialog's field keeps its keys
+    auto* key = static_cast<QKeyEvent*>(event);
+    if (!isShortcut(*key))
+        return false;
+    key->ignore();  // not overridden: the shortcut map triggers the action
+    return true;
 }
 
 QString ActionRegistry::shortcutsHtml() const

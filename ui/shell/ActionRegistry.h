@@ -5,6 +5,8 @@
 #include <QObject>
 
 class QAction;
+class QEvent;
+class QKeyEvent;
 class QWidget;
 
 namespace attn {
@@ -43,6 +45,10 @@ enum class ActionId {
 
 // Every action of the window, created once from one table (text, standard shortcut, tooltip);
 // those with a shortcut are added to the owner widget so it works everywhere in the window.
+// A shortcut of the table wins over a key the focused widget would take for itself (QLineEdit
+// takes Ctrl+E as "end of line", and so does a spin box's editor): the window's shortcuts are
+// the ones the menus promise. None of them is a standard editing key (copy, paste, undo, select
+// all), so those stay with the field.
 class ActionRegistry : public QObject {
     Q_OBJECT
 public:
@@ -51,8 +57,14 @@ public:
     // Every shortcut of the table, in its order, as an HTML table of action and keys: made from
     // the actions themselves, so Help › Keyboard shortcuts is never out of date.
     QString shortcutsHtml() const;
+    // Whether `key` is the shortcut of one of the enabled actions of the table.
+    bool isShortcut(const QKeyEvent& key) const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QWidget* m_owner;
     QHash<ActionId, QAction*> m_actions;
     QList<ActionId> m_order;  // the table's order
 };

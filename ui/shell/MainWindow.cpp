@@ -20,6 +20,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -172,6 +173,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::modelClosed, this, &MainWindow::modelClosed);
     connect(m_controller, &AttentionController::modelPredictionsReady, this, &MainWindow::updateModelPieces);
     connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
+    // The Model tab's table lists the heads of the layer the chooser shows.
+    connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
     connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
     connect(m_controller, &AttentionController::modelRunReady, this,

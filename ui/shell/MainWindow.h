@@ -109,8 +109,8 @@ public:
     // Hiding the last key shown is refused in the message bar.
     void toggleHiddenKey(int key);
     void copyImage();
-    // Where Export image proposes to save: in the pictures folder, the documents folder or the
-    // home folder, the first that exists.
+    // Where Export image proposes to save: in the folder of the last image exported, else the
+    // pictures folder, the documents folder or the home folder, the first that exists.
     QString proposedImagePath() const;
     void saveSettings();
     // The Examples menu's toy example, from the resources built into the program.
@@ -148,6 +148,10 @@ private:
     void stepLayer(int step);
     QString textSentence() const;  // the field's text in Text mode, or the text kept meanwhile
     QString tokenIdsText() const;  // and the ids
+    // What Token ids mode starts with when its field is empty: the ids of the model's last run
+    // (the sentence's), or the first few ids of the vocabulary; never an empty, refused field.
+    QString startingTokenIds() const;
+    static constexpr int kStartingIdCount = 8;
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
@@ -186,6 +190,7 @@ private:
     std::shared_ptr<const AttentionResult> m_result;
     RunSettings m_config_before_example;  // what an example replaced, restored when it is left
     QString m_sentence_before_example;
+    QString m_last_export_folder;    // of the last image exported, proposed for the next one
     QString m_opening_file;          // the file openWeightsFile asked for, until it is read or refused
     int m_heads_from_field = 0;      // the Heads field's number, for an opening file that states none
     bool m_restoring_file = false;   // the remembered weight file is being read at start-up

@@ -63,7 +63,10 @@ bool statesNoHeads(const QString& path)
 
 void MainWindow::openWeightsFile(const QString& path)
 {
-    closeModel();  // weights for the panel's settings: a whole model in use gives way
+    // An open model gives way once the file is read (the controller reads it first; refused, the
+    // model stays); a folder still being read is dropped now.
+    if (m_controller->isOpeningModel())
+        closeModel();
     // A file opened while an example is shown replaces it: the settings from before the example.
     RunSettings config = m_controller->showsExample() ? m_config_before_example : m_controller->config();
     // A file that does not say how many heads it has is split into the number the Heads field shows.
@@ -163,6 +166,7 @@ Status MainWindow::exportImage(const QString& path, const QSize& size, double sc
     if (status) {
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
         m_message->dismiss(MessageBar::Subject::Export);  // an earlier failure is no longer true
+        m_last_export_folder = QFileInfo(path).absolutePath();
     } else {
         m_message->showError(tr("Export failed: %1").arg(status.error()), MessageBar::Subject::Export);
     }
@@ -186,8 +190,10 @@ QString existingFolder(std::initializer_list<QStandardPaths::StandardLocation> l
 
 QString MainWindow::proposedImagePath() const
 {
-    return QDir(existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation}))
-        .filePath(m_tabs->currentExportName());
+    const QString folder = !m_last_export_folder.isEmpty() && QFileInfo(m_last_export_folder).isDir()
+                               ? m_last_export_folder
+                               : existingFolder({QStandardPaths::PicturesLocation, QStandardPaths::DocumentsLocation});
+    return QDir(folder).filePath(m_tabs->currentExportName());
 }
 
 void MainWindow::exportImageInteractively()

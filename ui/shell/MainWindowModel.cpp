@@ -47,6 +47,27 @@ std::int64_t baseModelParameters(const ModelWeights& w)
     return total;
 }
 
+// Each folder's name with as many of its parents as tell it apart from the others of the list:
+// "gpt2" alone, "a/gpt2" and "b/gpt2" for two folders of that name.
+QStringList distinctFolderNames(const QStringList& folders)
+{
+    QList<QStringList> parts;
+    for (const QString& folder : folders)
+        parts << QDir::fromNativeSeparators(folder).split(u'/', Qt::SkipEmptyParts);
+    const auto tail = [&parts](int i, int depth) {
+        return parts[i].mid(std::max<qsizetype>(0, parts[i].size() - depth));
+    };
+    QStringList names;
+    for (int i = 0; i < parts.size(); ++i) {
+        int depth = 1;
+        for (int j = 0; j < parts.size(); ++j)
+            while (j != i && depth < parts[i].size() && tail(i, depth) == tail(j, depth))
+                ++depth;
+        names << tail(i, depth).join(u'/');
+    }
+    return names;
+}
+
 }  // namespace
 
 void MainWindow::openModelFolder(const QString& dir, int layer)
@@ -76,7 +97,9 @@ void MainWindow::setTokenIdsInput(bool token_ids)
     if (token_ids)
         m_input_mode->setVisible(true);
     // Each mode keeps its own text: the sentence is still there when the user goes back to Text.
-    const QString shown = std::exchange(m_other_mode_text, m_sentence->text());
+    QString shown = std::exchange(m_other_mode_text, m_sentence->text());
+    if (token_ids && shown.trimmed().isEmpty())
+        shown = startingTokenIds();
     {
         const QSignalBlocker block(m_sentence);
         m_sentence->setText(shown);
@@ -85,6 +108,26 @@ void MainWindow::setTokenIdsInput(bool token_ids)
     m_tabs->setSentence(shown);
     m_controller->setTokenIdsInput(token_ids);
     m_controller->setSentence(shown);
+}
+
+QString MainWindow::startingTokenIds() const
+{
+    const auto model = m_controller->model();
+    if (!model)
+        return QString();
+    QStringList ids;
+    if (const auto run = m_controller->modelRun()) {
+        for (int id : run->token_ids)
+            ids << QString::number(id);
+        return ids.join(QStringLiteral(", "));
+    }
+    const ModelConfig& config = model->model->config();
+    int count = std::min(kStartingIdCount, config.vocab_size);
+    if (config.max_positions > 0)
+        count = std::min(count, config.max_positions);
+    for (int id = 0; id < count; ++id)
+        ids << QString::number(id);
+    return ids.join(QStringLiteral(", "));
 }
 
 void MainWindow::setTokenIds(const QString& ids)
@@ -116,9 +159,9 @@ void MainWindow::updateRecentModelsMenu()
 {
     m_recent_models_menu->clear();
     const QStringList folders = m_settings->recentModels();
+    const QStringList names = distinctFolderNames(folders);
     for (int i = 0; i < folders.size(); ++i) {
-        QAction* action =
-            m_recent_models_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(folders[i]).fileName()));
+        QAction* action = m_recent_models_menu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(names[i]));
         action->setToolTip(folders[i]);
         connect(action, &QAction::triggered, this, [this, dir = folders[i]] { openModelFolder(dir); });
     }
@@ -139,8 +182,19 @@ void MainWindow::modelOpened(const QString& dir)
     m_message->hide();  // a refusal before this one is no longer true
     m_restoring_model = false;
     m_input_mode->setVisible(true);
-    if (!model->tokenizer)
-        setTokenIdsInput(true);  // ids are all such a folder takes
+    if (!model->tokenizer) {
+        // Ids are all such a folder takes: the ids typed before, or the first few of its
+        // vocabulary, so that the views show this model at once and nothing is refused yet.
+        const bool typed = !tokenIdsText().trimmed().isEmpty();
+        if (typed)
+            setTokenIdsInput(true);
+        else
+            setTokenIds(startingTokenIds());
+        if (!typed)
+            m_message->showInfo(tr("%1 has no tokenizer files: it reads token ids. The field starts with the ids "
+                                   "%2; type your own, e.g. from the model's tokenizer elsewhere.")
+                                    .arg(QFileInfo(dir).fileName(), m_sentence->text()));
+    }
     // A model takes its own mask and has no second sentence: those controls wait for it to close.
     m_kv_sentence->setEnabled(false);
     m_kv_tokens->setVisible(false);

@@ -5,6 +5,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/ActionRegistry.h"
+#include "ui/shell/BreakableText.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ResultStatus.h"
@@ -71,6 +72,8 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
     if ((field == SettingField::Weights || field == SettingField::Layer) && !message.isEmpty()) {
         if (std::exchange(m_restoring_file, false))
             m_message->showError(tr("The saved weights could not be loaded; using random weights. %1").arg(message));
+        else if (m_controller->hasModel())
+            m_message->showError(tr("Weights not loaded, the model in use stays: %1").arg(message));
         else
             m_message->showError(tr("Weights not loaded, the previous weights stay in use: %1").arg(message));
         if (!std::exchange(m_opening_file, QString()).isEmpty())
@@ -84,20 +87,15 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
             message.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 3px; }"));
         // The views keep the last good result: say so where the user looks, and mark its tokens.
         const bool stale = !message.isEmpty() && m_result;
-        m_sentence_error->setText(
+        m_sentence_error->setText(breakableText(
             message.isEmpty() ? QString()
             : stale ? (m_result->seqLen() == 1 ? tr("Not computed: %1. The views show the previous input (%2 token).")
                                                : tr("Not computed: %1. The views show the previous input (%2 tokens)."))
                           .arg(message, QLocale().toString(m_result->seqLen()))
-                    : tr("Not computed: %1.").arg(message));
+                    : tr("Not computed: %1.").arg(message)));
         m_sentence_error->setVisible(!message.isEmpty());
         m_tokens->setStale(stale);
-        // A model's refusal of the sentence (too many tokens for its positions) is also said in the bar.
-        const QString prefix = tr("Sentence: ");
-        if (!message.isEmpty() && m_controller->hasModel())
-            m_message->showError(prefix + message);
-        else if (message.isEmpty() && m_message->text().startsWith(prefix))
-            m_message->hide();
+        // Said once, under the field (in Text and Token ids mode alike): not again in the message bar.
     }
     if (field == SettingField::KvSentence) {
         m_kv_sentence->setToolTip(message.isEmpty() ? kvToolTip() : message);

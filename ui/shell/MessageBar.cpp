@@ -1,5 +1,7 @@
 #include "ui/shell/MessageBar.h"
 
+#include "ui/shell/BreakableText.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
@@ -39,7 +41,7 @@ void MessageBar::dismiss(Subject subject)
 }
 QString MessageBar::text() const
 {
-    return isVisibleTo(parentWidget()) ? m_label->text() : QString();
+    return isVisibleTo(parentWidget()) ? m_text : QString();
 }
 
 void MessageBar::showText(const QString& text, bool error, Subject subject)
@@ -50,7 +52,8 @@ void MessageBar::showText(const QString& text, bool error, Subject subject)
                                " QLabel { color: #8e1c12; }")
               : QStringLiteral("#MessageBar { background: #e8f1fb; border: 1px solid #b9d3f0; border-radius: 4px; }"
                                " QLabel { color: #123d6b; }"));
-    m_label->setText(text);
+    m_text = text;
+    m_label->setText(breakableText(text));  // a long file name wraps instead of widening the window
     show();
 }
 

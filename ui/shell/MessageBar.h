@@ -25,6 +25,7 @@ public:
 private:
     void showText(const QString& text, bool error, Subject subject);
     QLabel* m_label = nullptr;
+    QString m_text;  // as given; the label's has break opportunities in long words
     Subject m_subject = Subject::Other;
 };
 

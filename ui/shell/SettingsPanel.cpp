@@ -3,6 +3,7 @@
 #include "core/model/ModelConfig.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
+#include "ui/shell/BreakableText.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,20 +12,38 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSignalBlocker>
 #include <QStyle>
 #include <QTextDocument>
+#include <QVBoxLayout>
 
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 namespace attn {
 
 namespace {
 enum WeightsItem { kRandom = 0, kIdentity = 1, kFile = 2 };
 enum ScaleItem { kSqrt = 0, kNone = 1, kCustom = 2 };
+
+// A refused field keeps its own look (a style sheet would replace a spin box's arrows), tinted red.
+QPalette refusedPalette(QPalette tinted)
+{
+    const QColor red(0xe5, 0x39, 0x35);
+    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
+        const QColor base = tinted.color(role);
+        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
+                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
+                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
+    }
+    return tinted;
+}
+
 }  // namespace
 
 SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
@@ -72,16 +91,19 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     for (ColorMaps::Map map : ColorMaps::sequential())
         m_color_map->addItem(ColorMaps::name(map), int(map));
     m_color_map->setToolTip(tr("Perceptual colour map of the heatmaps"));
-    m_memory_budget = new QDoubleSpinBox(this);
-    m_memory_budget->setRange(0.0, 4096.0);
-    m_memory_budget->setDecimals(1);
-    m_memory_budget->setSingleStep(0.5);
-    m_memory_budget->setSuffix(tr(" GB"));
-    m_memory_budget->setKeyboardTracking(false);
-    m_memory_budget->setSpecialValueText(tr("default (%1)").arg(MemoryPlan::formatSize(MemoryPlan::defaultBudget())));
+    m_memory_budget = new QLineEdit(this);
+    m_memory_budget->setObjectName(QStringLiteral("MemoryBudget"));
+    m_memory_budget->setClearButtonEnabled(true);
+    m_memory_budget->setPlaceholderText(tr("default (%1)").arg(MemoryPlan::formatSize(MemoryPlan::defaultBudget())));
     m_memory_budget->setToolTip(
-        tr("What one result may take in memory. A longer sentence is refused before it is computed, saying how "
-           "many tokens would fit; the last result stays. Default: half the machine's memory."));
+        tr("What one result may take in memory, e.g. 2G, 1.5 GB or 800M (a number alone is bytes); empty: the "
+           "default, half the machine's memory. A longer sentence is refused before it is computed, saying how "
+           "many tokens would fit; the last result stays."));
+    m_memory_budget_error = new QLabel(this);
+    m_memory_budget_error->setObjectName(QStringLiteral("MemoryBudgetError"));
+    m_memory_budget_error->setWordWrap(true);
+    m_memory_budget_error->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+    m_memory_budget_error->setVisible(false);
 
     auto heading = [](const QString& text) {
         auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text));
@@ -102,11 +124,20 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     m_close_model = new QPushButton(tr("Close model"), this);
     m_close_model->setObjectName(QStringLiteral("CloseModel"));
     m_close_model->setToolTip(tr("Back to the weights of the fields below (random, identity or a weight file)"));
-    form->addRow(m_model_heading);
-    form->addRow(m_model_info);
-    addErrorRow(form, SettingField::Model, m_open_model);
-    form->addRow(m_open_model);
-    form->addRow(m_close_model);
+    // One row of the form holds the whole section: QFormLayout squeezes the row after a
+    // word-wrapped label to no height once rows around it are hidden (the Close model button
+    // vanished under a refused folder's reason); a box layout gives each its height for the width.
+    auto* model_section = new QWidget(this);
+    auto* model_column = new QVBoxLayout(model_section);
+    model_column->setContentsMargins(0, 0, 0, 0);
+    model_column->setSpacing(4);
+    QLabel* model_error = errorLabel();
+    for (QWidget* widget :
+         std::initializer_list<QWidget*>{m_model_heading, m_model_info, model_error, m_open_model, m_close_model})
+        model_column->addWidget(widget);
+    m_rows.insert_or_assign(SettingField::Model,
+                            FieldRow{m_open_model, model_error, QString(), m_open_model->toolTip()});
+    form->addRow(model_section);
     connect(m_open_model, &QPushButton::clicked, this, &SettingsPanel::openModelRequested);
     connect(m_close_model, &QPushButton::clicked, this, &SettingsPanel::closeModelRequested);
 
@@ -136,11 +167,12 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     form->addRow(view);
     form->addRow(tr("Colour &map"), m_color_map);
     form->addRow(tr("Memory &budget"), m_memory_budget);
+    form->addRow(QString(), m_memory_budget_error);
     m_form = form;
     m_weight_rows = {section, m_d_model, m_heads,  m_input_dim, m_seed,         m_weights,
                      m_layer, attention, m_causal, m_scale,     m_custom_scale, m_positional};
-    form->setRowVisible(m_model_info, false);
-    form->setRowVisible(m_close_model, false);
+    m_model_info->setVisible(false);
+    m_close_model->setVisible(false);
 
     for (QSpinBox* box : {m_d_model, m_heads, m_input_dim, m_seed, m_layer})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPanel::emitConfig);
@@ -156,30 +188,75 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
         emitConfig();
     });
     connect(m_color_map, &QComboBox::currentIndexChanged, this, [this] { emit colorMapChanged(colorMap()); });
-    connect(m_memory_budget, &QDoubleSpinBox::valueChanged, this,
-            [this] { emit memoryBudgetEdited(memoryBudget()); });
+    connect(m_memory_budget, &QLineEdit::editingFinished, this, &SettingsPanel::editMemoryBudget);
     setConfig(RunSettings{});
 }
 
-void SettingsPanel::setMemoryBudget(std::int64_t bytes)
+namespace {
+
+// The budget as the field shows it, in the largest unit that keeps it exact: "2 GB", "1.5 GB",
+// "800 MB"; bytes otherwise.
+QString budgetText(std::int64_t bytes)
 {
-    const QSignalBlocker block(m_memory_budget);
-    m_memory_budget->setValue(double(bytes) / double(std::int64_t(1) << 30));
+    for (const auto& [shift, unit] : {std::pair{30, "GB"}, std::pair{20, "MB"}}) {
+        const double amount = std::ldexp(double(bytes), -shift);
+        const double hundredths = std::round(amount * 100.0);
+        if (amount >= 1.0 && std::ldexp(hundredths / 100.0, shift) == double(bytes))
+            return QStringLiteral("%1 %2").arg(QLocale::c().toString(hundredths / 100.0, 'g', 12), QLatin1String(unit));
+    }
+    return QString::number(bytes);
 }
 
-std::int64_t SettingsPanel::memoryBudget() const
+}  // namespace
+
+void SettingsPanel::setMemoryBudget(std::int64_t bytes)
 {
-    return std::int64_t(std::llround(m_memory_budget->value() * double(std::int64_t(1) << 30)));
+    m_memory_budget_bytes = std::max<std::int64_t>(0, bytes);
+    m_memory_budget->setText(m_memory_budget_bytes > 0 ? budgetText(m_memory_budget_bytes) : QString());
+    m_memory_budget_error->clear();
+    m_memory_budget_error->setVisible(false);
+    m_memory_budget->setPalette(QPalette());
+}
+
+QString SettingsPanel::memoryBudgetError() const
+{
+    return m_memory_budget_error->text().remove(QChar(0x200B));  // without breakableText's break marks
+}
+
+void SettingsPanel::editMemoryBudget()
+{
+    const QString text = m_memory_budget->text().trimmed();
+    Result<std::int64_t> bytes = text.isEmpty() ? Result<std::int64_t>(std::int64_t(0))
+                                                : MemoryPlan::parseBudget(text, MemoryPlan::physicalMemory());
+    if (!bytes) {
+        // The typed text stays to be corrected; the budget in use is said with the reason.
+        const QString in_use =
+            m_memory_budget_bytes > 0 ? MemoryPlan::formatSize(m_memory_budget_bytes) : tr("the default");
+        m_memory_budget_error->setText(breakableText(tr("%1; the budget stays %2.").arg(bytes.error(), in_use)));
+        m_memory_budget_error->setVisible(true);
+        m_memory_budget->setPalette(refusedPalette(palette()));
+        return;
+    }
+    const bool changed = *bytes != m_memory_budget_bytes;
+    setMemoryBudget(*bytes);
+    if (changed)
+        emit memoryBudgetEdited(*bytes);
+}
+
+QLabel* SettingsPanel::errorLabel()
+{
+    auto* label = new QLabel(this);
+    label->setWordWrap(true);
+    label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
+    label->setVisible(false);
+    return label;
 }
 
 void SettingsPanel::addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath)
 {
     QLabel* label = nullptr;
     if (reason_underneath) {
-        label = new QLabel(this);
-        label->setWordWrap(true);
-        label->setStyleSheet(QStringLiteral("color: #c62828; font-size: 11px;"));
-        label->setVisible(false);
+        label = errorLabel();
         form->addRow(QString(), label);
     }
     m_rows.insert_or_assign(field, FieldRow{widget, label, QString(), widget->toolTip()});
@@ -256,25 +333,18 @@ void SettingsPanel::setFieldError(SettingField field, const QString& message)
     FieldRow& flagged = row->second;
     flagged.message = message;
     if (flagged.error) {
-        flagged.error->setText(message);
+        flagged.error->setText(breakableText(message));  // wraps inside a long file name too
         flagged.error->setVisible(!message.isEmpty());
     }
     flagged.widget->setToolTip(message.isEmpty() ? flagged.tooltip : message);
     flagged.widget->setProperty("error", message);
-    if (message.isEmpty()) {
+    // A refused weight file leaves the weights in use, which the combo shows again: it is not
+    // tinted (its tooltip and the message bar say why the file was not taken).
+    if (message.isEmpty() || field == SettingField::Weights) {
         flagged.widget->setPalette(QPalette());  // back to the inherited palette
         return;
     }
-    // The widget's own look (a style sheet would replace a spin box's arrows), tinted red.
-    QPalette tinted = palette();
-    const QColor red(0xe5, 0x39, 0x35);
-    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button}) {
-        const QColor base = tinted.color(role);
-        tinted.setColor(role, QColor::fromRgbF(float(base.redF() * 0.7 + red.redF() * 0.3),
-                                               float(base.greenF() * 0.7 + red.greenF() * 0.3),
-                                               float(base.blueF() * 0.7 + red.blueF() * 0.3)));
-    }
-    flagged.widget->setPalette(tinted);
+    flagged.widget->setPalette(refusedPalette(palette()));
 }
 
 QString SettingsPanel::fieldError(SettingField field) const
@@ -328,7 +398,7 @@ void SettingsPanel::showModel(const ModelConfig& config, const QString& dir, std
     const QLocale locale;
     const QString type = config.causal ? tr("%1, causal").arg(config.model_type) : config.model_type;
     const std::pair<QString, QString> rows[] = {
-        {tr("Folder"), QFileInfo(dir).fileName().toHtmlEscaped()},
+        {tr("Folder"), breakableText(QFileInfo(dir).fileName()).toHtmlEscaped()},
         {tr("Type"), type.toHtmlEscaped()},
         {tr("Layers"), locale.toString(config.num_layers)},
         {tr("Heads"), locale.toString(config.num_heads)},
@@ -364,8 +434,8 @@ void SettingsPanel::clearModel()
 
 void SettingsPanel::setModelShown(bool shown)
 {
-    m_form->setRowVisible(m_model_info, shown);
-    m_form->setRowVisible(m_close_model, shown);
+    m_model_info->setVisible(shown);
+    m_close_model->setVisible(shown);
     m_open_model->setText(shown ? tr("Open another model folder…") : tr("Open model folder…"));
     for (QWidget* row : m_weight_rows)
         m_form->setRowVisible(row, !shown);

@@ -15,6 +15,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -41,9 +42,13 @@ public:
     // Fields the panel does not show (the sentence) are ignored.
     void setFieldError(SettingField field, const QString& message);
     // The memory budget in bytes, 0 = the default; shown without emitting memoryBudgetEdited.
+    // The field takes --memory-budget's sizes ("2G", "800M", "512 MB"; a bare number is bytes);
+    // a size it refuses, or one above the machine's memory, is said beside it and the budget in
+    // use stays.
     void setMemoryBudget(std::int64_t bytes);
-    std::int64_t memoryBudget() const;
-    QDoubleSpinBox* memoryBudgetBox() const { return m_memory_budget; }
+    std::int64_t memoryBudget() const { return m_memory_budget_bytes; }
+    QLineEdit* memoryBudgetBox() const { return m_memory_budget; }
+    QString memoryBudgetError() const;
     QString fieldError(SettingField field) const;
     // With file weights the dimensions come from the file: show them and the layers it has.
     void showResult(const AttentionResult& result);
@@ -72,7 +77,9 @@ private:
     void emitConfig();
     void setModelShown(bool shown);
     void updateEnabled();
+    QLabel* errorLabel();  // red, word-wrapped, hidden until a reason is shown
     void addErrorRow(QFormLayout* form, SettingField field, QWidget* widget, bool reason_underneath = true);
+    void editMemoryBudget();
 
     QSpinBox* m_d_model = nullptr;
     QSpinBox* m_heads = nullptr;
@@ -92,7 +99,9 @@ private:
     QPushButton* m_close_model = nullptr;
     std::vector<QWidget*> m_weight_rows;  // hidden while a model is shown
     QString m_model_dir;
-    QDoubleSpinBox* m_memory_budget = nullptr;  // GB; 0 = the default
+    QLineEdit* m_memory_budget = nullptr;  // empty = the default
+    QLabel* m_memory_budget_error = nullptr;
+    std::int64_t m_memory_budget_bytes = 0;  // in use; 0 = the default
     struct FieldRow {
         QWidget* widget;  // tinted red while the value is refused
         QLabel* error;    // the reason, under it (nullptr: the message bar says it)

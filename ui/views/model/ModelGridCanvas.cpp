@@ -22,6 +22,7 @@ void ModelGridCanvas::setRun(std::shared_ptr<const ModelRun> run, const QString&
     m_painter.setRun(std::move(run));
     m_painter.setCaption(caption);
     m_metrics.assign(size_t(m_painter.numLayers() * m_painter.numHeads()), std::nullopt);
+    m_scores.assign(m_metrics.size(), std::nullopt);
     m_hovered = -1;
     m_hovered_cell = -1;
     update();
@@ -47,16 +48,31 @@ void ModelGridCanvas::setMetrics(const std::vector<HeadMetric>& metrics)
         std::copy(metrics.begin(), metrics.end(), m_metrics.begin());
 }
 
+HeadScore ModelGridCanvas::score(int layer, int head) const
+{
+    std::optional<HeadScore>& cached = m_scores[size_t(layer * m_painter.numHeads() + head)];
+    if (!cached)
+        cached = HeadScores::score(m_painter.run()->attention, layer, head, m_painter.run()->token_ids, {});
+    return *cached;
+}
+
+void ModelGridCanvas::setScores(const std::vector<HeadScore>& scores)
+{
+    if (scores.size() == m_scores.size())
+        std::copy(scores.begin(), scores.end(), m_scores.begin());
+}
+
 QString ModelGridCanvas::describeHead(int layer, int head, int query, int key) const
 {
     const HeadMetric m = metric(layer, head);
+    const HeadScore s = score(layer, head);
     QString text = tr("<b>layer %1, head %2</b><br>entropy %3 · max %4<br>diagonal %5 · previous %6 · first %7")
                        .arg(layer)
                        .arg(head)
                        .arg(m.entropy, 0, 'f', 3)
                        .arg(m.max, 0, 'f', 3)
                        .arg(m.diagonal, 0, 'f', 3)
-                       .arg(m.previous, 0, 'f', 3)
+                       .arg(s.previous, 0, 'f', 3)
                        .arg(m.first, 0, 'f', 3);
     const AttentionMaps& maps = m_painter.run()->attention;
     if (query >= 0 && key >= 0 && query < maps.seqLen() && key < maps.seqLen()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/HeadMetrics.h"
+#include "core/analysis/HeadScores.h"
 #include "ui/views/model/ModelGridPainter.h"
 
 #include <QWidget>
@@ -12,7 +13,7 @@ namespace attn {
 
 // The grid of every layer x head (ModelGridPainter) as a widget: a click, or Enter on the head
 // with keyboard focus (arrow keys move it), activates a head; hovering shows the head's layer,
-// number and metrics (computed from the compact maps when first asked for, then kept).
+// number, metrics and scores (computed from the compact maps when first asked for, then kept).
 class ModelGridCanvas : public QWidget {
     Q_OBJECT
 public:
@@ -27,6 +28,10 @@ public:
     void setCurrent(int layer, int head);
     HeadMetric metric(int layer, int head) const;
     void setMetrics(const std::vector<HeadMetric>& metrics);  // every head's, computed elsewhere (L * H)
+    // The head's scores (HeadScores: the frames', the table's and --json's "previous"), computed
+    // when first asked for unless given.
+    HeadScore score(int layer, int head) const;
+    void setScores(const std::vector<HeadScore>& scores);
     // The hover text: the head and its metrics, and with a cell (query, key) its weight and tokens.
     QString describeHead(int layer, int head, int query = -1, int key = -1) const;
     // Where a head is drawn now, e.g. to click it in a test.
@@ -54,9 +59,10 @@ private:
 
     ModelGridPainter m_painter;
     mutable std::vector<std::optional<HeadMetric>> m_metrics;  // (L * H), filled when asked for
+    mutable std::vector<std::optional<HeadScore>> m_scores;    // (L * H), likewise
     QStringList m_tokens;
     int m_hovered = -1;
-    int m_hovered_cell = -1;  // query * T + key under the mouse
+    int m_hovered_cell = -1;      // query * T + key under the mouse
     QString m_hovered_aggregate;  // what the aggregate thumbnail under the mouse shows
 };
 

@@ -134,10 +134,11 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_table->horizontalHeader()->setSortIndicator(HeadColumn, Qt::AscendingOrder);  // head order until the user sorts
     m_table->setToolTip(
         tr("Means over the query rows: entropy of the row (0 = one key, ln T = uniform), its largest weight, the "
-           "weight on the query itself, on the previous token and on the first token. Duplicate and Induction are "
-           "TransformerLens's head-detector scores on the input's own ids: the share of the weight on earlier copies "
-           "of the query's token, and on the tokens right after them (give a sequence twice to find induction "
-           "heads). Double-click a row to open the head."));
+           "weight on the query itself and on the first token. Previous, Duplicate and Induction are "
+           "TransformerLens's head-detector scores on the input's own ids, as --json's head_scores and the frames: "
+           "the share of all the head's weight on the token before the query, on earlier copies of the query's "
+           "token, and on the tokens right after them (give a sequence twice to find induction heads). "
+           "Double-click a row to open the head."));
     metrics_layout->addWidget(m_table);
     splitter->addWidget(m_canvas);
     splitter->addWidget(metrics);
@@ -234,6 +235,7 @@ void ModelView::setTables(std::shared_ptr<const HeadTables> tables)
 {
     m_tables = std::move(tables);
     m_canvas->setMetrics(m_tables->metrics);
+    m_canvas->setScores(m_tables->scores);
     updateMarks();
     showLayerMetrics();
     emit headTablesComputed();
@@ -299,10 +301,10 @@ void ModelView::setAggregate(int aggregate)
 
 void ModelView::selectLayer(int layer)
 {
-    if (!hasModel() || layer < 0 || layer >= m_canvas->gridPainter().numLayers())
+    if (layer < 0 || (hasModel() && layer >= m_canvas->gridPainter().numLayers()))
         return;
-    m_layer = layer;
-    if (m_scope->currentIndex() == 0)  // every layer's list stays as it is
+    m_layer = layer;  // before a model's first run too: its table starts there
+    if (hasModel() && m_scope->currentIndex() == 0)  // every layer's list stays as it is
         showLayerMetrics();
 }
 
@@ -331,7 +333,7 @@ void ModelView::showLayerMetrics()
             m_table->setItem(row, EntropyColumn, new NumberItem(m.entropy));
             m_table->setItem(row, MaxColumn, new NumberItem(m.max));
             m_table->setItem(row, DiagonalColumn, new NumberItem(m.diagonal));
-            m_table->setItem(row, PreviousColumn, new NumberItem(m.previous));
+            m_table->setItem(row, PreviousColumn, new NumberItem(score.previous));
             m_table->setItem(row, DuplicateColumn, new NumberItem(score.duplicate));
             m_table->setItem(row, InductionColumn, new NumberItem(score.induction));
             m_table->setItem(row, FirstColumn, new NumberItem(m.first));
