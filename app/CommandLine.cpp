@@ -355,7 +355,7 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (fusion != u"mean" && fusion != u"max")
             return Error{QStringLiteral("--aggregate-heads: expected mean or max, got '%1'")
                              .arg(parser.value("aggregate-heads"))};
-        options.aggregate = fusion == u"mean" ? 1 : 2;
+        options.aggregate = fusion == u"mean" ? HeadAggregate::Mean : HeadAggregate::Max;
     }
     if (parser.isSet("rollout-fusion")) {
         const std::optional<HeadFusion> fusion = headFusionFromKey(parser.value("rollout-fusion").trimmed());
@@ -389,8 +389,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--mark-heads: only with --view model and --export")};
     }
     if (parser.isSet("sort-heads")) {
-        options.sort_heads = parser.value("sort-heads").trimmed();
-        if (!headScoreNames().contains(options.sort_heads))
+        options.sort_heads = headOrderKindFromKey(parser.value("sort-heads").trimmed());
+        if (!options.sort_heads)
             return Error{
                 QStringLiteral("--sort-heads: expected previous, duplicate, induction, entropy or first, got '%1'")
                     .arg(parser.value("sort-heads"))};

@@ -6,6 +6,7 @@
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
@@ -42,7 +43,7 @@ struct CommandLineOptions {
     // --mark-heads S (an addition, --view model): every head framed by its score S.
     std::optional<HeadScoreKind> mark_heads;
     // --sort-heads S (an addition, --view model): each layer's heads drawn highest score S first.
-    QString sort_heads;  // empty: head order
+    std::optional<HeadOrderKind> sort_heads;  // none: head order
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf
@@ -64,7 +65,7 @@ struct CommandLineOptions {
     bool color_scale_given = false;
     QList<int> hidden_tokens;
     double top_mass = 1.0;
-    int aggregate = 0;  // 0 none, 1 mean, 2 max (ExportRequest::aggregate)
+    HeadAggregate aggregate = HeadAggregate::None;
     // --reduce max|mean (an addition): what a reduced pixel of a long input's heatmap shows.
     CellReduction reduction = CellReduction::Max;
     bool reduction_given = false;

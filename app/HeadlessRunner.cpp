@@ -1,10 +1,10 @@
 #include "app/HeadlessRunner.h"
 
+#include "app/ExportOptions.h"
 #include "app/JsonOutput.h"
 #include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
 #include "core/pipeline/AttentionPipeline.h"
-#include "core/pipeline/HeadIndex.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/report/JsonReport.h"
 #include "core/text/WordSplitter.h"
@@ -16,63 +16,6 @@
 #include <optional>
 
 namespace attn {
-
-Status HeadlessRunner::checkHeads(const CommandLineOptions& options, int num_heads)
-{
-    if (Status s = HeadIndex::check(options.head, num_heads); !s)
-        return Error{QStringLiteral("--head %1: %2").arg(options.head).arg(s.error())};
-    // The compared heads matter to a compare picture, and to the window's Compare tab when given.
-    const bool compares =
-        options.headless() ? !options.export_path.isEmpty() && options.view == View::Compare : options.compare_given;
-    if (compares)
-        for (int head : {options.compare_a, options.compare_b})
-            if (Status s = HeadIndex::check(head, num_heads); !s)
-                return Error{
-                    QStringLiteral("--compare %1,%2: %3").arg(options.compare_a).arg(options.compare_b).arg(s.error())};
-    return {};
-}
-
-Status HeadlessRunner::exportView(const CommandLineOptions& options, const AttentionResult& result)
-{
-    // Every view through the one picture writer, as the window's File › Export image.
-    ExportRequest request;
-    switch (options.view) {
-        case View::Grid:
-            request.view = ExportView::Grid;
-            break;
-        case View::Head:
-            request.view = ExportView::Head;
-            break;
-        case View::Compare:  // two heads and their difference
-            request.view = ExportView::Compare;
-            break;
-        case View::Lines:
-            request.view = ExportView::Lines;
-            break;
-        case View::Shapes:  // batch size B drawn, --head highlighted
-            request.view = ExportView::Shapes;
-            break;
-        case View::QueryKey:  // the queries and keys of --head
-            request.view = ExportView::QueryKey;
-            break;
-        case View::Walkthrough:  // refused by CommandLine::parse
-        case View::Model:        // needs --model: ModelCommand draws it
-        case View::Rollout:
-            return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
-    }
-    request.path = options.export_path;
-    request.head = options.head;
-    request.compare_a = options.compare_a;
-    request.compare_b = options.compare_b;
-    request.batch = options.batch;
-    request.size = options.size;
-    request.color_scale = options.color_scale;
-    request.hidden_keys = options.hidden_tokens;
-    request.top_mass = options.top_mass;
-    request.aggregate = options.aggregate;
-    request.reduction = options.reduction;
-    return ViewExporter::exportView(result, request);
-}
 
 MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, int query_len, int key_len,
                                             const AttentionWeights& weights, TraceDetail detail)
@@ -244,10 +187,10 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     auto result = compute(options, TraceDetail::Weights);
     if (!result)
         return fail(result.error());
-    if (Status s = checkHeads(options, result->numHeads()); !s)
+    if (Status s = ExportOptions::checkHeads(options, result->numHeads()); !s)
         return fail(s.error());
     if (!options.export_path.isEmpty())
-        if (Status s = exportView(options, *result); !s)
+        if (Status s = ExportOptions::exportResult(options, *result); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
 
     if (!options.json_path.isEmpty()) {

@@ -9,20 +9,14 @@
 namespace attn {
 
 // Runs the command line without a window: computes, writes --json and --export, and turns
-// every failure into the one `error:` line of the contract.
+// every failure into the one `error:` line of the contract. --model goes to ModelCommand.
 class HeadlessRunner {
 public:
     // Returns the process exit status; errors go to `err` as one line.
     static int run(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 
-    // The computation the options ask for, shared with the window's start-up.
+    // The computation the options ask for.
     static Result<AttentionResult> compute(const CommandLineOptions& options, TraceDetail detail);
-    // --head and --compare against the heads the model has: "--head 8: head 8 is out of range: ...".
-    // Shared with the window's screenshot.
-    static Status checkHeads(const CommandLineOptions& options, int num_heads);
-    // --export of one result as --view, --head, --compare, --batch and --size ask (shared with
-    // --model, which draws its selected layer).
-    static Status exportView(const CommandLineOptions& options, const AttentionResult& result);
     // What computing, drawing (--export, --view) and writing (--json) a pass of T_q queries and
     // T_kv keys (0: self-attention) will take, and that against --memory-budget (else the
     // default budget): refused before anything of T_q x T_kv size is allocated.

@@ -1,13 +1,12 @@
 #include "app/WindowLauncher.h"
 
 #include "app/CommandLine.h"
-#include "app/HeadlessRunner.h"
+#include "app/ExportOptions.h"
 #include "core/analysis/AttentionDisplay.h"
-#include "core/model/ModelTokenizer.h"
+#include "core/model/ModelSession.h"
 #include "core/model/TokenIdList.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MainWindow.h"
@@ -133,15 +132,14 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     }
     // Text needs the folder's tokenizer (the window has switched such a folder to token ids): the
     // line --json and --export give.
-    if (!options.token_ids_given && window.controller()->hasModel() && !window.controller()->model()->tokenizer)
-        if (auto tokenizer = ModelTokenizer::load(options.model_dir); !tokenizer)
-            return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, tokenizer.error()));
+    if (const auto model = window.controller()->model(); !options.token_ids_given && model && !model->tokenizer())
+        return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, model->tokenizerProblem()));
     if (!errors.isEmpty())
         return fail(errors.first());
     const auto result = window.controller()->result();
     if (!result)
         return fail(QStringLiteral("--screenshot: nothing was computed"));
-    if (Status heads = HeadlessRunner::checkHeads(options, result->numHeads()); !heads)
+    if (Status heads = ExportOptions::checkHeads(options, result->numHeads()); !heads)
         return fail(heads.error());
     if (!options.hidden_tokens.isEmpty())
         if (auto hidden = AttentionDisplay::hiddenKeys(options.hidden_tokens, result->keyLen()); !hidden)

@@ -35,6 +35,27 @@ double headScoreValue(const HeadScore& score, HeadScoreKind kind)
     return score.first;
 }
 
+std::optional<HeadOrderKind> headOrderKindFromKey(const QString& key)
+{
+    for (HeadOrderKind kind : {HeadOrderKind::Previous, HeadOrderKind::Duplicate, HeadOrderKind::Induction,
+                               HeadOrderKind::Entropy, HeadOrderKind::First})
+        if (headOrderKindKey(kind) == key)
+            return kind;
+    return std::nullopt;
+}
+
+QString headOrderKindKey(HeadOrderKind kind)
+{
+    switch (kind) {
+        case HeadOrderKind::Previous: return QStringLiteral("previous");
+        case HeadOrderKind::Duplicate: return QStringLiteral("duplicate");
+        case HeadOrderKind::Induction: return QStringLiteral("induction");
+        case HeadOrderKind::Entropy: return QStringLiteral("entropy");
+        case HeadOrderKind::First: break;
+    }
+    return QStringLiteral("first");
+}
+
 QStringList headScoreNames()
 {
     return {QStringLiteral("previous"), QStringLiteral("duplicate"), QStringLiteral("induction"),

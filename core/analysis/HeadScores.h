@@ -33,6 +33,10 @@ enum class HeadScoreKind { Previous, Duplicate, Induction, First };
 std::optional<HeadScoreKind> headScoreKindFromKey(const QString& key);
 QString headScoreKindKey(HeadScoreKind kind);
 double headScoreValue(const HeadScore& score, HeadScoreKind kind);
+// Every score heads can be ordered by: the marks' and the entropy.
+enum class HeadOrderKind { Previous, Duplicate, Induction, Entropy, First };
+std::optional<HeadOrderKind> headOrderKindFromKey(const QString& key);
+QString headOrderKindKey(HeadOrderKind kind);  // one of headScoreNames()
 // Every score by name, for ordering heads: "previous", "duplicate", "induction", "entropy", "first".
 QStringList headScoreNames();
 std::optional<double> headScoreByName(const HeadScore& score, const QString& name);

@@ -71,6 +71,7 @@ private slots:
     void windowScreenshotOfAModel();
     void windowRefusesABrokenModel();
     void windowOnTokenIds();
+    void brokenTokenizerTakesTokenIds();
 };
 
 void TestCliModel::jsonAgreesWithTransformers_data()
@@ -439,6 +440,38 @@ void TestCliModel::windowOnTokenIds()
                                             no_tokenizer);
         QVERIFY2(text.isEmpty(), qPrintable(text));
         QVERIFY(!QFile::exists(path));
+    }
+}
+
+// Tokenizer files that cannot be read are not needed with --token-ids (the contract's "Not
+// needed with --token-ids"): the ids run, each spelled by its id in decimal, for --json and for
+// the window alike; text is the one `error:` line naming the file, there and in the window.
+void TestCliModel::brokenTokenizerTakesTokenIds()
+{
+    QTemporaryDir folder;
+    QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder.path()));
+    writeFile(folder.filePath("vocab.json"), "{\"a\": 0,");
+    QTemporaryDir out;
+    const QString json = out.filePath("model.json");
+    const ProgramRun ids = runProgram({"--model", folder.path(), "--token-ids", "464,3797", "--json", json});
+    QVERIFY2(ids.exit_code == 0, ids.err.constData());
+    QVERIFY(ids.err.isEmpty());
+    QCOMPARE(readJsonObject(json)["tokens"].toArray(), (QJsonArray{"464", "3797"}));
+
+    const QString picture = out.filePath("window.png");
+    const ProgramRun window = runProgram({"--model", folder.path(), "--token-ids", "464,3797", "--tab", "lines",
+                                          "--screenshot", picture, "--size", "1000x700"});
+    QVERIFY2(window.exit_code == 0, window.err.constData());
+    QCOMPARE(QImage(picture).size(), QSize(1000, 700));
+    QVERIFY(QFile::remove(picture));
+
+    const QString refused = QStringLiteral("error: --model %1: vocab.json").arg(folder.path());
+    for (const QStringList& output : {QStringList{"--json", json}, QStringList{"--screenshot", picture}}) {
+        QFile::remove(json);
+        const QString problem =
+            refusalProblem(runProgram(QStringList{"--model", folder.path(), "--sentence", "hello"} + output), refused);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY(!QFile::exists(json) && !QFile::exists(picture));
     }
 }
 

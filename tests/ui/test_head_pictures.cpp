@@ -344,12 +344,12 @@ private slots:
         compareReduced(full.value(), 4, CellReduction::Max, [grid](int head) { return grid->plot(head); });
 
         // The largest weight of any head, as one more picture.
-        window.viewTabs()->setAggregate(2);
+        window.viewTabs()->setAggregate(HeadAggregate::Max);
         QTRY_VERIFY(grid->aggregatePlot());
         const ReducedMatrix fused = reduceCells(AttentionDisplay::fuseHeads(full->trace.weights, AttentionDisplay::Fusion::Max),
                                                 full_data.mask, 2, CellReduction::Max);
         QTRY_VERIFY_WITH_TIMEOUT(grid->aggregatePlot()->values() == fused.values, 60000);
-        window.viewTabs()->setAggregate(0);
+        window.viewTabs()->setAggregate(HeadAggregate::None);
 
         // A head opened large is recomputed, and kept by the next computation.
         window.viewTabs()->openHead(2);

@@ -436,15 +436,15 @@ private slots:
         grid.resize(900, 700);
         grid.setResult(result);
         QVERIFY(!grid.aggregatePlot());
-        grid.setAggregate(HeadsGrid::Aggregate::Mean);
+        grid.setAggregate(HeadAggregate::Mean);
         QCOMPARE(grid.headCount(), result->numHeads() + 1);
         QCOMPARE(grid.aggregatePlot()->values(),
                  AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Mean));
         QVERIFY(grid.aggregatePlot()->isMasked(0, 1));  // the causal mask is drawn there too
-        grid.setAggregate(HeadsGrid::Aggregate::Max);
+        grid.setAggregate(HeadAggregate::Max);
         QCOMPARE(grid.aggregatePlot()->values(),
                  AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Max));
-        grid.setAggregate(HeadsGrid::Aggregate::None);
+        grid.setAggregate(HeadAggregate::None);
         QCOMPARE(grid.headCount(), result->numHeads());
     }
 

@@ -4,11 +4,11 @@
 // Token ids mode runs the model on ids as they are (a folder without a tokenizer takes only
 // those); bad ids are refused beside the field while the last good result stays.
 #include "core/analysis/InductionProbe.h"
+#include "core/model/ModelSession.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
@@ -126,7 +126,7 @@ private slots:
 
         startWindow();
         QVERIFY(controller()->hasModel());
-        QCOMPARE(controller()->model()->dir, absolute(modelFixture("gpt2-tiny")));
+        QCOMPARE(controller()->model()->dir(), absolute(modelFixture("gpt2-tiny")));
         QCOMPARE(controller()->selectedLayer(), 1);
         QCOMPARE(controller()->modelTokens(), (QStringList{"hello", "Ġworld", "Ġagain"}));
         QCOMPARE(controller()->result()->config.layer, 1);
@@ -140,7 +140,7 @@ private slots:
         closeWindow();
         startWindow();
         QVERIFY(controller()->hasModel());
-        QCOMPARE(controller()->model()->dir, absolute(modelFixture("gpt2-tiny")));
+        QCOMPARE(controller()->model()->dir(), absolute(modelFixture("gpt2-tiny")));
         QCOMPARE(controller()->selectedLayer(), 1);
 
         // Closed before quitting: the next start is on the panel's weights.
@@ -207,7 +207,7 @@ private slots:
         m_window = std::make_unique<MainWindow>(m_settings.get());
         m_window->openModelFolder(modelFixture("bert-tiny"));  // before the event loop ran
         controller()->waitForIdle();
-        QCOMPARE(controller()->model()->dir, absolute(modelFixture("bert-tiny")));
+        QCOMPARE(controller()->model()->dir(), absolute(modelFixture("bert-tiny")));
         QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
         QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Model).isEmpty());
         QVERIFY(!m_window->messageBar()->text().contains("saved model"));
@@ -265,8 +265,8 @@ private slots:
         probe->trigger();
         controller()->waitForIdle();
         QVERIFY(controller()->tokenIdsInput());
-        const int vocab = controller()->model()->model->config().vocab_size;
-        const int positions = controller()->model()->model->config().max_positions;
+        const int vocab = controller()->model()->config().vocab_size;
+        const int positions = controller()->model()->config().max_positions;
         const int length = std::min(MainWindow::kInductionProbeLength, positions / 2);
         QStringList ids;
         for (int id : InductionProbe::tokens(length, vocab))
@@ -407,6 +407,41 @@ private slots:
         QVERIFY(!controller()->tokenIdsInput());
         QVERIFY(!m_window->inputModeBox()->isVisible());
         QCOMPARE(controller()->result()->config.weight_source, RunSettings::WeightSource::Random);
+    }
+
+    // A folder whose tokenizer files cannot be read opens as one without them (the command line's
+    // --token-ids takes it too): the field switches to Token ids and the message bar says why;
+    // text is refused beside the field, naming the file at fault.
+    void folderWithBrokenTokenizerTakesIds()
+    {
+        QTemporaryDir folder;
+        QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder.path()));
+        QFile vocab(folder.filePath("vocab.json"));
+        QVERIFY(vocab.open(QIODevice::WriteOnly | QIODevice::Truncate) && vocab.write("{\"a\": 0,") > 0);
+        vocab.close();
+        const QJsonObject expected = readJsonObject(modelFixture("gpt2-tiny") + "/expected.json");
+
+        m_window->openModelFolder(folder.path());
+        controller()->waitForIdle();
+        QVERIFY(controller()->hasModel());
+        QVERIFY(controller()->tokenIdsInput());
+        QVERIFY(m_window->settingsPanel()->fieldError(SettingField::Model).isEmpty());
+        const QString note = m_window->messageBar()->text();
+        QVERIFY2(note.contains("token ids only") && note.contains("vocab.json"), qPrintable(note));
+
+        m_window->sentenceEdit()->setText(idsOf(expected));
+        controller()->waitForIdle();
+        QCOMPARE(controller()->result()->seqLen(), expected["token_ids"].toArray().size());
+        QCOMPARE(controller()->modelTokens().first(), QString::number(expected["token_ids"].toArray()[0].toInt()));
+        QVERIFY(gridDifference(m_window->headsGrid(), expected, 0) <= 1e-5);
+        const auto good = controller()->result();
+
+        m_window->inputModeBox()->setCurrentIndex(0);
+        m_window->sentenceEdit()->setText("hello");
+        controller()->waitForIdle();
+        QCOMPARE(controller()->result(), good);
+        const QString refused = m_window->sentenceError()->text();
+        QVERIFY2(refused.contains("vocab.json") && refused.contains("choose Token ids"), qPrintable(refused));
     }
 };
 

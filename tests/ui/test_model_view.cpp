@@ -404,7 +404,7 @@ private slots:
         QTest::keyClick(canvas, Qt::Key_Return);
         QCOMPARE(activated.last().at(1).toInt(), grid.headIn(0, 1));
 
-        view.setAggregate(1);
+        view.setAggregate(HeadAggregate::Mean);
         QCOMPARE(grid.aggregate(), std::optional(HeadFusion::Mean));
         const ModelGridPainter::Layout sorted = grid.layoutFor(canvas->size());
         QCOMPARE(sorted.layer_aggregates.size(), 2);
@@ -437,7 +437,7 @@ private slots:
         view.setHiddenKeys({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});  // every key: shown as computed
         QVERIFY(grid.hiddenKeys().empty());
         view.setHiddenKeys({});
-        view.setAggregate(0);
+        view.setAggregate(HeadAggregate::None);
         QVERIFY(grid.layoutFor(canvas->size()).layer_aggregates.isEmpty());
     }
 

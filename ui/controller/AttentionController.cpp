@@ -4,8 +4,8 @@
 #include "core/pipeline/Examples.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/text/WordSplitter.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/controller/PassCost.h"
+#include "ui/controller/PendingModel.h"
 #include "ui/controller/PendingWeights.h"
 #include "ui/controller/WorkerHandOff.h"
 

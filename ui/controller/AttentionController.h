@@ -20,7 +20,7 @@
 namespace attn {
 
 struct Example;
-struct OpenModel;
+class ModelSession;
 class PendingModel;
 class PendingWeights;
 
@@ -85,7 +85,7 @@ public:
     bool hasModel() const { return m_model != nullptr; }
     bool isOpeningModel() const { return m_pending_model != nullptr; }
     QString openingModelDir() const;  // the folder being read, empty when none
-    std::shared_ptr<const OpenModel> model() const { return m_model; }
+    std::shared_ptr<const ModelSession> model() const { return m_model; }
     std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
     const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run
     const QStringList& modelLabels() const { return m_model_labels; }  // the same as the views label them
@@ -241,7 +241,7 @@ private:
     std::shared_ptr<PendingWeights> m_variant_pending;
 
     // Whole models.
-    std::shared_ptr<const OpenModel> m_model;
+    std::shared_ptr<const ModelSession> m_model;
     std::shared_ptr<PendingModel> m_pending_model;  // a folder being read
     std::shared_ptr<const ModelRun> m_model_run;
     QStringList m_model_tokens;

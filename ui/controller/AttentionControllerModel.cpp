@@ -5,8 +5,7 @@
 #include "core/model/TokenIdList.h"
 #include "core/model/TransformerForward.h"
 #include "core/pipeline/ModelLayerResult.h"
-#include "core/text/TokenPiece.h"
-#include "ui/controller/OpenModel.h"
+#include "ui/controller/PendingModel.h"
 #include "ui/controller/WorkerHandOff.h"
 
 #include <QElapsedTimer>
@@ -21,7 +20,7 @@ namespace attn {
 struct AttentionController::ModelJob {
     quint64 generation = 0;
     std::shared_ptr<std::atomic<quint64>> latest;
-    std::shared_ptr<const OpenModel> model;  // ready; else read through `pending`
+    std::shared_ptr<const ModelSession> model;  // ready; else read through `pending`
     std::shared_ptr<PendingModel> pending;
     QString sentence;
     bool token_ids_input = false;  // the sentence is a list of token ids (TokenIdList), not text
@@ -35,7 +34,7 @@ struct AttentionController::ModelOutcome {
     quint64 generation = 0;
     bool skipped = false;
     std::shared_ptr<PendingModel> pending;  // the folder this job read, or failed to
-    std::shared_ptr<const OpenModel> model;
+    std::shared_ptr<const ModelSession> model;
     std::shared_ptr<const ModelRun> run;
     QStringList tokens;  // as convert_ids_to_tokens spells them
     QStringList labels;  // as the views label them (TokenPiece::label)
@@ -54,36 +53,17 @@ struct AttentionController::PredictionOutcome {
 
 namespace {
 
-// The positions the head predicts at: GPT-2 every position (the next token), the BERT family
-// each [MASK].
-std::vector<int> predictedPositions(const OpenModel& model, const ModelRun& run)
+// The ids the model runs on: the typed ids as they are, or the sentence through the tokenizer
+// (ModelSession::encode, whose refusal without a tokenizer names the reason: no files, or the
+// file that cannot be read).
+Result<std::vector<int>> inputIds(const ModelSession& model, const QString& sentence, bool token_ids_input)
 {
-    std::vector<int> positions;
-    if (model.model->config().causal) {
-        for (int i = 0; i < run.seqLen(); ++i)
-            positions.push_back(i);
-        return positions;
-    }
-    const std::optional<int> mask = model.tokenizer ? model.tokenizer->tokenId(QStringLiteral("[MASK]")) : std::nullopt;
-    for (int i = 0; mask && i < run.seqLen(); ++i)
-        if (run.token_ids[size_t(i)] == *mask)
-            positions.push_back(i);
-    return positions;
-}
-
-// The ids the model runs on: the typed ids as they are, or the sentence through the tokenizer.
-Result<std::vector<int>> inputIds(const OpenModel& model, const QString& sentence, bool token_ids_input)
-{
-    if (token_ids_input) {
+    if (token_ids_input)
         return TokenIdList::parse(sentence);
-    }
-    if (!model.tokenizer)
-        return Error{AttentionController::tr("%1 has no tokenizer files (tokenizer.json, vocab.json + merges.txt or "
-                                             "vocab.txt): choose Token ids beside the field and type ids")
-                         .arg(QFileInfo(model.dir).fileName())};
-    std::vector<int> ids = model.tokenizer->encode(sentence);
-    if (ids.empty())
-        return Error{AttentionController::tr("the sentence gives no tokens")};
+    auto ids = model.encode(sentence);
+    if (!ids && !model.tokenizer())
+        return Error{AttentionController::tr("%1: %2: choose Token ids beside the field and type ids")
+                         .arg(QFileInfo(model.dir()).fileName(), ids.error())};
     return ids;
 }
 
@@ -132,7 +112,7 @@ void AttentionController::closeModel()
 
 bool AttentionController::setLayer(int layer)
 {
-    const int layers = m_model ? m_model->model->config().num_layers : 0;
+    const int layers = m_model ? m_model->config().num_layers : 0;
     if (!m_model || layer < 0 || layer >= layers) {
         reportError(SettingField::Layer,
                     m_model ? tr("layer %1 is out of range, the model has layers 0 to %2").arg(layer).arg(layers - 1)
@@ -182,7 +162,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
         outcome.skipped = true;
         return outcome;
     }
-    std::shared_ptr<const OpenModel> model = job.model;
+    std::shared_ptr<const ModelSession> model = job.model;
     if (job.pending) {
         outcome.pending = job.pending;
         auto read = job.pending->get();
@@ -194,7 +174,7 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
         model = std::move(read).value();
     }
     outcome.model = model;
-    const ModelConfig& config = model->model->config();
+    const ModelConfig& config = model->config();
     const int layer = job.layer < config.num_layers ? job.layer : 0;  // adoptModel reports a layer out of range
 
     QElapsedTimer timer;
@@ -213,27 +193,19 @@ AttentionController::ModelOutcome AttentionController::runModelJob(const ModelJo
             outcome.error = fits.error();
             return outcome;
         }
-        std::lock_guard<std::mutex> lock(model->cache_mutex);
-        auto forward = model->model->forward(ids, layer, model->cache);
+        auto forward = model->forwardWithCache(ids, layer);
         if (!forward) {
             outcome.error_field = SettingField::Model;
-            outcome.error = QStringLiteral("%1: %2").arg(model->dir, forward.error());
+            outcome.error = QStringLiteral("%1: %2").arg(model->dir(), forward.error());
             return outcome;
         }
         run = std::move(forward).value();
         outcome.ran_forward = true;
-        outcome.tokens.clear();
-        outcome.labels.clear();
-        const bool byte_level = model->byteLevelTokens();
-        TokenPiece previous;
-        for (size_t i = 0; i < ids.size(); ++i) {
-            outcome.tokens << model->tokenText(ids[i]);
-            previous = TokenPiece::of(outcome.tokens.back(), byte_level, i > 0 ? &previous : nullptr);
-            outcome.labels << previous.label();
-        }
+        outcome.tokens = model->tokenTexts(ids);
+        outcome.labels = model->tokenLabels(outcome.tokens);
     }
     outcome.run = run;
-    auto result = ModelLayerResult::make(*model->model, model->dir, *run, outcome.labels, layer,
+    auto result = ModelLayerResult::make(model->model(), model->dir(), *run, outcome.labels, layer,
                                          traceDetailFor(run->seqLen(), config.num_heads));
     if (!result) {
         outcome.error_field = SettingField::Layer;
@@ -291,11 +263,11 @@ bool AttentionController::adoptModel()
         m_model_predictions.clear();
         if (m_error_fields.erase(SettingField::Model) > 0)
             emit errorChanged(SettingField::Model, QString());
-        const int layers = m_model->model->config().num_layers;
+        const int layers = m_model->config().num_layers;
         const int asked_layer = m_layer;
         if (m_layer >= layers)
             m_layer = 0;
-        emit modelOpened(m_model->dir);
+        emit modelOpened(m_model->dir());
         emit layerChanged(m_layer);
         if (asked_layer >= layers)
             reportError(SettingField::Layer,
@@ -324,9 +296,9 @@ bool AttentionController::adoptModel()
 
 void AttentionController::requestPredictions()
 {
-    if (!m_model || !m_model_run || !m_model->model->hasPredictionHead())
+    if (!m_model || !m_model_run || !m_model->model().hasPredictionHead())
         return;
-    std::vector<int> positions = predictedPositions(*m_model, *m_model_run);
+    std::vector<int> positions = m_model->predictedPositions(m_model_run->token_ids);
     if (positions.empty())
         return;
     // Each position costs V x C multiply-adds (GPT-2 small: 39 M): after the result, on the worker.
@@ -347,7 +319,7 @@ void AttentionController::requestPredictions()
                     return outcome;
                 const std::vector<int> chunk(positions.begin() + first,
                                              positions.begin() + std::min(positions.size(), first + kChunk));
-                auto predicted = model->model->predict(*run, chunk);
+                auto predicted = model->model().predict(*run, chunk);
                 if (!predicted)
                     break;
                 outcome.predictions.insert(outcome.predictions.end(), predicted->begin(), predicted->end());

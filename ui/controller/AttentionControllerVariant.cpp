@@ -3,9 +3,9 @@
 #include "ui/controller/AttentionController.h"
 
 #include "core/analysis/CompareModel.h"
+#include "core/model/ModelSession.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/ModelLayerResult.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/controller/PassCost.h"
 #include "ui/controller/PendingWeights.h"
 #include "ui/controller/WorkerHandOff.h"
@@ -27,7 +27,7 @@ struct AttentionController::VariantJob {
     std::shared_ptr<const LoadedWeights> weights;
     std::shared_ptr<PendingWeights> pending;
     // A whole model: side B is another layer of this run.
-    std::shared_ptr<const OpenModel> model;
+    std::shared_ptr<const ModelSession> model;
     std::shared_ptr<const ModelRun> run;
     QStringList tokens;  // as the views label them
 };
@@ -109,8 +109,9 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
         return outcome;
     }
     if (job.model) {
-        auto layer = ModelLayerResult::make(*job.model->model, job.model->dir, *job.run, job.tokens, job.config.layer,
-                                            traceDetailFor(job.run->seqLen(), job.model->model->config().num_heads));
+        auto layer =
+            ModelLayerResult::make(job.model->model(), job.model->dir(), *job.run, job.tokens, job.config.layer,
+                                   traceDetailFor(job.run->seqLen(), job.model->config().num_heads));
         if (!layer) {
             outcome.error = layer.error();
             return outcome;

@@ -66,21 +66,4 @@ Status CompareExport::exportLines(const AttentionResult& result, int head, const
         path, size, scale, [&canvas](QPainter* painter, const QRectF& target) { canvas.paint(*painter, target); });
 }
 
-Result<std::pair<int, int>> CompareExport::parseHeadPair(const QString& text, int num_heads)
-{
-    const QStringList parts = text.split(QLatin1Char(','));
-    if (parts.size() != 2)
-        return Error{QStringLiteral("--compare: expected two heads as A,B, got \"%1\"").arg(text)};
-    int heads[2];
-    for (int i = 0; i < 2; ++i) {
-        bool ok = false;
-        heads[i] = parts[i].trimmed().toInt(&ok);
-        if (!ok || heads[i] < 0)
-            return Error{QStringLiteral("--compare: \"%1\" is not a head number (0-based)").arg(parts[i])};
-        if (Status exists = HeadIndex::check(heads[i], num_heads); !exists)
-            return Error{QStringLiteral("--compare: %1").arg(exists.error())};
-    }
-    return std::pair{heads[0], heads[1]};
-}
-
 }  // namespace attn

@@ -31,9 +31,6 @@ public:
     // top_mass < 1 only each row's strongest keys that reach that share (--top-mass).
     static Status exportLines(const AttentionResult& result, int head, const QString& path, const QSize& size,
                               double scale = 1.0, double top_mass = 1.0);
-
-    // "3,5" -> (3, 5): the value of --compare; an error names the option and the reason.
-    static Result<std::pair<int, int>> parseHeadPair(const QString& text, int num_heads);
 };
 
 }  // namespace attn

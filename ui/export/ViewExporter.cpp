@@ -61,18 +61,6 @@ Result<ViewExporter::Format> ViewExporter::formatOf(const QString& path)
                      .arg(path, suffix.isEmpty() ? QString() : QStringLiteral(".") + suffix)};
 }
 
-Result<ExportView> ViewExporter::parseView(const QString& text)
-{
-    static const std::pair<const char16_t*, ExportView> views[] = {
-        {u"grid", ExportView::Grid},   {u"head", ExportView::Head},     {u"compare", ExportView::Compare},
-        {u"lines", ExportView::Lines}, {u"shapes", ExportView::Shapes}, {u"model", ExportView::Model},
-        {u"qk", ExportView::QueryKey}};
-    for (const auto& [name, view] : views)
-        if (text == name)
-            return view;
-    return Error{QStringLiteral("--view %1: expected grid, head, compare, lines, shapes, model or qk").arg(text)};
-}
-
 Status ViewExporter::checkPath(const QString& path)
 {
     return OutputPath::check(path, {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")});
@@ -238,7 +226,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
             grid.setColorScale(request.color_scale);
             grid.setTopMass(request.top_mass);
             grid.setReduction(request.reduction);
-            grid.setAggregate(HeadsGrid::Aggregate(std::clamp(request.aggregate, 0, 2)));
+            grid.setAggregate(request.aggregate);
             grid.resize(request.size);
             grid.setResult(shared);
             return exportPicture(request.path, request.size, request.scale,
@@ -302,17 +290,17 @@ Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, co
         grid.setHiddenKeys(request.hidden_keys);
     }
     grid.setReduction(request.reduction == CellReduction::Mean ? ThumbnailReduction::Mean : ThumbnailReduction::Max);
-    grid.setAggregate(request.aggregate == 1   ? std::optional(HeadFusion::Mean)
-                      : request.aggregate == 2 ? std::optional(HeadFusion::Max)
-                                               : std::nullopt);
-    if (request.mark_heads || !request.sort_heads.isEmpty()) {
+    grid.setAggregate(headFusionOf(request.aggregate));
+    if (request.mark_heads || request.sort_heads) {
         const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
         if (request.mark_heads) {
             const QString name = headScoreKindKey(*request.mark_heads);
             grid.setHeadMarks(headScoreValues(scores, name), name);
         }
-        if (!request.sort_heads.isEmpty())
-            grid.setHeadOrder(headScoreValues(scores, request.sort_heads), request.sort_heads);
+        if (request.sort_heads) {
+            const QString name = headOrderKindKey(*request.sort_heads);
+            grid.setHeadOrder(headScoreValues(scores, name), name);
+        }
     }
     const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
     const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images

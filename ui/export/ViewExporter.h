@@ -5,6 +5,7 @@
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
 
 #include <QList>
@@ -46,9 +47,9 @@ struct ExportRequest {
     // be inside the input and at least one key must stay.
     QList<int> hidden_keys;
     double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
-    int aggregate = 0;      // grid: 0 none, 1 an extra head of the mean over heads, 2 of the maximum
+    HeadAggregate aggregate = HeadAggregate::None;  // grid and model: an extra head of every head fused
     std::optional<HeadScoreKind> mark_heads;  // model: heads framed by this score (--mark-heads)
-    QString sort_heads;  // model: each layer's heads sorted by this score (--sort-heads), headScoreNames()
+    std::optional<HeadOrderKind> sort_heads;  // model: each layer's heads sorted by this score (--sort-heads)
     CellReduction reduction = CellReduction::Max;  // grid, head, compare: what a reduced pixel shows
 };
 
@@ -66,8 +67,7 @@ public:
     static constexpr double kDpi = 96.0;
     static constexpr int kMaxSide = 16384;  // a 16k x 16k ARGB image is 1 GiB
 
-    static Result<Format> formatOf(const QString& path);       // by extension, case-insensitive
-    static Result<ExportView> parseView(const QString& text);  // grid, head, compare, lines, shapes, model
+    static Result<Format> formatOf(const QString& path);  // by extension, case-insensitive
     // The extension is known and the directory exists (and is a directory).
     static Status checkPath(const QString& path);
     // Sides within 1..kMaxSide, also multiplied by a PNG's scale (0 < scale <= 8).

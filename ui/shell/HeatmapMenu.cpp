@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 namespace attn {
 
@@ -23,15 +24,17 @@ HeatmapMenu::HeatmapMenu(QWidget* parent) : QMenu(tr("&Heatmaps"), parent)
     }
     addSeparator();
     m_aggregates = new QActionGroup(this);
-    const QString aggregates[] = {tr("No extra head"), tr("Extra head: mean of the heads"),
-                                  tr("Extra head: max of the heads")};
-    for (int aggregate = 0; aggregate < 3; ++aggregate) {
-        QAction* action = addAction(aggregates[aggregate]);
+    const std::pair<HeadAggregate, QString> aggregates[] = {{HeadAggregate::None, tr("No extra head")},
+                                                            {HeadAggregate::Mean, tr("Extra head: mean of the heads")},
+                                                            {HeadAggregate::Max, tr("Extra head: max of the heads")}};
+    for (const auto& [aggregate, title] : aggregates) {
+        QAction* action = addAction(title);
         action->setCheckable(true);
         action->setChecked(aggregate == m_aggregate);
         action->setToolTip(tr("All heads: one more heatmap after the last head; in the Model tab also each head "
                               "across the layers, and every head of every layer"));
         m_aggregates->addAction(action);
+        action->setData(int(aggregate));
         connect(action, &QAction::triggered, this, [this, aggregate] { setAggregate(aggregate); });
     }
     addSeparator();
@@ -96,10 +99,10 @@ void HeatmapMenu::setTopMass(double fraction)
     emit topMassChanged(fraction);
 }
 
-void HeatmapMenu::setAggregate(int aggregate)
+void HeatmapMenu::setAggregate(HeadAggregate aggregate)
 {
-    aggregate = std::clamp(aggregate, 0, 2);
-    m_aggregates->actions()[aggregate]->setChecked(true);
+    for (QAction* action : m_aggregates->actions())
+        action->setChecked(action->data().toInt() == int(aggregate));
     if (aggregate == m_aggregate)
         return;
     m_aggregate = aggregate;

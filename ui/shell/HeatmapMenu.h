@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
 
 #include <QList>
@@ -24,8 +25,8 @@ public:
     void setColorScale(ColorScale scale);  // checks its action; emits colorScaleChanged when it changes
     double topMass() const { return m_top_mass; }
     void setTopMass(double fraction);
-    int aggregate() const { return m_aggregate; }  // 0 none, 1 mean, 2 max
-    void setAggregate(int aggregate);
+    HeadAggregate aggregate() const { return m_aggregate; }
+    void setAggregate(HeadAggregate aggregate);
     CellReduction reduction() const { return m_reduction; }
     void setReduction(CellReduction how);  // checks its action; emits reductionChanged when it changes
     QList<int> hiddenKeys() const { return m_hidden; }
@@ -37,14 +38,14 @@ public:
 signals:
     void colorScaleChanged(attn::ColorScale scale);
     void topMassChanged(double fraction);
-    void aggregateChanged(int aggregate);
+    void aggregateChanged(attn::HeadAggregate aggregate);
     void reductionChanged(attn::CellReduction how);
     void hiddenKeysChanged(const QList<int>& keys);
 
 private:
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     double m_top_mass = 1.0;
-    int m_aggregate = 0;
+    HeadAggregate m_aggregate = HeadAggregate::None;
     CellReduction m_reduction = CellReduction::Max;
     QList<int> m_hidden;
     QActionGroup* m_scales = nullptr;

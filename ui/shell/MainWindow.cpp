@@ -1,9 +1,9 @@
 #include "ui/shell/MainWindow.h"
 
+#include "core/model/ModelSession.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/shell/AboutText.h"
@@ -433,7 +433,7 @@ void MainWindow::saveSettings()
     // A folder still being read (closed right after the start) is remembered as it was asked for.
     const bool model = m_controller->hasModel() || m_controller->isOpeningModel();
     m_settings->setModelFolder(m_controller->isOpeningModel() ? m_controller->openingModelDir()
-                               : model                        ? m_controller->model()->dir
+                               : model                        ? m_controller->model()->dir()
                                                               : QString());
     m_settings->setModelLayer(model ? m_controller->selectedLayer() : 0);
     m_settings->setTokenIdsInput(model && m_controller->tokenIdsInput());

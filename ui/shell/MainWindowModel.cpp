@@ -3,9 +3,9 @@
 #include "ui/shell/MainWindow.h"
 
 #include "core/analysis/InductionProbe.h"
+#include "core/model/ModelSession.h"
 #include "core/model/ModelWeights.h"
 #include "ui/controller/AttentionController.h"
-#include "ui/controller/OpenModel.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/LayerChooser.h"
@@ -171,10 +171,10 @@ void MainWindow::updateRecentModelsMenu()
 void MainWindow::modelOpened(const QString& dir)
 {
     const auto model = m_controller->model();
-    const ModelConfig& config = model->model->config();
+    const ModelConfig& config = model->config();
     m_settings->addRecentModel(dir);
     updateRecentModelsMenu();
-    m_panel->showModel(config, dir, baseModelParameters(model->model->weights()));
+    m_panel->showModel(config, dir, baseModelParameters(model->model().weights()));
     m_layer_chooser->setLayerCount(config.num_layers);
     m_layer_chooser->setLayer(m_controller->selectedLayer());
     m_layer_chooser->setVisible(true);
@@ -182,7 +182,7 @@ void MainWindow::modelOpened(const QString& dir)
     m_message->hide();  // a refusal before this one is no longer true
     m_restoring_model = false;
     m_input_mode->setVisible(true);
-    if (!model->tokenizer) {
+    if (!model->tokenizer()) {
         // Ids are all such a folder takes: the ids typed before, or the first few of its
         // vocabulary, so that the views show this model at once and nothing is refused yet.
         const bool typed = !tokenIdsText().trimmed().isEmpty();
@@ -190,7 +190,10 @@ void MainWindow::modelOpened(const QString& dir)
             setTokenIdsInput(true);
         else
             setTokenIds(startingTokenIds());
-        if (!typed)
+        if (model->tokenizerBroken())  // its files are there: say why their text is not read
+            m_message->showInfo(tr("%1 opened for token ids only: its tokenizer cannot be read: %2")
+                                    .arg(QFileInfo(dir).fileName(), model->tokenizerProblem()));
+        else if (!typed)
             m_message->showInfo(tr("%1 has no tokenizer files: it reads token ids. The field starts with the ids "
                                    "%2; type your own, e.g. from the model's tokenizer elsewhere.")
                                     .arg(QFileInfo(dir).fileName(), m_sentence->text()));
@@ -206,10 +209,10 @@ void MainWindow::modelOpened(const QString& dir)
 
 void MainWindow::runInductionProbe()
 {
-    const std::shared_ptr<const OpenModel> model = m_controller->model();
+    const std::shared_ptr<const ModelSession> model = m_controller->model();
     if (!model)
         return;
-    const ModelConfig& config = model->model->config();
+    const ModelConfig& config = model->config();
     // 2 x 40 ids as TransformerLens's tests use about, fewer where the positions end sooner.
     int length = kInductionProbeLength;
     if (config.max_positions > 0)
@@ -295,7 +298,7 @@ void MainWindow::updateModelPieces()
         if (prediction.position < 0 || size_t(prediction.position) >= pieces.size())
             continue;
         QStringList lines;
-        lines << (model->model->config().causal ? tr("Next token, top 5 (logit):") : tr("This token, top 5 (logit):"));
+        lines << (model->config().causal ? tr("Next token, top 5 (logit):") : tr("This token, top 5 (logit):"));
         for (size_t k = 0; k < prediction.ids.size(); ++k) {
             const TokenStrip::Piece candidate =
                 TokenStrip::modelPiece(model->tokenText(prediction.ids[k]), prediction.ids[k], byte_level);

@@ -191,9 +191,9 @@ void ViewTabs::setTopMass(double fraction)
     m_lines->setTopMass(fraction);
 }
 
-void ViewTabs::setAggregate(int aggregate)
+void ViewTabs::setAggregate(HeadAggregate aggregate)
 {
-    m_grid->setAggregate(HeadsGrid::Aggregate(std::clamp(aggregate, 0, 2)));
+    m_grid->setAggregate(aggregate);
     m_model->setAggregate(aggregate);
 }
 

@@ -2,6 +2,7 @@
 
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
 #include "ui/shell/View.h"
 
@@ -76,7 +77,7 @@ public slots:
     // The keys hidden in what is shown now (inside the input).
     std::vector<bool> shownHiddenKeys() const;
     void setTopMass(double fraction);            // grid and head view (HeadsGrid::setTopMass)
-    void setAggregate(int aggregate);            // grid and model: 0 none, 1 mean, 2 max
+    void setAggregate(attn::HeadAggregate aggregate);  // grid and model
     void setReduction(attn::CellReduction how);  // grid, head view and Compare's figure
     void setSentence(const QString& sentence);
     void openHead(int head);  // what a click on a grid head does

@@ -49,7 +49,7 @@ void HeadsGrid::setResult(std::shared_ptr<const AttentionResult> result)
 void HeadsGrid::updatePlots()
 {
     const int heads = m_result ? m_result->numHeads() : 0;
-    const int plots = heads + (heads > 0 && m_aggregate != Aggregate::None ? 1 : 0);
+    const int plots = heads + (heads > 0 && m_aggregate != HeadAggregate::None ? 1 : 0);
     while (m_plots.size() > plots)
         delete m_plots.takeLast();
     while (m_plots.size() < plots) {
@@ -113,7 +113,7 @@ void HeadsGrid::updatePlots()
         plot->setHighlighted(head == m_current);
     }
     if (HeatmapPlot* plot = aggregatePlot()) {
-        const bool mean = m_aggregate == Aggregate::Mean;
+        const bool mean = m_aggregate == HeadAggregate::Mean;
         const AttentionDisplay::Fusion fusion = mean ? AttentionDisplay::Fusion::Mean : AttentionDisplay::Fusion::Max;
         if (trace.keepsEveryHead()) {
             plot->setMatrix(AttentionDisplay::fuseHeads(trace.weights, fusion), m_data.labels, m_data.key_labels,
@@ -173,18 +173,18 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
                 return;  // a newer result or setting
             std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
             show(head, std::make_shared<ReducedMatrix>(reduceCells(*weights, mask, factor, how, top_mass)));
-            if (aggregate == Aggregate::None)
+            if (aggregate == HeadAggregate::None)
                 continue;
             if (head == 0)
                 fused = *weights;
-            else if (aggregate == Aggregate::Mean)
+            else if (aggregate == HeadAggregate::Mean)
                 fused += *weights;
             else
                 fused = fused.cwiseMax(*weights);
         }
-        if (aggregate == Aggregate::None || latest->load() != generation)
+        if (aggregate == HeadAggregate::None || latest->load() != generation)
             return;
-        if (aggregate == Aggregate::Mean)
+        if (aggregate == HeadAggregate::Mean)
             fused /= float(heads);
         show(heads, std::make_shared<ReducedMatrix>(reduceCells(fused, mask, factor, how, top_mass)));
     });
@@ -192,12 +192,12 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
 
 HeatmapPlot* HeadsGrid::aggregatePlot() const
 {
-    if (!m_result || m_aggregate == Aggregate::None || m_plots.size() <= m_result->numHeads())
+    if (!m_result || m_aggregate == HeadAggregate::None || m_plots.size() <= m_result->numHeads())
         return nullptr;
     return m_plots.last();
 }
 
-void HeadsGrid::setAggregate(Aggregate aggregate)
+void HeadsGrid::setAggregate(HeadAggregate aggregate)
 {
     if (aggregate == m_aggregate)
         return;

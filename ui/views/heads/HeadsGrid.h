@@ -2,6 +2,7 @@
 
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/heatmap/KvGroupMarks.h"
@@ -43,9 +44,8 @@ public:
     void setReduction(CellReduction how);
     CellReduction reduction() const { return m_reduction; }
     // An extra "head" after the last: the mean or maximum over the heads (None: no extra head).
-    enum class Aggregate { None, Mean, Max };
-    void setAggregate(Aggregate aggregate);
-    Aggregate aggregate() const { return m_aggregate; }
+    void setAggregate(HeadAggregate aggregate);
+    HeadAggregate aggregate() const { return m_aggregate; }
     HeatmapPlot* aggregatePlot() const;  // nullptr without one
     QComboBox* colorScaleBox() const { return m_scale_box; }
 
@@ -87,7 +87,7 @@ private:
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     double m_top_mass = 1.0;
     CellReduction m_reduction = CellReduction::Max;
-    Aggregate m_aggregate = Aggregate::None;
+    HeadAggregate m_aggregate = HeadAggregate::None;
     void updatePlots();
     // A long input's heads that are not in its pictures (dimmed, hidden keys, the aggregate):
     // recomputed one at a time on a worker and reduced there; the newest request wins.

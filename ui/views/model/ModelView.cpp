@@ -291,11 +291,9 @@ void ModelView::setHiddenKeys(const QList<int>& positions)
     m_canvas->update();
 }
 
-void ModelView::setAggregate(int aggregate)
+void ModelView::setAggregate(HeadAggregate aggregate)
 {
-    m_canvas->gridPainter().setAggregate(aggregate == 1   ? std::optional(HeadFusion::Mean)
-                                         : aggregate == 2 ? std::optional(HeadFusion::Max)
-                                                          : std::nullopt);
+    m_canvas->gridPainter().setAggregate(headFusionOf(aggregate));
     m_canvas->update();
 }
 

@@ -4,6 +4,7 @@
 #include "core/analysis/HeadScores.h"
 #include "core/model/ModelRun.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/HeadAggregate.h"
 
 #include <QStringList>
 #include <QThreadPool>
@@ -54,7 +55,7 @@ public:
     QComboBox* orderBox() const { return m_order; }
     // An extra column (each layer's heads fused), row (each head across the layers) and corner (all):
     // 0 none, 1 mean, 2 max, as the heads grid's extra head.
-    void setAggregate(int aggregate);
+    void setAggregate(HeadAggregate aggregate);
     // Keys hidden in every thumbnail, rows renormalised (View › Heatmaps › Hide tokens).
     void setHiddenKeys(const QList<int>& positions);
     QLabel* emptyLabel() const { return m_empty; }
