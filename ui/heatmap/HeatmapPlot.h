@@ -4,6 +4,7 @@
 #include "core/base/Tensor.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QHash>
 #include <QImage>
@@ -229,7 +230,10 @@ private:
     // PerRow of a window narrower than the matrix: each drawn row's largest drawn value over the
     // whole row (not only the columns in view); empty: the drawn rows' own.
     std::vector<float> m_row_tops;
-    quint64 m_matrix_generation = 0;   // setMatrix calls
+    // One request per matrix; the reductions of its views run alongside (one at a time, see
+    // requestReduction), and a new matrix drops them.
+    LatestJob m_reduction_job{this};
+    void newMatrix();
     quint64 m_request_generation = 0;  // reductions asked for (matrices and views)
     quint64 m_shown_generation = 0;    // the newest reduction shown
 

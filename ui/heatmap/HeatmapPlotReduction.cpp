@@ -8,9 +8,7 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "ui/workers/ViewWorkers.h"
 
-#include <QCoreApplication>
 #include <QLocale>
-#include <QPointer>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -86,7 +84,28 @@ std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWin
     return tops;
 }
 
+// A window of the matrix reduced, and its rows' tops for PerRow: on a worker or here.
+struct ReducedWindow {
+    ReducedMatrix drawn;
+    std::vector<float> row_tops;
+};
+
+ReducedWindow reduceWindow(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                           CellReduction how, double top_mass, bool per_row)
+{
+    return {reduceCells(values, mask, window, factor, how, top_mass),
+            per_row ? rowTops(values, mask, window, factor, how) : std::vector<float>()};
+}
+
 }  // namespace
+
+void HeatmapPlot::newMatrix()
+{
+    m_reduction_job.supersede();  // a reduction still running for an earlier matrix is dropped
+    m_jobs_running = 0;
+    m_job_wanted = false;  // the new matrix is drawn for the current view
+    m_job_again = false;
+}
 
 void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
                             const MaskMatrix& mask, std::shared_ptr<const void> keep_alive)
@@ -98,7 +117,7 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
     const bool any_masked = mask_fits && mask.size() > 0 &&
                             std::memchr(mask.data(), true, size_t(mask.size())) != nullptr;  // bools are bytes 0/1
     static_assert(sizeof(bool) == 1);
-    ++m_matrix_generation;
+    newMatrix();
     const int rows = int(values.rows());
     const int columns = int(values.cols());
     takeShape(rows, columns, row_labels, column_labels);
@@ -119,10 +138,12 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
         int factor = 1;
         const CellWindow window = wantedWindow(&factor);
         m_shown_generation = ++m_request_generation;
-        showDrawn(reduceCells(values, orNone(hidden), window, factor, m_reduction, m_top_mass), window, rows, columns,
-                  row_labels, column_labels,
-                  m_mapping == ColorMapping::PerRow ? rowTops(values, orNone(hidden), window, factor, m_reduction)
-                                                    : std::vector<float>());
+        ReducedWindow reduced = m_reduction_job.computeNow([&](const auto&) {
+            return reduceWindow(values, orNone(hidden), window, factor, m_reduction, m_top_mass,
+                                m_mapping == ColorMapping::PerRow);
+        });
+        showDrawn(std::move(reduced.drawn), window, rows, columns, row_labels, column_labels,
+                  std::move(reduced.row_tops));
         if (m_zoomable && keep_alive) {
             m_source = &values;
             m_source_owner = std::move(keep_alive);
@@ -139,7 +160,7 @@ void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels,
 void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
                                    const QStringList& column_labels)
 {
-    ++m_matrix_generation;  // a reduction still running for an earlier matrix is dropped
+    newMatrix();
     // Only the picture, without the matrix: a zoomed window of it is the picture magnified.
     takeShape(full_rows, full_columns, row_labels, column_labels);
     m_shown_generation = ++m_request_generation;
@@ -219,11 +240,14 @@ void HeatmapPlot::reduceNow()
     const CellWindow window = wantedWindow(&factor);
     m_job_wanted = false;
     m_job_again = false;
-    m_shown_generation = ++m_request_generation;  // what a running job brings is older
-    showDrawn(reduceCells(*m_source, orNone(m_source_mask), window, factor, m_reduction, m_top_mass), window,
-              m_source_rows, m_source_columns, m_source_row_labels, m_source_column_labels,
-              m_mapping == ColorMapping::PerRow ? rowTops(*m_source, orNone(m_source_mask), window, factor, m_reduction)
-                                                : std::vector<float>());
+    m_jobs_running = 0;  // what a running job brings is older: computeNow drops it
+    m_shown_generation = ++m_request_generation;
+    ReducedWindow reduced = m_reduction_job.computeNow([&](const auto&) {
+        return reduceWindow(*m_source, orNone(m_source_mask), window, factor, m_reduction, m_top_mass,
+                            m_mapping == ColorMapping::PerRow);
+    });
+    showDrawn(std::move(reduced.drawn), window, m_source_rows, m_source_columns, m_source_row_labels,
+              m_source_column_labels, std::move(reduced.row_tops));
 }
 
 void HeatmapPlot::startReduction()
@@ -233,44 +257,34 @@ void HeatmapPlot::startReduction()
     int factor = 1;
     const CellWindow window = wantedWindow(&factor);
     const quint64 generation = ++m_request_generation;
-    const quint64 matrix = m_matrix_generation;
-    QPointer<HeatmapPlot> self(this);
     ++m_jobs_running;
-    viewWorkers().start(
-        [self, source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, how = m_reduction,
-         top_mass = m_top_mass, per_row = m_mapping == ColorMapping::PerRow, generation, matrix, rows = m_source_rows,
-         columns = m_source_columns, row_labels = m_source_row_labels,
-         column_labels = m_source_column_labels]() mutable {
-            auto reduced =
-                std::make_shared<ReducedMatrix>(reduceCells(*source, orNone(hidden), window, factor, how, top_mass));
-            auto tops = std::make_shared<std::vector<float>>(
-                per_row ? rowTops(*source, orNone(hidden), window, factor, how) : std::vector<float>());
+    m_reduction_job.startAlongside(
+        [source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, how = m_reduction,
+         top_mass = m_top_mass, per_row = m_mapping == ColorMapping::PerRow](const auto&) mutable {
+            ReducedWindow reduced = reduceWindow(*source, orNone(hidden), window, factor, how, top_mass, per_row);
             owner.reset();
             hidden.reset();
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [self, reduced, tops, window, rows, columns, generation, matrix, row_labels, column_labels] {
-                    if (!self)
-                        return;
-                    --self->m_jobs_running;
-                    // Shown unless a newer matrix was set or a newer reduction is already shown;
-                    // an older view of the same matrix is still closer to the view than what is
-                    // drawn (a drag goes on while a window is reduced).
-                    if (matrix == self->m_matrix_generation && generation > self->m_shown_generation) {
-                        self->m_shown_generation = generation;
-                        self->showDrawn(std::move(*reduced), window, rows, columns, row_labels, column_labels,
-                                        std::move(*tops));
-                    }
-                    if (self->m_jobs_running == 0 && self->m_job_wanted) {
-                        const bool again = self->m_job_again;
-                        self->m_job_wanted = false;
-                        self->m_job_again = false;
-                        self->requestReduction(again);
-                    }
-                    if (self->m_jobs_running == 0 && !self->m_zoomable)  // only a zoomable plot keeps the matrix
-                        self->dropSource();
-                },
-                Qt::QueuedConnection);
+            return reduced;
+        },
+        [this, window, rows = m_source_rows, columns = m_source_columns, generation, row_labels = m_source_row_labels,
+         column_labels = m_source_column_labels](ReducedWindow reduced) {
+            --m_jobs_running;
+            // Shown unless a newer reduction of this matrix is already shown (a newer matrix drops
+            // it before it comes here); an older view of the same matrix is still closer to the
+            // view than what is drawn (a drag goes on while a window is reduced).
+            if (generation > m_shown_generation) {
+                m_shown_generation = generation;
+                showDrawn(std::move(reduced.drawn), window, rows, columns, row_labels, column_labels,
+                          std::move(reduced.row_tops));
+            }
+            if (m_jobs_running == 0 && m_job_wanted) {
+                const bool again = m_job_again;
+                m_job_wanted = false;
+                m_job_again = false;
+                requestReduction(again);
+            }
+            if (m_jobs_running == 0 && !m_zoomable)  // only a zoomable plot keeps the matrix
+                dropSource();
         });
 }
 
