@@ -1,25 +1,44 @@
+// HeatmapPlot: the widget and its QCustomPlot, composing one class per job: HeatmapColouring
+// (values to colours), HeatmapReducer (large matrices in blocks, in the background), HeatmapLabels
+// (texts and square cells), HeatmapZoom (the view's window) and HeatmapMouse (what input does).
 #include "ui/heatmap/HeatmapPlot.h"
 
 #include "ui/heatmap/HeatmapCells.h"
-#include "ui/heatmap/HeatmapPlotPrivate.h"
+#include "ui/heatmap/HeatmapMouse.h"
+#include "ui/heatmap/ReductionNote.h"
 
 #include <qcustomplot.h>
 
-#include <QApplication>
-#include <QCoreApplication>
-#include <QKeyEvent>
-#include <QMouseEvent>
+#include <QFontMetrics>
+#include <QMargins>
 #include <QPicture>
 #include <QVBoxLayout>
-#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <cstring>
 
 namespace attn {
 
-HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
+// What HeatmapPlot holds of QCustomPlot.
+struct HeatmapPlot::Private {
+    QCustomPlot* plot = nullptr;
+    QCPAxisRect* rect = nullptr;
+    QCPColorMap* map = nullptr;
+    QCPColorScale* scale = nullptr;
+    QCPTextElement* title = nullptr;
+    QCPMarginGroup* margins = nullptr;
+    CellOverlayState overlay;
+    std::unique_ptr<HeatmapLabels> labels;
+    std::unique_ptr<HeatmapMouse> mouse;  // gone, with its event filter, before the plot is
+};
+
+HeatmapPlot::HeatmapPlot(QWidget* parent)
+    : QWidget(parent),
+      d(std::make_unique<Private>()),
+      m_reducer(
+          this, m_zoom, [this](DrawnCells drawn) { showDrawn(std::move(drawn)); },
+          [this](bool wanted, bool again) { reducerIdle(wanted, again); })
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -43,8 +62,6 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
 
     QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
     QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
-    x->setTicker(d->x_ticker);
-    y->setTicker(d->y_ticker);
     y->setRangeReversed(true);  // row 0 (the first query) on top
     for (QCPAxis* axis : {x, y}) {
         axis->grid()->setVisible(false);
@@ -58,7 +75,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->map = new QCPColorMap(x, y);
     d->map->setInterpolate(false);
     d->map->setTightBoundary(false);
-    applyColorMap(d->map, m_map);
+    applyColorMap(d->map, m_colouring.map());
 
     d->scale = new QCPColorScale(d->plot);
     d->scale->setType(QCPAxis::atRight);
@@ -69,13 +86,16 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QWidget(parent), d(std::make_unique<
     d->scale->axis()->setTickLabelFont(scale_font);
     d->scale->axis()->setLabelFont(scale_font);
     d->map->setColorScale(d->scale);  // the map takes the scale's gradient and range from now on
-    applyColorMap(d->map, m_map);
+    m_colouring.attach(d->map, d->scale);
+    applyColorMap(d->map, m_colouring.map());
     d->margins = new QCPMarginGroup(d->plot);
     d->rect->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
     d->scale->setMarginGroup(QCP::msTop | QCP::msBottom, d->margins);
     d->scale->setVisible(false);
+    d->labels = std::make_unique<HeatmapLabels>(d->plot, d->rect, d->title, d->scale);
 
     createCellOverlay(d->plot, this, d->rect, d->map, &d->overlay);
+    d->mouse = std::make_unique<HeatmapMouse>(this, d->plot, d->rect);
     connect(d->plot, &QCustomPlot::afterReplot, this, &HeatmapPlot::replotted);
     connect(d->plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::makeCellsSquare);
     setMinimumSize(60, 60);
@@ -98,16 +118,13 @@ void HeatmapPlot::setColorBarVisible(bool visible)
 
 void HeatmapPlot::setColorBarLabel(const QString& label)
 {
-    m_bar_label = label;
-    fitTexts(m_render_size.isValid() ? m_render_size : size());
+    d->labels->setBarLabel(label, textSize());
     scheduleReplot();
 }
 
 void HeatmapPlot::setTitle(const QString& title)
 {
-    m_title = title;
-    d->title->setVisible(!title.isEmpty());
-    fitTexts(m_render_size.isValid() ? m_render_size : size());
+    d->labels->setTitle(title, textSize());
     scheduleReplot();
 }
 
@@ -138,23 +155,7 @@ void HeatmapPlot::setCompact(bool compact)
 {
     m_compact = compact;
     d->overlay.compact = compact;
-    QFont tick_font = font();
-    tick_font.setPixelSize(compact ? 10 : 13);
-    QFont title_font = font();
-    title_font.setPixelSize(compact ? 13 : 16);
-    title_font.setWeight(QFont::DemiBold);
-    d->title->setFont(title_font);
-    m_longest_label = -1;
-    m_label_widths.clear();
-    m_ticks = {};
-    for (QCPAxis* axis : {d->rect->axis(QCPAxis::atBottom), d->rect->axis(QCPAxis::atLeft)}) {
-        axis->setTickLabelFont(tick_font);
-        axis->setLabelFont(tick_font);
-        axis->setTickLabelPadding(compact ? 2 : 4);
-    }
-    d->rect->setAutoMargins(QCP::msAll);
-    d->base_margins = compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6);
-    d->plot->plotLayout()->setMargins(d->base_margins + d->square_margins);
+    d->labels->setCompact(compact, font());
     updateLabels();
     scheduleReplot();
 }
@@ -177,37 +178,14 @@ void HeatmapPlot::setSelection(int row, int column)
     scheduleReplot();
 }
 
-int HeatmapPlot::selectedRow() const
-{
-    return m_selected_row;
-}
-int HeatmapPlot::selectedColumn() const
-{
-    return m_selected_column;
-}
-
-bool HeatmapPlot::isMasked(int row, int column) const
-{
-    return m_mask.size() > 0 && m_mask(row, column);
-}
-
 QString HeatmapPlot::rowLabel(int row) const
 {
-    return row < m_row_labels.size() ? m_row_labels[row] : QString::number(row);
+    return d->labels->rowLabel(row);
 }
 
 QString HeatmapPlot::columnLabel(int column) const
 {
-    return column < m_column_labels.size() ? m_column_labels[column] : QString::number(column);
-}
-
-double HeatmapPlot::valueLow() const
-{
-    return m_low;
-}
-double HeatmapPlot::valueHigh() const
-{
-    return m_high;
+    return d->labels->columnLabel(column);
 }
 
 double HeatmapPlot::plottedCell(int key_index, int value_index) const
@@ -247,7 +225,7 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
     if (size.isEmpty())
         return;
     // A picture shows the view as it will be once reduced, not the cells still being replaced.
-    if (m_zoomable && reductionPending())
+    if (m_zoom.isZoomable() && reductionPending())
         reduceNow();
     const QSize on_screen = d->plot->size();
     d->plot->resize(size);  // label density and cell text follow the target size
@@ -301,116 +279,286 @@ void HeatmapPlot::replotNow()
 
 bool HeatmapPlot::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == d->plot) {
-        switch (event->type()) {
-            case QEvent::MouseMove: {
-                const QPoint position = static_cast<QMouseEvent*>(event)->position().toPoint();
-                int row = 0, column = 0;
-                if (m_drag.pressed && m_zoomable && isZoomed()) {
-                    // Dragging pans: the matrix point under the mouse follows it.
-                    if (!m_drag.moved &&
-                        (position - m_drag.start).manhattanLength() >= QApplication::startDragDistance()) {
-                        m_drag.moved = true;
-                        updateCursor();
-                    }
-                    if (m_drag.moved) {
-                        QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
-                        QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
-                        const double columns =
-                            (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) * m_factor;
-                        const double rows =
-                            (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_factor;
-                        m_drag.start = position;
-                        panBy(columns, rows);
-                    }
-                }
-                if (cellAt(position, &row, &column)) {
-                    const int drawn_row = (row - m_drawn.first_row) / m_factor;
-                    const int drawn_column = (column - m_drawn.first_column) / m_factor;
-                    emit cellHovered(row, column,
-                                     isMasked(drawn_row, drawn_column) ? std::numeric_limits<double>::quiet_NaN()
-                                                                       : double(m_values(drawn_row, drawn_column)));
-                } else
-                    emit hoverLeft();
-                break;
-            }
-            case QEvent::Leave:
-                emit hoverLeft();
-                break;
-            case QEvent::MouseButtonPress: {
-                auto* mouse = static_cast<QMouseEvent*>(event);
-                if (mouse->button() == Qt::LeftButton)
-                    m_drag = {true, false, mouse->position().toPoint()};
-                break;
-            }
-            case QEvent::MouseButtonRelease: {
-                auto* mouse = static_cast<QMouseEvent*>(event);
-                int row = 0, column = 0;
-                const bool dragged = m_drag.moved;
-                if (mouse->button() == Qt::LeftButton) {
-                    m_drag = {};
-                    updateCursor();
-                }
-                if (mouse->button() == Qt::LeftButton && !dragged && cellAt(mouse->position().toPoint(), &row, &column))
-                    emit cellClicked(row, column);
-                break;
-            }
-            case QEvent::MouseButtonDblClick:
-                if (m_zoomable && static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton && isZoomed()) {
-                    resetZoom();
-                    return true;
-                }
-                break;
-            case QEvent::Wheel:
-                if (m_zoomable) {
-                    // About the cursor; 1.25 times per notch (120 eighths of a degree), smoothly
-                    // for touchpads' smaller steps.
-                    auto* wheel = static_cast<QWheelEvent*>(event);
-                    const int delta = wheel->angleDelta().y() != 0 ? wheel->angleDelta().y() : wheel->angleDelta().x();
-                    if (delta != 0)
-                        zoomBy(std::pow(1.25, delta / 120.0), wheel->position());
-                    return true;
-                }
-                break;
-            case QEvent::KeyPress:
-                if (m_zoomable && isZoomed()) {
-                    // Arrows pan by an eighth of the view (with Shift, by one cell).
-                    auto* key = static_cast<QKeyEvent*>(event);
-                    const QRectF view = viewWindow();
-                    const bool fine = key->modifiers() & Qt::ShiftModifier;
-                    const double across = fine ? 1.0 : std::max(1.0, std::round(view.width() / 8));
-                    const double down = fine ? 1.0 : std::max(1.0, std::round(view.height() / 8));
-                    switch (key->key()) {
-                        case Qt::Key_Left:
-                            panBy(-across, 0);
-                            return true;
-                        case Qt::Key_Right:
-                            panBy(across, 0);
-                            return true;
-                        case Qt::Key_Up:
-                            panBy(0, -down);
-                            return true;
-                        case Qt::Key_Down:
-                            panBy(0, down);
-                            return true;
-                        default:
-                            break;
-                    }
-                }
-                break;
-            case QEvent::Resize:
-                updateLabels();
-                break;
-            default:
-                break;
-        }
-    }
+    if (watched == d->plot && event->type() == QEvent::Resize)
+        updateLabels();
     return QWidget::eventFilter(watched, event);
 }
 
 void HeatmapPlot::scheduleReplot()
 {
     d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The drawn cells and the matrix they come from.
+
+DrawnGrid HeatmapPlot::drawnGrid() const
+{
+    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_factor};
+}
+
+ReductionRecipe HeatmapPlot::recipe() const
+{
+    return {m_reduction, m_colouring.topMass(), m_colouring.mapping() == ColorMapping::PerRow};
+}
+
+bool HeatmapPlot::isOnScreen() const
+{
+    return isVisible() && !testAttribute(Qt::WA_DontShowOnScreen);
+}
+
+void HeatmapPlot::setMatrix(const Matrix& values, const QStringList& row_labels, const QStringList& column_labels,
+                            const MaskMatrix& mask, std::shared_ptr<const void> keep_alive)
+{
+    m_zoom.setShape(int(values.rows()), int(values.cols()));
+    std::optional<DrawnCells> drawn = m_reducer.setMatrix(values, row_labels, column_labels, mask,
+                                                          std::move(keep_alive), isOnScreen(), isZoomable(), recipe());
+    if (drawn)
+        showDrawn(std::move(*drawn));
+}
+
+void HeatmapPlot::setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
+                                   const QStringList& column_labels)
+{
+    // Only the picture, without the matrix: a zoomed window of it is the picture magnified.
+    m_zoom.setShape(full_rows, full_columns);
+    showDrawn(m_reducer.setReducedMatrix(std::move(drawn), row_labels, column_labels));
+}
+
+// After the view changed: reduce the window it needs unless the drawn cells already hold it.
+void HeatmapPlot::requestReduction(bool again)
+{
+    if (m_reducer.deferWhileRunning(again))  // one view reduction at a time: the newest view once that ends
+        return;
+    int factor = 1;
+    const CellWindow wanted = m_reducer.wantedWindow(&factor);
+    const bool same_matrix = m_full_rows == m_zoom.rows() && m_full_columns == m_zoom.columns();
+    const bool covered = same_matrix && factor == m_factor && m_drawn.first_row <= wanted.first_row &&
+                         m_drawn.first_column <= wanted.first_column &&
+                         m_drawn.first_row + m_drawn.rows >= wanted.first_row + wanted.rows &&
+                         m_drawn.first_column + m_drawn.columns >= wanted.first_column + wanted.columns;
+    if ((covered && !again) || !m_reducer.hasSource())
+        return;  // without the matrix the reduced picture is only magnified
+    if (isOnScreen())
+        m_reducer.startView(recipe());
+    else
+        reduceNow();
+}
+
+void HeatmapPlot::reduceNow()
+{
+    if (m_reducer.hasSource())
+        showDrawn(m_reducer.reduceViewNow(recipe()));
+}
+
+void HeatmapPlot::reducerIdle(bool wanted, bool again)
+{
+    if (wanted)
+        requestReduction(again);
+    if (!m_reducer.isRunning() && !m_zoom.isZoomable())  // only a zoomable plot keeps the matrix
+        m_reducer.dropSource();
+}
+
+void HeatmapPlot::showDrawn(DrawnCells drawn)
+{
+    const bool was_reduced = m_factor > 1;
+    const int old_rows = int(m_values.rows());
+    const int old_columns = int(m_values.cols());
+    const bool moved = drawn.window != m_drawn;
+    m_full_rows = drawn.full_rows;
+    m_full_columns = drawn.full_columns;
+    m_factor = drawn.cells.factor;
+    m_drawn = drawn.window;
+    m_values = std::move(drawn.cells.values);
+    m_mask = std::move(drawn.cells.mask);
+    m_row_tops = drawn.row_tops.size() == size_t(m_values.rows()) ? std::move(drawn.row_tops) : std::vector<float>();
+    outlineSelection();
+    const bool reshaped =
+        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1) || moved;
+    d->labels->setLabels(drawn.row_labels, drawn.column_labels, reshaped);
+    // A matrix drawn whole is dimmed here; a reduced one, or a window of it, by its reduction
+    // (whose top mass is that of whole rows).
+    const bool whole = m_factor == 1 && m_drawn == CellWindow{0, 0, m_full_rows, m_full_columns};
+    m_colouring.dimFor(m_values, whole, std::move(drawn.cells.dimmed));
+    m_colouring.show(m_values, m_mask, m_row_tops);
+    applyView();
+    emit matrixShown();
+}
+
+// The drawn cell that holds the selected row and cell.
+void HeatmapPlot::outlineSelection()
+{
+    d->overlay.selected_row = m_selected_row < m_drawn.first_row ? -1 : (m_selected_row - m_drawn.first_row) / m_factor;
+    d->overlay.selected_column =
+        m_selected_column < m_drawn.first_column ? -1 : (m_selected_column - m_drawn.first_column) / m_factor;
+}
+
+QString HeatmapPlot::reductionNote() const
+{
+    return attn::reductionNote(m_full_rows, m_full_columns, m_reduction);
+}
+
+// Texts and labels: HeatmapLabels.
+
+QSize HeatmapPlot::textSize() const
+{
+    return m_render_size.isValid() ? m_render_size : size();
+}
+
+void HeatmapPlot::updateLabels()
+{
+    const bool big_enough =
+        d->labels->layOut(textSize(), drawnGrid(), m_square_cells, m_compact && !m_render_size.isValid());
+    d->overlay.show_text = m_cell_text == CellText::Always || (m_cell_text == CellText::Auto && big_enough);
+    d->overlay.show_legend = !m_compact;
+}
+
+void HeatmapPlot::makeCellsSquare()
+{
+    d->labels->fitLayout(textSize(), drawnGrid(), m_square_cells, m_compact && !m_render_size.isValid());
+}
+
+void HeatmapPlot::setSquareCells(bool square)
+{
+    m_square_cells = square;
+    scheduleReplot();
+}
+
+QList<std::pair<int, QString>> HeatmapPlot::shownRowLabels() const
+{
+    return d->labels->shownRowLabels(drawnGrid());
+}
+
+QList<std::pair<int, QString>> HeatmapPlot::shownColumnLabels() const
+{
+    return d->labels->shownColumnLabels(drawnGrid());
+}
+
+// Zoom and pan: HeatmapZoom holds the view, the axes show it over the drawn cells, and the
+// reducer reduces the window again when the drawn cells are too coarse for it or do not cover it.
+
+void HeatmapPlot::setZoomable(bool zoomable)
+{
+    m_zoom.setZoomable(zoomable);
+    d->plot->setFocusPolicy(zoomable ? Qt::ClickFocus : Qt::NoFocus);  // for the arrow keys
+    if (!zoomable)
+        resetZoom();
+    d->mouse->updateCursor();
+}
+
+void HeatmapPlot::setViewWindow(const QRectF& window)
+{
+    if (!m_zoom.setViewWindow(window))
+        return;
+    applyView();
+    requestReduction();
+    d->mouse->updateCursor();
+}
+
+void HeatmapPlot::panBy(double columns, double rows)
+{
+    if (isZoomed())
+        setViewWindow(viewWindow().translated(columns, rows));
+}
+
+void HeatmapPlot::zoomBy(double factor, QPointF about)
+{
+    const double columns = m_zoom.columns();
+    const double rows = m_zoom.rows();
+    if (columns <= 0 || rows <= 0 || !(factor > 0))
+        return;
+    QPointF anchor;  // the matrix point under `about`
+    const bool anchored =
+        about.x() >= 0 && about.y() >= 0 && d->rect->rect().contains(about.toPoint()) && m_values.size() > 0;
+    if (anchored) {
+        const double u = d->rect->axis(QCPAxis::atBottom)->pixelToCoord(about.x());
+        const double v = d->rect->axis(QCPAxis::atLeft)->pixelToCoord(about.y());
+        anchor = QPointF(std::clamp(m_drawn.first_column + (u + 0.5) * m_factor, 0.0, columns),
+                         std::clamp(m_drawn.first_row + (v + 0.5) * m_factor, 0.0, rows));
+    }
+    setViewWindow(m_zoom.zoomedWindow(factor, anchored ? &anchor : nullptr));
+}
+
+// The view on the drawn cells: drawn cell c spans c - 0.5 .. c + 0.5 on its axis and matrix
+// cells first + c * factor .. first + (c + 1) * factor.
+void HeatmapPlot::applyView()
+{
+    QCPAxis* x = d->rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = d->rect->axis(QCPAxis::atLeft);
+    const bool drawn_whole = m_drawn == CellWindow{0, 0, m_full_rows, m_full_columns};
+    if (!isZoomed() && drawn_whole) {
+        x->setRange(-0.5, std::max<qsizetype>(1, m_values.cols()) - 0.5);
+        y->setRange(-0.5, std::max<qsizetype>(1, m_values.rows()) - 0.5);
+    } else {
+        const QRectF view = viewWindow();
+        const double f = m_factor;
+        x->setRange((view.left() - m_drawn.first_column) / f - 0.5, (view.right() - m_drawn.first_column) / f - 0.5);
+        y->setRange((view.top() - m_drawn.first_row) / f - 0.5, (view.bottom() - m_drawn.first_row) / f - 0.5);
+    }
+    updateLabels();
+    scheduleReplot();
+    emit viewChanged();
+}
+
+QPointF HeatmapPlot::positionOf(double row, double column) const
+{
+    const double f = m_factor;
+    return QPointF(d->rect->axis(QCPAxis::atBottom)->coordToPixel((column - m_drawn.first_column) / f - 0.5),
+                   d->rect->axis(QCPAxis::atLeft)->coordToPixel((row - m_drawn.first_row) / f - 0.5));
+}
+
+// Colours: HeatmapColouring.
+
+void HeatmapPlot::setColorMapping(ColorMapping mapping)
+{
+    if (mapping == m_colouring.mapping())
+        return;
+    m_colouring.setMapping(mapping);
+    m_colouring.show(m_values, m_mask, m_row_tops);
+    scheduleReplot();
+    // Each row to its max in a window narrower than the matrix needs its whole rows' maxima.
+    if (mapping == ColorMapping::PerRow && m_drawn.columns < m_full_columns)
+        requestReduction(true);
+}
+
+void HeatmapPlot::setDimmed(const MaskMatrix& dimmed)
+{
+    m_colouring.setDimmed(m_values, dimmed);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setTopMass(double fraction)
+{
+    if (!m_colouring.setTopMass(fraction))
+        return;
+    if (m_factor > 1 || m_drawn != CellWindow{0, 0, m_full_rows, m_full_columns})
+        return;  // reduced (or a window of a reduced matrix): dimmed by block with the next setMatrix
+    m_colouring.dimWhole(m_values);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setColorMap(ColorMaps::Map map)
+{
+    m_colouring.setMap(map);
+    m_colouring.applyRange(m_values, m_mask);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setValueRange(double low, double high)
+{
+    m_colouring.setValueRange(low, high);
+    if (m_colouring.mapping() == ColorMapping::Log) {  // the values are clamped to the new low end
+        m_colouring.update(m_values, m_mask, m_row_tops);
+        m_colouring.fill(m_values, m_mask);
+    }
+    m_colouring.applyRange(m_values, m_mask);
+    scheduleReplot();
+}
+
+void HeatmapPlot::setAutoValueRange()
+{
+    m_colouring.setAutoValueRange();
+    m_colouring.applyRange(m_values, m_mask);
+    scheduleReplot();
 }
 
 }  // namespace attn

@@ -3,9 +3,12 @@
 #include "core/base/MaskMatrix.h"
 #include "core/base/Tensor.h"
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/heatmap/HeatmapColouring.h"
+#include "ui/heatmap/HeatmapLabels.h"
+#include "ui/heatmap/HeatmapReducer.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/heatmap/HeatmapZoom.h"
 
-#include <QHash>
 #include <QImage>
 #include <QPointF>
 #include <QRectF>
@@ -41,7 +44,7 @@ public:
     // How values become colours over the value range: linearly; logarithmically (values below the
     // range's low end, which must be positive, in the bottom colour); or each row divided by its
     // largest unmasked value first, over 0 .. 1. Numbers, hover and clicks always show the values.
-    enum class ColorMapping { Linear, Log, PerRow };
+    using ColorMapping = HeatmapColouring::Mapping;  // Linear, Log, PerRow
 
     explicit HeatmapPlot(QWidget* parent = nullptr);
     ~HeatmapPlot() override;
@@ -56,7 +59,7 @@ public:
     void setReducedMatrix(ReducedMatrix drawn, int full_rows, int full_columns, const QStringList& row_labels,
                           const QStringList& column_labels);
     // Drawn cells per side above which a matrix is reduced: about the pixels of a large plot.
-    static constexpr int kReducedSide = 1024;
+    static constexpr int kReducedSide = HeatmapReducer::kReducedSide;
     // What a drawn cell of a reduced matrix shows (default the largest cell under it); applies
     // from the next setMatrix.
     void setReduction(CellReduction how) { m_reduction = how; }
@@ -74,22 +77,22 @@ public:
     // drawn whole just shows that window, a reduced one is reduced again for it (on the worker
     // thread when on screen; the newest request wins), so a window of at most kReducedSide
     // cells a side shows every cell, one colour each, with its own labels.
-    static constexpr int kMinZoomCells = 8;
+    static constexpr int kMinZoomCells = HeatmapZoom::kMinZoomCells;
     void setZoomable(bool zoomable);
-    bool isZoomable() const { return m_zoomable; }
+    bool isZoomable() const { return m_zoom.isZoomable(); }
     // Zooms in (factor > 1) or out about a widget position (the plot's centre when null).
     void zoomBy(double factor, QPointF about = QPointF(-1, -1));
     void zoomIn() { zoomBy(2.0); }
     void zoomOut() { zoomBy(0.5); }
-    void resetZoom();
+    void resetZoom() { setViewWindow(QRectF()); }
     void panBy(double columns, double rows);  // in cells of the matrix
-    bool isZoomed() const;
+    bool isZoomed() const { return m_zoom.isZoomed(); }
     // The window shown, in cells of the matrix (x: columns, y: rows; fractional while between
     // cells): the whole matrix unless zoomed.
-    QRectF viewWindow() const;
+    QRectF viewWindow() const { return m_zoom.viewWindow(); }
     void setViewWindow(const QRectF& window);  // clamped to the matrix and the zoom limits
     // Whole rows and columns at least partly visible: (first column, first row, columns, rows).
-    QRect visibleCells() const;
+    QRect visibleCells() const { return m_zoom.visibleCells(); }
     // What the drawn cells cover: drawn cell (r, c) is the factor x factor block of the matrix
     // from (window.first_row + r * factor, window.first_column + c * factor).
     CellWindow drawnWindow() const { return m_drawn; }
@@ -97,12 +100,12 @@ public:
     // The widget position of a point of the matrix in its cells (row 2.5, column 7.5: the centre
     // of cell (2, 7)), as laid out by the last replot.
     QPointF positionOf(double row, double column) const;
-    bool reductionPending() const { return m_jobs_running > 0 || m_job_wanted; }
+    bool reductionPending() const { return m_reducer.isPending(); }
     void setColorMap(ColorMaps::Map map);
     void setValueRange(double low, double high);  // fixed range, e.g. shared by a grid of plots
     void setAutoValueRange();                     // the data's range (symmetric for Diverging)
     void setColorMapping(ColorMapping mapping);
-    ColorMapping colorMapping() const { return m_mapping; }
+    ColorMapping colorMapping() const { return m_colouring.mapping(); }
     // Cells drawn faded towards white (true), e.g. outside a row's strongest keys; empty: none.
     void setDimmed(const MaskMatrix& dimmed);
     // exBERT's top X %: per row, the keys outside the strongest that reach this share of the
@@ -110,9 +113,9 @@ public:
     // at once; a reduced one from its next setMatrix, a block dimmed when none of its cells is kept
     // (found per row while reducing, without a mask of the matrix's size).
     void setTopMass(double fraction);
-    double topMass() const { return m_top_mass; }
-    bool isDimmed(int row, int column) const;
-    bool hasDimmed() const { return m_dimmed.size() > 0; }
+    double topMass() const { return m_colouring.topMass(); }
+    bool isDimmed(int row, int column) const { return m_colouring.isDimmed(row, column); }
+    bool hasDimmed() const { return m_colouring.hasDimmed(); }
     void setColorBarVisible(bool visible);
     // Title and colour-bar label may hold length variants separated by U+009C, longest first:
     // the first that fits is shown (else it is elided), at every size and in every picture.
@@ -128,14 +131,14 @@ public:
     // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
     // clears. Drawn in every rendering; out-of-range values draw nothing.
     void setSelection(int row, int column = -1);
-    int selectedRow() const;
-    int selectedColumn() const;
+    int selectedRow() const { return m_selected_row; }
+    int selectedColumn() const { return m_selected_column; }
 
     // The drawn cells (after any reduction): what the colour map and the cell overlay hold.
     int rowCount() const { return int(m_values.rows()); }
     int columnCount() const { return int(m_values.cols()); }
     const Matrix& values() const { return m_values; }
-    bool isMasked(int row, int column) const;           // a drawn cell
+    bool isMasked(int row, int column) const { return m_mask.size() > 0 && m_mask(row, column); }  // a drawn cell
     bool hasMask() const { return m_mask.size() > 0; }  // false when no cell is masked
     const MaskMatrix& mask() const { return m_mask; }   // (rows, columns) drawn, or empty
     // Labels of the matrix's own rows and columns (not reduced).
@@ -145,16 +148,16 @@ public:
     // only within the view.
     QList<std::pair<int, QString>> shownRowLabels() const;
     QList<std::pair<int, QString>> shownColumnLabels() const;
-    double valueLow() const;
-    double valueHigh() const;
+    double valueLow() const { return m_colouring.valueLow(); }
+    double valueHigh() const { return m_colouring.valueHigh(); }
     // What the colours are computed from: the values, or (PerRow) the row-scaled values over
     // colourLow() .. colourHigh() = 0 .. 1; with Log the gradient position is logarithmic.
-    const Matrix& colourValues() const { return m_mapping == ColorMapping::Linear ? m_values : m_colour_values; }
-    double colourLow() const;
-    double colourHigh() const;
+    const Matrix& colourValues() const { return m_colouring.colourValues(m_values); }
+    double colourLow() const { return m_colouring.colourLow(); }
+    double colourHigh() const { return m_colouring.colourHigh(); }
     // The gradient position 0 .. 1 of a value at (row, column), as the cell is coloured.
-    double colourPosition(int row, int column) const;
-    ColorMaps::Map colorMap() const { return m_map; }
+    double colourPosition(int row, int column) const { return m_colouring.colourPosition(m_values, row, column); }
+    ColorMaps::Map colorMap() const { return m_colouring.map(); }
 
     // What QCustomPlot holds for cell (key = column, value = row): the plotted number, NaN when
     // masked. Tests read the plot through this, not the matrix it was given.
@@ -183,93 +186,41 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    struct Private;
+    struct Private;  // the QCustomPlot objects, and the labels on its axes
     std::unique_ptr<Private> d;
-    Matrix m_values;  // (rows, columns) drawn: the matrix, or its reduction
+    // The drawn cells: the matrix, or a window of it reduced (m_factor matrix cells a side per
+    // drawn cell, covering m_drawn of the full_rows x full_columns matrix).
+    Matrix m_values;
     MaskMatrix m_mask;
-    ColorMapping m_mapping = ColorMapping::Linear;
-    Matrix m_colour_values;  // (rows, columns) with Log (clamped to the low end) and PerRow; else empty
-    MaskMatrix m_dimmed;     // (rows, columns), or empty
-    void updateColourValues();
-    void fillMap();
-    CellReduction m_reduction = CellReduction::Max;
-    double m_top_mass = 1.0;
     int m_factor = 1;
     int m_full_rows = 0;
     int m_full_columns = 0;
+    CellWindow m_drawn;
+    std::vector<float> m_row_tops;  // see DrawnCells::row_tops
+    HeatmapColouring m_colouring;
+    HeatmapZoom m_zoom;  // before m_reducer, which refers to it
+    HeatmapReducer m_reducer;
+    CellReduction m_reduction = CellReduction::Max;
     int m_selected_row = -1;  // of the matrix; the overlay outlines the drawn cell holding it
     int m_selected_column = -1;
-    QStringList m_row_labels;
-    QStringList m_column_labels;
-    ColorMaps::Map m_map = ColorMaps::Map::Viridis;
-    bool m_auto_range = true;
-    double m_low = 0.0;
-    double m_high = 1.0;
     CellText m_cell_text = CellText::Auto;
     bool m_compact = false;
-    QSize m_render_size;                 // valid while rendering to a target of another size
-    int m_longest_label = -1;            // widest column label in the tick font, -1 = to be measured
-    QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
-    struct TickKey {
-        int x_step = -1, y_step = -1, rows = -1, columns = -1;
-        int x_from = 0, x_to = 0, y_from = 0, y_to = 0;  // the drawn cells visible
-        CellWindow drawn;
-        bool operator==(const TickKey&) const = default;
-    } m_ticks;          // what the tickers hold; rebuilt when this or the labels change
-    QSize m_tick_size;  // the size m_ticks were estimated for
+    QSize m_render_size;  // valid while rendering to a target of another size
+    bool m_square_cells = false;
 
-    void updateRange();
+    DrawnGrid drawnGrid() const;
+    ReductionRecipe recipe() const;
+    bool isOnScreen() const;
     void outlineSelection();
-    // A new matrix (or picture) of this shape and labels: the view is kept only for the same shape,
-    // and the previous matrix is let go (dropSource).
-    void takeShape(int rows, int columns, const QStringList& row_labels, const QStringList& column_labels);
-    void dropSource();  // the matrix kept for reductions, released off the GUI thread
-    void showDrawn(ReducedMatrix drawn, CellWindow window, int full_rows, int full_columns,
-                   const QStringList& row_labels, const QStringList& column_labels, std::vector<float> row_tops = {});
-    // PerRow of a window narrower than the matrix: each drawn row's largest drawn value over the
-    // whole row (not only the columns in view); empty: the drawn rows' own.
-    std::vector<float> m_row_tops;
-    quint64 m_matrix_generation = 0;   // setMatrix calls
-    quint64 m_request_generation = 0;  // reductions asked for (matrices and views)
-    quint64 m_shown_generation = 0;    // the newest reduction shown
-
-    // Zoom and pan.
-    bool m_zoomable = false;
-    QRectF m_view;          // in cells of the matrix; empty: the whole
-    int m_source_rows = 0;  // the matrix of the last setMatrix, which the view refers to
-    int m_source_columns = 0;
-    CellWindow m_drawn;  // what m_values covers
-    // The matrix of the last setMatrix while something (keep_alive) holds it, to reduce other
-    // windows of it; only for zoomable plots.
-    const Matrix* m_source = nullptr;
-    std::shared_ptr<const void> m_source_owner;
-    std::shared_ptr<const MaskMatrix> m_source_mask;  // null: nothing masked
-    QStringList m_source_row_labels;
-    QStringList m_source_column_labels;
-    int m_jobs_running = 0;
-    bool m_job_wanted = false;  // a view to reduce for once the running reductions end
-    bool m_job_again = false;   // ... even if the drawn cells hold it
-    struct Drag {
-        bool pressed = false;
-        bool moved = false;
-        QPoint start;  // where the last move ended
-    } m_drag;
-    CellWindow wantedWindow(int* factor) const;
+    void showDrawn(DrawnCells drawn);
+    void reducerIdle(bool wanted, bool again);
     void applyView();
     void requestReduction(bool again = false);  // again: even if the drawn cells hold the view
-    void startReduction();
     void reduceNow();
-    double visibleDrawnColumns() const;
-    double visibleDrawnRows() const;
-    void updateCursor();
-    void fitTexts(const QSize& size);
-    QString m_title;
-    QString m_bar_label;
+    QSize textSize() const;  // what the texts are fitted to: the picture's while rendering, else the widget's
     void updateLabels();
     void scheduleReplot();
     void makeCellsSquare();
-    bool setTickSteps(double cell_width, double cell_height, bool at_least_current);
-    bool m_square_cells = false;
 };
 
 }  // namespace attn

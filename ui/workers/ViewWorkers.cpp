@@ -1,7 +1,5 @@
 #include "ui/workers/ViewWorkers.h"
 
-#include <QThreadPool>
-
 namespace attn {
 
 namespace {
@@ -11,6 +9,17 @@ Q_GLOBAL_STATIC(QThreadPool, pool)
 QThreadPool& viewWorkers()
 {
     return *pool();
+}
+
+OwnWorkers::OwnWorkers(int threads)
+{
+    setMaxThreadCount(threads);
+}
+
+OwnWorkers::~OwnWorkers()
+{
+    clear();
+    waitForDone();
 }
 
 }  // namespace attn

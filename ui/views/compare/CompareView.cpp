@@ -38,7 +38,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_similarity = new HeadSimilarityView(this);
     buildControls();
 
-    m_pool.setMaxThreadCount(2);  // the comparison shown first need not wait for the tables
     m_tables_note = new QLabel(this);
     m_tables_note->setWordWrap(true);
     m_tables_note->hide();
@@ -65,12 +64,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     connect(m_similarity, &HeadSimilarityView::headsPicked, this, &CompareView::setHeads);
 }
 
-CompareView::~CompareView()
-{
-    ++m_comparison_generation;  // a job under way stops at its next check
-    ++m_tables_generation;
-    m_pool.waitForDone();  // its result is handed to this object
-}
+CompareView::~CompareView() = default;  // the tables under way stop at their next check
 
 void CompareView::buildControls()
 {
@@ -193,7 +187,7 @@ void CompareView::adoptResult(std::shared_ptr<const AttentionResult> result)
 
 void CompareView::startTables()
 {
-    const quint64 generation = ++m_tables_generation;
+    m_tables_job.supersede();
     const AttentionResult& result = *m_result;
     // Up to this many weights x heads (12 heads at ~170 tokens, a few milliseconds) the tables
     // are computed at once: typing a short sentence never shows "computing".
@@ -212,22 +206,18 @@ void CompareView::startTables()
                                .arg(result.numHeads())
                                .arg(locale.toString(result.seqLen())));
     m_tables_note->show();
-    m_pool.start([this, result = m_result, generation] {
-        const auto cancelled = [this, generation] { return m_tables_generation.load() != generation; };
-        auto tables = std::make_shared<const HeadTables>(
-            HeadTables::compute(*result, HeadTables::kDivergenceCells, cancelled));
-        if (!tables->complete)
-            return;
-        QMetaObject::invokeMethod(
-            this,
-            [this, tables, generation] {
-                if (generation != m_tables_generation.load())
-                    return;
-                m_tables_pending = false;
-                showTables(*tables);
-            },
-            Qt::QueuedConnection);
-    });
+    m_tables_job.start(
+        [result = m_result](const auto& ticket) -> std::optional<HeadTables> {
+            HeadTables tables =
+                HeadTables::compute(*result, HeadTables::kDivergenceCells, [&ticket] { return ticket.isStale(); });
+            if (!tables.complete)
+                return std::nullopt;
+            return tables;
+        },
+        [this](HeadTables tables) {
+            m_tables_pending = false;
+            showTables(tables);
+        });
 }
 
 void CompareView::showTables(const HeadTables& tables)
@@ -260,9 +250,8 @@ void CompareView::computeNow()
         m_compute_now = false;
     }
     if (m_tables_pending && m_result) {
-        ++m_tables_generation;
         m_tables_pending = false;
-        showTables(HeadTables::compute(*m_result));
+        showTables(m_tables_job.computeNow([result = m_result](const auto&) { return HeadTables::compute(*result); }));
     }
 }
 
@@ -454,7 +443,7 @@ void CompareView::refresh()
 
 void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
 {
-    const quint64 generation = ++m_comparison_generation;
+    m_comparison_job.supersede();
     m_arrived.reset();  // an older pair's
     if (!CompareFigure::recomputesHeads(a, b) || m_compute_now) {
         m_comparison_pending = false;
@@ -467,27 +456,18 @@ void CompareView::startComparison(const CompareSide& a, const CompareSide& b)
     m_status->setText(tr("Computing heads %1 and %2\u2026").arg(a.head).arg(b.head));
     if (!isVisible())
         return;  // when the view is shown (showEvent)
-    m_pool.start([this, a, b, generation] {
-        if (generation != m_comparison_generation.load())
-            return;  // a newer pair is queued behind this job
-        auto comparison = std::make_shared<Result<std::shared_ptr<const HeadComparison>>>(
-            CompareFigure::computeComparison(a, b));
-        QMetaObject::invokeMethod(
-            this,
-            [this, a, b, comparison, generation] {
-                if (generation != m_comparison_generation.load())
-                    return;
-                m_comparison_pending = false;
-                if (!*comparison) {
-                    m_status->setText(comparison->error());
-                    return;
-                }
-                m_arrived = std::make_shared<ArrivedComparison>(ArrivedComparison{a, b, comparison->value()});
-                if (isVisible())  // a hidden plot would reduce the heads here, on the GUI thread
-                    showArrived();
-            },
-            Qt::QueuedConnection);
-    });
+    m_comparison_job.start(
+        [a, b](const auto&) { return CompareFigure::computeComparison(a, b); },
+        [this, a, b](Result<std::shared_ptr<const HeadComparison>> comparison) {
+            m_comparison_pending = false;
+            if (!comparison) {
+                m_status->setText(comparison.error());
+                return;
+            }
+            m_arrived = std::make_shared<ArrivedComparison>(ArrivedComparison{a, b, comparison.value()});
+            if (isVisible())  // a hidden plot would reduce the heads here, on the GUI thread
+                showArrived();
+        });
 }
 
 void CompareView::showArrived()

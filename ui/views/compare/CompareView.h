@@ -4,11 +4,11 @@
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/workers/LatestJob.h"
+#include "ui/workers/ViewWorkers.h"
 
-#include <QThreadPool>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 
 class QCheckBox;
@@ -135,9 +135,9 @@ private:
     int m_head_b = 1;
 
     QLabel* m_tables_note = nullptr;  // computing, or over which queries the similarity is a mean
-    QThreadPool m_pool;               // the comparison and the tables, side by side
-    std::atomic<quint64> m_comparison_generation = 0;
-    std::atomic<quint64> m_tables_generation = 0;
+    OwnWorkers m_workers{2};          // the comparison and the tables, side by side
+    LatestJob m_comparison_job{this, m_workers};
+    LatestJob m_tables_job{this, m_workers};
     bool m_comparison_pending = false;
     bool m_tables_pending = false;
     bool m_compute_now = false;  // computeNow: the comparison here, not on a worker
@@ -146,6 +146,5 @@ private:
     std::shared_ptr<ArrivedComparison> m_arrived;
     void showArrived();
 };
-
 
 }  // namespace attn

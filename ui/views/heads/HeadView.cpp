@@ -4,16 +4,11 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/ReductionNote.h"
-#include "ui/workers/ViewWorkers.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMetaObject>
-#include <QPointer>
 #include <QSpinBox>
-#include <QThreadPool>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -200,37 +195,27 @@ void HeadView::refresh()
     m_head_box->blockSignals(false);
     const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
     const AttentionTrace& shown = m_result->trace;
-    const quint64 generation = ++*m_recompute_latest;  // a head still recomputed for an earlier call is dropped
+    m_recompute_job.supersede();  // a head still recomputed for an earlier call is dropped
     const int factor = reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     if (!shown.keepsEveryHead() && m_head != shown.kept_head && factor > 1 && m_plot->isVisible() &&
         !m_plot->testAttribute(Qt::WA_DontShowOnScreen)) {
         // A long input's head that was not kept: recomputed and reduced on a worker (the plot keeps
         // its last picture meanwhile), as the plot would reduce it.
-        QPointer<HeatmapPlot> plot(m_plot);
-        viewWorkers().start([result = m_result, head = m_head, latest = m_recompute_latest,
-                                              generation, factor, plot, how = m_plot->reduction(),
-                                              top_mass = m_plot->topMass(),
-                                              mask = data.any_masked ? data.mask : MaskMatrix(),
-                                              labels = data.labels, keys = data.key_labels] {
-            if (latest->load() != generation)
-                return;
-            auto reduced = std::make_shared<ReducedMatrix>(
-                reduceCells(*AttentionDisplay::headWeights(*result, head), mask, factor, how, top_mass));
-            const int rows = result->seqLen();
-            const int columns = result->keyLen();
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [plot, latest, generation, reduced, rows, columns, labels, keys] {
-                    if (plot && latest->load() == generation)
-                        plot->setReducedMatrix(std::move(*reduced), rows, columns, labels, keys);
-                },
-                Qt::QueuedConnection);
-        });
+        m_recompute_job.start(
+            [result = m_result, head = m_head, factor, how = m_plot->reduction(), top_mass = m_plot->topMass(),
+             mask = data.any_masked ? data.mask : MaskMatrix()](const auto&) {
+                return reduceCells(*AttentionDisplay::headWeights(*result, head), mask, factor, how, top_mass);
+            },
+            [this, rows = m_result->seqLen(), columns = m_result->keyLen(), labels = data.labels,
+             keys = data.key_labels](ReducedMatrix reduced) {
+                m_plot->setReducedMatrix(std::move(reduced), rows, columns, labels, keys);
+            });
     } else {
         // (query_len, key_len): a long input's head that was not kept is recomputed here (offscreen)
         const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, m_head);
-        const auto keep_alive = std::make_shared<
-            std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result, weights);
+        const auto keep_alive =
+            std::make_shared<std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result,
+                                                                                                               weights);
         m_plot->setMatrix(*weights, data.labels, data.key_labels, data.mask, keep_alive);
     }
     applyColorRange(data);

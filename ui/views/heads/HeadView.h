@@ -3,10 +3,10 @@
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -84,7 +84,7 @@ private:
     int m_selected_query = -1;
     int m_selected_key = -1;
     // A long input's head that is not kept: recomputed and reduced on a worker; the newest wins.
-    std::shared_ptr<std::atomic<quint64>> m_recompute_latest = std::make_shared<std::atomic<quint64>>(0);
+    LatestJob m_recompute_job{this};  // a long input's head that was not kept, reduced on a worker
 };
 
 }  // namespace attn

@@ -6,15 +6,10 @@
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/KvGroupMarks.h"
 #include "ui/heatmap/ReductionNote.h"
-#include "ui/workers/ViewWorkers.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QMetaObject>
 #include <QPainter>
-#include <QPointer>
 #include <QResizeEvent>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <cmath>
@@ -90,7 +85,7 @@ void HeadsGrid::updatePlots()
         trace.hasPictures() && m_top_mass >= 1.0 &&
         trace.pictures.front().factor ==
             attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
-    ++*m_reduce_latest;  // a worker still reducing the heads of an earlier call stops
+    m_reduce_job.supersede();  // a worker still reducing the heads of an earlier call stops
     const int factor = attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && factor > 1 && isVisible() &&
                            !testAttribute(Qt::WA_DontShowOnScreen);
@@ -147,47 +142,42 @@ void HeadsGrid::updatePlots()
 
 void HeadsGrid::reduceHeadsOnWorker(int factor)
 {
-    const quint64 generation = m_reduce_latest->load();
-    QPointer<HeadsGrid> self(this);
     const int heads = m_result->numHeads();
-    const int rows = m_result->seqLen();
-    const int columns = m_result->keyLen();
     const bool any_masked = m_data.any_masked;
-    // On the GUI thread, as the plot's own reduction would take its matrix: head, matrix reduced.
-    const auto show = [self, generation, rows, columns, labels = m_data.labels,
-                       keys = m_data.key_labels](int plot, std::shared_ptr<ReducedMatrix> reduced) {
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, generation, rows, columns, labels, keys, plot, reduced] {
-                if (self && self->m_reduce_latest->load() == generation && plot < self->m_plots.size())
-                    self->m_plots[plot]->setReducedMatrix(std::move(*reduced), rows, columns, labels, keys);
-            },
-            Qt::QueuedConnection);
+    // Each head's matrix reduced, handed over as it is done (plot, reduced); the grid's request
+    // is the one refresh() made.
+    using Reduced = std::pair<int, ReducedMatrix>;
+    // On the GUI thread, as the plot's own reduction would take its matrix.
+    const auto show = [this, rows = m_result->seqLen(), columns = m_result->keyLen(), labels = m_data.labels,
+                       keys = m_data.key_labels](Reduced reduced) {
+        if (reduced.first < m_plots.size())
+            m_plots[reduced.first]->setReducedMatrix(std::move(reduced.second), rows, columns, labels, keys);
     };
-    viewWorkers().start([result = m_result, latest = m_reduce_latest, generation, heads, factor,
-                                          mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
-                                          top_mass = m_top_mass, aggregate = m_aggregate, show] {
-        Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations
-        for (int head = 0; head < heads; ++head) {
-            if (latest->load() != generation)
-                return;  // a newer result or setting
-            std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
-            show(head, std::make_shared<ReducedMatrix>(reduceCells(*weights, mask, factor, how, top_mass)));
-            if (aggregate == HeadAggregate::None)
-                continue;
-            if (head == 0)
-                fused = *weights;
-            else if (aggregate == HeadAggregate::Mean)
-                fused += *weights;
-            else
-                fused = fused.cwiseMax(*weights);
-        }
-        if (aggregate == HeadAggregate::None || latest->load() != generation)
-            return;
-        if (aggregate == HeadAggregate::Mean)
-            fused /= float(heads);
-        show(heads, std::make_shared<ReducedMatrix>(reduceCells(fused, mask, factor, how, top_mass)));
-    });
+    m_reduce_job.startAlongside(
+        [result = m_result, heads, factor, mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
+         top_mass = m_top_mass, aggregate = m_aggregate](const auto& ticket) {
+            Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations
+            for (int head = 0; head < heads; ++head) {
+                if (ticket.isStale())
+                    return;  // a newer result or setting
+                std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
+                ticket.deliver(Reduced(head, reduceCells(*weights, mask, factor, how, top_mass)));
+                if (aggregate == HeadAggregate::None)
+                    continue;
+                if (head == 0)
+                    fused = *weights;
+                else if (aggregate == HeadAggregate::Mean)
+                    fused += *weights;
+                else
+                    fused = fused.cwiseMax(*weights);
+            }
+            if (aggregate == HeadAggregate::None || ticket.isStale())
+                return;
+            if (aggregate == HeadAggregate::Mean)
+                fused /= float(heads);
+            ticket.deliver(Reduced(heads, reduceCells(fused, mask, factor, how, top_mass)));
+        },
+        show);
 }
 
 HeatmapPlot* HeadsGrid::aggregatePlot() const

@@ -6,11 +6,11 @@
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/heatmap/KvGroupMarks.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QList>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -92,7 +92,7 @@ private:
     // A long input's heads that are not in its pictures (dimmed, hidden keys, the aggregate):
     // recomputed one at a time on a worker and reduced there; the newest request wins.
     void reduceHeadsOnWorker(int factor);
-    std::shared_ptr<std::atomic<quint64>> m_reduce_latest = std::make_shared<std::atomic<quint64>>(0);
+    LatestJob m_reduce_job{this};  // a long input's heads, reduced on a worker one by one
     HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
     int m_current = -1;

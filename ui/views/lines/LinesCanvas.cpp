@@ -2,16 +2,12 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
-#include "ui/workers/ViewWorkers.h"
 
-#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QPointer>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <array>
@@ -200,7 +196,8 @@ int LinesCanvas::keysPerQuery() const
 {
     if (!m_result)
         return 0;
-    const std::int64_t cells = std::int64_t(m_result->seqLen()) * m_result->keyLen() * std::int64_t(shownHeads().size());
+    const std::int64_t cells =
+        std::int64_t(m_result->seqLen()) * m_result->keyLen() * std::int64_t(shownHeads().size());
     return cells <= kAllLinesCells ? 0 : kKeysPerQuery;
 }
 
@@ -219,8 +216,8 @@ QString LinesCanvas::thinningNote() const
 void LinesCanvas::invalidateLines()
 {
     m_lines.reset();
-    m_pending_generation = 0;  // a worker's answer for the old state is dropped
-    ++m_generation;
+    m_pending_generation = 0;
+    m_lines_job.supersede();  // a worker's answer for the old state is dropped
 }
 
 bool LinesCanvas::linesReady() const
@@ -258,12 +255,10 @@ void LinesCanvas::requestLines()
     // Only asks whether the lines are there: currentLines() would choose them here, on the GUI thread.
     const bool lines_ready = linesReady();
     const QSizeF size(this->size());
-    if ((lines_ready && layerReady()) || (m_pending_generation == m_generation && m_pending_size == size))
+    if ((lines_ready && layerReady()) || (m_pending_generation == m_lines_job.generation() && m_pending_size == size))
         return;  // ready, or on its way
-    const quint64 generation = m_generation;
-    m_pending_generation = generation;
+    m_pending_generation = m_lines_job.generation();
     m_pending_size = size;
-    QPointer<LinesCanvas> self(this);
     std::shared_ptr<const AttentionResult> result = m_result;
     std::shared_ptr<const LineSet> ready = lines_ready ? m_lines : nullptr;  // a new size: drawn again only
     std::vector<int> heads = shownHeads();
@@ -272,8 +267,7 @@ void LinesCanvas::requestLines()
     const Layout layout = layoutFor(QRectF(QPointF(0, 0), size));
     const int head_mode = m_head;
     const qreal ratio = devicePixelRatioF();
-    viewWorkers().start([self, result, ready, heads = std::move(heads), keys, top_mass, layout,
-                                          head_mode, ratio, size, generation]() mutable {
+    auto draw = [result, ready, heads = std::move(heads), keys, top_mass, layout, head_mode, ratio, size](const auto&) {
         std::shared_ptr<const LineSet> set = ready;
         if (!set) {
             auto chosen = std::make_shared<LineSet>();
@@ -295,18 +289,14 @@ void LinesCanvas::requestLines()
             painter.setRenderHint(QPainter::Antialiasing);
             drawLines(painter, layout, set->lines, heads, head_mode, result->numHeads(), Side::None, -1);
         }
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, layer = std::move(layer), result, generation]() mutable {
-                if (!self || self->m_generation != generation)
-                    return;  // the canvas is gone, or shows something else now
-                self->m_lines = layer->lines;
-                if (self->m_pending_size == layer->size)
-                    self->m_pending_generation = 0;
-                self->m_layer = std::move(layer);
-                self->update();
-            },
-            Qt::QueuedConnection);
+        return std::shared_ptr<const LinesLayer>(std::move(layer));
+    };
+    m_lines_job.startAlongside(std::move(draw), [this](std::shared_ptr<const LinesLayer> layer) {
+        m_lines = layer->lines;
+        if (m_pending_size == layer->size)
+            m_pending_generation = 0;
+        m_layer = std::move(layer);
+        update();
     });
 }
 
@@ -423,8 +413,9 @@ int LinesCanvas::visibleLineCount() const
     const std::vector<Line>* lines = currentLines(true);
     if (!lines)
         return 0;
-    return int(std::count_if(lines->begin(), lines->end(),
-                             [this](const Line& line) { return passesFocus(m_focus_side, m_focus_index, line.query, line.key); }));
+    return int(std::count_if(lines->begin(), lines->end(), [this](const Line& line) {
+        return passesFocus(m_focus_side, m_focus_index, line.query, line.key);
+    }));
 }
 
 void LinesCanvas::drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,

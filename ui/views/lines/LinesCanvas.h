@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/workers/LatestJob.h"
+
 #include <QColor>
 #include <QFont>
 #include <QImage>
@@ -136,7 +138,7 @@ private:
         double width = 0.0;
     };
     mutable WidestLabel m_widest;  // layoutFor's measure of the labels, kept per result and font
-    quint64 m_generation = 0;
+    LatestJob m_lines_job{this};   // a new request when the lines change; sizes of them alongside
     quint64 m_pending_generation = 0;
     QSizeF m_pending_size;  // the size the worker draws for
 

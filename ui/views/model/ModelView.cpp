@@ -48,7 +48,6 @@ enum Column {
 
 ModelView::ModelView(QWidget* parent) : QWidget(parent)
 {
-    m_pool.setMaxThreadCount(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
@@ -82,14 +81,16 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     for (HeadScoreKind kind :
          {HeadScoreKind::Previous, HeadScoreKind::Duplicate, HeadScoreKind::Induction, HeadScoreKind::First})
         m_marks->addItem(tr("Frame by %1 score").arg(headScoreKindKey(kind)), headScoreKindKey(kind));
-    m_marks->setToolTip(tr("Frame every head as strongly as its score: previous-token, duplicate-token, induction "
-                           "(TransformerLens's head detector) or the weight on the first token"));
+    m_marks->setToolTip(
+        tr("Frame every head as strongly as its score: previous-token, duplicate-token, induction "
+           "(TransformerLens's head detector) or the weight on the first token"));
     m_order = new QComboBox(content);
     m_order->addItem(tr("Heads in order"), QString());
     for (const QString& name : headScoreNames())
         m_order->addItem(name == u"entropy" ? tr("Sort by entropy") : tr("Sort by %1 score").arg(name), name);
-    m_order->setToolTip(tr("Draw each layer's heads sorted by a score, highest on the left; each thumbnail "
-                           "names its head"));
+    m_order->setToolTip(
+        tr("Draw each layer's heads sorted by a score, highest on the left; each thumbnail "
+           "names its head"));
     auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
                                "to open it."),
                             content);
@@ -122,9 +123,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     table_bar->addWidget(m_scope);
     metrics_layout->addLayout(table_bar);
     m_table = new QTableWidget(0, ColumnCount, metrics);
-    m_table->setHorizontalHeaderLabels(
-        {tr("Head"), tr("Entropy"), tr("Max"), tr("Diagonal"), tr("Previous"), tr("Duplicate"), tr("Induction"),
-         tr("First")});
+    m_table->setHorizontalHeaderLabels({tr("Head"), tr("Entropy"), tr("Max"), tr("Diagonal"), tr("Previous"),
+                                        tr("Duplicate"), tr("Induction"), tr("First")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -204,19 +204,8 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
     if (grid.headMarks().size() != size_t(maps.numLayers() * maps.numHeads()))
         grid.setHeadMarks({}, {});
     showLayerMetrics();
-    const quint64 generation = ++m_generation;
-    m_pool.start([this, run = std::move(run), generation] {
-        if (generation != m_generation.load())
-            return;  // a newer run is queued behind this job
-        std::shared_ptr<const HeadTables> tables = computeTables(*run);
-        QMetaObject::invokeMethod(
-            this,
-            [this, tables = std::move(tables), generation] {
-                if (generation == m_generation)
-                    setTables(tables);
-            },
-            Qt::QueuedConnection);
-    });
+    m_tables_job.start([run = std::move(run)](const auto&) { return computeTables(*run); },
+                       [this](std::shared_ptr<const HeadTables> tables) { setTables(std::move(tables)); });
 }
 
 std::shared_ptr<const ModelView::HeadTables> ModelView::computeTables(const ModelRun& run)
@@ -246,19 +235,14 @@ void ModelView::computeNow()
     const std::shared_ptr<const ModelRun>& run = m_canvas->gridPainter().run();
     if (m_tables || !run || !hasModel())
         return;
-    ++m_generation;  // the job under way, if any, is no longer needed
-    setTables(computeTables(*run));
+    setTables(m_tables_job.computeNow([&run](const auto&) { return computeTables(*run); }));
 }
 
-ModelView::~ModelView()
-{
-    ++m_generation;
-    m_pool.waitForDone();  // its result is handed to this object
-}
+ModelView::~ModelView() = default;
 
 void ModelView::clearModel()
 {
-    ++m_generation;
+    m_tables_job.supersede();
     m_tables.reset();
     m_canvas->setRun(nullptr, m_empty->text());  // what an exported picture of the empty tab says
     m_tokens.clear();

@@ -5,12 +5,12 @@
 #include "core/model/ModelRun.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeadAggregate.h"
+#include "ui/workers/LatestJob.h"
+#include "ui/workers/ViewWorkers.h"
 
 #include <QStringList>
-#include <QThreadPool>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -94,8 +94,8 @@ private:
     QStringList m_tokens;
     int m_layer = 0;
     std::shared_ptr<const HeadTables> m_tables;  // of the run shown; null until they arrive
-    QThreadPool m_pool;                          // one thread: a newer run waits for the one running
-    std::atomic<quint64> m_generation = 0;       // of the run; a job for an older one is skipped
+    OwnWorkers m_workers;                        // a newer run waits for the one running
+    LatestJob m_tables_job{this, m_workers};     // the tables of the newest run
 };
 
 }  // namespace attn

@@ -1,12 +1,7 @@
 #include "ui/views/qk/QueryKeyView.h"
 
-#include "ui/workers/ViewWorkers.h"
-
-#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPointer>
-#include <QThreadPool>
 #include <QToolTip>
 
 #include <algorithm>
@@ -16,7 +11,8 @@ namespace {
 
 bool isLargeInput(const std::shared_ptr<const AttentionResult>& result)
 {
-    return result && std::int64_t(result->trace.queryLength()) + result->trace.keyLength() > QueryKeyView::kWorkerPoints;
+    return result &&
+           std::int64_t(result->trace.queryLength()) + result->trace.keyLength() > QueryKeyView::kWorkerPoints;
 }
 
 }  // namespace
@@ -26,8 +22,9 @@ QueryKeyView::QueryKeyView(QWidget* parent) : QWidget(parent)
     m_painter.setResultAndHead(nullptr, 0);  // "No result yet."
     setMouseTracking(true);
     setMinimumSize(320, 240);
-    setToolTip(tr("Each token's query (disc) and key (square) of the selected head; a query near a key attends to "
-                  "it. Hover a point for its token and position."));
+    setToolTip(
+        tr("Each token's query (disc) and key (square) of the selected head; a query near a key attends to "
+           "it. Hover a point for its token and position."));
 }
 
 void QueryKeyView::setResult(std::shared_ptr<const AttentionResult> result)
@@ -54,9 +51,9 @@ bool QueryKeyView::isCurrent() const
 
 void QueryKeyView::changed()
 {
-    ++m_generation;
-    m_requested = 0;  // a worker's answer for the old state is dropped
-    if (!isLarge())   // small: at once, as before
+    m_picture_job.supersede();  // a worker's answer for the old state is dropped
+    m_requested = false;
+    if (!isLarge())  // small: at once, as before
         computeNow();
     update();
 }
@@ -67,42 +64,37 @@ void QueryKeyView::computeNow()
         return;
     m_painter.setResultAndHead(m_result, m_head);
     m_picture = QImage();  // drawn from m_painter until a worker draws it again
-    m_requested = 0;
+    m_picture_job.supersede();
+    m_requested = false;
 }
 
 void QueryKeyView::requestPicture()
 {
-    if (m_requested == m_generation)
+    if (m_requested)
         return;  // on its way
-    m_requested = m_generation;
-    const quint64 generation = m_generation;
-    QPointer<QueryKeyView> self(this);
+    m_requested = true;
     const qreal ratio = devicePixelRatioF();
     const QSize pixels = (QSizeF(size()) * ratio).toSize();
     QueryKeyPainter last = m_painter;  // reused when only the size changed
-    viewWorkers().start([self, result = m_result, head = m_head, last = std::move(last), ratio,
-                                          pixels, generation]() mutable {
-        auto scatter = std::make_shared<QueryKeyPainter>(std::move(last));
-        if (scatter->result() != result || scatter->head() != head)
-            scatter->setResultAndHead(result, head);
-        auto picture = std::make_shared<QImage>(pixels, QImage::Format_ARGB32_Premultiplied);
-        picture->setDevicePixelRatio(ratio);
-        {
-            QPainter painter(picture.get());
-            scatter->paint(painter, QRectF(QPointF(0, 0), QSizeF(pixels) / ratio));
-        }
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, scatter, picture, generation] {
-                if (!self || self->m_generation != generation)
-                    return;  // the view is gone, or shows something else now
-                self->m_painter = std::move(*scatter);
-                self->m_picture = std::move(*picture);
-                self->m_requested = 0;
-                self->update();
-            },
-            Qt::QueuedConnection);
-    });
+    m_picture_job.start(
+        [result = m_result, head = m_head, last = std::move(last), ratio, pixels](const auto&) mutable {
+            std::pair<QueryKeyPainter, QImage> drawn{std::move(last),
+                                                     QImage(pixels, QImage::Format_ARGB32_Premultiplied)};
+            QueryKeyPainter& scatter = drawn.first;
+            if (scatter.result() != result || scatter.head() != head)
+                scatter.setResultAndHead(result, head);
+            drawn.second.setDevicePixelRatio(ratio);
+            QPainter painter(&drawn.second);
+            scatter.paint(painter, QRectF(QPointF(0, 0), QSizeF(pixels) / ratio));
+            painter.end();
+            return drawn;
+        },
+        [this](std::pair<QueryKeyPainter, QImage> drawn) {
+            m_painter = std::move(drawn.first);
+            m_picture = std::move(drawn.second);
+            m_requested = false;
+            update();
+        });
 }
 
 void QueryKeyView::paintEvent(QPaintEvent*)
@@ -116,7 +108,7 @@ void QueryKeyView::paintEvent(QPaintEvent*)
     const bool picture_fits = !m_picture.isNull() && m_picture.deviceIndependentSize() == area.size();
     if (!isCurrent() || !picture_fits) {
         if (!picture_fits && isCurrent())
-            ++m_generation;  // a new size: the picture is drawn again
+            m_requested = false;  // a new size: the picture is drawn again
         requestPicture();
     }
     // The last picture (stretched if the size changed) until the new one arrives.
@@ -126,7 +118,7 @@ void QueryKeyView::paintEvent(QPaintEvent*)
         m_painter.paint(painter, area);  // nothing yet, or a short input's scatter: quick to draw
     else
         painter.fillRect(area, Qt::white);
-    if (m_requested != 0) {
+    if (m_requested) {
         const QString note = tr("computing head %1's queries and keys…").arg(m_head);
         QFont font = painter.font();
         font.setBold(true);

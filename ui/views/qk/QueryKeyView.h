@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/views/qk/QueryKeyPainter.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QImage>
 #include <QWidget>
@@ -42,10 +43,10 @@ private:
 
     std::shared_ptr<const AttentionResult> m_result;  // what is asked for
     int m_head = 0;
-    QueryKeyPainter m_painter;  // what was computed last
-    QImage m_picture;           // m_painter drawn at the widget's size (long inputs), or null
-    quint64 m_generation = 0;   // counts changes of result, head or size
-    quint64 m_requested = 0;    // the generation a worker is drawing, or 0
+    QueryKeyPainter m_painter;      // what was computed last
+    QImage m_picture;               // m_painter drawn at the widget's size (long inputs), or null
+    LatestJob m_picture_job{this};  // a new one for each change of result, head or size
+    bool m_requested = false;       // a worker is drawing the current state
 };
 
 }  // namespace attn

@@ -34,13 +34,13 @@ private:
 
 RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
 {
-    m_painter.setComputeOnPaint(false);  // computed on m_pool's thread, never while painting
-    m_pool.setMaxThreadCount(1);
+    m_painter.setComputeOnPaint(false);  // computed on m_workers' thread, never while painting
     m_method = new QComboBox(this);
     m_method->addItem(tr("Rollout"));
     m_method->addItem(tr("Flow (≤ %1 tokens)").arg(AttentionFlow::kMaxTokens));
-    m_method->setToolTip(tr("Rollout multiplies the layers' maps; flow takes the maximum flow through them "
-                            "(Abnar & Zuidema, 2020)"));
+    m_method->setToolTip(
+        tr("Rollout multiplies the layers' maps; flow takes the maximum flow through them "
+           "(Abnar & Zuidema, 2020)"));
     m_fusion = new QComboBox(this);
     m_fusion->addItem(tr("Mean"), QStringLiteral("mean"));
     m_fusion->addItem(tr("Max"), QStringLiteral("max"));
@@ -48,7 +48,8 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     m_residual = new QSlider(Qt::Horizontal, this);
     m_residual->setRange(0, 100);
     m_residual->setValue(50);
-    m_residual->setToolTip(tr("How much of each layer is the residual connection: A = rows-normalised((1 - w) F + w I)"));
+    m_residual->setToolTip(
+        tr("How much of each layer is the residual connection: A = rows-normalised((1 - w) F + w I)"));
     m_residual_value = new QLabel(QStringLiteral("0.50"), this);
     m_fusion->setToolTip(tr("How each layer's heads are fused into one map before the layers are multiplied"));
     m_layer = new QSpinBox(this);
@@ -91,44 +92,33 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     });
 }
 
-RolloutView::~RolloutView()
-{
-    m_pool.waitForDone();  // its result is handed to this object
-}
+RolloutView::~RolloutView() = default;
 
 void RolloutView::changed()
 {
-    ++m_generation;
+    m_rollout_job.supersede();  // the canvas asks again when it paints
+    m_requested = false;
     m_canvas->update();
 }
 
 void RolloutView::bringUpToDate()
 {
-    if (!m_painter.isStale() || !m_painter.hasRun() || m_started == m_generation)
+    if (!m_painter.isStale() || !m_painter.hasRun() || m_requested)
         return;
-    m_started = m_generation;
-    const quint64 generation = m_generation;
-    m_pool.start([this, job = m_painter.job(), generation] {
-        if (generation != m_generation.load())
-            return;  // newer choices are queued behind this job
-        auto outcome = std::make_shared<Result<MatrixD>>(RolloutPainter::compute(job));
-        QMetaObject::invokeMethod(
-            this,
-            [this, outcome, generation] {
-                if (generation != m_generation)
-                    return;  // the choices changed meanwhile: the canvas asks again
-                m_painter.setComputed(std::move(*outcome));
-                m_canvas->update();
-                emit computed();
-            },
-            Qt::QueuedConnection);
-    });
+    m_requested = true;
+    m_rollout_job.start([job = m_painter.job()](const auto&) { return RolloutPainter::compute(job); },
+                        [this](Result<MatrixD> outcome) {
+                            m_painter.setComputed(std::move(outcome));
+                            m_canvas->update();
+                            emit computed();
+                        });
 }
 
 void RolloutView::computeNow()
 {
     if (m_painter.isStale() && m_painter.hasRun())
-        m_painter.setComputed(RolloutPainter::compute(m_painter.job()));
+        m_painter.setComputed(
+            m_rollout_job.computeNow([job = m_painter.job()](const auto&) { return RolloutPainter::compute(job); }));
 }
 
 void RolloutView::setColorScale(ColorScale scale)

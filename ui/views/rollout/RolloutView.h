@@ -1,11 +1,10 @@
 #pragma once
 
 #include "ui/views/rollout/RolloutPainter.h"
+#include "ui/workers/LatestJob.h"
+#include "ui/workers/ViewWorkers.h"
 
-#include <QThreadPool>
 #include <QWidget>
-
-#include <atomic>
 
 class QComboBox;
 class QLabel;
@@ -59,9 +58,9 @@ private:
     QLabel* m_residual_value = nullptr;
     QSpinBox* m_layer = nullptr;
     QSpinBox* m_query = nullptr;
-    QThreadPool m_pool;            // one thread: a newer request waits for the one running
-    std::atomic<quint64> m_generation = 0;  // of the choices and run; the worker skips a stale job
-    quint64 m_started = 0;         // the generation last sent to the worker
+    OwnWorkers m_workers;                      // a newer request waits for the one running
+    LatestJob m_rollout_job{this, m_workers};  // the rollout of the newest choices and run
+    bool m_requested = false;                  // of the worker, for the current choices and run
 };
 
 }  // namespace attn

@@ -176,15 +176,10 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             userSelect(m_head, query);
     });
     connect(m_precision_spin, &QSpinBox::valueChanged, this, &WalkthroughView::setPrecision);
-    m_pool.setMaxThreadCount(1);
     rebuild();
 }
 
-WalkthroughView::~WalkthroughView()
-{
-    m_pool.clear();
-    m_pool.waitForDone();  // its walkthrough is handed to this object
-}
+WalkthroughView::~WalkthroughView() = default;
 
 WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
 {
@@ -400,9 +395,21 @@ QFont WalkthroughView::headerFont() const
     return font;
 }
 
+auto WalkthroughView::buildWork() const
+{
+    // The tables' copies for the item models are made here too (X, concat and Y of 8,192 tokens
+    // are tens of megabytes each), and their widest of thousands of labels found.
+    return [result = m_result, head = m_head, query = m_query, header_font = headerFont(),
+            breakdown_font = m_breakdown->font()](const auto&) {
+        BuiltWalkthrough built{WalkthroughModel::build(*result, head, query), {}};
+        built.shown = shownTables(built.walk, header_font, breakdown_font);
+        return built;
+    };
+}
+
 void WalkthroughView::rebuild()
 {
-    ++m_generation;
+    m_walk_job.supersede();
     m_pending = false;  // a worker's walkthrough for the old selection is dropped
     if (isLong() && isVisible()) {
         requestWalkthrough();
@@ -417,11 +424,9 @@ void WalkthroughView::computeNow()
 {
     if (!m_pending)
         return;
-    ++m_generation;
     m_pending = false;
-    WalkthroughModel walk = WalkthroughModel::build(*m_result, m_head, m_query);
-    ShownTables shown = shownTables(walk, headerFont(), m_breakdown->font());
-    showWalkthrough(std::move(walk), std::move(shown));
+    BuiltWalkthrough built = m_walk_job.computeNow(buildWork());
+    showWalkthrough(std::move(built.walk), std::move(built.shown));
 }
 
 void WalkthroughView::requestWalkthrough()
@@ -447,24 +452,9 @@ void WalkthroughView::startWalkthrough()
     m_start_queued = false;
     if (!m_pending)
         return;  // built meanwhile (computeNow), or the input is no longer long
-    const quint64 generation = m_generation;
-    m_pool.start([this, result = m_result, head = m_head, query = m_query, generation, header_font = headerFont(),
-                  breakdown_font = m_breakdown->font()] {
-        if (generation != m_generation.load())
-            return;  // another head or query is queued behind this one
-        auto walk = std::make_shared<WalkthroughModel>(WalkthroughModel::build(*result, head, query));
-        // The tables' copies for the item models are made here too (X, concat and Y of 8,192
-        // tokens are tens of megabytes each), and their widest of thousands of labels found.
-        auto shown = std::make_shared<ShownTables>(shownTables(*walk, header_font, breakdown_font));
-        QMetaObject::invokeMethod(
-            this,
-            [this, walk, shown, generation] {
-                if (generation != m_generation)
-                    return;  // another head or query was chosen meanwhile
-                m_pending = false;
-                showWalkthrough(std::move(*walk), std::move(*shown));
-            },
-            Qt::QueuedConnection);
+    m_walk_job.start(buildWork(), [this](BuiltWalkthrough built) {
+        m_pending = false;
+        showWalkthrough(std::move(built.walk), std::move(built.shown));
     });
 }
 

@@ -2,12 +2,12 @@
 
 #include "core/analysis/WalkthroughModel.h"
 #include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/workers/LatestJob.h"
+#include "ui/workers/ViewWorkers.h"
 
-#include <QThreadPool>
 #include <QWidget>
 
 #include <array>
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -106,6 +106,12 @@ private:
         int widest_key = -1;
     };
     static ShownTables shownTables(const WalkthroughModel& walk, const QFont& header_font, const QFont& breakdown_font);
+    struct BuiltWalkthrough {
+        WalkthroughModel walk;
+        ShownTables shown;
+    };
+    // The work of a walkthrough, to run on the worker or here (computeNow).
+    auto buildWork() const;
     QFont headerFont() const;  // bold: QHeaderView measures every section's label in bold
     void showWalkthrough(WalkthroughModel walk, ShownTables shown);
     void updateSelectors();
@@ -118,13 +124,10 @@ private:
     int m_head = 0;
     int m_query = 0;
     int m_precision = 4;
-    std::atomic<quint64> m_generation = 0;  // counts rebuilds: a worker's walkthrough of an older one is dropped
     bool m_pending = false;
     bool m_start_queued = false;
-    // One thread of its own: Qt's raster painting (6.4) splits large fills into tasks for the
-    // global pool and waits for them, so a walkthrough built there stalled the GUI thread's paint
-    // until it was done.
-    QThreadPool m_pool;
+    OwnWorkers m_workers;
+    LatestJob m_walk_job{this, m_workers};  // each rebuild is a new request
 
     QSpinBox* m_head_spin = nullptr;
     QComboBox* m_query_combo = nullptr;
