@@ -143,6 +143,22 @@ private slots:
                      qPrintable(QStringLiteral("%1 includes <%2>").arg(include.file, include.header)));
     }
 
+    // The command line's pieces form a tree: no two of app/'s classes (a header with its source)
+    // include each other, so each runs and is tested without the other.
+    void appHasNoPairThatIncludesEachOther()
+    {
+        QHash<QString, QSet<QString>> uses;  // "app/ModelCommand" -> {"app/ExportOptions", ...}
+        const auto unit = [](const QString& path) { return path.left(path.lastIndexOf(QLatin1Char('.'))); };
+        for (const Include& include : includesUnder("app"))
+            if (include.quoted && include.header.startsWith("app/") && unit(include.header) != unit(include.file))
+                uses[unit(include.file)].insert(unit(include.header));
+        QVERIFY2(!uses.isEmpty(), "app/ was not found");
+        for (auto it = uses.cbegin(); it != uses.cend(); ++it)
+            for (const QString& used : it.value())
+                QVERIFY2(!uses.value(used).contains(it.key()),
+                         qPrintable(QStringLiteral("%1 and %2 include each other").arg(it.key(), used)));
+    }
+
     // QCustomPlot stays behind the heatmap wrapper, so a view never depends on its API.
     void onlyTheHeatmapFolderSeesQCustomPlot()
     {
