@@ -321,7 +321,7 @@ private slots:
         QCOMPARE(controller()->modelTokens().first(), QStringLiteral("[CLS]"));
 
         // A dropped file that reads: the model gives way to it.
-        const QString good = QStringLiteral(ATTENTION_FIXTURES_DIR "/attention/weights/gpt2_f32.safetensors");
+        const QString good = attn::testing::fixturesPath("attention/weights/gpt2_f32.safetensors");
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(good)});
         QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);

@@ -121,7 +121,7 @@ QString MainWindow::startingTokenIds() const
             ids << QString::number(id);
         return ids.join(QStringLiteral(", "));
     }
-    const ModelConfig& config = model->model->config();
+    const ModelConfig& config = model->config();
     int count = std::min(kStartingIdCount, config.vocab_size);
     if (config.max_positions > 0)
         count = std::min(count, config.max_positions);
