@@ -27,13 +27,13 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
         return request;
     switch (options.view) {
         case View::Grid:  // one heatmap per head
-            request.pictures = weights.num_heads;
+            request.view_copies = weights.num_heads;
             break;
         case View::Head:
-            request.pictures = 1;
+            request.view_copies = 1;
             break;
         case View::Compare:  // A, B and A - B, each also held as a matrix by the comparison
-            request.pictures = 3;
+            request.view_copies = 3;
             request.extra_matrices = 3;
             break;
         case View::Lines:
@@ -44,7 +44,7 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
         case View::QueryKey:
             break;
     }
-    request.picture_cells = ViewExporter::heatmapCellLimit();
+    request.view_cells = ViewExporter::heatmapCellLimit();
     return request;
 }
 
@@ -184,7 +184,7 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
     if (!options.model_dir.isEmpty())
         return ModelCommand::run(options, out, err);
 
-    auto result = compute(options, TraceDetail::Weights);
+    auto result = compute(options, TraceDetail::Probabilities);
     if (!result)
         return fail(result.error());
     if (Status s = ExportOptions::checkHeads(options, result->numHeads()); !s)

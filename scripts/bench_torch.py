@@ -8,7 +8,7 @@ Run with /usr/bin/python3 (the interpreter that has torch). Prints CSV in the la
 
 Each row: nn.MultiheadAttention(d, h, batch_first=True), input (1, T, d) uniform in [-1, 1),
 forward(x, x, x, need_weights=True, average_attn_weights=False) so every head's (T, T) weights
-are returned like attention-lab's TraceDetail::Weights, a float causal mask (-inf above the
+are returned like attention-lab's TraceDetail::Probabilities, a float causal mask (-inf above the
 diagonal) on causal rows, under torch.no_grad() with 2 threads; warm-up passes, then the median
 of timed repeats, each repeat the mean of a batch of at least 50 ms: the statistic that Qt
 Test's QBENCHMARK reports with -median 5, as scripts/bench_table.py runs attention_bench.

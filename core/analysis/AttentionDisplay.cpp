@@ -52,7 +52,7 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
     shown.hidden_keys = hidden;
     shown.derived = std::make_shared<AttentionResult::Derived>();  // of other weights
     std::set<int> empty;
-    for (Matrix& weights : shown.trace.weights) {
+    for (Matrix& weights : shown.trace.probabilities) {
         if (weights.size() == 0 && !shown.trace.keepsEveryHead())
             continue;  // a long input's head not kept: hidden when it is recomputed
         std::vector<int> rows;
@@ -60,7 +60,7 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
         empty.insert(rows.begin(), rows.end());
     }
     if (!shown.trace.keepsEveryHead()) {
-        shown.trace.pictures.clear();
+        shown.trace.cell_blocks.clear();
         shown.trace.row_max.clear();
     }
     if (empty_rows)
@@ -68,10 +68,10 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
     return shown;
 }
 
-std::shared_ptr<const Matrix> AttentionDisplay::headWeights(const AttentionResult& result, int head)
+std::shared_ptr<const Matrix> AttentionDisplay::headProbabilities(const AttentionResult& result, int head)
 {
     const AttentionTrace& trace = result.trace;
-    std::shared_ptr<const Matrix> weights = trace.headWeights(head);
+    std::shared_ptr<const Matrix> weights = trace.headProbabilities(head);
     const bool recomputed = !trace.keepsEveryHead() && head != trace.kept_head;
     if (!weights || !recomputed || std::find(result.hidden_keys.begin(), result.hidden_keys.end(), true) ==
                                        result.hidden_keys.end())

@@ -54,16 +54,16 @@ struct AttentionDisplay {
     // (hideKeys), everything else as computed. The rows left without a key are listed in
     // `empty_rows` (when given), once per row over all heads.
     // A long input's result (one head kept, AttentionTrace::keepsEveryHead false): the kept head
-    // is renormalised, the others are when recomputed (headWeights), and its pictures and row
-    // maxima, which were of the weights as computed, are dropped; `empty_rows` is then the kept
+    // is renormalised, the others are when recomputed (headProbabilities), and its cell blocks and row
+    // maxima, which were of the probabilities as computed, are dropped; `empty_rows` is then the kept
     // head's only.
     static AttentionResult withHiddenKeys(const AttentionResult& result, const std::vector<bool>& hidden,
                                           std::vector<int>* empty_rows = nullptr);
     // Head `head`'s weights (query_len, key_len) as the views show them: the trace's, or for a
-    // long input's heads that were not kept recomputed (AttentionTrace::headWeights), the hidden
+    // long input's heads that were not kept recomputed (AttentionTrace::headProbabilities), the hidden
     // keys then hidden. Null when there is no such head. The pointer may share the result's
     // matrix without owning it: keep the result alive meanwhile.
-    static std::shared_ptr<const Matrix> headWeights(const AttentionResult& result, int head);
+    static std::shared_ptr<const Matrix> headProbabilities(const AttentionResult& result, int head);
 
     enum class Fusion { Mean, Max };
     // Element-wise over heads (all of one shape): the mean or the maximum.

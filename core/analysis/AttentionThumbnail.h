@@ -11,11 +11,11 @@ namespace attn {
 
 // How the cells under one pixel of a reduced head become its value.
 enum class ThumbnailReduction {
-    Max,   // the largest weight: a sharp pattern stays visible however small the picture
+    Max,   // the largest weight: a sharp pattern stays visible however small the thumbnail
     Mean,  // the mean weight of the cells the query may see
 };
 
-// One head of a model reduced to a small picture, straight from AttentionMaps::row (no (T, T)
+// One head of a model reduced to a small thumbnail, straight from AttentionMaps::row (no (T, T)
 // matrix is built): pixel (r, c) covers queries [r T / rows, (r + 1) T / rows) and keys
 // [c T / cols, (c + 1) T / cols). With rows = cols = T it is the head itself, cell for cell.
 struct AttentionThumbnail {

@@ -62,9 +62,9 @@ HeadTables recomputedTables(const AttentionResult& result, std::int64_t divergen
 #pragma omp parallel for schedule(dynamic, 1)
         for (int head = 0; head < num_heads; ++head) {
             BlockBuffer& buffer = buffers[size_t(head)];
-            BlockRef w = head == trace.kept_head ? buffer.rows(first, rows) : recomputer.weights(head, block, buffer);
+            BlockRef w = head == trace.kept_head ? buffer.rows(first, rows) : recomputer.probabilities(head, block, buffer);
             if (head == trace.kept_head) {
-                w = trace.weights[size_t(head)].middleRows(first, rows);  // as shown: hidden keys already hidden
+                w = trace.probabilities[size_t(head)].middleRows(first, rows);  // as shown: hidden keys already hidden
             } else if (hiding) {
                 for (int i = 0; i < rows; ++i)
                     AttentionDisplay::hideKeysInRow(w.row(i), result.hidden_keys);
@@ -111,10 +111,10 @@ HeadTables HeadTables::compute(const AttentionResult& result, std::int64_t diver
         return recomputedTables(result, divergence_cells, cancelled);
     HeadTables tables;
     tables.query_rows = tables.divergence_rows = trace.queryLength();
-    tables.metrics = computeHeadMetrics(trace.weights);
+    tables.metrics = computeHeadMetrics(trace.probabilities);
     if (cancelled && cancelled())
         return tables;
-    tables.divergence = similarityMatrix(trace.weights);
+    tables.divergence = similarityMatrix(trace.probabilities);
     tables.complete = true;
     return tables;
 }

@@ -4,7 +4,7 @@
 
 namespace attn {
 
-// The query and key vectors of one head in one 2-D picture, as AttentionViz draws them (Yeh et
+// The query and key vectors of one head in one 2-D plane, as AttentionViz draws them (Yeh et
 // al., 2023). Two changes first, neither of which changes any attention weight:
 //   keys translated so both clouds share a centroid:  k' = k - mean(k) + mean(q)
 //     (q . (k + c) = q . k + q . c: a constant per query row, which softmax removes);
@@ -13,7 +13,7 @@ namespace attn {
 // Then the joint set [q''; k''] is centred and projected on its two principal axes (the
 // eigenvectors of its covariance with the largest eigenvalues, Eigen's SelfAdjointEigenSolver).
 // Each axis's sign is fixed so that its largest loading is positive: the same input gives the
-// same picture, not its mirror image.
+// same plane, not its mirror image.
 struct QueryKeyPoints {
     MatrixD queries;                   // (T_q, 2)
     MatrixD keys;                      // (T_k, 2)

@@ -53,17 +53,17 @@ Status checkPass(const Matrix& x_query, const Matrix& x_key, const Matrix& x_val
         return refuse(
             Error{QStringLiteral("the sliding window must not be negative, got %1").arg(options.sliding_window)});
     // A long input's pass keeps one head's weights, and one recomputed head at a time.
-    const int stored_heads = options.picture_factor > 0 ? std::min(weights.num_heads, 2) : weights.num_heads;
-    if (options.picture_factor < 0)
-        return refuse(Error{QStringLiteral("the picture's blocks must not be negative, got %1 cells a side")
-                                .arg(options.picture_factor)});
-    if (options.picture_factor > 0 && (options.kept_head < 0 || options.kept_head >= weights.num_heads))
+    const int stored_heads = options.block_factor > 0 ? std::min(weights.num_heads, 2) : weights.num_heads;
+    if (options.block_factor < 0)
+        return refuse(Error{QStringLiteral("a long input's blocks must not be negative, got %1 cells a side")
+                                .arg(options.block_factor)});
+    if (options.block_factor > 0 && (options.kept_head < 0 || options.kept_head >= weights.num_heads))
         return refuse(Error{QStringLiteral("head %1 to keep is outside the %2 heads (0 to %3)")
                                 .arg(options.kept_head)
                                 .arg(weights.num_heads)
                                 .arg(weights.num_heads - 1)});
     if (Status status = AttentionEngine::checkSize(int(x_query.rows()), key_len, stored_heads,
-                                                   options.picture_factor > 0 ? TraceDetail::Weights : options.detail);
+                                                   options.block_factor > 0 ? TraceDetail::Probabilities : options.detail);
         !status)
         return refuse(status);
     return {};
@@ -164,9 +164,9 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     // Q, K = rotate(Q), rotate(K)   (RoPE; nothing without a rotation)
     rotatePositions(options.rotate_positions, trace.num_heads, trace.num_kv_heads, trace.head_dim, 0, trace.q, trace.k);
     // per head h, with key/value head g = h / (num_heads / num_kv_heads):
-    //   weights_h = softmax(mask(Q_h K_g^T) / scale),  head_h = weights_h V_g
-    // (a long input: head kept_head's weights kept, every head reduced to its picture)
-    attendHeads(trace, options.detail == TraceDetail::Full, options.picture_factor, options.kept_head);
+    //   P_h = softmax(mask(Q_h K_g^T) / scale),  head_h = P_h V_g
+    // (a long input: head kept_head's probabilities kept, every head reduced to its cell blocks)
+    attendHeads(trace, options.detail == TraceDetail::Full, options.block_factor, options.kept_head);
     // output = concat(head_1 ... head_H) Wo + bo
     if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated))
         return weightsFault(weights);

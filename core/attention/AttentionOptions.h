@@ -23,7 +23,7 @@ struct ScaleSetting {
 };
 
 enum class TraceDetail {
-    Weights,  // weights, Q/K/V, head outputs and the output: what a view or a benchmark needs
+    Probabilities,  // probabilities, Q/K/V, head outputs and the output: what a view or a benchmark needs
     Full,     // also every head's raw scores (seq_len^2 more floats per head), for the walkthrough
 };
 
@@ -33,7 +33,7 @@ struct AttentionOptions {
     // key j visible when i - j < sliding_window). 0: no window.
     int sliding_window = 0;
     ScaleSetting scale;
-    // One flag per key, true = padding: that key gets weight 0 from every query (PyTorch's
+    // One flag per key, true = padding: that key gets probability 0 from every query (PyTorch's
     // key_padding_mask). Empty means no padding.
     std::vector<bool> key_padding;
     TraceDetail detail = TraceDetail::Full;
@@ -44,12 +44,12 @@ struct AttentionOptions {
     // their own scan of the weights, which for a few tokens costs as much memory traffic as the
     // products themselves.
     bool weights_validated = false;
-    // Long inputs: > 0 keeps the weights of `kept_head` alone and reduces every head, as its blocks
-    // of queries are computed, to blocks of picture_factor x picture_factor cells (the trace's
-    // pictures, with the largest weight of each row); the other heads are recomputed when a view
-    // asks for them (AttentionTrace::headWeights), exactly. No raw scores are kept then.
-    // 0: every head's weights kept, nothing reduced.
-    int picture_factor = 0;
+    // Long inputs: > 0 keeps the probabilities of `kept_head` alone and reduces every head, as its
+    // blocks of queries are computed, to blocks of block_factor x block_factor cells (the trace's
+    // cell_blocks, with the largest probability of each row); the other heads are recomputed when
+    // asked for (AttentionTrace::headProbabilities), exactly. No raw scores are kept then.
+    // 0: every head's probabilities kept, nothing reduced.
+    int block_factor = 0;
     int kept_head = 0;
 };
 

@@ -7,21 +7,21 @@
 
 namespace attn {
 
-std::shared_ptr<const Matrix> AttentionTrace::headWeights(int head) const
+std::shared_ptr<const Matrix> AttentionTrace::headProbabilities(int head) const
 {
-    if (head < 0 || head >= int(weights.size()))
+    if (head < 0 || head >= int(probabilities.size()))
         return {};
     if (keepsEveryHead() || head == kept_head)
-        return std::shared_ptr<const Matrix>(std::shared_ptr<const Matrix>(), &weights[size_t(head)]);
+        return std::shared_ptr<const Matrix>(std::shared_ptr<const Matrix>(), &probabilities[size_t(head)]);
     if (!recomputed)  // a trace assembled by hand: nothing to recompute from
         return {};
     std::lock_guard lock(recomputed->mutex);
-    if (recomputed->head != head || !recomputed->weights) {
-        recomputed->weights.reset();  // freed before the next one is made
-        recomputed->weights = std::make_shared<const Matrix>(recomputeHeadWeights(*this, head));
+    if (recomputed->head != head || !recomputed->probabilities) {
+        recomputed->probabilities.reset();  // freed before the next one is made
+        recomputed->probabilities = std::make_shared<const Matrix>(recomputeHeadProbabilities(*this, head));
         recomputed->head = head;
     }
-    return recomputed->weights;
+    return recomputed->probabilities;
 }
 
 bool AttentionTrace::isMasked(int query, int key) const

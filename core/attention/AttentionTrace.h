@@ -31,32 +31,33 @@ struct AttentionTrace {
     Matrix k;                     // (key_len, kv_dim = num_kv_heads * head_dim), after the position rotation
     Matrix v;                     // (key_len, kv_dim)
     std::vector<Matrix> scores;   // num_heads x (query_len, key_len): raw Q_h K_h^T, TraceDetail::Full only
-    std::vector<Matrix> weights;  // num_heads x (query_len, key_len): softmax weights, masked = exactly 0
-                                  // (a long input's: only weights[kept_head], the others empty)
+    std::vector<Matrix> probabilities;  // num_heads x (query_len, key_len): the softmax, masked = exactly 0
+                                        // (a long input's: only probabilities[kept_head], the others empty)
     Matrix concat;                // (query_len, d_model): the heads' outputs side by side
     Matrix output;                // (query_len, output_dim): concat Wo + bo, or concat without Wo
 
-    // A long input (AttentionOptions::picture_factor > 0): only weights[kept_head] is kept, every
-    // head is in `pictures` (its blocks of weights, masked cells as the views mask them) and
-    // `row_max` (the largest weight of each query row), and headWeights() recomputes the others.
-    int kept_head = -1;   // -1: every head's weights are kept
+    // A long input (AttentionOptions::block_factor > 0): only probabilities[kept_head] is kept,
+    // every head is in `cell_blocks` (its probabilities in blocks, masked cells as the views mask
+    // them) and `row_max` (the largest probability of each query row), and headProbabilities()
+    // recomputes the others.
+    int kept_head = -1;   // -1: every head's probabilities are kept
     int query_block = 0;  // queries per block of that pass; a recomputed head uses the same blocks
-    std::vector<CellBlocks> pictures;  // num_heads, or empty
-    std::vector<RowVector> row_max;    // num_heads x (query_len), or empty
-    struct RecomputedHead {            // the last head recomputed, shared by copies of the trace
+    std::vector<CellBlocks> cell_blocks;  // num_heads, or empty
+    std::vector<RowVector> row_max;       // num_heads x (query_len), or empty
+    struct RecomputedHead {               // the last head recomputed, shared by copies of the trace
         std::mutex mutex;
         int head = -1;
-        std::shared_ptr<const Matrix> weights;
+        std::shared_ptr<const Matrix> probabilities;
     };
     std::shared_ptr<RecomputedHead> recomputed;
 
     bool keepsEveryHead() const { return kept_head < 0; }
-    bool hasPictures() const { return !pictures.empty(); }
-    // Head `head`'s weights (query_len, key_len): the kept matrix, or (a long input's other heads)
+    bool hasCellBlocks() const { return !cell_blocks.empty(); }
+    // Head `head`'s probabilities (query_len, key_len): the kept matrix, or (a long input's other heads)
     // recomputed from q, k and v by the same code in the same blocks, so equal bit for bit to what
     // the pass computed. The last one recomputed is kept until another is asked for. Thread-safe.
     // The pointer shares the trace's matrix without owning it: keep the trace alive meanwhile.
-    std::shared_ptr<const Matrix> headWeights(int head) const;
+    std::shared_ptr<const Matrix> headProbabilities(int head) const;
 
     int queryLength() const { return int(q.rows()); }
     int keyLength() const { return int(k.rows()); }
@@ -74,7 +75,7 @@ struct AttentionTrace {
 
     // True when query row `query` may not look at key `key` (causal, sliding window or padding).
     bool isMasked(int query, int key) const;
-    // The steps between raw scores and weights, for one entry (needs TraceDetail::Full).
+    // The steps between raw scores and probabilities, for one entry (needs TraceDetail::Full).
     float scaledScore(int head, int query, int key) const;
     float maskedScore(int head, int query, int key) const;  // -infinity where masked
 };

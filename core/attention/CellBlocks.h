@@ -11,10 +11,10 @@ namespace attn {
 // The smallest whole factor that brings both sides to at most `max_side` blocks (1: none).
 int reductionFactor(int rows, int columns, int max_side);
 
-// A matrix with more cells than a picture has pixels, as blocks of factor x factor cells: each
+// A matrix with more cells than a view has pixels, as blocks of factor x factor cells: each
 // block's largest visible cell and the mean of its visible cells, both from one reading of the
 // cells. The engine fills one per head while it computes a long input (AttentionOptions::
-// picture_factor), a plot reduces the matrix it is given with the same code (HeatmapReduction).
+// block_factor), a plot reduces the matrix it is given with the same code (HeatmapReduction).
 struct CellBlocks {
     int factor = 1;
     Matrix max;         // (ceil(rows / factor), ceil(columns / factor))
@@ -22,7 +22,7 @@ struct CellBlocks {
     MaskMatrix hidden;  // the same shape: true where every cell of the block is masked; empty = none
 
     bool isEmpty() const { return max.size() == 0; }
-    // Zeroed pictures of a (rows, columns) matrix, `hidden` all false.
+    // Zeroed blocks of a (rows, columns) matrix, `hidden` all false.
     static CellBlocks sized(int rows, int columns, int factor);
     // Drops `hidden` when no block is hidden.
     void dropEmptyMask();

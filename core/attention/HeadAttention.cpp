@@ -1,7 +1,7 @@
 #include "core/attention/HeadAttention.h"
 
 #include "core/attention/BlockBuffer.h"
-#include "core/attention/BlockWeights.h"
+#include "core/attention/BlockProbabilities.h"
 #include "core/attention/MaskedSoftmax.h"
 #include "core/ops/LinearColumns.h"
 #include "core/ops/ParallelWork.h"
@@ -82,13 +82,13 @@ void materialiseKeysValues(const AttentionTrace& trace, int kv_head_only, Matrix
     }
 }
 
-// Queries per block: kQueryBlock, or for a long input's pictures the multiple of the picture
-// factor nearest above it, so that no block of the picture spans two blocks of queries.
-int queryBlockRows(int picture_factor)
+// Queries per block: kQueryBlock, or for a long input's cell blocks the multiple of the block
+// factor nearest above it, so that no cell block spans two blocks of queries.
+int queryBlockRows(int block_factor)
 {
-    if (picture_factor <= 1)
+    if (block_factor <= 1)
         return kQueryBlock;
-    return picture_factor * ((kQueryBlock + picture_factor - 1) / picture_factor);
+    return block_factor * ((kQueryBlock + block_factor - 1) / block_factor);
 }
 
 // The views' mask of rows first .. + rows - 1 (AttentionTrace::isMasked, a row at a time).
@@ -114,35 +114,35 @@ void maskRows(const AttentionTrace& trace, int first, int rows, const MaskMatrix
 
 }  // namespace
 
-void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, int kept_head)
+void attendHeads(AttentionTrace& trace, bool keep_scores, int block_factor, int kept_head)
 {
     const int num_heads = trace.num_heads;
     const int head_dim = trace.head_dim;
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
-    const bool pictures = picture_factor > 0;
-    keep_scores = keep_scores && !pictures;
+    const bool reduced = block_factor > 0;
+    keep_scores = keep_scores && !reduced;
 
-    trace.query_block = queryBlockRows(picture_factor);
-    if (pictures) {
+    trace.query_block = queryBlockRows(block_factor);
+    if (reduced) {
         trace.kept_head = std::clamp(kept_head, 0, std::max(0, num_heads - 1));
-        trace.weights.assign(size_t(num_heads), Matrix());
-        trace.weights[size_t(trace.kept_head)].resize(query_len, key_len);
-        adviseHugePages(trace.weights[size_t(trace.kept_head)]);
-        trace.pictures.assign(size_t(num_heads), CellBlocks::sized(query_len, key_len, picture_factor));
+        trace.probabilities.assign(size_t(num_heads), Matrix());
+        trace.probabilities[size_t(trace.kept_head)].resize(query_len, key_len);
+        adviseHugePages(trace.probabilities[size_t(trace.kept_head)]);
+        trace.cell_blocks.assign(size_t(num_heads), CellBlocks::sized(query_len, key_len, block_factor));
         trace.row_max.assign(size_t(num_heads), RowVector::Zero(query_len));
         trace.recomputed = std::make_shared<AttentionTrace::RecomputedHead>();
     } else {
-        allocateHeadMatrices(trace.weights, num_heads, query_len, key_len);
+        allocateHeadMatrices(trace.probabilities, num_heads, query_len, key_len);
     }
     if (keep_scores)
         allocateHeadMatrices(trace.scores, num_heads, query_len, key_len);
     trace.concat.resize(query_len, num_heads * head_dim);  // (query_len, d_model)
 
-    // The views' mask of the padded keys, for the pictures (causal rows are made per block).
+    // The views' mask of the padded keys, for the cell blocks (causal rows are made per block).
     const bool any_padding =
         std::find(trace.key_padding.begin(), trace.key_padding.end(), true) != trace.key_padding.end();
-    const bool masked = pictures && (trace.causal || any_padding);
+    const bool masked = reduced && (trace.causal || any_padding);
     MaskMatrix padded;
     if (masked && any_padding) {
         padded = MaskMatrix::Constant(1, key_len, false);
@@ -162,8 +162,8 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
         materialiseKeysValues(trace, -1, keys_t, values);
         // Each thread's block of weights, reused: a long input's heads (the kept head's copied out),
         // or many keys' (streamed out).
-        const bool streamed = !pictures && !keep_scores && key_len >= kStreamedKeys;
-        const bool buffered = pictures || streamed;
+        const bool streamed = !reduced && !keep_scores && key_len >= kStreamedKeys;
+        const bool buffered = reduced || streamed;
         BlockBuffer scratch(buffered ? block_rows : 0, key_len);  // (block_rows, key_len)
         MaskMatrix block_mask = masked ? MaskMatrix(block_rows, key_len) : MaskMatrix();
         BlockRowReducer reducer;
@@ -178,7 +178,7 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
 
             const auto v_g = values.middleRows(kv_head * key_len, key_len);  // (key_len, head_dim)
             BlockRef w = buffered ? scratch.rows(first, rows)
-                                  : BlockRef(trace.weights[size_t(head)].middleRows(first, rows));  // (rows, key_len)
+                                  : BlockRef(trace.probabilities[size_t(head)].middleRows(first, rows));  // (rows, key_len)
 
             if (keep_scores) {
                 // scores = Q_h K_g^T, all keys (the walkthrough shows the masked ones' too), kept in s
@@ -190,38 +190,38 @@ void attendHeads(AttentionTrace& trace, bool keep_scores, int picture_factor, in
                               trace.sliding_window);
             } else {
                 // weights = softmax(mask(Q_h K_g^T) / scale)
-                blockWeights(trace, keys_t, head, first, rows, w);
+                blockProbabilities(trace, keys_t, head, first, rows, w);
             }
             // head output = weights V_g
             weightedValues(w.leftCols(keys), v_g.topRows(keys),
                            trace.concat.block(first, head * head_dim, rows, head_dim));
             if (streamed)
-                copyStreaming(w, trace.weights[size_t(head)].middleRows(first, rows));
-            if (!pictures)
+                copyStreaming(w, trace.probabilities[size_t(head)].middleRows(first, rows));
+            if (!reduced)
                 continue;
             if (head == trace.kept_head)
-                trace.weights[size_t(head)].middleRows(first, rows) = w;
-            // The block's rows into the head's picture and its row maxima.
-            CellBlocks& picture = trace.pictures[size_t(head)];
+                trace.probabilities[size_t(head)].middleRows(first, rows) = w;
+            // The block's rows into the head's cell blocks and its row maxima.
+            CellBlocks& blocks = trace.cell_blocks[size_t(head)];
             if (masked)
                 maskRows(trace, first, rows, padded, block_mask);
             for (int i = 0; i < rows; ++i)
                 trace.row_max[size_t(head)](first + i) = key_len > 0 ? w.row(i).maxCoeff() : 0.0f;
-            for (int line = 0; line < rows; line += picture_factor) {
-                const int block_row = (first + line) / picture_factor;
+            for (int line = 0; line < rows; line += block_factor) {
+                const int block_row = (first + line) / block_factor;
                 reducer.reduce(w.row(line).data(), w.outerStride(), masked ? block_mask.row(line).data() : nullptr,
-                               block_mask.outerStride(), std::min(picture_factor, rows - line), key_len,
-                               picture_factor, picture.max.row(block_row).data(), picture.mean.row(block_row).data(),
-                               picture.hidden.row(block_row).data());
+                               block_mask.outerStride(), std::min(block_factor, rows - line), key_len,
+                               block_factor, blocks.max.row(block_row).data(), blocks.mean.row(block_row).data(),
+                               blocks.hidden.row(block_row).data());
             }
         }
     }
-    if (pictures)
-        for (CellBlocks& picture : trace.pictures)
-            picture.dropEmptyMask();
+    if (reduced)
+        for (CellBlocks& blocks : trace.cell_blocks)
+            blocks.dropEmptyMask();
 }
 
-Matrix recomputeHeadWeights(const AttentionTrace& trace, int head)
+Matrix recomputeHeadProbabilities(const AttentionTrace& trace, int head)
 {
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
@@ -242,7 +242,7 @@ Matrix recomputeHeadWeights(const AttentionTrace& trace, int head)
             const int first = block * block_rows;
             const int rows = std::min(block_rows, query_len - first);
             BlockRef w = scratch.rows(first, rows);
-            blockWeights(trace, keys_t, head, first, rows, w);
+            blockProbabilities(trace, keys_t, head, first, rows, w);
             weights.middleRows(first, rows) = w;
         }
     }

@@ -1,6 +1,6 @@
 #include "core/attention/HeadRecomputer.h"
 
-#include "core/attention/BlockWeights.h"
+#include "core/attention/BlockProbabilities.h"
 #include "core/ops/Transpose.h"
 
 #include <algorithm>
@@ -31,12 +31,12 @@ BlockBuffer HeadRecomputer::buffer() const
     return BlockBuffer(m_block_rows, m_trace.keyLength());
 }
 
-BlockRef HeadRecomputer::weights(int head, int block, BlockBuffer& buffer) const
+BlockRef HeadRecomputer::probabilities(int head, int block, BlockBuffer& buffer) const
 {
     const int first = firstRow(block);
     const int rows = rowCount(block);
     BlockRef w = buffer.rows(first, rows);  // (rows, key_len)
-    blockWeights(m_trace, m_keys_t, head, first, rows, w);
+    blockProbabilities(m_trace, m_keys_t, head, first, rows, w);
     return w;
 }
 
@@ -44,8 +44,8 @@ bool forEachHeadRows(const AttentionTrace& trace,
                      const std::function<bool(int head, int first, const ConstBlockRef& rows)>& visit)
 {
     if (trace.keepsEveryHead()) {
-        for (int head = 0; head < int(trace.weights.size()); ++head)
-            if (!visit(head, 0, trace.weights[size_t(head)]))
+        for (int head = 0; head < int(trace.probabilities.size()); ++head)
+            if (!visit(head, 0, trace.probabilities[size_t(head)]))
                 return false;
         return true;
     }
@@ -55,8 +55,8 @@ bool forEachHeadRows(const AttentionTrace& trace,
         for (int block = 0; block < recomputer.blockCount(); ++block) {
             const int first = recomputer.firstRow(block);
             const bool kept = head == trace.kept_head;
-            const ConstBlockRef rows = kept ? ConstBlockRef(trace.weights[size_t(head)].middleRows(first, recomputer.rowCount(block)))
-                                            : ConstBlockRef(recomputer.weights(head, block, buffer));
+            const ConstBlockRef rows = kept ? ConstBlockRef(trace.probabilities[size_t(head)].middleRows(first, recomputer.rowCount(block)))
+                                            : ConstBlockRef(recomputer.probabilities(head, block, buffer));
             if (!visit(head, first, rows))
                 return false;
         }

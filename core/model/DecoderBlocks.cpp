@@ -10,7 +10,7 @@ namespace {
 
 // Causal self-attention with Q and K rotated between the projections and the scores (and, for
 // a captured layer, kept as they were before the rotation).   h (T, C) -> trace.output (T, C)
-// With a cache: h (n, C) new rows -> trace.output (n, C), trace.weights H x (n, cached + n).
+// With a cache: h (n, C) new rows -> trace.output (n, C), trace.probabilities H x (n, cached + n).
 Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w,
                               const RotaryEmbedding& rotary, const Matrix& h, const LayerCapture& capture,
                               KeyValueCache* cache)
@@ -19,7 +19,7 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
     options.causal = true;
     options.sliding_window = config.sliding_window;
     options.scale.mode = ScaleSetting::Mode::Sqrt;
-    options.detail = TraceDetail::Weights;
+    options.detail = TraceDetail::Probabilities;
     options.rotate_positions = [&rotary, &capture](MatrixRef projected, int heads, int head_dim, int first_position,
                                                    RotatedProjection which) {
         Matrix* before = which == RotatedProjection::Queries ? capture.q_before_rotation : capture.k_before_rotation;

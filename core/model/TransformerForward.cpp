@@ -46,16 +46,16 @@ Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std
 }
 
 // Self-attention of one block by the engine: Q, K, V, every head's weights, and the output
-// projection concat Wo + bo.   x (T, C) -> trace.output (T, C), trace.weights H x (T, T).
+// projection concat Wo + bo.   x (T, C) -> trace.output (T, C), trace.probabilities H x (T, T).
 // With a cache, x holds the new tokens only (n, C): their keys and values are appended to it and
-// their queries attend to every key.   -> trace.output (n, C), trace.weights H x (n, T).
+// their queries attend to every key.   -> trace.output (n, C), trace.probabilities H x (n, T).
 Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w, const Matrix& x,
                               KeyValueCache* cache)
 {
     AttentionOptions options;
     options.causal = config.causal;  // GPT-2: masked scores replaced, their weights exactly 0
     options.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
-    options.detail = TraceDetail::Weights;
+    options.detail = TraceDetail::Probabilities;
     options.weights_validated = true;  // AttentionWeights::fromParts / fromFused checked them at load
     auto trace = cache ? AttentionEngine::forwardAppending(x, w.attention, options, *cache)
                        : AttentionEngine::forward(x, w.attention, options);
@@ -173,12 +173,12 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
         if (!trace)
             return Error{trace.error()};
         if (reused > 0)
-            run.attention.setRows(layer, reused, trace->weights);
+            run.attention.setRows(layer, reused, trace->probabilities);
         else
-            run.attention.setLayer(layer, std::move(trace->weights));
+            run.attention.setLayer(layer, std::move(trace->probabilities));
         if (layer == selected_layer) {
             run.layer_input = *attention_input;
-            trace->weights.clear();
+            trace->probabilities.clear();
             run.layer_trace = std::move(trace).value();
         }
     }

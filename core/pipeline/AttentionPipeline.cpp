@@ -79,12 +79,12 @@ AttentionOptions AttentionPipeline::optionsFor(const RunSettings& config, TraceD
     return options;
 }
 
-int AttentionPipeline::pictureFactorFor(int query_len, int key_len, int num_heads, int picture_side,
+int AttentionPipeline::blockFactorFor(int query_len, int key_len, int num_heads, int reduced_side,
                                         std::int64_t long_route_bytes)
 {
-    if (picture_side <= 0)
+    if (reduced_side <= 0)
         return 0;
-    const int factor = reductionFactor(query_len, key_len, picture_side);
+    const int factor = reductionFactor(query_len, key_len, reduced_side);
     const std::int64_t bytes = std::int64_t(sizeof(float)) * std::max(0, num_heads) * std::max(0, query_len) *
                                std::max(0, key_len);
     return factor > 1 && bytes > long_route_bytes ? factor : 0;
@@ -114,7 +114,7 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
 }
 
 Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, AttentionInput input, AttentionInput kv_input,
-                                               const LoadedWeights& loaded, TraceDetail detail, int picture_factor,
+                                               const LoadedWeights& loaded, TraceDetail detail, int block_factor,
                                                int kept_head)
 {
     const AttentionWeights& weights = loaded.weights;
@@ -127,7 +127,7 @@ Result<AttentionResult> AttentionPipeline::run(const RunSettings& config, Attent
     if (!padding)
         return Error{padding.error()};
     options.key_padding = std::move(padding).value();
-    options.picture_factor = picture_factor;
+    options.block_factor = block_factor;
     options.kept_head = kept_head;
 
     QElapsedTimer timer;

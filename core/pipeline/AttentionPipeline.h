@@ -30,15 +30,15 @@ public:
 
     static AttentionOptions optionsFor(const RunSettings& config, TraceDetail detail);
 
-    // A long input's route: the blocks a side (CellBlocks) in which the engine reduces every head
-    // to a picture of at most picture_side x picture_side while it computes it, keeping one head's
-    // weights (AttentionOptions::picture_factor), or 0 for the ordinary pass that keeps every
-    // head. Taken when the pictures are reduced anyway (a side over picture_side) and every
-    // head's weights would take more than kLongRouteBytes: T = 8,192 with 12 heads (3 GB) does;
-    // any input of up to picture_side tokens never does.
+    // A long input's route: the cells a block's side (CellBlocks) in which the engine reduces every
+    // head to at most reduced_side x reduced_side blocks while it computes it, keeping one head's
+    // probabilities (AttentionOptions::block_factor), or 0 for the ordinary pass that keeps every
+    // head. Taken when the views reduce anyway (a side over reduced_side) and every head's
+    // probabilities would take more than kLongRouteBytes: T = 8,192 with 12 heads (3 GB) does;
+    // any input of up to reduced_side tokens never does.
     static constexpr std::int64_t kLongRouteBytes = std::int64_t(512) << 20;
-    static int pictureFactorFor(int query_len, int key_len, int num_heads, int picture_side,
-                                std::int64_t long_route_bytes = kLongRouteBytes);
+    static int blockFactorFor(int query_len, int key_len, int num_heads, int reduced_side,
+                              std::int64_t long_route_bytes = kLongRouteBytes);
     // config.padded_keys as one flag per key (empty when none), or why a position cannot be one.
     static Result<std::vector<bool>> keyPadding(const RunSettings& config, int key_len);
 
@@ -47,10 +47,10 @@ public:
                                        TraceDetail detail = TraceDetail::Full);
     // Cross-attention, forward(q, k, v): queries from `input`, keys and values from `kv_input`
     // (an input with no tokens means self-attention). The causal mask needs self-attention.
-    // picture_factor > 0 takes a long input's route (pictureFactorFor), head kept_head's weights kept.
+    // block_factor > 0 takes a long input's route (blockFactorFor), head kept_head's probabilities kept.
     static Result<AttentionResult> run(const RunSettings& config, AttentionInput input, AttentionInput kv_input,
                                        const LoadedWeights& weights, TraceDetail detail = TraceDetail::Full,
-                                       int picture_factor = 0, int kept_head = 0);
+                                       int block_factor = 0, int kept_head = 0);
     // Convenience for one-shot callers (command line, tests): input from the sentence, weights
     // from the config. An empty or blank sentence is an error here.
     static Result<AttentionResult> run(const RunSettings& config, const QString& sentence,

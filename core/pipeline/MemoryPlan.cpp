@@ -45,16 +45,16 @@ MemoryEstimate MemoryPlan::estimate(const MemoryRequest& request)
     estimate.vectors = kFloat * (inputs + 3 * queries * d_model + queries * request.output_dim + 2 * keys * kv_dim +
                                  request.parameters);
     const std::int64_t held_heads = request.kept_heads > 0 ? std::min<std::int64_t>(heads, request.kept_heads) : heads;
-    estimate.weights = kFloat * (held_heads + std::max(0, request.extra_matrices)) * cells;
+    estimate.probabilities = kFloat * (held_heads + std::max(0, request.extra_matrices)) * cells;
     estimate.scores = request.detail == TraceDetail::Full ? kFloat * held_heads * cells : 0;
-    const std::int64_t drawn = request.picture_cells > 0 ? std::min(cells, request.picture_cells) : cells;
-    // Each picture's drawn cells, and the views' mask of every cell with its copy.
+    const std::int64_t drawn = request.view_cells > 0 ? std::min(cells, request.view_cells) : cells;
+    // Each heatmap's drawn cells, and the views' mask of every cell with its copy.
     const std::int64_t masks = request.masked ? 2 * cells : 0;
-    estimate.pictures = request.pictures > 0 ? kPictureBytesPerCell * request.pictures * drawn + masks : 0;
-    if (request.picture_factor > 0) {  // the engine's max and mean of every block, and its flag
-        const std::int64_t f = request.picture_factor;
+    estimate.view_copies = request.view_copies > 0 ? kPictureBytesPerCell * request.view_copies * drawn + masks : 0;
+    if (request.block_factor > 0) {  // the engine's max and mean of every block, and its flag
+        const std::int64_t f = request.block_factor;
         const std::int64_t blocks = ((queries + f - 1) / f) * ((keys + f - 1) / f);
-        estimate.pictures += heads * ((2 * kFloat + 1) * blocks + kFloat * queries);
+        estimate.view_copies += heads * ((2 * kFloat + 1) * blocks + kFloat * queries);
     }
     estimate.held = std::max<std::int64_t>(0, request.held);
     // The JSON is written as it is made: a chunk of its text (and the row that fills it past the
@@ -129,13 +129,13 @@ int MemoryPlan::mostHeadsThatFit(MemoryRequest request, std::int64_t budget)
     const int head_dim = request.num_heads > 0 ? request.d_model / request.num_heads : 0;
     const int kv_head_dim = request.num_heads > 0 && request.kv_dim > 0 ? request.kv_dim / request.num_heads : 0;
     const int heads = request.num_heads;
-    const bool grid = request.pictures == heads;  // a grid draws every head
+    const bool grid = request.view_copies == heads;  // a grid draws every head
     for (int fewer = heads; fewer >= 1; --fewer) {
         request.num_heads = fewer;
         request.d_model = head_dim * fewer;
         request.kv_dim = kv_head_dim * fewer;
         if (grid)
-            request.pictures = fewer;
+            request.view_copies = fewer;
         if (estimate(request).total() <= budget)
             return fewer;
     }
@@ -152,9 +152,9 @@ Status MemoryPlan::check(const MemoryRequest& request, std::int64_t budget)
         if (bytes >= 64 * kMiB)
             parts.append(QStringLiteral("%1 %2").arg(what, formatSize(bytes)));
     };
-    part(need.weights, QStringLiteral("attention weights"));
+    part(need.probabilities, QStringLiteral("attention weights"));
     part(need.scores, QStringLiteral("raw scores"));
-    part(need.pictures, QStringLiteral("pictures"));
+    part(need.view_copies, QStringLiteral("heatmaps"));
     part(need.json, QStringLiteral("JSON"));
     part(need.vectors, QStringLiteral("vectors"));
     part(need.held, QStringLiteral("the result shown"));

@@ -10,8 +10,8 @@
 
 namespace attn {
 
-// What one request will hold at its peak: the forward pass, the trace it keeps, the pictures
-// drawn from it and the JSON written from it.
+// What one request will hold at its peak: the forward pass, the trace it keeps, the views' copies
+// of it and the JSON written from it.
 struct MemoryRequest {
     int query_len = 0;            // T_q
     int key_len = 0;              // T_kv (the same as T_q for self-attention)
@@ -22,18 +22,18 @@ struct MemoryRequest {
     int input_dim = 0;            // d_in
     int output_dim = 0;           // d_out
     std::int64_t parameters = 0;  // the layer's weights, in floats
-    TraceDetail detail = TraceDetail::Weights;
-    int pictures = 0;                // heatmaps of (T_q, T_kv) held at once (a grid: h; one head: 1)
-    std::int64_t picture_cells = 0;  // cells one picture holds at most (a reduced picture), 0 = every cell
+    TraceDetail detail = TraceDetail::Probabilities;
+    int view_copies = 0;             // heatmaps of (T_q, T_kv) held at once (a grid: h; one head: 1)
+    std::int64_t view_cells = 0;     // cells one heatmap holds at most (a reduced one), 0 = every cell
     bool masked = false;             // causal or padded: the views hold a mask of every cell
     int extra_matrices = 0;          // further (T_q, T_kv) floats held (a comparison: A, B, A - B)
     bool json = false;               // the result as JSON, written as it is made
     std::int64_t held = 0;           // bytes of an earlier result kept until this one replaces it
-    // A long input's route (AttentionPipeline::pictureFactorFor > 0): blocks of picture_factor
+    // A long input's route (AttentionPipeline::blockFactorFor > 0): blocks of block_factor
     // cells a side reduce every head as it is computed (two floats and a flag per block, and each
-    // head's row maxima); the weights of only kept_heads heads are held at once (the window counts
+    // head's row maxima); the probabilities of only kept_heads heads are held at once (the window counts
     // 3: the kept one, the one recomputed last, one a view may still hold). 0: every head's.
-    int picture_factor = 0;
+    int block_factor = 0;
     int kept_heads = 0;
 };
 
@@ -41,14 +41,14 @@ struct MemoryRequest {
 struct MemoryEstimate {
     std::int64_t baseline = 0;  // the program itself (libraries, fonts, the event loop)
     std::int64_t vectors = 0;   // input rows, Q, K, V, head outputs, output, the layer's weights
-    std::int64_t weights = 0;   // attention weights, h (or kept_heads) * T_q * T_kv floats, and the extra matrices
+    std::int64_t probabilities = 0;  // h (or kept_heads) * T_q * T_kv floats, and the extra matrices
     std::int64_t scores = 0;    // raw scores for the walkthrough (TraceDetail::Full), as many again
-    std::int64_t pictures = 0;  // the heatmaps' own copies: values, mask, colour-map data and image;
-                                // a long input's reduced heads
+    std::int64_t view_copies = 0;  // the heatmaps' own copies: values, mask, colour-map data and image;
+                                   // a long input's reduced heads
     std::int64_t json = 0;      // the JSON being written: a chunk of text and a block of rows
     std::int64_t held = 0;      // the earlier result still shown
 
-    std::int64_t total() const { return baseline + vectors + weights + scores + pictures + json + held; }
+    std::int64_t total() const { return baseline + vectors + probabilities + scores + view_copies + json + held; }
 };
 
 // Memory planned before computing, never discovered: the program estimates what a request takes
@@ -61,7 +61,7 @@ public:
     // views' shared mask and the copy a plot reduces off the GUI thread add 2 bytes per cell of
     // the matrix, drawn or not.
     static constexpr std::int64_t kPictureBytesPerCell = 34;
-    // Bytes of JSON text per attention weight: up to 9 significant digits, a sign, a point and a
+    // Bytes of JSON text per attention probability: up to 9 significant digits, a sign, a point and a
     // comma, with the growth of the buffer that holds it.
     static constexpr std::int64_t kJsonBytesPerValue = 16;
     // Query rows of every head the JSON's head metrics hold at a time (HeadTables' block).

@@ -36,7 +36,7 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
         result.input.tokens.append(Token{text, 0, 0});
 
     const bool selected = layer == run.selected_layer && run.layer_input.size() > 0;
-    if (selected && (detail == TraceDetail::Weights || run.layer_trace.hasScores())) {
+    if (selected && (detail == TraceDetail::Probabilities || run.layer_trace.hasScores())) {
         result.input.x = run.layer_input;  // (T, C)
         result.trace = run.layer_trace;
         result.q_before_rotation = run.q_before_rotation;
@@ -70,7 +70,7 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
         result.rotary_dim = config.rotary_dim;
         result.inverse_frequencies = RotaryEmbedding::inverseFrequencies(config);
     }
-    result.trace.weights = run.attention.layer(layer);  // H x (T, T): the maps the run kept
+    result.trace.probabilities = run.attention.layer(layer);  // H x (T, T): the maps the run kept
     result.output_dim = config.hidden_size;
     result.has_output_projection = true;
     result.parameter_count = model.weights().layers[size_t(layer)].attention.parameterCount();

@@ -21,7 +21,7 @@ public:
     // folder). TraceDetail::Full also gives the raw scores (the walkthrough's), at T x T per head.
     static Result<AttentionResult> make(const TransformerModel& model, const QString& source, const ModelRun& run,
                                         const QStringList& tokens, int layer,
-                                        TraceDetail detail = TraceDetail::Weights);
+                                        TraceDetail detail = TraceDetail::Probabilities);
 };
 
 }  // namespace attn

@@ -113,7 +113,7 @@ bool JsonReport::write(const AttentionResult& result, QIODevice& device, bool wi
     json.key("output").array({seq_len, result.output_dim});
     json.endObject();
 
-    // [head][query][key]: the text JsonWriter::matrices(trace.weights) would write, made from rows
+    // [head][query][key]: the text JsonWriter::matrices(trace.probabilities) would write, made from rows
     // that a long input recomputes a block at a time.
     json.key("attention").beginArray();
     int open_head = -1;

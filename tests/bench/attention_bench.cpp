@@ -5,7 +5,7 @@
 // PyTorch, whose scripts/bench_torch.py names its rows exactly like these).
 //
 // Each row times AttentionEngine::forward on random weights (input_dim = d_model, PyTorch's
-// initialisation) and a random input, with TraceDetail::Weights: the output and every head's
+// initialisation) and a random input, with TraceDetail::Probabilities: the output and every head's
 // (seq_len, seq_len) weights, which is what nn.MultiheadAttention returns with need_weights=True
 // and average_attn_weights=False. Freed memory is kept for reuse, as the program keeps it.
 //
@@ -156,13 +156,13 @@ void AttentionBench::forward()
 
     AttentionOptions options;
     options.causal = causal;
-    options.detail = TraceDetail::Weights;
+    options.detail = TraceDetail::Probabilities;
 
     // One untimed pass: checks the pass succeeds and warms caches and the thread pool.
     {
         const Result<AttentionTrace> trace = AttentionEngine::forward(x, *weights, options);
         QVERIFY2(trace.ok(), qPrintable(trace.error()));
-        QCOMPARE(int(trace->weights.size()), num_heads);
+        QCOMPARE(int(trace->probabilities.size()), num_heads);
         QCOMPARE(trace->output.rows(), Eigen::Index(seq_len));
     }
 
@@ -195,7 +195,7 @@ void AttentionBench::breakdown()
                 const Matrix x = randomInput(seq_len, d_model);
                 AttentionOptions options;
                 options.causal = causal;
-                options.detail = TraceDetail::Weights;
+                options.detail = TraceDetail::Probabilities;
                 AttentionTrace trace = AttentionEngine::forward(x, weights, options).value();
                 const int head_dim = trace.head_dim;
                 const float inv_scale = 1.0f / trace.scale;
@@ -230,7 +230,7 @@ void AttentionBench::breakdown()
                 std::vector<BlockBuffer> buffers(size_t(threads), BlockBuffer(streamed ? kBlock : 0, seq_len));
                 const auto blockOf = [&](int h, int first, int rows) {
                     return streamed ? buffers[size_t(omp_get_thread_num())].rows(first, rows)
-                                    : BlockRef(trace.weights[size_t(h)].middleRows(first, rows));
+                                    : BlockRef(trace.probabilities[size_t(h)].middleRows(first, rows));
                 };
                 const double scores = bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int keys) {
@@ -253,7 +253,7 @@ void AttentionBench::breakdown()
                 });
                 const double streamed_out = !streamed ? 0.0 : bestMs([&] {
                     forEachBlock([&](int h, int first, int rows, int) {
-                        copyStreaming(blockOf(h, first, rows), trace.weights[size_t(h)].middleRows(first, rows));
+                        copyStreaming(blockOf(h, first, rows), trace.probabilities[size_t(h)].middleRows(first, rows));
                     });
                 });
                 const double output = bestMs([&] { projectOutput(trace.concat, weights, trace.output); });

@@ -212,10 +212,10 @@ private slots:
         config.num_heads = 12;
         auto weights = AttentionPipeline::buildWeights(config);
         QVERIFY(weights.ok());
-        const int factor = AttentionPipeline::pictureFactorFor(8192, 8192, 12, 1024);
+        const int factor = AttentionPipeline::blockFactorFor(8192, 8192, 12, 1024);
         QVERIFY(factor > 0);
         auto result = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(words(8192, 3), config),
-                                             AttentionInput{}, weights.value(), TraceDetail::Weights, factor, 0);
+                                             AttentionInput{}, weights.value(), TraceDetail::Probabilities, factor, 0);
         QVERIFY(result.ok());
         const QString npy = m_dir.filePath("every-head.npy");
         QBENCHMARK_ONCE
@@ -247,10 +247,10 @@ private slots:
         config.num_heads = 12;
         auto weights = AttentionPipeline::buildWeights(config);
         QVERIFY(weights.ok());
-        const int factor = every_head_kept ? 0 : AttentionPipeline::pictureFactorFor(kTokens, kTokens, 12, 1024, 0);
+        const int factor = every_head_kept ? 0 : AttentionPipeline::blockFactorFor(kTokens, kTokens, 12, 1024, 0);
         QVERIFY(every_head_kept || factor > 0);
         auto result = AttentionPipeline::run(config, AttentionPipeline::inputFromSentence(words(kTokens, 5), config),
-                                             AttentionInput{}, weights.value(), TraceDetail::Weights, factor, 0);
+                                             AttentionInput{}, weights.value(), TraceDetail::Probabilities, factor, 0);
         QVERIFY(result.ok());
         QCOMPARE(result->trace.keepsEveryHead(), every_head_kept);
         const QString path = m_dir.filePath(QStringLiteral("every-head.") + suffix);
@@ -273,7 +273,7 @@ private slots:
         const QString png = m_dir.filePath("long.png");
         QBENCHMARK_ONCE
         {
-            auto result = AttentionPipeline::run(config, words(20000, 0), TraceDetail::Weights);
+            auto result = AttentionPipeline::run(config, words(20000, 0), TraceDetail::Probabilities);
             QVERIFY(result.ok());
             ExportRequest request;
             request.path = png;

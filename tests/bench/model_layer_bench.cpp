@@ -67,7 +67,7 @@ private slots:
         QVERIFY(run);
         // As the window: raw scores while they are small (T^2 H <= 2^19).
         const TraceDetail detail =
-            qint64(seq_len) * seq_len * 12 <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
+            qint64(seq_len) * seq_len * 12 <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Probabilities;
         if (forward) {
             QBENCHMARK
             {

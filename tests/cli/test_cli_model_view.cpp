@@ -4,7 +4,7 @@
 // PyTorch port of transformers); --view model-shapes draws the whole chain with its
 // parameter count; --view model without --model is one error line and no file.
 #include "core/analysis/ModelParameters.h"
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 #include "core/model/ModelConfig.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
@@ -228,7 +228,7 @@ private slots:
         QVERIFY(svg.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(svg.readAll());
         // The whole chain: its total, the blocks' count and the input's length, not one layer's diagram.
-        QVERIFY(text.contains(ShapeModel::formatCount(counts.total())));
+        QVERIFY(text.contains(ShapeData::formatCount(counts.total())));
         QVERIFY(text.contains(QStringLiteral("× L = %1 blocks").arg(config->num_layers)));
         QVERIFY(text.contains(QStringLiteral("(T) = (3)")));
         QVERIFY(text.contains(QStringLiteral("last hidden state")));

@@ -101,7 +101,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        auto result = AttentionPipeline::run(RunSettings{}, RunSettings::defaultSentence(), TraceDetail::Weights);
+        auto result = AttentionPipeline::run(RunSettings{}, RunSettings::defaultSentence(), TraceDetail::Probabilities);
         QVERIFY2(result.ok(), qPrintable(result.error()));
         m_result = std::move(result).value();
     }
@@ -177,14 +177,14 @@ private slots:
     {
         RunSettings causal;
         causal.causal = true;
-        auto twin = AttentionPipeline::run(causal, RunSettings::defaultSentence(), TraceDetail::Weights);
+        auto twin = AttentionPipeline::run(causal, RunSettings::defaultSentence(), TraceDetail::Probabilities);
         QVERIFY(twin.ok());
         const Status status = CompareExport::exportCompare(m_result, 3, twin.value(), 3, "causal",
                                                            path("compare-causal.png"), {1500, 620});
         QVERIFY2(status.ok(), qPrintable(status.error()));
         verifyPicture(path("compare-causal.png"), {1500, 620});
         // Inputs of different lengths cannot be compared cell by cell: an error, no file.
-        auto shorter = AttentionPipeline::run(RunSettings{}, "The cat", TraceDetail::Weights);
+        auto shorter = AttentionPipeline::run(RunSettings{}, "The cat", TraceDetail::Probabilities);
         QVERIFY(shorter.ok());
         const Status mismatch =
             CompareExport::exportCompare(m_result, 0, shorter.value(), 0, "", path("mismatch.png"), {600, 400});

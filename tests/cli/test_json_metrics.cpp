@@ -39,13 +39,13 @@ private slots:
     {
         RunSettings config;
         config.causal = true;
-        auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+        auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Probabilities);
         QVERIFY2(result.ok(), qPrintable(result.error()));
         const QJsonObject json = parse(JsonReport::build(*result));
 
         const QJsonArray metrics = json["head_metrics"].toArray();
         QCOMPARE(metrics.size(), 8);
-        const std::vector<HeadMetric> expected = computeHeadMetrics(result->trace.weights);
+        const std::vector<HeadMetric> expected = computeHeadMetrics(result->trace.probabilities);
         for (int h = 0; h < 8; ++h) {
             const QJsonObject m = metrics[h].toObject();
             QCOMPARE(m.keys(), (QStringList{"diagonal", "entropy", "first", "max", "previous"}));
@@ -61,7 +61,7 @@ private slots:
 
         const QJsonArray similarity = json["head_similarity"].toArray();
         QCOMPARE(similarity.size(), 8);
-        const MatrixD s = similarityMatrix(result->trace.weights);
+        const MatrixD s = similarityMatrix(result->trace.probabilities);
         for (int x = 0; x < 8; ++x) {
             const QJsonArray row = similarity[x].toArray();
             QCOMPARE(row.size(), 8);

@@ -1,7 +1,7 @@
 // What the heatmaps draw besides the computed weights (core/analysis/AttentionDisplay): hidden
 // keys with rows renormalised, heads fused, exBERT's top mass, percentiles, per-row scaling.
 #include "core/analysis/AttentionDisplay.h"
-#include "core/analysis/WeightPercentile.h"
+#include "core/analysis/ProbabilityPercentile.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/LongInput.h"
@@ -73,13 +73,13 @@ private slots:
         config.d_model = 16;
         config.num_heads = 2;
         config.causal = true;
-        auto result = AttentionPipeline::run(config, QStringLiteral("the cat sat down"), TraceDetail::Weights);
+        auto result = AttentionPipeline::run(config, QStringLiteral("the cat sat down"), TraceDetail::Probabilities);
         QVERIFY(result.ok());
         std::vector<int> empty;
         const AttentionResult shown = AttentionDisplay::withHiddenKeys(*result, {true, false, false, false}, &empty);
         QCOMPARE(empty, std::vector<int>{0});  // row 0 saw only the first token, in both heads: listed once
         QCOMPARE(shown.trace.output, result->trace.output);
-        for (const Matrix& weights : shown.trace.weights) {
+        for (const Matrix& weights : shown.trace.probabilities) {
             QCOMPARE(weights.col(0).cwiseAbs().maxCoeff(), 0.0f);
             for (int row = 1; row < 4; ++row)
                 QVERIFY(std::abs(weights.row(row).sum() - 1.0f) < 1e-6f);
@@ -204,16 +204,16 @@ private slots:
                 AttentionDisplay::withHiddenKeys(blocked, AttentionDisplay::shownHiddenKeys(hidden, 260));
             std::vector<Matrix> heads;
             for (int head = 0; head < 3; ++head)
-                heads.push_back(*AttentionDisplay::headWeights(shown, head));
+                heads.push_back(*AttentionDisplay::headProbabilities(shown, head));
             for (const MaskMatrix& mask : {MaskMatrix(), causal})
                 for (double p : {0.0, 1.0, 50.0, 99.0, 99.9, 100.0}) {
-                    const std::optional<double> found = weightPercentile(shown, mask, p);
+                    const std::optional<double> found = probabilityPercentile(shown, mask, p);
                     QVERIFY(found);
                     QCOMPARE(*found, AttentionDisplay::percentile(heads, mask, p));
                     QCOMPARE(matrixPercentile(heads[1], mask, p), AttentionDisplay::percentile({heads[1]}, mask, p));
                 }
         }
-        QVERIFY(!weightPercentile(blocked, causal, 99.0, [] { return true; }));
+        QVERIFY(!probabilityPercentile(blocked, causal, 99.0, [] { return true; }));
     }
 };
 

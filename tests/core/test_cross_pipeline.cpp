@@ -47,8 +47,8 @@ private slots:
         QCOMPARE(result->seqLen(), 3);
         QCOMPARE(result->keyLen(), 4);
         QCOMPARE(result->keyTokens()[3].text, QStringLiteral("assis"));
-        QCOMPARE(result->trace.weights[1].rows(), 3);
-        QCOMPARE(result->trace.weights[1].cols(), 4);
+        QCOMPARE(result->trace.probabilities[1].rows(), 3);
+        QCOMPARE(result->trace.probabilities[1].cols(), 4);
         QCOMPARE(result->trace.output.rows(), 3);
     }
 
@@ -64,7 +64,7 @@ private slots:
         QVERIFY(!empty->isCross());
         QCOMPARE(empty->keyLen(), 4);
         for (int head = 0; head < 2; ++head)
-            QVERIFY(self->trace.weights[size_t(head)] == empty->trace.weights[size_t(head)]);  // bit for bit
+            QVERIFY(self->trace.probabilities[size_t(head)] == empty->trace.probabilities[size_t(head)]);  // bit for bit
     }
 
     void causalNeedsSelfAttention()

@@ -57,7 +57,7 @@ private slots:
         AttentionOptions padding;
         padding.key_padding = {true};
         QVERIFY(!AttentionEngine::forward(randomMatrix(3, 8, 1), w, padding).ok());
-        QVERIFY(!AttentionEngine::checkSize(100000, 100000, 8, TraceDetail::Weights).ok());
+        QVERIFY(!AttentionEngine::checkSize(100000, 100000, 8, TraceDetail::Probabilities).ok());
         QVERIFY(AttentionEngine::checkSize(2048, 2048, 12, TraceDetail::Full).ok());
     }
 

@@ -61,8 +61,8 @@ private slots:
         const float weights1[] = {6.03366485e-06f, 9.82007865e-01f, 1.79861014e-02f};
         const float output0[] = {1.93662106f, 6.68310531f, 1.59506841f};
         for (int j = 0; j < 3; ++j) {
-            QVERIFY2(std::abs(trace.weights[0](0, j) - weights0[j]) < tolerance, qPrintable(QString::number(j)));
-            QVERIFY2(std::abs(trace.weights[0](1, j) - weights1[j]) < tolerance, qPrintable(QString::number(j)));
+            QVERIFY2(std::abs(trace.probabilities[0](0, j) - weights0[j]) < tolerance, qPrintable(QString::number(j)));
+            QVERIFY2(std::abs(trace.probabilities[0](1, j) - weights1[j]) < tolerance, qPrintable(QString::number(j)));
             QVERIFY2(std::abs(trace.output(0, j) - output0[j]) < tolerance, qPrintable(QString::number(j)));
         }
         // Raw scores of query 0 are the integers of the worked example.
@@ -97,8 +97,8 @@ private slots:
         const AttentionTrace trace =
             AttentionEngine::forward(randomMatrix(seq_len, d_model, 3), randomWeights(d_model, d_model, heads), options)
                 .value();
-        QCOMPARE(int(trace.weights.size()), heads);
-        for (const Matrix& a : trace.weights) {
+        QCOMPARE(int(trace.probabilities.size()), heads);
+        for (const Matrix& a : trace.probabilities) {
             QCOMPARE(a.rows(), Eigen::Index(seq_len));
             for (Eigen::Index i = 0; i < a.rows(); ++i) {
                 // float32 sum of up to 130 terms: a few ulps of 1.
@@ -112,11 +112,11 @@ private slots:
     {
         AttentionOptions options;
         options.causal = true;
-        for (TraceDetail detail : {TraceDetail::Weights, TraceDetail::Full}) {
+        for (TraceDetail detail : {TraceDetail::Probabilities, TraceDetail::Full}) {
             options.detail = detail;
             const AttentionTrace trace =
                 AttentionEngine::forward(randomMatrix(150, 16, 5), randomWeights(16, 16, 2), options).value();
-            for (const Matrix& a : trace.weights)
+            for (const Matrix& a : trace.probabilities)
                 for (Eigen::Index i = 0; i < a.rows(); ++i)
                     for (Eigen::Index j = i + 1; j < a.cols(); ++j)
                         QCOMPARE(a(i, j), 0.0f);
@@ -131,7 +131,7 @@ private slots:
         options.causal = true;
         const AttentionTrace trace =
             AttentionEngine::forward(randomMatrix(5, 8, 2), randomWeights(8, 8, 2), options).value();
-        for (const Matrix& a : trace.weights)
+        for (const Matrix& a : trace.probabilities)
             QCOMPARE(a(0, 0), 1.0f);
     }
 
@@ -155,19 +155,19 @@ private slots:
         const AttentionWeights w = randomWeights(d_in, d_model, heads, 7);
         AttentionOptions options;
         options.causal = causal;
-        options.detail = TraceDetail::Weights;
+        options.detail = TraceDetail::Probabilities;
         const AttentionTrace trace = AttentionEngine::forward(x, w, options).value();
         QCOMPARE(trace.output.cols(), Eigen::Index(d_model));
         for (int h = 0; h < heads; ++h) {
             const MatrixD expected = referenceHeadWeights(x, w, h, std::sqrt(double(w.headDim())), causal);
             // float32 engine against a float64 loop: scores are O(1), so 1e-5 absolute.
-            QVERIFY2((trace.weights[size_t(h)].cast<double>() - expected).cwiseAbs().maxCoeff() < 1e-5,
+            QVERIFY2((trace.probabilities[size_t(h)].cast<double>() - expected).cwiseAbs().maxCoeff() < 1e-5,
                      qPrintable(QString::number(h)));
         }
         // Heads' outputs, concatenation and Wo, against a plain recomputation from the weights.
         Matrix concat(seq_len, d_model);
         for (int h = 0; h < heads; ++h)
-            concat.middleCols(h * w.headDim(), w.headDim()) = trace.weights[size_t(h)] * trace.vHead(h);
+            concat.middleCols(h * w.headDim(), w.headDim()) = trace.probabilities[size_t(h)] * trace.vHead(h);
         QVERIFY((concat - trace.concat).cwiseAbs().maxCoeff() < 1e-5f);
         const Matrix output = (concat * w.out_proj).rowwise() + w.out_bias;
         QVERIFY((output - trace.output).cwiseAbs().maxCoeff() < 1e-5f);
@@ -176,7 +176,7 @@ private slots:
         options.detail = TraceDetail::Full;
         const AttentionTrace full = AttentionEngine::forward(x, w, options).value();
         for (int h = 0; h < heads; ++h)
-            QCOMPARE(full.weights[size_t(h)], trace.weights[size_t(h)]);
+            QCOMPARE(full.probabilities[size_t(h)], trace.probabilities[size_t(h)]);
         QCOMPARE(full.output, trace.output);
     }
 
@@ -193,8 +193,8 @@ private slots:
         for (int h = 0; h < 4; ++h)
             for (int i = 0; i < 6; ++i)
                 for (int j = 0; j < 6; ++j)
-                    QVERIFY(std::abs(b.weights[size_t(h)](i, j) -
-                                     a.weights[size_t(h)](order[size_t(i)], order[size_t(j)])) < 1e-6f);
+                    QVERIFY(std::abs(b.probabilities[size_t(h)](i, j) -
+                                     a.probabilities[size_t(h)](order[size_t(i)], order[size_t(j)])) < 1e-6f);
         for (int i = 0; i < 6; ++i)
             QVERIFY((b.output.row(i) - a.output.row(order[size_t(i)])).cwiseAbs().maxCoeff() < 1e-5f);
     }
@@ -253,9 +253,9 @@ private slots:
         Matrix x = randomMatrix(8, 8, 6) * 1e4f;
         const AttentionTrace trace =
             AttentionEngine::forward(x, AttentionWeights::identity(8, 8, 1).value(), unscaled()).value();
-        QVERIFY(trace.weights[0].allFinite());
+        QVERIFY(trace.probabilities[0].allFinite());
         for (Eigen::Index i = 0; i < 8; ++i)
-            QVERIFY(std::abs(trace.weights[0].row(i).sum() - 1.0f) < 1e-5f);
+            QVERIFY(std::abs(trace.probabilities[0].row(i).sum() - 1.0f) < 1e-5f);
     }
 
     void crossAttentionAndKeyPadding()
@@ -266,9 +266,9 @@ private slots:
         options.key_padding = {false, true, false, false, true};
         const AttentionTrace trace =
             AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
-        QCOMPARE(trace.weights[0].rows(), Eigen::Index(3));
-        QCOMPARE(trace.weights[0].cols(), Eigen::Index(5));
-        for (const Matrix& a : trace.weights) {
+        QCOMPARE(trace.probabilities[0].rows(), Eigen::Index(3));
+        QCOMPARE(trace.probabilities[0].cols(), Eigen::Index(5));
+        for (const Matrix& a : trace.probabilities) {
             for (Eigen::Index i = 0; i < 3; ++i) {
                 QCOMPARE(a(i, 1), 0.0f);
                 QCOMPARE(a(i, 4), 0.0f);
@@ -280,7 +280,7 @@ private slots:
         options.key_padding = {true, true, true, true, true};
         const AttentionTrace none =
             AttentionEngine::forward(queries, keys, keys, randomWeights(8, 8, 2), options).value();
-        QVERIFY(none.weights[0].isZero(0));
+        QVERIFY(none.probabilities[0].isZero(0));
         QVERIFY(none.output.allFinite());
     }
 
@@ -288,7 +288,7 @@ private slots:
     {
         const AttentionTrace trace = AttentionEngine::forward(Matrix(0, 8), randomWeights(8, 8, 2)).value();
         QCOMPARE(trace.queryLength(), 0);
-        QCOMPARE(trace.weights.size(), size_t(2));
+        QCOMPARE(trace.probabilities.size(), size_t(2));
         QCOMPARE(trace.output.rows(), Eigen::Index(0));
         RunSettings config;
         config.d_model = 8;

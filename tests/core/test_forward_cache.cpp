@@ -530,7 +530,7 @@ void TestForwardCache::engineRotatesNewKeysFromTheCachedLength()
     QVERIFY(weights);
     AttentionOptions options;
     options.causal = true;
-    options.detail = TraceDetail::Weights;
+    options.detail = TraceDetail::Probabilities;
     options.rotate_positions = rotateToy;
     const Matrix x = randomRows(9, 16, 5);  // (T, input_dim)
     auto whole = AttentionEngine::forward(x, *weights, options);
@@ -547,7 +547,7 @@ void TestForwardCache::engineRotatesNewKeysFromTheCachedLength()
     QVERIFY(relativeDifference(cache.v, whole->v) <= kTolerance);
     QVERIFY(relativeDifference(tail->output, whole->output.bottomRows(3)) <= kTolerance);
     for (int h = 0; h < 4; ++h)
-        QVERIFY(relativeDifference(tail->weights[size_t(h)], whole->weights[size_t(h)].bottomRows(3)) <= kTolerance);
+        QVERIFY(relativeDifference(tail->probabilities[size_t(h)], whole->probabilities[size_t(h)].bottomRows(3)) <= kTolerance);
     QVERIFY(tail->isMasked(0, 7) && !tail->isMasked(0, 6));  // new query 0 is position 6
 }
 

@@ -52,7 +52,7 @@ private slots:
         // far below the 1e-2 that a wrong key/value head or a missing bias moves them.
         const double tolerance = 1e-5;
         for (int h = 0; h < heads; ++h) {
-            const double error = maxDifference(trace.weights[size_t(h)], expected.weights[size_t(h)]);
+            const double error = maxDifference(trace.probabilities[size_t(h)], expected.weights[size_t(h)]);
             QVERIFY2(error < tolerance, qPrintable(QStringLiteral("head %1: %2").arg(h).arg(error)));
             // The trace's per-head views are the key/value head the head attended with.
             QCOMPARE(Matrix(trace.kHead(h)), Matrix(trace.k.middleCols(h / (heads / kv_heads) * d_k, d_k)));
@@ -87,7 +87,7 @@ private slots:
         for (const AttentionWeights* w : {&parts, &fused}) {
             const AttentionTrace b = AttentionEngine::forward(x, *w).value();
             QCOMPARE(b.num_kv_heads, 4);
-            QCOMPARE(b.weights, a.weights);
+            QCOMPARE(b.probabilities, a.probabilities);
             QCOMPARE(b.output, a.output);
         }
     }

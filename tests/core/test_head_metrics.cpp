@@ -195,9 +195,9 @@ private slots:
     void similarityOfRealHeads()
     {
         RunSettings config;
-        auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+        auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Probabilities);
         QVERIFY2(result.ok(), qPrintable(result.error()));
-        const MatrixD s = similarityMatrix(result->trace.weights);
+        const MatrixD s = similarityMatrix(result->trace.probabilities);
         QCOMPARE(s.rows(), 8);
         QCOMPARE(s.cols(), 8);
         for (int x = 0; x < 8; ++x) {
@@ -208,14 +208,14 @@ private slots:
                 QVERIFY(s(x, y) <= std::numbers::ln2);
                 if (x != y)
                     QVERIFY(s(x, y) > 0.0);  // random heads are not identical
-                QCOMPARE(s(x, y), jensenShannon(result->trace.weights[size_t(x)], result->trace.weights[size_t(y)]));
+                QCOMPARE(s(x, y), jensenShannon(result->trace.probabilities[size_t(x)], result->trace.probabilities[size_t(y)]));
             }
         }
         // The causal version of the same heads as well (zeros above the diagonal).
         config.causal = true;
-        auto causal = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+        auto causal = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Probabilities);
         QVERIFY(causal.ok());
-        const MatrixD c = similarityMatrix(causal->trace.weights);
+        const MatrixD c = similarityMatrix(causal->trace.probabilities);
         QVERIFY((c - c.transpose()).cwiseAbs().maxCoeff() == 0.0);
         QVERIFY(c.maxCoeff() <= std::numbers::ln2);
         QVERIFY(c.diagonal().cwiseAbs().maxCoeff() == 0.0);
@@ -261,7 +261,7 @@ private slots:
     }
 
     // A long input's tables, its heads recomputed a block of rows at a time, against the metrics and
-    // similarity of its heads' whole matrices (AttentionDisplay::headWeights, as the compare view
+    // similarity of its heads' whole matrices (AttentionDisplay::headProbabilities, as the compare view
     // computed them before): bit for bit when every row is compared; within a budget, the mean
     // over the chosen blocks' rows. Against the ordinary pass keeping every head, whose weights
     // may differ in the last bit (a row's softmax sums depend on its alignment): to rounding.
@@ -294,7 +294,7 @@ private slots:
 
         std::vector<Matrix> heads;  // as the views show them: (300, 300) each
         for (int head = 0; head < 4; ++head)
-            heads.push_back(*AttentionDisplay::headWeights(shown_blocked, head));
+            heads.push_back(*AttentionDisplay::headProbabilities(shown_blocked, head));
         HeadTables expected;
         expected.metrics = computeHeadMetrics(heads);
         expected.divergence = similarityMatrix(heads);
@@ -342,13 +342,13 @@ private slots:
         QString sentence;
         for (int i = 0; i < 256; ++i)
             sentence += QStringLiteral("w%1 ").arg(i);
-        auto result = AttentionPipeline::run(config, sentence, TraceDetail::Weights);
+        auto result = AttentionPipeline::run(config, sentence, TraceDetail::Probabilities);
         QVERIFY(result.ok());
         QCOMPARE(result->seqLen(), 256);
         MatrixD s;
         QBENCHMARK
         {
-            s = similarityMatrix(result->trace.weights);
+            s = similarityMatrix(result->trace.probabilities);
         }
         QCOMPARE(s.rows(), 12);
     }

@@ -36,15 +36,15 @@ private slots:
     {
         MemoryRequest request = bertSized(8192);
         const MemoryEstimate estimate = MemoryPlan::estimate(request);
-        QCOMPARE(estimate.weights, std::int64_t(4) * 12 * 8192 * 8192);  // 3 GiB
+        QCOMPARE(estimate.probabilities, std::int64_t(4) * 12 * 8192 * 8192);  // 3 GiB
         QCOMPARE(estimate.scores, std::int64_t(0));
-        QCOMPARE(estimate.pictures, std::int64_t(0));
+        QCOMPARE(estimate.view_copies, std::int64_t(0));
         QCOMPARE(estimate.json, std::int64_t(0));
         // X and its positional part, Q, concat, a temporary, the output, K, V, the parameters.
         QCOMPARE(estimate.vectors,
                  std::int64_t(4) * (2 * 8192 * 768 + 3 * 8192 * 768 + 8192 * 768 + 2 * 8192 * 768 + 4 * 768 * 768));
         request.detail = TraceDetail::Full;
-        QCOMPARE(MemoryPlan::estimate(request).scores, estimate.weights);
+        QCOMPARE(MemoryPlan::estimate(request).scores, estimate.probabilities);
     }
 
     void crossAttentionUsesBothLengths()
@@ -52,24 +52,24 @@ private slots:
         MemoryRequest request = bertSized(100);
         request.self_attention = false;
         request.key_len = 3000;
-        QCOMPARE(MemoryPlan::estimate(request).weights, std::int64_t(4) * 12 * 100 * 3000);
+        QCOMPARE(MemoryPlan::estimate(request).probabilities, std::int64_t(4) * 12 * 100 * 3000);
     }
 
     void picturesCostPerCellUpToTheReducedSize()
     {
         MemoryRequest request = bertSized(1000);
-        request.pictures = 12;
+        request.view_copies = 12;
         request.masked = true;
         const std::int64_t cells = 1000 * 1000;  // the views' mask and its copy: two bytes per cell
-        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
-        request.picture_cells = 500 * 500;  // each picture reduced to at most this many cells
-        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * 500 * 500 + 2 * cells);
-        request.picture_cells = 2000 * 2000;  // a limit above the matrix changes nothing
-        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
+        QCOMPARE(MemoryPlan::estimate(request).view_copies, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
+        request.view_cells = 500 * 500;  // each picture reduced to at most this many cells
+        QCOMPARE(MemoryPlan::estimate(request).view_copies, MemoryPlan::kPictureBytesPerCell * 12 * 500 * 500 + 2 * cells);
+        request.view_cells = 2000 * 2000;  // a limit above the matrix changes nothing
+        QCOMPARE(MemoryPlan::estimate(request).view_copies, MemoryPlan::kPictureBytesPerCell * 12 * cells + 2 * cells);
         request.masked = false;  // nothing masked: no mask is made
-        QCOMPARE(MemoryPlan::estimate(request).pictures, MemoryPlan::kPictureBytesPerCell * 12 * cells);
-        request.pictures = 0;
-        QCOMPARE(MemoryPlan::estimate(request).pictures, std::int64_t(0));
+        QCOMPARE(MemoryPlan::estimate(request).view_copies, MemoryPlan::kPictureBytesPerCell * 12 * cells);
+        request.view_copies = 0;
+        QCOMPARE(MemoryPlan::estimate(request).view_copies, std::int64_t(0));
     }
 
     // The JSON is written as it is made: two chunks of text, a row, and a block of 64 query rows of
@@ -124,18 +124,18 @@ private slots:
     void theMostHeadsThatFitKeepTheHeadWidth()
     {
         MemoryRequest request = bertSized(8192);
-        request.pictures = 12;  // a grid: one picture per head
-        request.picture_cells = 1000 * 1000;
+        request.view_copies = 12;  // a grid: one picture per head
+        request.view_cells = 1000 * 1000;
         const int heads = MemoryPlan::mostHeadsThatFit(request, 2 * kGiB);
         QVERIFY(heads >= 1 && heads < 12);
         MemoryRequest fewer = request;
         fewer.num_heads = heads;
         fewer.d_model = 64 * heads;
-        fewer.pictures = heads;
+        fewer.view_copies = heads;
         QVERIFY(MemoryPlan::estimate(fewer).total() <= 2 * kGiB);
         fewer.num_heads = heads + 1;
         fewer.d_model = 64 * (heads + 1);
-        fewer.pictures = heads + 1;
+        fewer.view_copies = heads + 1;
         QVERIFY(MemoryPlan::estimate(fewer).total() > 2 * kGiB);
     }
 
@@ -150,10 +150,10 @@ private slots:
         request.input_dim = 8;
         request.output_dim = 8;
         request.parameters = 4 * 8 * 8;
-        request.pictures = 1;
-        request.picture_cells = 1024 * 1024;  // drawn reduced
+        request.view_copies = 1;
+        request.view_cells = 1024 * 1024;  // drawn reduced
         QVERIFY(MemoryPlan::check(request, 2 * kGiB).ok());
-        request.picture_cells = 0;  // every cell drawn: 13 GB of pictures
+        request.view_cells = 0;  // every cell drawn: 13 GB of pictures
         QVERIFY(!MemoryPlan::check(request, 2 * kGiB).ok());
     }
 
@@ -161,19 +161,19 @@ private slots:
     {
         // The window at T = 8,192, d_model 768, 12 heads: the grid's 12 pictures and the head
         // view's, each reduced to 1,024 x 1,024 (blocks of 8 x 8).
-        QCOMPARE(AttentionPipeline::pictureFactorFor(8192, 8192, 12, 1024), 8);
+        QCOMPARE(AttentionPipeline::blockFactorFor(8192, 8192, 12, 1024), 8);
         MemoryRequest request = bertSized(8192);
-        request.pictures = 13;
-        request.picture_cells = 1024 * 1024;
+        request.view_copies = 13;
+        request.view_cells = 1024 * 1024;
         const MemoryEstimate every_head = MemoryPlan::estimate(request);
-        request.picture_factor = 8;
+        request.block_factor = 8;
         request.kept_heads = 2;  // the kept head and the one recomputed last
         const MemoryEstimate long_route = MemoryPlan::estimate(request);
         const std::int64_t cells = std::int64_t(8192) * 8192;
-        QCOMPARE(every_head.weights, 4 * 12 * cells);
-        QCOMPARE(long_route.weights, 4 * 2 * cells);
+        QCOMPARE(every_head.probabilities, 4 * 12 * cells);
+        QCOMPARE(long_route.probabilities, 4 * 2 * cells);
         // The engine's max, mean and flag of every block of every head, and each head's row maxima.
-        QCOMPARE(long_route.pictures - every_head.pictures, std::int64_t(12) * (9 * 1024 * 1024 + 4 * 8192));
+        QCOMPARE(long_route.view_copies - every_head.view_copies, std::int64_t(12) * (9 * 1024 * 1024 + 4 * 8192));
         QCOMPARE(long_route.vectors, every_head.vectors);
         QVERIFY(every_head.total() > 3 * kGiB);
         QVERIFY(long_route.total() < 2 * kGiB);  // the goal for the window's resident memory
@@ -181,20 +181,20 @@ private slots:
         // One head never keeps more than itself.
         request.num_heads = 1;
         request.d_model = 64;
-        request.pictures = 2;
-        QCOMPARE(MemoryPlan::estimate(request).weights, 4 * cells);
+        request.view_copies = 2;
+        QCOMPARE(MemoryPlan::estimate(request).probabilities, 4 * cells);
     }
 
     void theLongRouteIsForInputsWhoseHeadsDoNotFit()
     {
         // Up to a picture's side nothing is reduced: every head kept, as always.
-        QCOMPARE(AttentionPipeline::pictureFactorFor(1024, 1024, 64, 1024), 0);
-        QCOMPARE(AttentionPipeline::pictureFactorFor(100, 30000, 1, 1024), 0);  // reduced, but 12 MB: kept
+        QCOMPARE(AttentionPipeline::blockFactorFor(1024, 1024, 64, 1024), 0);
+        QCOMPARE(AttentionPipeline::blockFactorFor(100, 30000, 1, 1024), 0);  // reduced, but 12 MB: kept
         // Reduced, but every head's weights are small enough to keep (12 x 2,048^2: 192 MB).
-        QCOMPARE(AttentionPipeline::pictureFactorFor(2048, 2048, 12, 1024), 0);
-        QCOMPARE(AttentionPipeline::pictureFactorFor(4096, 4096, 12, 1024), 4);       // 768 MB
-        QCOMPARE(AttentionPipeline::pictureFactorFor(20000, 20000, 1, 1024), 20);     // 1.5 GB
-        QCOMPARE(AttentionPipeline::pictureFactorFor(8192, 8192, 12, 0), 0);          // nothing drawn
+        QCOMPARE(AttentionPipeline::blockFactorFor(2048, 2048, 12, 1024), 0);
+        QCOMPARE(AttentionPipeline::blockFactorFor(4096, 4096, 12, 1024), 4);       // 768 MB
+        QCOMPARE(AttentionPipeline::blockFactorFor(20000, 20000, 1, 1024), 20);     // 1.5 GB
+        QCOMPARE(AttentionPipeline::blockFactorFor(8192, 8192, 12, 0), 0);          // nothing drawn
     }
 
     void sizes_data()

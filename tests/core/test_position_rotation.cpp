@@ -55,14 +55,14 @@ private slots:
         QCOMPARE(rotated.k, Matrix(-plain.k));  // the trace shows the keys the scores were made from
         for (int h = 0; h < 4; ++h) {
             QCOMPARE(rotated.scores[size_t(h)], Matrix(-plain.scores[size_t(h)]));  // negation is exact
-            QVERIFY(rotated.weights[size_t(h)] != plain.weights[size_t(h)]);
+            QVERIFY(rotated.probabilities[size_t(h)] != plain.probabilities[size_t(h)]);
         }
         // It is the pass of the negated key projection, to the bit (negation commutes with rounding).
         GroupedParts negated = parts;
         negated.wk = -parts.wk;
         negated.bk = -parts.bk;
         const AttentionTrace expected = AttentionEngine::forward(x, negated.weights()).value();
-        QCOMPARE(rotated.weights, expected.weights);
+        QCOMPARE(rotated.probabilities, expected.probabilities);
         QCOMPARE(rotated.output, expected.output);
 
         // Scaling the queries by 2 doubles the raw scores; the scale stays the engine's own.

@@ -7,8 +7,8 @@
 // (RotaryEmbedding::inverseFrequencies, checked against transformers in test_rotary_embedding; with
 // the default scaling, 1 / rope_theta^(2i/R) here); tolerance 1e-5 relative to the largest entry (the engine turns float32 values by
 // float32 cosines and sines).
-#include "core/analysis/ShapeModel.h"
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/ShapeData.h"
+#include "core/analysis/WalkthroughData.h"
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/ModelLayerResult.h"
 
@@ -50,7 +50,7 @@ AttentionResult layerResult(const TransformerModel& model, int selected, int lay
     return std::move(result).value();
 }
 
-const ShapeStep& at(const ShapeModel& model, Id id)
+const ShapeStep& at(const ShapeData& model, Id id)
 {
     const ShapeStep* step = model.step(id);
     if (!step)
@@ -75,7 +75,7 @@ private slots:
         config.rotary_dim = 64;
         config.has_input_bias = config.has_output_bias = false;
         config.masked = config.causal = true;
-        const ShapeModel model(config);
+        const ShapeData model(config);
         QCOMPARE(at(model, Id::Wq).shapeText(), QStringLiteral("(576, 576)"));
         QCOMPARE(at(model, Id::Wk).shapeText(), QStringLiteral("(576, 192)"));
         QCOMPARE(at(model, Id::Wv).shapeNames(), QStringLiteral("(d_in, d_kv)"));
@@ -106,7 +106,7 @@ private slots:
         config.input_dim = config.d_model = config.output_dim = 512;
         config.num_heads = 8;
         config.rotary_dim = 16;  // Pythia: rotary_pct 0.25 of 64
-        const ShapeModel model(config);
+        const ShapeData model(config);
         QVERIFY(at(model, Id::QRotated).formula.contains(QStringLiteral("first R = 16 of d_k = 64")));
         QVERIFY(!model.step(Id::KRepeated));
         QCOMPARE(at(model, Id::KRotated).shapeText(), QStringLiteral("(1, 8, 8, 64)"));
@@ -120,7 +120,7 @@ private slots:
         QCOMPARE(grouped.kvHeads(), std::int64_t(2));
         QCOMPARE(grouped.rotary_dim, std::int64_t(8));
         QVERIFY(!grouped.has_input_bias && !grouped.has_output_bias);
-        QCOMPARE(ShapeModel(grouped).totalParameters(), llama->weights().layers[1].attention.parameterCount());
+        QCOMPARE(ShapeData(grouped).totalParameters(), llama->weights().layers[1].attention.parameterCount());
 
         const auto qwen = loadFixture("qwen2-tiny");  // q, k, v biases, o_proj without
         const ShapeConfig biased = ShapeConfig::fromResult(layerResult(*qwen, 1, 1), 1);
@@ -132,7 +132,7 @@ private slots:
         const ShapeConfig windowed = ShapeConfig::fromResult(layerResult(*mistral, 0, 0), 1);
         QCOMPARE(windowed.sliding_window, std::int64_t(4));
         QVERIFY(windowed.windowed());
-        QCOMPARE(at(ShapeModel(windowed), Id::Masked).formula,
+        QCOMPARE(at(ShapeData(windowed), Id::Masked).formula,
                  QStringLiteral("S[i, j] = −∞ for j > i or j ≤ i − W (causal, sliding window W = 4)"));
     }
 
@@ -159,7 +159,7 @@ private slots:
         const auto model = loadFixture(qPrintable(fixture));
         const ModelConfig& c = model->config();
         const AttentionResult result = layerResult(*model, selected, layer);
-        const WalkthroughModel walk = WalkthroughModel::build(result, head, query);
+        const WalkthroughData walk = WalkthroughData::build(result, head, query);
         const WalkthroughStep& step = walk.rotation;
         QCOMPARE(step.label, QStringLiteral("2b"));
         QVERIFY2(step.unavailable.isEmpty(), qPrintable(step.unavailable));
@@ -207,7 +207,7 @@ private slots:
     void walkthroughMaskOfTheSlidingWindow()
     {
         const auto mistral = loadFixture("mistral-tiny");
-        const WalkthroughModel walk = WalkthroughModel::build(layerResult(*mistral, 0, 0), 1, 7);
+        const WalkthroughData walk = WalkthroughData::build(layerResult(*mistral, 0, 0), 1, 7);
         QVERIFY(walk.step(5).formula.contains(QStringLiteral("sliding window 4")));
         const Matrix& masked = walk.step(5).tables[0].values;  // (T, T)
         for (int key = 0; key < int(kIds.size()); ++key)
@@ -219,7 +219,7 @@ private slots:
         QVERIFY(run);
         auto result = ModelLayerResult::make(*gpt2, QStringLiteral("gpt2"), *run, {"a", "b", "c"}, 0);
         QVERIFY(result);
-        QVERIFY(WalkthroughModel::build(*result, 0, 1).rotation.tables.empty());
+        QVERIFY(WalkthroughData::build(*result, 0, 1).rotation.tables.empty());
     }
 };
 

@@ -33,7 +33,7 @@ private slots:
         QVERIFY(full);
 
         for (int h = 0; h < 3; ++h) {
-            const Matrix& w = trace->weights[size_t(h)];  // (T, T)
+            const Matrix& w = trace->probabilities[size_t(h)];  // (T, T)
             for (int i = 0; i < kTokens; ++i) {
                 const int first = std::max(0, i - kWindow + 1);
                 for (int j = 0; j < kTokens; ++j) {
@@ -43,7 +43,7 @@ private slots:
                 }
                 QVERIFY(std::abs(w.row(i).sum() - 1.0f) < 1e-5f);
                 // The visible weights are the full causal row's, renormalised over the window.
-                const auto full_row = full->weights[size_t(h)].row(i).segment(first, i - first + 1);
+                const auto full_row = full->probabilities[size_t(h)].row(i).segment(first, i - first + 1);
                 const RowVector expected = full_row / full_row.sum();
                 QVERIFY((w.row(i).segment(first, i - first + 1) - expected).cwiseAbs().maxCoeff() < 1e-5f);
             }

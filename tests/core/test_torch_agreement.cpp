@@ -354,7 +354,7 @@ void TestTorchAgreement::matchesPyTorch()
     const Result<AttentionTrace> trace =
         AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), w, f->options());
     QVERIFY2(trace.ok(), qPrintable(trace.error()));
-    QCOMPARE(int(trace->weights.size()), f->num_heads);
+    QCOMPARE(int(trace->probabilities.size()), f->num_heads);
     QCOMPARE(trace->keyLength(), int(f->keyLength()));
     QCOMPARE(trace->output.rows(), f->output.rows());
     QCOMPARE(trace->output.cols(), f->output.cols());
@@ -362,7 +362,7 @@ void TestTorchAgreement::matchesPyTorch()
     Deviation attention;
     Deviation output;
     for (int h = 0; h < f->num_heads; ++h)
-        accumulate(attention, trace->weights[size_t(h)], f->attention[size_t(h)], QStringLiteral("head %1").arg(h));
+        accumulate(attention, trace->probabilities[size_t(h)], f->attention[size_t(h)], QStringLiteral("head %1").arg(h));
     accumulate(output, trace->output, f->output, QStringLiteral("output"));
     qInfo("max |engine - torch|: attention %.3g, output %.3g", attention.max_error, output.max_error);
     QVERIFY2(attention.max_error <= kTolerance, qPrintable(attention.where));
@@ -385,7 +385,7 @@ void TestTorchAgreement::rowsSumToOne()
         const Result<AttentionTrace> trace =
             AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, options);
         QVERIFY2(trace.ok(), qPrintable(trace.error()));
-        for (const Matrix& a : trace->weights) {
+        for (const Matrix& a : trace->probabilities) {
             QVERIFY(a.minCoeff() >= 0.0f);
             const double worst = (a.cast<double>().rowwise().sum().array() - 1.0).abs().maxCoeff();
             QVERIFY2(worst <= kRowSumTolerance,
@@ -409,7 +409,7 @@ void TestTorchAgreement::causalUpperTriangleIsExactlyZero()
     const Result<AttentionTrace> trace =
         AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, options);
     QVERIFY2(trace.ok(), qPrintable(trace.error()));
-    for (const Matrix& a : trace->weights)
+    for (const Matrix& a : trace->probabilities)
         for (Eigen::Index i = 0; i < a.rows(); ++i)
             for (Eigen::Index j = i + 1; j < a.cols(); ++j)
                 QVERIFY2(a(i, j) == 0.0f, qPrintable(QStringLiteral("[%1][%2] = %3").arg(i).arg(j).arg(a(i, j))));
@@ -429,7 +429,7 @@ void TestTorchAgreement::paddedKeysAndEmptyRowsAreExactlyZero()
     const Result<AttentionTrace> trace =
         AttentionEngine::forward(f->input, f->keyInput(), f->keyInput(), loaded->weights, f->options());
     QVERIFY2(trace.ok(), qPrintable(trace.error()));
-    for (const Matrix& a : trace->weights) {
+    for (const Matrix& a : trace->probabilities) {
         for (Eigen::Index j = 0; j < a.cols(); ++j)
             if (f->key_padding[size_t(j)])
                 for (Eigen::Index i = 0; i < a.rows(); ++i)

@@ -65,7 +65,7 @@ private slots:
         // Query 0 scores the keys [2, 4, 4]: softmax = [e^2, e^4, e^4] / (e^2 + 2 e^4).
         // Reference values from numpy in float64 (resources/examples/make_toy_input.py's docstring);
         // 1e-6 allows float32 rounding of the exponentials.
-        const Matrix& a = trace->weights[0];
+        const Matrix& a = trace->probabilities[0];
         const float row0[3] = {0.06337894f, 0.46831053f, 0.46831053f};
         const float row1[3] = {6.03366485e-06f, 9.82007865e-01f, 1.79861014e-02f};
         const float out0[3] = {1.93662106f, 6.68310531f, 1.59506841f};
@@ -98,7 +98,7 @@ private slots:
         for (int h = 0; h < 2; ++h)
             for (int q = 0; q < 5; ++q)
                 for (int k = 0; k < 5; ++k)
-                    QVERIFY(std::abs(trace->weights[size_t(h)](q, k) - attention(h, q * 5 + k)) < 1e-5f);
+                    QVERIFY(std::abs(trace->probabilities[size_t(h)](q, k) - attention(h, q * 5 + k)) < 1e-5f);
     }
 
     void torchSeparateProjectionsMatchTorch()
@@ -125,7 +125,7 @@ private slots:
         for (int h = 0; h < 4; ++h)
             for (int q = 0; q < 4; ++q)
                 for (int k = 0; k < 4; ++k)
-                    QVERIFY(std::abs(trace->weights[size_t(h)](q, k) - attention(h, q * 4 + k)) < 1e-5f);
+                    QVERIFY(std::abs(trace->probabilities[size_t(h)](q, k) - attention(h, q * 4 + k)) < 1e-5f);
     }
 
     // --- which paths are weight files ---

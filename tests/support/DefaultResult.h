@@ -15,7 +15,7 @@ inline std::shared_ptr<const AttentionResult> defaultResult(bool causal = false)
 {
     RunSettings config;
     config.causal = causal;
-    auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Weights);
+    auto result = AttentionPipeline::run(config, RunSettings::defaultSentence(), TraceDetail::Probabilities);
     if (!result)
         qFatal("%s", qPrintable(result.error()));
     return std::make_shared<const AttentionResult>(std::move(result).value());

@@ -28,7 +28,7 @@ inline std::shared_ptr<const AttentionResult> longResult()
     config.d_model = 8;
     config.num_heads = 2;
     config.causal = true;  // masked cells too
-    auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
+    auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Probabilities);
     return computed ? std::make_shared<const AttentionResult>(std::move(computed).value()) : nullptr;
 }
 

@@ -1,7 +1,7 @@
 // The compare view's pieces: the difference cell by cell, side B under other settings, the
 // head metrics model and table, and the signals that pick heads.
 #include "core/analysis/AttentionDisplay.h"
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 #include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
@@ -15,7 +15,7 @@
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
-#include "ui/views/compare/HeadMetricsModel.h"
+#include "ui/views/compare/HeadMetricsItemModel.h"
 #include "ui/views/compare/HeadMetricsTable.h"
 #include "ui/views/compare/HeadSimilarityView.h"
 
@@ -70,14 +70,14 @@ class TestCompare : public QObject {
     Q_OBJECT
 
 private slots:
-    // ---- CompareModel ----------------------------------------------------------------------
+    // ---- CompareData ----------------------------------------------------------------------
 
     void differenceCellByCell()
     {
         Matrix a(2, 3), b(2, 3);
         a << 0.5f, 0.25f, 0.25f, 0.0f, 1.0f, 0.0f;
         b << 0.1f, 0.2f, 0.7f, 0.6f, 0.3f, 0.1f;
-        auto comparison = CompareModel::compare(a, b);
+        auto comparison = CompareData::compare(a, b);
         QVERIFY(comparison.ok());
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 3; ++j) {
@@ -93,9 +93,9 @@ private slots:
     void differenceOfRealHeads()
     {
         const auto result = defaultResult();
-        const Matrix& a = result->trace.weights[2];
-        const Matrix& b = result->trace.weights[5];
-        auto comparison = CompareModel::compare(a, b);
+        const Matrix& a = result->trace.probabilities[2];
+        const Matrix& b = result->trace.probabilities[5];
+        auto comparison = CompareData::compare(a, b);
         QVERIFY(comparison.ok());
         for (int i = 0; i < a.rows(); ++i)
             for (int j = 0; j < a.cols(); ++j)
@@ -104,7 +104,7 @@ private slots:
         QCOMPARE(comparison->difference_limit, (a - b).cwiseAbs().maxCoeff());
         QVERIFY(comparison->divergence > 0.0 && comparison->divergence <= std::numbers::ln2);
         // The same head twice: a zero difference on a non-empty range, divergence exactly 0.
-        auto same = CompareModel::compare(a, a);
+        auto same = CompareData::compare(a, a);
         QVERIFY(same.ok());
         QVERIFY(same->difference.isZero(0.0f));
         QCOMPARE(same->difference_limit, 1.0f);
@@ -113,19 +113,19 @@ private slots:
 
     void differentShapesAreRefused()
     {
-        auto comparison = CompareModel::compare(Matrix::Identity(3, 3), Matrix::Identity(4, 4));
+        auto comparison = CompareData::compare(Matrix::Identity(3, 3), Matrix::Identity(4, 4));
         QVERIFY(!comparison.ok());
         QVERIFY2(comparison.error().contains("3 x 3") && comparison.error().contains("4 x 4"),
                  qPrintable(comparison.error()));
     }
 
-    void headWeightsChecksTheHead()
+    void headProbabilitiesChecksTheHead()
     {
         const auto result = defaultResult();
-        QVERIFY(CompareModel::headWeights(*result, 7).ok());
-        QCOMPARE(CompareModel::headWeights(*result, 7).value(), result->trace.weights[7]);
+        QVERIFY(CompareData::headProbabilities(*result, 7).ok());
+        QCOMPARE(CompareData::headProbabilities(*result, 7).value(), result->trace.probabilities[7]);
         for (int bad : {-1, 8}) {
-            auto weights = CompareModel::headWeights(*result, bad);
+            auto weights = CompareData::headProbabilities(*result, bad);
             QVERIFY(!weights.ok());
             QVERIFY2(weights.error().contains(QString::number(bad)) && weights.error().contains("8 heads"),
                      qPrintable(weights.error()));
@@ -139,16 +139,16 @@ private slots:
         const auto base = defaultResult();
         RunSettings config = base->config;
         config.causal = true;
-        auto variant = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        auto variant = CompareData::runVariant(*base, config, RunSettings::defaultSentence());
         QVERIFY2(variant.ok(), qPrintable(variant.error()));
         QCOMPARE(variant->seqLen(), base->seqLen());
-        const Matrix& causal = variant->trace.weights[3];
-        const Matrix& full = base->trace.weights[3];
+        const Matrix& causal = variant->trace.probabilities[3];
+        const Matrix& full = base->trace.probabilities[3];
         const int last = base->seqLen() - 1;
         QCOMPARE(causal(0, 0), 1.0f);
         QCOMPARE(causal(0, 1), 0.0f);
         QVERIFY((causal.row(last) - full.row(last)).cwiseAbs().maxCoeff() < 1e-6f);
-        QCOMPARE(CompareModel::describeDifference(base->config, config), QStringLiteral("causal"));
+        QCOMPARE(CompareData::describeDifference(base->config, config), QStringLiteral("causal"));
     }
 
     void variantSeedAndMatrixInput()
@@ -156,16 +156,16 @@ private slots:
         const auto base = defaultResult();
         RunSettings config = base->config;
         config.seed = 3;
-        auto variant = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        auto variant = CompareData::runVariant(*base, config, RunSettings::defaultSentence());
         QVERIFY(variant.ok());
-        QVERIFY(!variant->trace.weights[0].isApprox(base->trace.weights[0]));
-        QCOMPARE(CompareModel::describeDifference(base->config, config), QStringLiteral("seed 3"));
+        QVERIFY(!variant->trace.probabilities[0].isApprox(base->trace.probabilities[0]));
+        QCOMPARE(CompareData::describeDifference(base->config, config), QStringLiteral("seed 3"));
         // Without a sentence (a matrix input) the rows are reused: with the same config the
         // result is the same, bit for bit.
-        auto same = CompareModel::runVariant(*base, base->config, QString());
+        auto same = CompareData::runVariant(*base, base->config, QString());
         QVERIFY(same.ok());
-        QCOMPARE(same->trace.weights[4], base->trace.weights[4]);
-        QCOMPARE(CompareModel::describeDifference(base->config, base->config), QString());
+        QCOMPARE(same->trace.probabilities[4], base->trace.probabilities[4]);
+        QCOMPARE(CompareData::describeDifference(base->config, base->config), QString());
     }
 
     void variantErrors()
@@ -174,7 +174,7 @@ private slots:
         RunSettings config = base->config;
         config.weight_source = RunSettings::WeightSource::File;
         config.weights_file = QStringLiteral("/no/such/weights.safetensors");
-        auto missing = CompareModel::runVariant(*base, config, RunSettings::defaultSentence());
+        auto missing = CompareData::runVariant(*base, config, RunSettings::defaultSentence());
         QVERIFY(!missing.ok());
         QVERIFY2(!missing.error().isEmpty(), "the error has a message");
         // Another input size for matrix rows: refused with both sizes named.
@@ -182,21 +182,21 @@ private slots:
         wider.d_model = 64;
         wider.num_heads = 4;
         wider.input_dim = 16;
-        auto mismatch = CompareModel::runVariant(*base, wider, QString());
+        auto mismatch = CompareData::runVariant(*base, wider, QString());
         QVERIFY(!mismatch.ok());
         QVERIFY2(mismatch.error().contains("16") && mismatch.error().contains("512"), qPrintable(mismatch.error()));
     }
 
-    // ---- HeadMetricsModel and HeadMetricsTable ------------------------------------------------
+    // ---- HeadMetricsItemModel and HeadMetricsTable ------------------------------------------------
 
     void metricsModelPassesTheTester()
     {
-        HeadMetricsModel model;
+        HeadMetricsItemModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto result = defaultResult();
-        model.setMetrics(computeHeadMetrics(result->trace.weights));
+        model.setMetrics(computeHeadMetrics(result->trace.probabilities));
         QCOMPARE(model.rowCount(), 8);
-        QCOMPARE(model.columnCount(), int(HeadMetricsModel::ColumnCount));
+        QCOMPARE(model.columnCount(), int(HeadMetricsItemModel::ColumnCount));
         model.setComparedHeads(2, 5);
         QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("2  (A)"));
         QCOMPARE(model.index(5, 0).data().toString(), QStringLiteral("5  (B)"));
@@ -207,19 +207,19 @@ private slots:
 
     void metricsModelValues()
     {
-        HeadMetricsModel model;
+        HeadMetricsItemModel model;
         Matrix previous = Matrix::Zero(3, 3);
         previous(0, 0) = previous(1, 0) = previous(2, 1) = 1.0f;
         model.setMetrics(computeHeadMetrics(std::vector<Matrix>{Matrix::Identity(3, 3), previous}));
-        QCOMPARE(model.headerData(HeadMetricsModel::EntropyColumn, Qt::Horizontal).toString(),
+        QCOMPARE(model.headerData(HeadMetricsItemModel::EntropyColumn, Qt::Horizontal).toString(),
                  QStringLiteral("entropy"));
-        QCOMPARE(model.headerData(HeadMetricsModel::PreviousColumn, Qt::Horizontal).toString(),
+        QCOMPARE(model.headerData(HeadMetricsItemModel::PreviousColumn, Qt::Horizontal).toString(),
                  QStringLiteral("previous"));
-        QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data().toString(), QStringLiteral("1.000"));
-        QCOMPARE(model.index(0, HeadMetricsModel::DiagonalColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
-        QCOMPARE(model.index(1, HeadMetricsModel::PreviousColumn).data(HeadMetricsModel::kSortRole).toDouble(), 1.0);
-        QCOMPARE(model.index(1, HeadMetricsModel::FirstColumn).data().toString(), QStringLiteral("0.667"));
-        QCOMPARE(model.index(1, HeadMetricsModel::EntropyColumn).data(HeadMetricsModel::kHeadRole).toInt(), 1);
+        QCOMPARE(model.index(0, HeadMetricsItemModel::DiagonalColumn).data().toString(), QStringLiteral("1.000"));
+        QCOMPARE(model.index(0, HeadMetricsItemModel::DiagonalColumn).data(HeadMetricsItemModel::kSortRole).toDouble(), 1.0);
+        QCOMPARE(model.index(1, HeadMetricsItemModel::PreviousColumn).data(HeadMetricsItemModel::kSortRole).toDouble(), 1.0);
+        QCOMPARE(model.index(1, HeadMetricsItemModel::FirstColumn).data().toString(), QStringLiteral("0.667"));
+        QCOMPARE(model.index(1, HeadMetricsItemModel::EntropyColumn).data(HeadMetricsItemModel::kHeadRole).toInt(), 1);
     }
 
     // Sorted by a metric, the rows are in numeric order of it, and a click on a row picks the
@@ -229,9 +229,9 @@ private slots:
         HeadMetricsTable table;
         table.resize(500, 300);
         const auto result = defaultResult(true);
-        const std::vector<HeadMetric> metrics = computeHeadMetrics(result->trace.weights);
+        const std::vector<HeadMetric> metrics = computeHeadMetrics(result->trace.probabilities);
         table.setMetrics(metrics);
-        table.sortByColumn(HeadMetricsModel::EntropyColumn, Qt::DescendingOrder);
+        table.sortByColumn(HeadMetricsItemModel::EntropyColumn, Qt::DescendingOrder);
         for (int row = 1; row < 8; ++row)
             QVERIFY(metrics[size_t(table.headAtRow(row - 1))].entropy >= metrics[size_t(table.headAtRow(row))].entropy);
         const int head_in_row_0 = table.headAtRow(0);
@@ -243,7 +243,7 @@ private slots:
         QSignalSpy picked_b(&table, &HeadMetricsTable::headPickedB);
         table.show();
         QVERIFY(QTest::qWaitForWindowExposed(&table));
-        const QRect cell = table.visualRect(table.model()->index(3, HeadMetricsModel::MaxColumn));
+        const QRect cell = table.visualRect(table.model()->index(3, HeadMetricsItemModel::MaxColumn));
         QTest::mouseClick(table.viewport(), Qt::LeftButton, {}, cell.center());
         QCOMPARE(picked.count(), 1);
         QCOMPARE(picked[0][0].toInt(), table.headAtRow(3));
@@ -261,7 +261,7 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         const auto result = defaultResult();
-        view.setHeads(result->trace.weights);
+        view.setHeads(result->trace.probabilities);
         const std::vector<int> order = view.order();
         QCOMPARE(order.size(), size_t(8));
         // The plot shows the divergence in that order.
@@ -281,7 +281,7 @@ private slots:
         CompareFigure figure;
         const auto result = defaultResult();
         QVERIFY(figure.setComparison({result, 1, {}}, {result, 6, {}}).ok());
-        const Matrix expected = result->trace.weights[1] - result->trace.weights[6];
+        const Matrix expected = result->trace.probabilities[1] - result->trace.probabilities[6];
         QCOMPARE(figure.plotDifference()->values(), expected);
         for (int i = 0; i < expected.rows(); ++i)
             for (int j = 0; j < expected.cols(); ++j)
@@ -290,7 +290,7 @@ private slots:
         QCOMPARE(figure.plotA()->valueLow(), figure.plotB()->valueLow());
         QCOMPARE(figure.plotA()->valueHigh(), figure.plotB()->valueHigh());
         QCOMPARE(figure.plotA()->valueHigh(),
-                 double(std::max(result->trace.weights[1].maxCoeff(), result->trace.weights[6].maxCoeff())));
+                 double(std::max(result->trace.probabilities[1].maxCoeff(), result->trace.probabilities[6].maxCoeff())));
         QCOMPARE(figure.plotDifference()->valueLow(), -figure.plotDifference()->valueHigh());
         QCOMPARE(figure.plotDifference()->colorMap(), ColorMaps::Map::Diverging);
         QVERIFY(figure.caption().contains(QString::number(figure.comparison().divergence, 'f', 4)));
@@ -394,7 +394,7 @@ private slots:
         QCOMPARE(view.headChooserA()->count(), 8);
         QCOMPARE(view.metricsTable()->model()->rowCount(), 8);
         QCOMPARE(view.figure()->plotDifference()->values(),
-                 Matrix(result->trace.weights[0] - result->trace.weights[1]));
+                 Matrix(result->trace.probabilities[0] - result->trace.probabilities[1]));
 
         QSignalSpy changed(&view, &CompareView::headsChanged);
         view.pickHead(5);  // a grid head or a table row: 5 becomes A, the old A becomes B
@@ -403,7 +403,7 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QCOMPARE(view.headChooserA()->currentIndex(), 5);
         QCOMPARE(view.figure()->plotDifference()->values(),
-                 Matrix(result->trace.weights[5] - result->trace.weights[0]));
+                 Matrix(result->trace.probabilities[5] - result->trace.probabilities[0]));
 
         // A click in the similarity map compares that pair.
         const std::vector<int> order = view.similarityView()->order();
@@ -411,12 +411,12 @@ private slots:
         QCOMPARE(view.headA(), order[3]);
         QCOMPARE(view.headB(), order[1]);
         QCOMPARE(view.figure()->plotDifference()->values(),
-                 Matrix(result->trace.weights[size_t(order[3])] - result->trace.weights[size_t(order[1])]));
+                 Matrix(result->trace.probabilities[size_t(order[3])] - result->trace.probabilities[size_t(order[1])]));
 
         // A click in the metrics table picks the head of that row.
         HeadMetricsTable* table = view.metricsTable();
         const int row = table->headAtRow(6) != view.headA() ? 6 : 5;
-        const QRect cell = table->visualRect(table->model()->index(row, HeadMetricsModel::EntropyColumn));
+        const QRect cell = table->visualRect(table->model()->index(row, HeadMetricsItemModel::EntropyColumn));
         const int previous_a = view.headA();
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
         QCOMPARE(view.headA(), table->headAtRow(row));
@@ -426,7 +426,7 @@ private slots:
         RunSettings small;
         small.d_model = 16;
         small.num_heads = 2;
-        auto two = AttentionPipeline::run(small, QStringLiteral("one two three"), TraceDetail::Weights);
+        auto two = AttentionPipeline::run(small, QStringLiteral("one two three"), TraceDetail::Probabilities);
         QVERIFY(two.ok());
         view.setHeads(7, 6);
         view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
@@ -464,17 +464,17 @@ private slots:
         QCOMPARE(view.headA(), 4);
         QCOMPARE(view.headB(), 4);
         const Matrix& causal = view.figure()->plotB()->values();
-        QCOMPARE(causal, b->trace.weights[4]);
+        QCOMPARE(causal, b->trace.probabilities[4]);
         QCOMPARE(causal(0, 1), 0.0f);
         QVERIFY(view.figure()->plotB()->isMasked(0, 1));
         QVERIFY(!view.figure()->plotDifference()->isMasked(0, 1));  // masked on one side only: a real difference
-        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.weights[4] - b->trace.weights[4]));
+        QCOMPARE(view.figure()->plotDifference()->values(), Matrix(result->trace.probabilities[4] - b->trace.probabilities[4]));
 
         // Another seed: B changes, the error stays clear.
         view.seedBox()->setValue(7);
         controller.waitForIdle();
         QCOMPARE(view.resultB()->config.seed, std::uint64_t(7));
-        QVERIFY(!view.resultB()->trace.weights[4].isApprox(b->trace.weights[4]));
+        QVERIFY(!view.resultB()->trace.probabilities[4].isApprox(b->trace.probabilities[4]));
         const auto good = view.resultB();
 
         // A weight file that cannot be read: the reason shows, the last good B stays.
@@ -524,11 +524,11 @@ private slots:
         QCOMPARE(view.statusLabel()->text(), QString());
 
         const HeadComparison& shown = view.figure()->comparison();
-        QVERIFY(shown.a == result->trace.weights[0]);
-        QVERIFY(shown.b == *AttentionDisplay::headWeights(*result, 1));
+        QVERIFY(shown.a == result->trace.probabilities[0]);
+        QVERIFY(shown.b == *AttentionDisplay::headProbabilities(*result, 1));
         std::vector<Matrix> heads;
         for (int head = 0; head < 4; ++head)
-            heads.push_back(*AttentionDisplay::headWeights(*result, head));
+            heads.push_back(*AttentionDisplay::headProbabilities(*result, head));
         const std::vector<HeadMetric> metrics = computeHeadMetrics(heads);
         const auto* model = view.metricsTable()->metricsModel();
         QCOMPARE(int(model->metrics().size()), 4);
@@ -550,8 +550,8 @@ private slots:
         QVERIFY(view.isComputing());
         view.computeNow();
         QVERIFY(!view.isComputing());
-        QVERIFY(view.figure()->comparison().a == *AttentionDisplay::headWeights(*result, 2));
-        QVERIFY(view.figure()->comparison().b == *AttentionDisplay::headWeights(*result, 3));
+        QVERIFY(view.figure()->comparison().a == *AttentionDisplay::headProbabilities(*result, 2));
+        QVERIFY(view.figure()->comparison().b == *AttentionDisplay::headProbabilities(*result, 3));
     }
 };
 

@@ -3,7 +3,7 @@
 // weights, config and result in use; side B of the compare view goes through the same worker and
 // keeps its weights. Files are copied to a temporary directory so a test can spoil them and show
 // they are not read again.
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
@@ -263,10 +263,10 @@ private slots:
         QCOMPARE(ready.count(), 2);
         const ResultPtr causal = ready[1][0].value<ResultPtr>();
         QVERIFY(causal->trace.causal);
-        QCOMPARE(causal->trace.weights[0](0, 1), 0.0f);
+        QCOMPARE(causal->trace.probabilities[0](0, 1), 0.0f);
         // The same weights: the last query sees every key in both, so its row is the same.
         const int last = base->seqLen() - 1;
-        QVERIFY((causal->trace.weights[0].row(last) - first->trace.weights[0].row(last)).cwiseAbs().maxCoeff() < 1e-6f);
+        QVERIFY((causal->trace.probabilities[0].row(last) - first->trace.probabilities[0].row(last)).cwiseAbs().maxCoeff() < 1e-6f);
 
         // Another layer is other weights: read again, from the spoiled file.
         controller.requestVariant(fileConfig(m_gpt2, 1), base, controller.sentence());
@@ -291,7 +291,7 @@ private slots:
         QVERIFY(base);
         QCOMPARE(base->seqLen(), 600);
         const std::int64_t pass =
-            MemoryPlan::estimate(MemoryPlan::forPass(600, 0, controller.weights()->weights, TraceDetail::Weights))
+            MemoryPlan::estimate(MemoryPlan::forPass(600, 0, controller.weights()->weights, TraceDetail::Probabilities))
                 .total();
         const std::int64_t a_weights = std::int64_t(sizeof(float)) * 2 * 600 * 600;  // A's two heads
         QSignalSpy ready(&controller, &AttentionController::variantReady);
@@ -337,10 +337,10 @@ private slots:
         const ResultPtr variant = ready[0][0].value<ResultPtr>();
         QVERIFY(!variant->trace.keepsEveryHead());
         QVERIFY(variant->config.causal);
-        auto full = CompareModel::runVariant(*base, b, *controller.weights(), controller.sentence());
+        auto full = CompareData::runVariant(*base, b, *controller.weights(), controller.sentence());
         QVERIFY(full.ok() && full->trace.keepsEveryHead());
         // The same weights; a row's softmax sums may round differently where it starts (last bit).
-        const float off = (*variant->trace.headWeights(1) - full->trace.weights[1]).cwiseAbs().maxCoeff();
+        const float off = (*variant->trace.headProbabilities(1) - full->trace.probabilities[1]).cwiseAbs().maxCoeff();
         QVERIFY2(off <= 1e-6f, qPrintable(QString::number(off)));
     }
 

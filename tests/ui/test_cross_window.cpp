@@ -77,8 +77,8 @@ private slots:
         QVERIFY(result && result->isCross());
         QCOMPARE(result->seqLen(), 3);
         QCOMPARE(result->keyLen(), 4);
-        QCOMPARE(result->trace.weights[0].rows(), 3);
-        QCOMPARE(result->trace.weights[0].cols(), 4);
+        QCOMPARE(result->trace.probabilities[0].rows(), 3);
+        QCOMPARE(result->trace.probabilities[0].cols(), 4);
         QVERIFY(m_window->kvTokenStrip()->isVisible());
         QCOMPARE(m_window->kvTokenStrip()->tokens(), (QStringList{"le", "chat", "est", "assis"}));
         QCOMPARE(m_window->tokenStrip()->tokens(), (QStringList{"the", "cat", "sat"}));
@@ -95,7 +95,7 @@ private slots:
             QCOMPARE(plot->rowLabel(2), QStringLiteral("sat"));
             QCOMPARE(plot->columnLabel(3), QStringLiteral("assis"));
         }
-        const Matrix& weights = result->trace.weights[0];  // (T_q, T_kv), the head view's head
+        const Matrix& weights = result->trace.probabilities[0];  // (T_q, T_kv), the head view's head
         QCOMPARE(m_window->headView()->plot()->plottedCell(3, 2), double(weights(2, 3)));
 
         // Clearing the field returns to self-attention.
@@ -128,7 +128,7 @@ private slots:
         QCOMPARE(controller()->config().padded_keys, QList<int>{1});
         QVERIFY(keys->isPadded(1));
         QVERIFY(!keys->isPadded(0));
-        for (const Matrix& weights : result->trace.weights)
+        for (const Matrix& weights : result->trace.probabilities)
             for (int query = 0; query < weights.rows(); ++query)
                 QCOMPARE(weights(query, 1), 0.0f);
         const HeatmapPlot* plot = m_window->headsGrid()->plot(0);
@@ -140,7 +140,7 @@ private slots:
         controller()->waitForIdle();
         QVERIFY(controller()->config().padded_keys.isEmpty());
         QVERIFY(!keys->isPadded(1));
-        QVERIFY(controller()->result()->trace.weights[0](0, 1) > 0.0f);
+        QVERIFY(controller()->result()->trace.probabilities[0](0, 1) > 0.0f);
     }
 
     // Every key padded: each query sees nothing, its row is zeros, and nothing breaks.
@@ -153,7 +153,7 @@ private slots:
         controller()->waitForIdle();
         const auto result = controller()->result();
         QCOMPARE(result->trace.key_padding, (std::vector<bool>{true, true}));
-        for (const Matrix& weights : result->trace.weights)
+        for (const Matrix& weights : result->trace.probabilities)
             QVERIFY(weights.isZero(0.0f));
         QVERIFY(result->trace.concat.isZero(0.0f));
     }
@@ -226,7 +226,7 @@ private slots:
         controller()->waitForIdle();
         m_window->setCurrentView(View::Walkthrough);
         QCoreApplication::processEvents();
-        const WalkthroughModel& walk = m_window->walkthrough()->walkthrough();
+        const WalkthroughData& walk = m_window->walkthrough()->walkthrough();
         QVERIFY(!walk.steps.empty());
         const WalkthroughStep& weights = walk.steps[5];  // 6. softmax weights
         QCOMPARE(weights.tables.front().values.rows(), 3);

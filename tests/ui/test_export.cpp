@@ -257,7 +257,7 @@ private slots:
         // head 2, query 4, key 1: row 1 + ((2 * T) + 4) * T + 1
         const QStringList fields = lines[1 + (2 * seq_len + 4) * seq_len + 1].split(',');
         QCOMPARE(fields.mid(0, 5), QStringList({"2", "4", "the", "1", "cat"}));
-        QCOMPARE(fields[5].toFloat(), m_result->trace.weights[2](4, 1));
+        QCOMPARE(fields[5].toFloat(), m_result->trace.probabilities[2](4, 1));
     }
 
     // One layer of several (a whole model, a multi-layer file): every line says which.
@@ -276,7 +276,7 @@ private slots:
         QCOMPARE(lines[0], QString("layer,head,query,query_token,key,key_token,weight"));
         const QStringList fields = lines[1 + (2 * seq_len + 4) * seq_len + 1].split(',');
         QCOMPARE(fields.mid(0, 6), QStringList({"3", "2", "4", "the", "1", "cat"}));
-        QCOMPARE(fields[6].toFloat(), layer.trace.weights[2](4, 1));
+        QCOMPARE(fields[6].toFloat(), layer.trace.probabilities[2](4, 1));
     }
 
     // Sizes are planned before anything is written: CSV of more than kMaxTextWeights weights
@@ -308,7 +308,7 @@ private slots:
         QCOMPARE(root["tokens"].toArray().size(), m_result->seqLen());
         const QJsonArray attention = root["attention"].toArray();
         QCOMPARE(attention.size(), 8);
-        QCOMPARE(float(attention[5].toArray()[6].toArray()[2].toDouble()), m_result->trace.weights[5](6, 2));
+        QCOMPARE(float(attention[5].toArray()[6].toArray()[2].toDouble()), m_result->trace.probabilities[5](6, 2));
         QCOMPARE(attention[5].toArray()[2].toArray()[6].toDouble(), 0.0);  // causal
         // One schema for a result: the file is the command line's --json document.
         QCOMPARE(root["config"].toObject()["num_heads"].toInt(), 8);
@@ -336,7 +336,7 @@ private slots:
         // Element [7][5][3] in C order.
         float value = 0;
         std::memcpy(&value, bytes.constData() + 10 + header_length + ((7 * seq_len + 5) * seq_len + 3) * 4, 4);
-        QCOMPARE(value, m_result->trace.weights[7](5, 3));
+        QCOMPARE(value, m_result->trace.probabilities[7](5, 3));
     }
 };
 

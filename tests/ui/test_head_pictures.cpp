@@ -1,4 +1,4 @@
-// Long inputs' pictures: the engine's block-wise route (AttentionOptions::picture_factor) keeps one
+// Long inputs' pictures: the engine's block-wise route (AttentionOptions::block_factor) keeps one
 // head's weights and reduces every head as it goes. Its pictures must be exactly what a plot draws
 // from the full weights (reduceCells with the views' mask, HeatmapData), its other heads
 // recomputed bit for bit, and everything else of the pass (head outputs, output) unchanged.
@@ -54,7 +54,7 @@ AttentionWeights weightsFor(const Case& c, int d_model)
 AttentionOptions optionsFor(const Case& c)
 {
     AttentionOptions options;
-    options.detail = TraceDetail::Weights;
+    options.detail = TraceDetail::Probabilities;
     options.causal = c.causal;
     options.sliding_window = c.window;
     if (!c.padded.empty()) {
@@ -107,7 +107,7 @@ void compareReduced(const AttentionResult& full, int heads, CellReduction how, P
 {
     const HeatmapData data = HeatmapData::fromResult(full);
     for (int head = 0; head < heads; ++head) {
-        const ReducedMatrix expected = reduceCells(full.trace.weights[size_t(head)], data.mask,
+        const ReducedMatrix expected = reduceCells(full.trace.probabilities[size_t(head)], data.mask,
                                                    reductionFactor(full.seqLen(), full.keyLen(), 1024), how);
         HeatmapPlot* plot = plot_of(head);
         // (the heads that need their weights are recomputed and reduced on a worker)
@@ -151,18 +151,18 @@ private slots:
 
         const AttentionTrace full = AttentionEngine::forward(x, weights, optionsFor(c)).value();
         AttentionOptions long_options = optionsFor(c);
-        long_options.picture_factor = c.factor;
+        long_options.block_factor = c.factor;
         long_options.kept_head = c.kept;
         const AttentionTrace blocked = AttentionEngine::forward(x, weights, long_options).value();
 
         QCOMPARE(blocked.kept_head, c.kept);
         QVERIFY(!blocked.keepsEveryHead());
-        QCOMPARE(int(blocked.pictures.size()), c.heads);
+        QCOMPARE(int(blocked.cell_blocks.size()), c.heads);
         QCOMPARE(blocked.scores.size(), size_t(0));
-        QVERIFY(blocked.weights[size_t(c.kept)].size() > 0);
+        QVERIFY(blocked.probabilities[size_t(c.kept)].size() > 0);
         for (int head = 0; head < c.heads; ++head)
             if (head != c.kept)
-                QCOMPARE(blocked.weights[size_t(head)].size(), Eigen::Index(0));
+                QCOMPARE(blocked.probabilities[size_t(head)].size(), Eigen::Index(0));
 
         // The rest of the pass: the same numbers in the same blocks of 64 queries. Other blocks
         // (a factor that does not divide 64) give a causal block's product with V another inner
@@ -184,10 +184,10 @@ private slots:
         const bool same_blocks = blocked.query_block == 64 || !c.causal;
         const HeatmapData data = HeatmapData::fromResult(resultOf(full));
         for (int head = 0; head < c.heads; ++head) {
-            const std::shared_ptr<const Matrix> weights_h = blocked.headWeights(head);
+            const std::shared_ptr<const Matrix> weights_h = blocked.headProbabilities(head);
             QVERIFY(weights_h);
             const Matrix& expected = *weights_h;  // (T, T)
-            const float off = (expected - full.weights[size_t(head)]).cwiseAbs().maxCoeff();
+            const float off = (expected - full.probabilities[size_t(head)]).cwiseAbs().maxCoeff();
             if (same_blocks)
                 QCOMPARE(off, 0.0f);
             else
@@ -195,7 +195,7 @@ private slots:
             // Exactly the plot's reduction of the full weights, with the views' mask.
             const ReducedMatrix max = reduceCells(expected, data.mask, c.factor, CellReduction::Max);
             const ReducedMatrix mean = reduceCells(expected, data.mask, c.factor, CellReduction::Mean);
-            const CellBlocks& picture = blocked.pictures[size_t(head)];
+            const CellBlocks& picture = blocked.cell_blocks[size_t(head)];
             QCOMPARE(picture.factor, c.factor);
             QVERIFY(picture.max == max.values);
             QVERIFY(picture.mean == mean.values);
@@ -204,7 +204,7 @@ private slots:
             QCOMPARE(blocked.row_max[size_t(head)], RowVector(expected.rowwise().maxCoeff().transpose()));
         }
         // The kept head recomputed equals the one stored.
-        QVERIFY(recomputeHeadWeights(blocked, c.kept) == blocked.weights[size_t(c.kept)]);
+        QVERIFY(recomputeHeadProbabilities(blocked, c.kept) == blocked.probabilities[size_t(c.kept)]);
     }
 
     void blocksAreTheMaxAndMeanOfTheirCells()
@@ -261,18 +261,18 @@ private slots:
         const Case c{130, 3, 0, false, 0, {}, 2, 0};
         const Matrix x = Matrix::Random(c.tokens, 16);
         AttentionOptions options = optionsFor(c);
-        options.picture_factor = 2;
+        options.block_factor = 2;
         const AttentionTrace trace = AttentionEngine::forward(x, weightsFor(c, 24), options).value();
-        const auto first = trace.headWeights(1);
-        QCOMPARE(trace.headWeights(1).get(), first.get());  // not recomputed again
-        const auto second = trace.headWeights(2);
+        const auto first = trace.headProbabilities(1);
+        QCOMPARE(trace.headProbabilities(1).get(), first.get());  // not recomputed again
+        const auto second = trace.headProbabilities(2);
         QVERIFY(second.get() != first.get());
-        QVERIFY(*trace.headWeights(1) == *first);  // again, bit for bit
-        QCOMPARE(trace.headWeights(0).get(), &trace.weights[0]);  // the kept one is the stored matrix
-        QVERIFY(!trace.headWeights(3));
-        QVERIFY(!trace.headWeights(-1));
+        QVERIFY(*trace.headProbabilities(1) == *first);  // again, bit for bit
+        QCOMPARE(trace.headProbabilities(0).get(), &trace.probabilities[0]);  // the kept one is the stored matrix
+        QVERIFY(!trace.headProbabilities(3));
+        QVERIFY(!trace.headProbabilities(-1));
         const AttentionTrace copy = trace;  // a copy (hidden keys shown) shares q, k, v and the recomputed head
-        QVERIFY(*copy.headWeights(2) == *second);
+        QVERIFY(*copy.headProbabilities(2) == *second);
     }
 
     void refusesABadRequest()
@@ -280,13 +280,13 @@ private slots:
         const Case c{10, 2, 0, false, 0, {}, 2, 0};
         const Matrix x = Matrix::Random(c.tokens, 16);
         AttentionOptions options = optionsFor(c);
-        options.picture_factor = 2;
+        options.block_factor = 2;
         options.kept_head = 2;
         auto refused = AttentionEngine::forward(x, weightsFor(c, 16), options);
         QVERIFY(!refused.ok());
         QCOMPARE(refused.error(), QStringLiteral("head 2 to keep is outside the 2 heads (0 to 1)"));
         options.kept_head = 0;
-        options.picture_factor = -1;
+        options.block_factor = -1;
         refused = AttentionEngine::forward(x, weightsFor(c, 16), options);
         QVERIFY(!refused.ok());
         QVERIFY(refused.error().contains(QStringLiteral("must not be negative")));
@@ -307,11 +307,11 @@ private slots:
         QCOMPARE(shown->seqLen(), 1100);
         QVERIFY(!shown->trace.keepsEveryHead());
         QCOMPARE(shown->trace.kept_head, 0);
-        QVERIFY(shown->trace.hasPictures());
+        QVERIFY(shown->trace.hasCellBlocks());
 
         // The same pass keeping every head, as before the route existed.
         auto full = AttentionPipeline::run(shown->config, shown->input, AttentionInput{}, *controller->weights(),
-                                           TraceDetail::Weights);
+                                           TraceDetail::Probabilities);
         QVERIFY(full.ok());
         QCOMPARE(full->trace.output, shown->trace.output);
         HeadsGrid* grid = window.headsGrid();
@@ -333,7 +333,7 @@ private slots:
         window.viewTabs()->setTopMass(0.9);
         for (int head = 0; head < 4; ++head) {
             const ReducedMatrix expected =
-                reduceCells(full->trace.weights[size_t(head)], full_data.mask, 2, CellReduction::Max, 0.9);
+                reduceCells(full->trace.probabilities[size_t(head)], full_data.mask, 2, CellReduction::Max, 0.9);
             HeatmapPlot* plot = grid->plot(head);
             QTRY_VERIFY_WITH_TIMEOUT(plot->values() == expected.values && plot->hasDimmed(), 60000);
             for (int r = 0; r < expected.dimmed.rows(); ++r)
@@ -346,7 +346,7 @@ private slots:
         // The largest weight of any head, as one more picture.
         window.viewTabs()->setAggregate(HeadAggregate::Max);
         QTRY_VERIFY(grid->aggregatePlot());
-        const ReducedMatrix fused = reduceCells(AttentionDisplay::fuseHeads(full->trace.weights, AttentionDisplay::Fusion::Max),
+        const ReducedMatrix fused = reduceCells(AttentionDisplay::fuseHeads(full->trace.probabilities, AttentionDisplay::Fusion::Max),
                                                 full_data.mask, 2, CellReduction::Max);
         QTRY_VERIFY_WITH_TIMEOUT(grid->aggregatePlot()->values() == fused.values, 60000);
         window.viewTabs()->setAggregate(HeadAggregate::None);
@@ -355,7 +355,7 @@ private slots:
         window.viewTabs()->openHead(2);
         HeatmapPlot* large = window.viewTabs()->headView()->plot();
         const HeatmapData data = HeatmapData::fromResult(full.value());
-        const ReducedMatrix head2 = reduceCells(full->trace.weights[2], data.mask, 2, CellReduction::Max);
+        const ReducedMatrix head2 = reduceCells(full->trace.probabilities[2], data.mask, 2, CellReduction::Max);
         QTRY_VERIFY(large->fullColumnCount() == 1100 && large->values() == head2.values);
         QCOMPARE(controller->keptHead(), 2);
         window.sentenceEdit()->setText(words(1100) + QStringLiteral(" w1"));
@@ -366,9 +366,9 @@ private slots:
         shown = controller->result();
 
         // Compare's metrics, each head recomputed in turn.
-        const std::vector<HeadMetric> expected = computeHeadMetrics(full->trace.weights);
+        const std::vector<HeadMetric> expected = computeHeadMetrics(full->trace.probabilities);
         for (int head = 0; head < 4; ++head) {
-            const HeadMetric metric = computeHeadMetrics(*AttentionDisplay::headWeights(*shown, head));
+            const HeadMetric metric = computeHeadMetrics(*AttentionDisplay::headProbabilities(*shown, head));
             QCOMPARE(metric.entropy, expected[size_t(head)].entropy);
         }
 
@@ -377,7 +377,7 @@ private slots:
         const AttentionResult& computed = *shown;
         AttentionResult whole = computed;  // the same result with every head's matrix
         for (int head = 0; head < 4; ++head)
-            whole.trace.weights[size_t(head)] = *computed.trace.headWeights(head);
+            whole.trace.probabilities[size_t(head)] = *computed.trace.headProbabilities(head);
         whole.trace.kept_head = -1;
         const QString npy = dir.filePath("weights.npy");
         QSignalSpy exported_spy(&window, &MainWindow::dataExported);
@@ -421,7 +421,7 @@ private slots:
         const auto percentileOf = [](const AttentionResult& result) {
             std::vector<Matrix> heads;
             for (int head = 0; head < result.numHeads(); ++head)
-                heads.push_back(*AttentionDisplay::headWeights(result, head));
+                heads.push_back(*AttentionDisplay::headProbabilities(result, head));
             return AttentionDisplay::percentile(heads, HeatmapData::fromResult(result).mask, ColorScales::kPercentile);
         };
         HeadsGrid* grid = window.headsGrid();
@@ -460,8 +460,8 @@ private slots:
         const Matrix x = Matrix::Random(c.tokens, 16);
         const AttentionTrace trace = AttentionEngine::forward(x, weightsFor(c, 16), optionsFor(c)).value();
         QVERIFY(trace.keepsEveryHead());
-        QVERIFY(!trace.hasPictures());
-        QCOMPARE(trace.headWeights(1).get(), &trace.weights[1]);
+        QVERIFY(!trace.hasCellBlocks());
+        QCOMPARE(trace.headProbabilities(1).get(), &trace.probabilities[1]);
     }
 };
 

@@ -44,7 +44,7 @@ using namespace attn;
 
 namespace {
 
-std::shared_ptr<const AttentionResult> compute(bool causal, TraceDetail detail = TraceDetail::Weights,
+std::shared_ptr<const AttentionResult> compute(bool causal, TraceDetail detail = TraceDetail::Probabilities,
                                                const QString& sentence = QStringLiteral("the cat sat on the warm mat"))
 {
     RunSettings config;
@@ -75,10 +75,10 @@ private slots:
         trace.q = Matrix::Zero(6, 1);
         trace.k = Matrix::Zero(6, 1);
         trace.v = Matrix::Zero(6, 1);
-        trace.weights = {Matrix::Zero(6, 6)};
+        trace.probabilities = {Matrix::Zero(6, 6)};
         for (int query = 0; query < 6; ++query)
             for (int key = std::max(0, query - 1); key <= query; ++key)
-                trace.weights[0](query, key) = query == 0 ? 1.0f : 0.5f;
+                trace.probabilities[0](query, key) = query == 0 ? 1.0f : 0.5f;
         const HeatmapData data = HeatmapData::fromResult(result);
         for (int query = 0; query < 6; ++query)
             for (int key = 0; key < 6; ++key)
@@ -110,7 +110,7 @@ private slots:
     void perRowScalingAndPercentileInTheGridAndTheHead()
     {
         // 20 tokens: the four weights of 1 (row 0 of each causal head) are 0.5 % of the 840 cells.
-        const auto result = compute(true, TraceDetail::Weights,
+        const auto result = compute(true, TraceDetail::Probabilities,
                                     QStringLiteral("one two three four five six seven eight nine ten eleven twelve "
                                                    "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
                                                    "twenty"));
@@ -128,7 +128,7 @@ private slots:
 
         grid.setColorScale(ColorScale::Percentile);
         const HeatmapData data = HeatmapData::fromResult(*result, ColorScale::Percentile);
-        const double p99 = AttentionDisplay::percentile(result->trace.weights, data.mask, 99.0);
+        const double p99 = AttentionDisplay::percentile(result->trace.probabilities, data.mask, 99.0);
         QCOMPARE(grid.plot(0)->valueHigh(), p99);
         QVERIFY(p99 < 1.0);  // row 0 of a causal head is 1: clipped
         QVERIFY2(grid.colorBar()->note().contains("99th percentile"), qPrintable(grid.colorBar()->note()));
@@ -198,7 +198,7 @@ private slots:
         QVERIFY(plot->columnLabel(0).contains(QChar(0x0336)));  // struck through
         QVERIFY(window.tokenStrip()->isHidden(0));
         // The walkthrough's numbers stay those of the computation.
-        QVERIFY(window.controller()->result()->trace.weights[2](1, 0) > 0.0f);
+        QVERIFY(window.controller()->result()->trace.probabilities[2](1, 0) > 0.0f);
         // Hiding every token is refused; showing brings the weights back.
         const int keys = window.controller()->result()->keyLen();
         for (int key = 1; key < keys; ++key)
@@ -206,7 +206,7 @@ private slots:
         QCOMPARE(window.heatmapMenu()->hiddenKeys().size(), keys - 1);
         window.heatmapMenu()->setHiddenKeys({});
         QVERIFY(!window.headsGrid()->plot(2)->isMasked(1, 0));
-        QCOMPARE(window.headsGrid()->plot(2)->values(), window.controller()->result()->trace.weights[2]);
+        QCOMPARE(window.headsGrid()->plot(2)->values(), window.controller()->result()->trace.probabilities[2]);
     }
 
     // The walkthrough shows the numbers as computed even with keys hidden in the heatmaps (its
@@ -235,7 +235,7 @@ private slots:
         grid.resize(900, 700);
         grid.setResult(result);
         grid.setTopMass(0.5);
-        const MaskMatrix kept = AttentionDisplay::topMass(result->trace.weights[0], 0.5);
+        const MaskMatrix kept = AttentionDisplay::topMass(result->trace.probabilities[0], 0.5);
         for (int row = 0; row < int(kept.rows()); ++row)
             for (int column = 0; column < int(kept.cols()); ++column)
                 QCOMPARE(grid.plot(0)->isDimmed(row, column), !kept(row, column));
@@ -280,7 +280,7 @@ private slots:
         window.heatmapMenu()->setTopMass(0.5);
         QCOMPARE(canvas->topMass(), 0.5);
         QVERIFY2(canvas->title().contains("top 50%"), qPrintable(canvas->title()));
-        const Matrix& weights = result->trace.weights[1];  // (T, T)
+        const Matrix& weights = result->trace.probabilities[1];  // (T, T)
         const MaskMatrix kept = AttentionDisplay::topMass(weights, 0.5);
         const std::vector<LinesCanvas::Line> top =
             LinesCanvas::chooseLines(*result, {1}, 0, LinesCanvas::kMaxLines, 0.5);
@@ -348,10 +348,10 @@ private slots:
         RunSettings config;
         config.d_model = 8;
         config.num_heads = 2;
-        auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
+        auto computed = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Probabilities);
         QVERIFY(computed.ok());
         const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
-        const Matrix& weights = result->trace.weights[1];  // (1100, 1100)
+        const Matrix& weights = result->trace.probabilities[1];  // (1100, 1100)
         const auto block = [&weights](int row, int column) { return weights.block(2 * row, 2 * column, 2, 2); };
         HeadView view;  // not shown: reduced at once
         view.resize(900, 700);
@@ -401,7 +401,7 @@ private slots:
         QTRY_COMPARE(figure.plotB()->fullColumnCount(), 1100);
         QTRY_COMPARE(figure.plotDifference()->fullColumnCount(), 1100);
         QCOMPARE(figure.plotB()->values()(3, 5), block(3, 5).maxCoeff());
-        QCOMPARE(figure.plotA()->values()(3, 5), result->trace.weights[0].block(6, 10, 2, 2).maxCoeff());
+        QCOMPARE(figure.plotA()->values()(3, 5), result->trace.probabilities[0].block(6, 10, 2, 2).maxCoeff());
         figure.setReduction(CellReduction::Mean);  // the same comparison, reduced again
         QTRY_COMPARE(figure.plotB()->values()(3, 5), float(block(3, 5).cast<double>().mean()));
 
@@ -439,11 +439,11 @@ private slots:
         grid.setAggregate(HeadAggregate::Mean);
         QCOMPARE(grid.headCount(), result->numHeads() + 1);
         QCOMPARE(grid.aggregatePlot()->values(),
-                 AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Mean));
+                 AttentionDisplay::fuseHeads(result->trace.probabilities, AttentionDisplay::Fusion::Mean));
         QVERIFY(grid.aggregatePlot()->isMasked(0, 1));  // the causal mask is drawn there too
         grid.setAggregate(HeadAggregate::Max);
         QCOMPARE(grid.aggregatePlot()->values(),
-                 AttentionDisplay::fuseHeads(result->trace.weights, AttentionDisplay::Fusion::Max));
+                 AttentionDisplay::fuseHeads(result->trace.probabilities, AttentionDisplay::Fusion::Max));
         grid.setAggregate(HeadAggregate::None);
         QCOMPARE(grid.headCount(), result->numHeads());
     }

@@ -202,7 +202,7 @@ private slots:
         QVERIFY2(computed.ok(), qPrintable(computed.error()));
         const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
         double largest = 0.0, largest_beyond_row_0 = 0.0;
-        for (const Matrix& weights : result->trace.weights) {  // (queries, keys)
+        for (const Matrix& weights : result->trace.probabilities) {  // (queries, keys)
             largest = std::max(largest, double(weights.maxCoeff()));
             largest_beyond_row_0 =
                 std::max(largest_beyond_row_0, double(weights.bottomRows(weights.rows() - 1).maxCoeff()));

@@ -109,7 +109,7 @@ class TestHeatmapZoom : public QObject {
     std::unique_ptr<HeadView> m_view;
 
     HeatmapPlot* plot() const { return m_view->plot(); }
-    const Matrix& weights(int head = 1) const { return m_result->trace.weights[size_t(head)]; }
+    const Matrix& weights(int head = 1) const { return m_result->trace.probabilities[size_t(head)]; }
 
     // The wheel over query 1,500 / key 1,200 until every cell is drawn and about 48 a side show.
     void zoomToCells()

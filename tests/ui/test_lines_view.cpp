@@ -30,7 +30,7 @@ private slots:
         canvas.setHead(0);
         const int tokens = result->seqLen();
         // Causal: query i has i + 1 keys; a line for each weight above the drawing threshold.
-        const Matrix& w = result->trace.weights[0];
+        const Matrix& w = result->trace.probabilities[0];
         const float strongest = w.maxCoeff();
         const float threshold = LinesCanvas::kMinRelativeWeight * strongest;
         const int expected = int((w.array() >= threshold).count());
@@ -91,7 +91,7 @@ private slots:
         RunSettings small;
         small.d_model = 16;
         small.num_heads = 2;
-        auto two = AttentionPipeline::run(small, QStringLiteral("a b c"), TraceDetail::Weights);
+        auto two = AttentionPipeline::run(small, QStringLiteral("a b c"), TraceDetail::Probabilities);
         QVERIFY(two.ok());
         view.setResult(std::make_shared<const AttentionResult>(std::move(two).value()));
         QCOMPARE(view.headChooser()->count(), 3);

@@ -3,7 +3,7 @@
 // previous input), the budget is a remembered setting, and a 20,000-token paste leaves the GUI
 // thread free while it is computed and drawn.
 #include "core/analysis/QueryKeySpace.h"
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
@@ -18,7 +18,7 @@
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/qk/QueryKeyView.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QDoubleSpinBox>
@@ -55,7 +55,7 @@ std::shared_ptr<const AttentionResult> threeThousandTokens()
     RunSettings config;
     config.d_model = 8;
     config.num_heads = 2;
-    auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Weights);
+    auto computed = AttentionPipeline::run(config, words(3000), TraceDetail::Probabilities);
     return computed ? std::make_shared<const AttentionResult>(std::move(computed).value()) : nullptr;
 }
 
@@ -214,7 +214,7 @@ private slots:
         QVERIFY(lines.size() <= size_t(2 * 3000 * 3));
         for (size_t n = 0; n < lines.size(); n += 97) {
             const LinesCanvas::Line& line = lines[n];
-            const Matrix& weights = result->trace.weights[size_t(line.head)];
+            const Matrix& weights = result->trace.probabilities[size_t(line.head)];
             const int stronger = int((weights.row(line.query).array() > line.weight).count());
             QVERIFY2(stronger < 3, qPrintable(QStringLiteral("query %1 key %2").arg(line.query).arg(line.key)));
             QCOMPARE(weights(line.query, line.key), line.weight);
@@ -254,7 +254,7 @@ private slots:
             QTest::qWait(1);
         }
         QVERIFY(!walk.isPending());
-        const WalkthroughModel want = WalkthroughModel::build(*result, 1, 2500);
+        const WalkthroughData want = WalkthroughData::build(*result, 1, 2500);
         QCOMPARE(walk.walkthrough().head, 1);
         QCOMPARE(walk.walkthrough().query, 2500);
         QCOMPARE(walk.tableModel(6, 0)->table().values, want.step(6).tables[0].values);
@@ -266,7 +266,7 @@ private slots:
         walk.computeNow();
         QVERIFY(!walk.isPending());
         QCOMPARE(walk.tableModel(6, 0)->table().values,
-                 WalkthroughModel::build(*result, 0, 10).step(6).tables[0].values);
+                 WalkthroughData::build(*result, 0, 10).step(6).tables[0].values);
 
         QueryKeyView scatter;
         scatter.resize(800, 600);

@@ -112,7 +112,7 @@ class TestMainWindow : public attn::test::WindowTest {
             const HeatmapPlot* plot = grid.plot(head);
             QCOMPARE(plot->plottedKeySize(), seq_len == 1 ? 2 : seq_len);
             QCOMPARE(plot->plottedValueSize(), seq_len == 1 ? 2 : seq_len);
-            const Matrix& weights = result.trace.weights[head];
+            const Matrix& weights = result.trace.probabilities[head];
             for (int query = 0; query < seq_len; ++query)
                 for (int key = 0; key < seq_len; ++key) {
                     const double plotted = plot->plottedCell(key, query);
@@ -286,7 +286,7 @@ private slots:
         const auto layer1 = m_window->controller()->result();
         QVERIFY(layer1 != layer0);
         QCOMPARE(layer1->config.layer, 1);
-        QVERIFY(layer1->trace.weights[0] != layer0->trace.weights[0]);
+        QVERIFY(layer1->trace.probabilities[0] != layer0->trace.probabilities[0]);
         verifyGridShows(*m_window->headsGrid(), *layer1);
         // Back to random weights, of the dimensions the panel shows (the file's), editable again.
         m_window->settingsPanel()->weightsBox()->setCurrentIndex(0);
@@ -427,7 +427,7 @@ private slots:
     void hoverInTheGridNamesTheCell()
     {
         const auto result = m_window->controller()->result();
-        const double value = result->trace.weights[2](7, 1);
+        const double value = result->trace.probabilities[2](7, 1);
         emit m_window->headsGrid()->plot(2)->cellHovered(7, 1, value);
         QCOMPARE(m_window->statusBar()->currentMessage(),
                  QStringLiteral("head 2: query 'it' → key 'cat': %1").arg(value, 0, 'f', 3));
@@ -444,7 +444,7 @@ private slots:
         QCOMPARE(m_window->headView()->head(), 5);
         const auto result = m_window->controller()->result();
         const HeatmapPlot* plot = m_window->headView()->plot();
-        QCOMPARE(plot->plottedCell(3, 1), double(result->trace.weights[5](1, 3)));
+        QCOMPARE(plot->plottedCell(3, 1), double(result->trace.probabilities[5](1, 3)));
         QCOMPARE(HeadView::describeCell("it", "cat", 0.41234), QString("query 'it' → key 'cat': 0.412"));
     }
 

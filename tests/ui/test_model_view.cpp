@@ -532,7 +532,7 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         RunSettings settings;
-        auto result = AttentionPipeline::run(settings, QStringLiteral("one two three"), TraceDetail::Weights);
+        auto result = AttentionPipeline::run(settings, QStringLiteral("one two three"), TraceDetail::Probabilities);
         QVERIFY(result);
         panel.setResult(std::make_shared<const AttentionResult>(std::move(result).value()));
         QVERIFY(!panel.showsModelChain());

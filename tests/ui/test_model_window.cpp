@@ -484,7 +484,7 @@ private slots:
         const QJsonArray head0 = layer1[0].toArray();
         for (int q = 0; q < head0.size(); ++q)
             for (int k = 0; k < head0.size(); ++k)
-                QVERIFY(std::abs(double(b->trace.weights[0](q, k)) - head0[q].toArray()[k].toDouble()) <= 1e-5);
+                QVERIFY(std::abs(double(b->trace.probabilities[0](q, k)) - head0[q].toArray()[k].toDouble()) <= 1e-5);
         QCOMPARE(controller()->result()->config.layer, 0);  // side A stays on the chosen layer
         // The titles name the (layer, head) of each side.
         QVERIFY2(compare->figure()->plotA()->title().contains("layer 0"),

@@ -252,7 +252,7 @@ private slots:
         config.num_heads = heads;
         config.output_dim = d_model;
         config.masked = config.causal = masked;
-        const ShapeDiagramPainter diagram(ShapeModel(config), int(heads) - 1);
+        const ShapeDiagramPainter diagram(ShapeData(config), int(heads) - 1);
         QImage image(size, QImage::Format_ARGB32_Premultiplied);
         QPainter painter(&image);
         const auto hits = diagram.paint(painter, QRectF(QPointF(0, 0), QSizeF(size)));
@@ -292,7 +292,7 @@ private slots:
         auto render = [&](int head) {
             QImage image(1200, 900, QImage::Format_RGB32);
             QPainter painter(&image);
-            ShapeDiagramPainter(ShapeModel(config), head).paint(painter, QRectF(0, 0, 1200, 900));
+            ShapeDiagramPainter(ShapeData(config), head).paint(painter, QRectF(0, 0, 1200, 900));
             return image;
         };
         const QImage first = render(0);
@@ -315,7 +315,7 @@ private slots:
         config.seq_len = 10;
         config.input_dim = config.d_model = config.output_dim = 512;
         config.num_heads = 8;
-        const ShapeDiagramPainter diagram(ShapeModel(config), 2);
+        const ShapeDiagramPainter diagram(ShapeData(config), 2);
         const auto& steps = diagram.model().steps();
         auto index = [&](ShapeStep::Id id) {
             return int(std::find_if(steps.begin(), steps.end(), [id](const ShapeStep& s) { return s.id == id; }) -
@@ -345,7 +345,7 @@ private slots:
         config.input_dim = config.d_model = config.output_dim = 512;
         config.num_heads = 64;
         config.masked = config.causal = true;
-        const ShapeDiagramPainter diagram(ShapeModel(config), 5);
+        const ShapeDiagramPainter diagram(ShapeData(config), 5);
         QImage image(1200, 900, QImage::Format_ARGB32_Premultiplied);
         QBENCHMARK
         {

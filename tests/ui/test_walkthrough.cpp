@@ -1,15 +1,15 @@
 // The step-by-step walkthrough's widgets: its tables show the walkthrough's numbers (which
-// test_walkthrough_model checks against the trace and the tutorial), the rotary step, and the
+// test_walkthrough_data checks against the trace and the tutorial), the rotary step, and the
 // selection kept in sync with the heatmaps.
 
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAbstractItemModelTester>
@@ -84,16 +84,16 @@ private slots:
 
     void tableModel()
     {
-        WalkthroughTableModel model;
+        WalkthroughItemModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
-        const WalkthroughModel walk = WalkthroughModel::build(test::toyResult(true), 0, 1);
+        const WalkthroughData walk = WalkthroughData::build(test::toyResult(true), 0, 1);
         model.setTable(walk.step(5).tables[0]);  // masked scores (3 x 3)
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.columnCount(), 3);
         QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("4.0000"));
         QCOMPARE(model.index(1, 2).data().toString(), QStringLiteral("−∞"));
-        QVERIFY(std::isinf(model.index(1, 2).data(WalkthroughTableModel::ValueRole).toDouble()));
+        QVERIFY(std::isinf(model.index(1, 2).data(WalkthroughItemModel::ValueRole).toDouble()));
         QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("2"));
         QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());  // the query's row
         QVERIFY(!model.index(0, 0).data(Qt::BackgroundRole).isValid());
@@ -109,7 +109,7 @@ private slots:
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("1.0"));
         model.setTable(walk.step(9).tables[0]);  // concat has head columns highlighted
         model.setTable(walk.step(2).tables[0]);
-        model.setTable(WalkthroughModel::build(test::sentenceResult(16, 4), 1, 2).step(9).tables[0]);
+        model.setTable(WalkthroughData::build(test::sentenceResult(16, 4), 1, 2).step(9).tables[0]);
         QCOMPARE(reset.count(), 1);
         QVERIFY(model.index(0, 4).data(Qt::BackgroundRole).isValid());  // head 1: columns 4..7
         QVERIFY(!model.index(0, 8).data(Qt::BackgroundRole).isValid());
@@ -117,10 +117,10 @@ private slots:
         model.setTable({});
         QCOMPARE(model.rowCount(), 0);
 
-        QCOMPARE(WalkthroughTableModel::formatValue(1.93664f, 4), QStringLiteral("1.9366"));
-        QCOMPARE(WalkthroughTableModel::formatValue(-2.0f, 0), QStringLiteral("-2"));
-        QCOMPARE(WalkthroughTableModel::formatValue(-std::numeric_limits<float>::infinity(), 3), QStringLiteral("−∞"));
-        QCOMPARE(WalkthroughTableModel::formatValue(std::numeric_limits<float>::quiet_NaN(), 3), QStringLiteral("NaN"));
+        QCOMPARE(WalkthroughItemModel::formatValue(1.93664f, 4), QStringLiteral("1.9366"));
+        QCOMPARE(WalkthroughItemModel::formatValue(-2.0f, 0), QStringLiteral("-2"));
+        QCOMPARE(WalkthroughItemModel::formatValue(-std::numeric_limits<float>::infinity(), 3), QStringLiteral("−∞"));
+        QCOMPARE(WalkthroughItemModel::formatValue(std::numeric_limits<float>::quiet_NaN(), 3), QStringLiteral("NaN"));
     }
 
     // The widget shows the toy example's numbers as the tutorial prints them.
@@ -132,7 +132,7 @@ private slots:
         view.setResult(std::make_shared<const AttentionResult>(test::toyResult()));
         auto row = [&](int step, int table, int r) {
             QStringList cells;
-            const WalkthroughTableModel* model = view.tableModel(step, table);
+            const WalkthroughItemModel* model = view.tableModel(step, table);
             for (int c = 0; c < model->columnCount(); ++c)
                 cells.append(model->index(r, c).data().toString());
             return cells;
@@ -193,7 +193,7 @@ private slots:
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.takeFirst(), (QList<QVariant>{2, 4}));
         QCOMPARE(view.tableModel(6, 0)->table().highlighted_row, 4);
-        QCOMPARE(view.tableModel(6, 0)->table().values, result->trace.weights[2]);
+        QCOMPARE(view.tableModel(6, 0)->table().values, result->trace.probabilities[2]);
 
         // From the heatmaps: no signal back, the selectors and highlights follow.
         view.select(3, 7);
@@ -265,7 +265,7 @@ private slots:
         int query = 0;
         QBENCHMARK
         {
-            const WalkthroughModel walk = WalkthroughModel::build(result, 3, query++ % 512);
+            const WalkthroughData walk = WalkthroughData::build(result, 3, query++ % 512);
             QCOMPARE(walk.step(5).tables[0].values.rows(), 512);
         }
     }
@@ -354,7 +354,7 @@ private slots:
             // 4.5: WCAG AA contrast for normal text; the old fixed #4a5663 gave 2.2 on #202020.
             QVERIFY2(std::max(a, b) / std::min(a, b) >= 4.5, qPrintable(match.captured(1)));
         }
-        QCOMPARE(headers, WalkthroughModel::kStepCount);
+        QCOMPARE(headers, WalkthroughData::kStepCount);
     }
 };
 

@@ -1,12 +1,12 @@
 // The walkthrough's labels on a long input: headers and the score breakdown measure only their
 // widest label (found with the tables on the worker), and the breakdown paints only the rows in
 // its clip.
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 #include "tests/support/LongInput.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 #include "ui/views/walkthrough/WidestLabel.h"
 
@@ -43,7 +43,7 @@ private slots:
 
         QTableView* x = view.tableView(1, 0);  // X: a row per token, a column per feature
         const QAbstractItemModel* model = x->model();
-        QCOMPARE(model->headerData(0, Qt::Vertical, WalkthroughTableModel::WidestSectionRole).toInt(), 150);
+        QCOMPARE(model->headerData(0, Qt::Vertical, WalkthroughItemModel::WidestSectionRole).toInt(), 150);
         QCOMPARE(model->headerData(150, Qt::Vertical).toString(), QStringLiteral("150 incomprehensibilities"));
         QFont bold = x->verticalHeader()->font();
         bold.setBold(true);  // as QHeaderView measures every section
@@ -57,12 +57,12 @@ private slots:
         QCOMPARE(x->horizontalHeader()->sizeHint().height(), qt_columns.sizeHint().height());
 
         // The weights' row of the query: its columns are the keys, the widest one named too.
-        QCOMPARE(view.tableModel(6, 0)->headerData(0, Qt::Horizontal, WalkthroughTableModel::WidestSectionRole).toInt(),
+        QCOMPARE(view.tableModel(6, 0)->headerData(0, Qt::Horizontal, WalkthroughItemModel::WidestSectionRole).toInt(),
                  150);
         // Without a name from the model (a table set by hand) the header measures as Qt's does.
-        WalkthroughTableModel alone;
+        WalkthroughItemModel alone;
         alone.setTable(view.tableModel(1, 0)->table());
-        QVERIFY(!alone.headerData(0, Qt::Vertical, WalkthroughTableModel::WidestSectionRole).isValid());
+        QVERIFY(!alone.headerData(0, Qt::Vertical, WalkthroughItemModel::WidestSectionRole).isValid());
     }
 
     void widestLabel()
@@ -82,7 +82,7 @@ private slots:
     void breakdownMeasuresOneLabelAndPaintsTheExposedRows()
     {
         const AttentionResult result = test::sentenceResult(16, 2, 0, false, numberedWords(200, 200));
-        const WalkthroughModel walk = WalkthroughModel::build(result, 1, 3);
+        const WalkthroughData walk = WalkthroughData::build(result, 1, 3);
         const RowVector raw = walk.step(3).tables[0].values.row(3);
         ScoreBreakdownView all;
         all.setData(walk.products, raw);

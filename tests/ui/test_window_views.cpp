@@ -3,7 +3,7 @@
 // comparison, cell selection syncs the head view and the walkthrough both ways, and the Examples
 // menu shows the toy example's numbers. Checks read what the views hold and draw, not just that
 // signals fired.
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/Examples.h"
 #include "tests/support/TestSuite.h"
@@ -174,7 +174,7 @@ private slots:
         m_window->setCurrentView(View::Walkthrough);
         WalkthroughView* walk = m_window->walkthrough();
         QCOMPARE(walk->result(), m_window->controller()->result());
-        for (int step = 1; step <= WalkthroughModel::kStepCount; ++step) {
+        for (int step = 1; step <= WalkthroughData::kStepCount; ++step) {
             QVERIFY2(walk->walkthrough().step(step).unavailable.isEmpty(), qPrintable(QString::number(step)));
             QVERIFY(walk->tableModel(step, 0) != nullptr);
         }
@@ -182,7 +182,7 @@ private slots:
         // Step 6 (softmax) of head 0, query 0 is the weights the heatmaps show.
         const Matrix& weights = walk->walkthrough().step(6).tables[0].values;
         for (int key = 0; key < result.seqLen(); ++key)
-            QCOMPARE(weights(0, key), result.trace.weights[0](0, key));
+            QCOMPARE(weights(0, key), result.trace.probabilities[0](0, key));
     }
 
     void gridClickOpensHeadAndPicksItForComparison()
@@ -268,7 +268,7 @@ private slots:
         QCOMPARE(tabs->shapesPanel()->view()->head(), 6);
         m_window->setCurrentView(View::Head);
         const Matrix& shown = head_view->plot()->values();
-        QVERIFY(shown.isApprox(m_window->controller()->result()->trace.weights[6]));
+        QVERIFY(shown.isApprox(m_window->controller()->result()->trace.probabilities[6]));
         QCOMPARE(selected.count(), 1);  // no click, no cellSelected
 
         // A shorter sentence drops a selection that no longer exists.
@@ -305,7 +305,7 @@ private slots:
         WalkthroughView* walk = m_window->walkthrough();
         QCOMPARE(walk->head(), 0);
         QCOMPARE(walk->query(), 0);
-        const WalkthroughModel& steps = walk->walkthrough();
+        const WalkthroughData& steps = walk->walkthrough();
         compareRow(steps.step(3).tables[0].values, 0, {2, 4, 4}, 1e-6);
         compareRow(steps.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, 5e-5);
         compareRow(steps.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, 5e-5);
@@ -316,7 +316,7 @@ private slots:
         m_window->controller()->setConfig(causal);
         QVERIFY(m_window->controller()->showsExample());
         QCOMPARE(m_window->controller()->result()->seqLen(), 3);
-        QCOMPARE(m_window->controller()->result()->trace.weights[0](0, 0), 1.0f);
+        QCOMPARE(m_window->controller()->result()->trace.probabilities[0](0, 0), 1.0f);
 
         // Typing a sentence returns to the settings in use before the example.
         m_window->sentenceEdit()->setText(QStringLiteral("back to words"));

@@ -34,7 +34,7 @@ struct AttentionController::Job {
     std::int64_t memory_budget = 0;
     std::int64_t picture_cells = 0;  // what one heatmap holds at most (MemoryRequest::picture_cells)
     std::int64_t held_bytes = 0;     // the result on screen, kept until this one replaces it
-    int kept_head = 0;               // a long input's head whose weights are kept (pictureFactorFor)
+    int kept_head = 0;               // a long input's head whose weights are kept (blockFactorFor)
     std::int64_t long_route_bytes = 0;
 };
 
@@ -338,12 +338,12 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     // head view's (each reduced to at most picture_cells), Compare's A, B and A - B.
     MemoryRequest need =
         MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights, detail);
-    need.pictures = weights->weights.num_heads + 1;
-    need.picture_cells = job.picture_cells;
+    need.view_copies = weights->weights.num_heads + 1;
+    need.view_cells = job.picture_cells;
     need.held = job.held_bytes;
     need.masked = effective.causal || !effective.padded_keys.isEmpty();
     // A long input: every head reduced to its picture as it is computed, one head's weights kept.
-    const int picture_factor = planLongRoute(need, int(seq_len), int(key_len), effective.num_heads, job.picture_cells,
+    const int block_factor = planLongRoute(need, int(seq_len), int(key_len), effective.num_heads, job.picture_cells,
                                              job.long_route_bytes);
     const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
@@ -359,7 +359,7 @@ AttentionController::Outcome AttentionController::runJob(const Job& job)
     // sentence grows again) but only the keys that exist are padded.
     effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
     auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail,
-                                         picture_factor, kept_head);
+                                         block_factor, kept_head);
     if (!result) {
         outcome.error_field = SettingField::Sentence;
         outcome.error = result.error();

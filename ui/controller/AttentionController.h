@@ -137,7 +137,7 @@ public:
     std::int64_t memoryBudget() const { return m_memory_budget > 0 ? m_memory_budget : defaultMemoryBudget(); }
     static std::int64_t defaultMemoryBudget();
     // The most cells one heatmap of the window holds (its reduced size; 0: every cell).
-    // Above it, with every head's weights too large to keep (AttentionPipeline::pictureFactorFor),
+    // Above it, with every head's weights too large to keep (AttentionPipeline::blockFactorFor),
     // the engine reduces every head to its picture as it computes it and keeps one head's weights:
     // the kept head (default 0; the head view's, which the window sets), the others recomputed when
     // a view asks for them.

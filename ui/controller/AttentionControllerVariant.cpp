@@ -2,7 +2,7 @@
 // another layer of a whole model. Split from AttentionController.cpp to keep each file small.
 #include "ui/controller/AttentionController.h"
 
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 #include "core/model/ModelSession.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/ModelLayerResult.h"
@@ -133,15 +133,15 @@ AttentionController::VariantOutcome AttentionController::runVariantJob(const Var
     // head's weights (Compare's figure and metrics read them), or for a long input takes the long
     // route as A does (one head kept, the others recomputed by Compare's workers).
     MemoryRequest need = MemoryPlan::forPass(job.base->seqLen(), job.base->isCross() ? job.base->keyLen() : 0,
-                                             weights->weights, TraceDetail::Weights);
+                                             weights->weights, TraceDetail::Probabilities);
     need.held = job.held_bytes;
-    const int picture_factor = planLongRoute(need, job.base->seqLen(), job.base->keyLen(), weights->weights.num_heads,
+    const int block_factor = planLongRoute(need, job.base->seqLen(), job.base->keyLen(), weights->weights.num_heads,
                                              job.picture_cells, job.long_route_bytes);
     if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
         outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
         return outcome;
     }
-    auto variant = CompareModel::runVariant(*job.base, job.config, *weights, job.sentence, picture_factor);
+    auto variant = CompareData::runVariant(*job.base, job.config, *weights, job.sentence, block_factor);
     if (!variant) {
         outcome.error = variant.error();
         return outcome;

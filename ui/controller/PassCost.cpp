@@ -23,7 +23,7 @@ std::int64_t heldBytes(const AttentionResult& result)
     const int held_heads = shown.keepsEveryHead() ? shown.num_heads : 2;  // a long input's: kept + recomputed
     std::int64_t bytes = std::int64_t(sizeof(float)) * held_heads * shown.queryLength() * shown.keyLength() *
                          (shown.hasScores() ? 2 : 1);
-    for (const CellBlocks& picture : shown.pictures)
+    for (const CellBlocks& picture : shown.cell_blocks)
         bytes += std::int64_t(2 * sizeof(float) + 1) * picture.max.size();
     return bytes;
 }
@@ -31,14 +31,14 @@ std::int64_t heldBytes(const AttentionResult& result)
 int planLongRoute(MemoryRequest& need, int query_len, int key_len, int num_heads, std::int64_t picture_cells,
                   std::int64_t long_route_bytes)
 {
-    const int picture_side = int(std::lround(std::sqrt(double(picture_cells))));
-    const int picture_factor =
-        AttentionPipeline::pictureFactorFor(query_len, key_len, num_heads, picture_side, long_route_bytes);
-    if (picture_factor > 0) {
-        need.picture_factor = picture_factor;
+    const int reduced_side = int(std::lround(std::sqrt(double(picture_cells))));
+    const int block_factor =
+        AttentionPipeline::blockFactorFor(query_len, key_len, num_heads, reduced_side, long_route_bytes);
+    if (block_factor > 0) {
+        need.block_factor = block_factor;
         need.kept_heads = 3;
     }
-    return picture_factor;
+    return block_factor;
 }
 
 }  // namespace attn

@@ -21,7 +21,7 @@ double passFlops(const LoadedWeights* weights, const RunSettings& config, int se
 std::int64_t heldBytes(const AttentionResult& result);
 
 // A long input's route for a pass of query_len x key_len over num_heads heads whose pictures hold
-// at most picture_cells (AttentionPipeline::pictureFactorFor), written into `need` when taken:
+// at most picture_cells (AttentionPipeline::blockFactorFor), written into `need` when taken:
 // every head's picture, and three heads' weights (the kept one, the one recomputed last, and one
 // that a view's worker may still hold then). The factor, or 0 for the ordinary pass.
 int planLongRoute(MemoryRequest& need, int query_len, int key_len, int num_heads, std::int64_t picture_cells,

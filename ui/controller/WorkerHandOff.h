@@ -16,7 +16,7 @@ namespace attn {
 inline TraceDetail traceDetailFor(qint64 query_len, int num_heads, qint64 key_len = -1)
 {
     const qint64 keys = key_len < 0 ? query_len : key_len;
-    return query_len * keys * num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Weights;
+    return query_len * keys * num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Probabilities;
 }
 
 // Runs `work` on the GUI thread when it is small, on one core: OpenMP's fork and barrier cost

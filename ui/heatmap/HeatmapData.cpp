@@ -1,7 +1,7 @@
 #include "ui/heatmap/HeatmapData.h"
 
 #include "core/analysis/AttentionDisplay.h"
-#include "core/analysis/WeightPercentile.h"
+#include "core/analysis/ProbabilityPercentile.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <QCoreApplication>
@@ -70,7 +70,7 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     for (int head = 0; head < trace.num_heads; ++head) {
         std::shared_ptr<const Matrix> weights;  // (queries, keys); masked weights are exactly 0
         if (!by_rows)
-            weights = AttentionDisplay::headWeights(result, head);
+            weights = AttentionDisplay::headProbabilities(result, head);
         const auto row_max = [&](int query) {
             return by_rows ? double(trace.row_max[size_t(head)](query)) : double(weights->row(query).maxCoeff());
         };
@@ -88,13 +88,13 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     if (!(data.high_without_one_key_rows > 0.0))  // every row sees one key (a single token)
         data.high_without_one_key_rows = data.high;
     if (scale == ColorScale::Percentile && !trace.keepsEveryHead()) {
-        // Every head recomputed twice (weightPercentile): on a worker, kept with the result.
+        // Every head recomputed twice (probabilityPercentile): on a worker, kept with the result.
         std::lock_guard lock(result.derived->mutex);
         const std::optional<double> top = result.derived->percentile_top;
         data.percentile_pending = !top;
         data.percentile_top = top && *top > 0.0 ? *top : data.high;
     } else if (scale == ColorScale::Percentile) {
-        const double top = AttentionDisplay::percentile(trace.weights, data.mask, ColorScales::kPercentile);
+        const double top = AttentionDisplay::percentile(trace.probabilities, data.mask, ColorScales::kPercentile);
         data.percentile_top = top > 0.0 ? top : data.high;
     }
     return data;
@@ -113,7 +113,7 @@ bool HeatmapData::computePercentile(const AttentionResult& result, const std::fu
     if (!percentileMissing(result))
         return true;
     const HeatmapData data = fromResult(result, ColorScale::AllCells);  // the mask the views use
-    const std::optional<double> top = weightPercentile(result, data.mask, ColorScales::kPercentile, cancelled);
+    const std::optional<double> top = probabilityPercentile(result, data.mask, ColorScales::kPercentile, cancelled);
     if (!top)
         return false;
     std::lock_guard lock(result.derived->mutex);

@@ -33,7 +33,7 @@ struct HeatmapData {
     bool percentile_pending = false;
 
     static HeatmapData fromResult(const AttentionResult& result, ColorScale scale = ColorScale::WithoutOneKeyRows);
-    // A long input's percentile (weightPercentile of the weights the views show, outside their
+    // A long input's percentile (probabilityPercentile of the weights the views show, outside their
     // mask) into result.derived, unless it is there already: false when `cancelled` stopped it.
     // Seconds at 8,192 tokens x 12 heads: for a worker, or for an export that must not wait.
     static bool computePercentile(const AttentionResult& result, const std::function<bool()>& cancelled = {});

@@ -2,7 +2,7 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/HeadMetrics.h"
-#include "core/analysis/WeightPercentile.h"
+#include "core/analysis/ProbabilityPercentile.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -104,13 +104,13 @@ Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(c
 {
     if (!a.result || !b.result)
         return Error{tr("nothing to compare yet")};
-    auto weights_a = CompareModel::headWeights(*a.result, a.head);
+    auto weights_a = CompareData::headProbabilities(*a.result, a.head);
     if (!weights_a)
         return Error{QStringLiteral("A: %1").arg(weights_a.error())};
-    auto weights_b = CompareModel::headWeights(*b.result, b.head);
+    auto weights_b = CompareData::headProbabilities(*b.result, b.head);
     if (!weights_b)
         return Error{QStringLiteral("B: %1").arg(weights_b.error())};
-    auto comparison = CompareModel::compare(std::move(weights_a).value(), std::move(weights_b).value());
+    auto comparison = CompareData::compare(std::move(weights_a).value(), std::move(weights_b).value());
     if (!comparison)
         return Error{comparison.error()};
     if (recomputesHeads(a, b)) {  // a long input's, here on the worker rather than when the scale is chosen

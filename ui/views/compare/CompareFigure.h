@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 #include "core/base/Result.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"

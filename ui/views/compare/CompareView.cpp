@@ -1,6 +1,6 @@
 #include "ui/views/compare/CompareView.h"
 
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 #include "core/analysis/HeadTables.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/compare/CompareFigure.h"
@@ -428,7 +428,7 @@ void CompareView::refresh()
     refillChoosers();
 
     const QString settings = usesOtherSettings() && m_variant
-                                 ? CompareModel::describeDifference(m_result->config, m_variant->config)
+                                 ? CompareData::describeDifference(m_result->config, m_variant->config)
                                  : QString();
     // A whole model's sides are (layer, head) pairs: both titles name their layer.
     const bool model = isModelLayer(*m_result);

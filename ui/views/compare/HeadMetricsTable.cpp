@@ -10,13 +10,13 @@ namespace attn {
 
 HeadMetricsTable::HeadMetricsTable(QWidget* parent) : QTableView(parent)
 {
-    m_model = new HeadMetricsModel(this);
+    m_model = new HeadMetricsItemModel(this);
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(HeadMetricsModel::kSortRole);
+    m_proxy->setSortRole(HeadMetricsItemModel::kSortRole);
     setModel(m_proxy);
     setSortingEnabled(true);
-    sortByColumn(HeadMetricsModel::HeadColumn, Qt::AscendingOrder);
+    sortByColumn(HeadMetricsItemModel::HeadColumn, Qt::AscendingOrder);
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -77,7 +77,7 @@ void HeadMetricsTable::fitColumns()
 int HeadMetricsTable::headAtRow(int view_row) const
 {
     const QModelIndex index = m_proxy->index(view_row, 0);
-    return index.isValid() ? index.data(HeadMetricsModel::kHeadRole).toInt() : -1;
+    return index.isValid() ? index.data(HeadMetricsItemModel::kHeadRole).toInt() : -1;
 }
 
 void HeadMetricsTable::setMetrics(std::vector<HeadMetric> metrics)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ui/views/compare/HeadMetricsModel.h"
+#include "ui/views/compare/HeadMetricsItemModel.h"
 
 #include <QTableView>
 
@@ -14,7 +14,7 @@ class HeadMetricsTable : public QTableView {
 public:
     explicit HeadMetricsTable(QWidget* parent = nullptr);
 
-    HeadMetricsModel* metricsModel() const { return m_model; }
+    HeadMetricsItemModel* metricsModel() const { return m_model; }
     QSortFilterProxyModel* proxyModel() const { return m_proxy; }
     int headAtRow(int view_row) const;  // the head shown in a row of the (sorted) view
     QSize sizeHint() const override;
@@ -33,7 +33,7 @@ protected:
 private:
     void fitColumns();
 
-    HeadMetricsModel* m_model = nullptr;
+    HeadMetricsItemModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
 };
 

@@ -204,7 +204,7 @@ void HeadView::refresh()
         m_recompute_job.start(
             [result = m_result, head = m_head, factor, how = m_plot->reduction(), top_mass = m_plot->topMass(),
              mask = data.any_masked ? data.mask : MaskMatrix()](const auto&) {
-                return reduceCells(*AttentionDisplay::headWeights(*result, head), mask, factor, how, top_mass);
+                return reduceCells(*AttentionDisplay::headProbabilities(*result, head), mask, factor, how, top_mass);
             },
             [this, rows = m_result->seqLen(), columns = m_result->keyLen(), labels = data.labels,
              keys = data.key_labels](ReducedMatrix reduced) {
@@ -212,7 +212,7 @@ void HeadView::refresh()
             });
     } else {
         // (query_len, key_len): a long input's head that was not kept is recomputed here (offscreen)
-        const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, m_head);
+        const std::shared_ptr<const Matrix> weights = AttentionDisplay::headProbabilities(*m_result, m_head);
         const auto keep_alive =
             std::make_shared<std::pair<std::shared_ptr<const AttentionResult>, std::shared_ptr<const Matrix>>>(m_result,
                                                                                                                weights);

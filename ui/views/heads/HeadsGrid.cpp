@@ -82,8 +82,8 @@ void HeadsGrid::updatePlots()
     // reduce the weights to (the same code). Dimmed blocks and hidden keys need the weights: the
     // heads are then recomputed one at a time and reduced here.
     const bool engine_pictures =
-        trace.hasPictures() && m_top_mass >= 1.0 &&
-        trace.pictures.front().factor ==
+        trace.hasCellBlocks() && m_top_mass >= 1.0 &&
+        trace.cell_blocks.front().factor ==
             attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     m_reduce_job.supersede();  // a worker still reducing the heads of an earlier call stops
     const int factor = attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
@@ -94,14 +94,14 @@ void HeadsGrid::updatePlots()
         if (on_worker) {
             // reduceHeadsOnWorker below; meanwhile the plot shows its last picture
         } else if (engine_pictures) {
-            const CellBlocks& picture = trace.pictures[size_t(head)];
+            const CellBlocks& picture = trace.cell_blocks[size_t(head)];
             plot->setReducedMatrix({m_reduction == CellReduction::Max ? picture.max : picture.mean, picture.hidden,
                                     picture.factor, MaskMatrix()},
                                    m_result->seqLen(), m_result->keyLen(), m_data.labels, m_data.key_labels);
         } else if (trace.keepsEveryHead()) {
-            plot->setMatrix(trace.weights[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
+            plot->setMatrix(trace.probabilities[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
         } else {  // reduced here, before the next head is recomputed
-            plot->setMatrix(*AttentionDisplay::headWeights(*m_result, head), m_data.labels, m_data.key_labels,
+            plot->setMatrix(*AttentionDisplay::headProbabilities(*m_result, head), m_data.labels, m_data.key_labels,
                             m_data.mask);
         }
         plot->setTitle(tr("head %1").arg(head));
@@ -111,14 +111,14 @@ void HeadsGrid::updatePlots()
         const bool mean = m_aggregate == HeadAggregate::Mean;
         const AttentionDisplay::Fusion fusion = mean ? AttentionDisplay::Fusion::Mean : AttentionDisplay::Fusion::Max;
         if (trace.keepsEveryHead()) {
-            plot->setMatrix(AttentionDisplay::fuseHeads(trace.weights, fusion), m_data.labels, m_data.key_labels,
+            plot->setMatrix(AttentionDisplay::fuseHeads(trace.probabilities, fusion), m_data.labels, m_data.key_labels,
                             m_data.mask);
         } else if (on_worker) {
             // reduceHeadsOnWorker
         } else {  // one head at a time (fuseHeads' order of operations)
-            Matrix fused = *AttentionDisplay::headWeights(*m_result, 0);  // (query_len, key_len)
+            Matrix fused = *AttentionDisplay::headProbabilities(*m_result, 0);  // (query_len, key_len)
             for (int head = 1; head < heads; ++head) {
-                const std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*m_result, head);
+                const std::shared_ptr<const Matrix> weights = AttentionDisplay::headProbabilities(*m_result, head);
                 if (mean)
                     fused += *weights;
                 else
@@ -160,7 +160,7 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
             for (int head = 0; head < heads; ++head) {
                 if (ticket.isStale())
                     return;  // a newer result or setting
-                std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
+                std::shared_ptr<const Matrix> weights = AttentionDisplay::headProbabilities(*result, head);
                 ticket.deliver(Reduced(head, reduceCells(*weights, mask, factor, how, top_mass)));
                 if (aggregate == HeadAggregate::None)
                     continue;

@@ -146,14 +146,14 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
     const bool by_rows = !trace.keepsEveryHead() && int(trace.row_max.size()) == trace.num_heads;
     for (int h : heads)  // a long input's: the row maxima the engine noted (else each head recomputed)
         strongest = std::max(strongest, by_rows ? trace.row_max[size_t(h)].maxCoeff()
-                                                : AttentionDisplay::headWeights(result, h)->maxCoeff());
+                                                : AttentionDisplay::headProbabilities(result, h)->maxCoeff());
     if (!(strongest > 0.0f))
         return lines;
     const float threshold = kMinRelativeWeight * strongest;
     constexpr int kMostKeys = 8;  // keys_per_query is at most this (the per-row candidates)
     const int keep = std::clamp(keys_per_query, 0, kMostKeys);
     for (int h : heads) {
-        const std::shared_ptr<const Matrix> head_weights = AttentionDisplay::headWeights(result, h);
+        const std::shared_ptr<const Matrix> head_weights = AttentionDisplay::headProbabilities(result, h);
         const Matrix& weights = *head_weights;  // (query_len, key_len)
         const MaskMatrix kept = top_mass < 1.0 ? AttentionDisplay::topMass(weights, top_mass) : MaskMatrix();
         const auto shown = [&kept](int i, int j) { return kept.size() == 0 || kept(i, j); };

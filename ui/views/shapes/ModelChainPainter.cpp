@@ -1,6 +1,6 @@
 #include "ui/views/shapes/ModelChainPainter.h"
 
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 
 #include <QFontInfo>
 #include <QFontMetricsF>
@@ -36,8 +36,8 @@ QFont pixelFont(double pixels, bool bold = false, bool mono = false)
 
 QString countText(std::int64_t value)
 {
-    const QString exact = ShapeModel::formatCount(value);
-    return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeModel::formatCompact(value));
+    const QString exact = ShapeData::formatCount(value);
+    return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeData::formatCompact(value));
 }
 
 // countText's "124,439,808 (124.4 M) params", or in a narrow box what fits of: the exact count
@@ -45,8 +45,8 @@ QString countText(std::int64_t value)
 QString parameterText(std::int64_t value, const QFontMetricsF& metrics, double width)
 {
     const QString params = QStringLiteral(" params");
-    const QStringList candidates{countText(value) + params, ShapeModel::formatCount(value) + params,
-                                 ShapeModel::formatCompact(value) + params};
+    const QStringList candidates{countText(value) + params, ShapeData::formatCount(value) + params,
+                                 ShapeData::formatCompact(value) + params};
     for (const QString& text : candidates)
         if (metrics.horizontalAdvance(text) <= width)
             return text;
@@ -177,7 +177,7 @@ ModelChainPainter::ModelChainPainter(const ModelConfig& config, int seq_len)
     const QString tc = QStringLiteral("(T, C) = (%1, %2)").arg(t, c);
     const bool gpt2 = config.architecture == ModelArchitecture::Gpt2;
     m_items.append({Box::TokenIds, QStringLiteral("token ids"), QStringLiteral("(T) = (%1)").arg(t),
-                    QStringLiteral("integers < V = %1").arg(ShapeModel::formatCount(config.vocab_size)), 0, false});
+                    QStringLiteral("integers < V = %1").arg(ShapeData::formatCount(config.vocab_size)), 0, false});
     m_items.append({Box::WordEmbeddings,
                     gpt2 ? QStringLiteral("word embeddings wte") : QStringLiteral("word embeddings"), tc,
                     QStringLiteral("table (V, C): one row per id"), m_counts.word_embeddings, false});
@@ -238,7 +238,7 @@ ModelChainPainter::ModelChainPainter(const ModelConfig& config, int seq_len)
         {Box::Output, QStringLiteral("last hidden state"), tc,
          gpt2 ? QStringLiteral("LM head: the tied wte")
          : m_counts.output_head > 0
-             ? QStringLiteral("LM head (V, C) untied, %1 parameters").arg(ShapeModel::formatCount(m_counts.output_head))
+             ? QStringLiteral("LM head (V, C) untied, %1 parameters").arg(ShapeData::formatCount(m_counts.output_head))
          : config.hasRotaryPositions() ? QStringLiteral("LM head: the tied word embeddings")
                                        : QStringLiteral("the last block's output"),
          0, false});
@@ -257,7 +257,7 @@ QString ModelChainPainter::toolTip(Box box) const
                                .arg(item.name.toHtmlEscaped(), item.shape, item.detail.toHtmlEscaped());
             if (item.parameters > 0)
                 text += QStringLiteral("<br>parameters: %1%2")
-                            .arg(ShapeModel::formatCount(item.parameters),
+                            .arg(ShapeData::formatCount(item.parameters),
                                  item.in_block ? QStringLiteral(" per block") : QString());
             if (box == Box::Attention && m_interactive)
                 text += QStringLiteral("<br><i>click to open the attention of the selected layer</i>");
@@ -295,7 +295,7 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
                        .arg(m_config.headDim())
                        .arg(m_config.intermediate_size)
                        .arg(m_config.num_layers)
-                       .arg(ShapeModel::formatCount(m_config.vocab_size))
+                       .arg(ShapeData::formatCount(m_config.vocab_size))
                        .arg(m_config.max_positions);
     if (!m_caption.isEmpty())
         dims += QStringLiteral("    ·    ") + m_caption;
@@ -433,12 +433,12 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
 
     // Totals.
     QStringList totals;
-    totals << QStringLiteral("embeddings %1").arg(ShapeModel::formatCount(m_counts.embeddings()))
+    totals << QStringLiteral("embeddings %1").arg(ShapeData::formatCount(m_counts.embeddings()))
            << QStringLiteral("%1 blocks × %2 = %3")
                   .arg(m_config.num_layers)
-                  .arg(ShapeModel::formatCount(m_counts.perLayer()), ShapeModel::formatCount(m_counts.layers()));
+                  .arg(ShapeData::formatCount(m_counts.perLayer()), ShapeData::formatCount(m_counts.layers()));
     if (m_counts.final_norm > 0)
-        totals << QStringLiteral("final norm %1").arg(ShapeModel::formatCount(m_counts.final_norm));
+        totals << QStringLiteral("final norm %1").arg(ShapeData::formatCount(m_counts.final_norm));
     painter.setFont(pixelFont(14 * f, true));
     painter.setPen(kInk);
     const double total_h = QFontMetricsF(painter.font()).height();
@@ -452,8 +452,8 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
         QStringLiteral("Counted as PyTorch counts the base model's parameters (buffers are not parameters).");
     if (m_counts.pooler > 0)
         note += QStringLiteral(" BERT's pooler (%1) is in its checkpoints but not computed here: with it, %2.")
-                    .arg(ShapeModel::formatCount(m_counts.pooler),
-                         ShapeModel::formatCount(m_counts.total() + m_counts.pooler));
+                    .arg(ShapeData::formatCount(m_counts.pooler),
+                         ShapeData::formatCount(m_counts.total() + m_counts.pooler));
     if (m_config.architecture == ModelArchitecture::Gpt2)
         note += QStringLiteral(" The LM head is the tied wte: no parameters of its own.");
     if (m_counts.output_head > 0)
@@ -461,7 +461,7 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
             QStringLiteral(
                 " The untied LM head (%1) is in the checkpoint but not part of the base model: with it, "
                 "%2 (the published count).")
-                .arg(ShapeModel::formatCount(m_counts.output_head), ShapeModel::formatCount(m_counts.withOutputHead()));
+                .arg(ShapeData::formatCount(m_counts.output_head), ShapeData::formatCount(m_counts.withOutputHead()));
     painter.drawText(QRectF(page.left(), top, page.width(), page.bottom() - top), Qt::AlignLeft | Qt::TextWordWrap,
                      note);
     painter.restore();

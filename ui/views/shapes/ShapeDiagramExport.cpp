@@ -8,7 +8,7 @@ namespace attn {
 
 ShapeDiagramPainter ShapeDiagramExport::painterFor(const AttentionResult& result, int batch, int head)
 {
-    ShapeDiagramPainter diagram(ShapeModel(ShapeConfig::fromResult(result, batch)), head);
+    ShapeDiagramPainter diagram(ShapeData(ShapeConfig::fromResult(result, batch)), head);
     QString caption = result.weights_description;
     if (!caption.isEmpty())
         caption += QStringLiteral(" weights");

@@ -50,8 +50,8 @@ Fonts makeFonts(double f)
 // "1,050,624 (1.051 M)"; small counts alone.
 QString countWithCompact(std::int64_t value)
 {
-    const QString exact = ShapeModel::formatCount(value);
-    return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeModel::formatCompact(value));
+    const QString exact = ShapeData::formatCount(value);
+    return value < 10000 ? exact : QStringLiteral("%1 (%2)").arg(exact, ShapeData::formatCompact(value));
 }
 
 void drawArrowHead(QPainter& painter, QPointF tip, QPointF direction, double size)
@@ -162,7 +162,7 @@ QRectF drawHeader(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
 }
 
 // Totals and their convention along the bottom; returns the footer's rectangle.
-QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, double f, const ShapeModel& model)
+QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, double f, const ShapeData& model)
 {
     // Footer: totals and their convention.
     painter.setFont(fonts.totals);
@@ -176,13 +176,13 @@ QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.drawText(
         QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
         QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
-            .arg(countWithCompact(model.totalParameters()), ShapeModel::formatCount(model.totalMultiplyAdds()),
+            .arg(countWithCompact(model.totalParameters()), ShapeData::formatCount(model.totalMultiplyAdds()),
                  countWithCompact(model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
     painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h),
                      Qt::AlignLeft | Qt::AlignVCenter,
-                     ShapeModel::flopConvention() + QStringLiteral(".  Box sides are log-scaled: 1 + log₂(n)."));
+                     ShapeData::flopConvention() + QStringLiteral(".  Box sides are log-scaled: 1 + log₂(n)."));
 
     return footer;
 }
@@ -315,7 +315,7 @@ QRectF drawStage(QPainter& painter, const Placed& p, int number, const StageStyl
 
 }  // namespace
 
-ShapeDiagramPainter::ShapeDiagramPainter(ShapeModel model, int selected_head)
+ShapeDiagramPainter::ShapeDiagramPainter(ShapeData model, int selected_head)
     : m_model(std::move(model)), m_selected_head(selected_head)
 {
 }
@@ -450,17 +450,17 @@ QString ShapeDiagramPainter::toolTip(int index) const
                             step.shapeText().toHtmlEscaped());
     if (step.kind == ShapeStep::Kind::Weight) {
         html += QStringLiteral("<br/>parameters: <b>%1</b> = %2")
-                    .arg(ShapeModel::formatCount(step.parameters), step.cost_formula);
+                    .arg(ShapeData::formatCount(step.parameters), step.cost_formula);
     } else {
-        html += QStringLiteral("<br/>elements: %1").arg(ShapeModel::formatCount(step.elementCount()));
+        html += QStringLiteral("<br/>elements: %1").arg(ShapeData::formatCount(step.elementCount()));
         if (step.multiply_adds > 0)
             html += QStringLiteral("<br/>multiply-adds of this step: <b>%1</b> = %2")
-                        .arg(ShapeModel::formatCount(step.multiply_adds), step.cost_formula);
+                        .arg(ShapeData::formatCount(step.multiply_adds), step.cost_formula);
         else
             html += QStringLiteral("<br/>multiply-adds of this step: 0");
         if (step.elementwise > 0)
             html += QStringLiteral("<br/>element-wise operations: %1 (not in the FLOP total)")
-                        .arg(ShapeModel::formatCount(step.elementwise));
+                        .arg(ShapeData::formatCount(step.elementwise));
         if (step.head_axis >= 0)
             html += QStringLiteral("<br/>head %1 of %2 highlighted")
                         .arg(m_selected_head)

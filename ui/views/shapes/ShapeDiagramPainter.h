@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 
 #include <QRectF>
 #include <QSize>
@@ -12,7 +12,7 @@ class QPainter;
 
 namespace attn {
 
-// Draws the shape diagram of a ShapeModel into any QPainter (widget, QImage, QSvgGenerator,
+// Draws the shape diagram of a ShapeData into any QPainter (widget, QImage, QSvgGenerator,
 // QPdfWriter): every tensor and weight as a box whose sides are log-scaled from its dimensions,
 // its shape written under it, the selected head highlighted in the split tensors, and the totals.
 // The layout follows the rectangle, with text sized for it (designed at 1200 x 900).
@@ -24,9 +24,9 @@ public:
         int step = -1;  // index into model().steps()
     };
 
-    explicit ShapeDiagramPainter(ShapeModel model, int selected_head = 0);
+    explicit ShapeDiagramPainter(ShapeData model, int selected_head = 0);
 
-    const ShapeModel& model() const { return m_model; }
+    const ShapeData& model() const { return m_model; }
     int selectedHead() const { return m_selected_head; }
     void setSelectedHead(int head) { m_selected_head = head; }
     void setHoveredStep(int step) { m_hovered_step = step; }
@@ -41,7 +41,7 @@ public:
     static QSize defaultSize() { return {1200, 900}; }
 
 private:
-    ShapeModel m_model;
+    ShapeData m_model;
     int m_selected_head = 0;
     int m_hovered_step = -1;
     QString m_caption;

@@ -82,7 +82,7 @@ QString boxLabel(const ShapeStep& step)
                                                         : step.name;
 }
 
-std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
+std::vector<std::vector<DiagramStage>> diagramStages(const ShapeData& model)
 {
     const auto& steps = model.steps();
     const ShapeConfig& c = model.config();
@@ -144,10 +144,10 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
     rows[0].push_back(single(Id::Input, QStringLiteral("Input X")));
     rows[0].push_back(triple(Id::Wq, Id::Wk, Id::Wv, QStringLiteral("Weights Wq, Wk, Wv"),
                              grouped ? QStringLiteral("Wq %1, Wk and Wv %2 parameters each")
-                                           .arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters),
-                                                ShapeModel::formatCount(steps[size_t(index(Id::Wk))].parameters))
+                                           .arg(ShapeData::formatCount(steps[size_t(index(Id::Wq))].parameters),
+                                                ShapeData::formatCount(steps[size_t(index(Id::Wk))].parameters))
                                      : QStringLiteral("%1 parameters each")
-                                           .arg(ShapeModel::formatCount(steps[size_t(index(Id::Wq))].parameters))));
+                                           .arg(ShapeData::formatCount(steps[size_t(index(Id::Wq))].parameters))));
     rows[0].push_back(
         triple(Id::Q, Id::K, Id::V, QStringLiteral("Projections Q, K, V"),
                steps[size_t(index(Id::Q))].formula +
@@ -181,7 +181,7 @@ std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model)
     if (index(Id::Wo) >= 0)
         rows.back().push_back(single(
             Id::Wo, QStringLiteral("Output weights Wo"),
-            QStringLiteral("%1 parameters").arg(ShapeModel::formatCount(steps[size_t(index(Id::Wo))].parameters))));
+            QStringLiteral("%1 parameters").arg(ShapeData::formatCount(steps[size_t(index(Id::Wo))].parameters))));
     rows.back().push_back(single(Id::Output, QStringLiteral("Output Y")));
     return rows;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 #include "ui/views/shapes/TensorGlyph.h"
 
 #include <QString>
@@ -23,7 +23,7 @@ struct DiagramStage {
 
 // Rows read left to right: the projections; the heads; [rotary positions, repeat_kv: a row of
 // their own]; scores, [mask], softmax; the output.
-std::vector<std::vector<DiagramStage>> diagramStages(const ShapeModel& model);
+std::vector<std::vector<DiagramStage>> diagramStages(const ShapeData& model);
 
 // Box sides are log-scaled so that 1 and 2,048 both fit: logSide(n) = unit (1 + log2 n).
 double logSide(std::int64_t n, double unit);

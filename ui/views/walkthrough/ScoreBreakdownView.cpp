@@ -1,7 +1,7 @@
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 
 #include "ui/heatmap/ColorMaps.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 
 #include <QEvent>
 #include <QFontMetricsF>
@@ -134,7 +134,7 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
         if (m_raw_scores && j < m_raw_scores->size())
             painter.drawText(
                 QRectF(g.cells.right() + kGap, row.top(), g.score_w, g.cell_h), Qt::AlignLeft | Qt::AlignVCenter,
-                QStringLiteral("= ") + WalkthroughTableModel::formatValue((*m_raw_scores)[j], m_precision));
+                QStringLiteral("= ") + WalkthroughItemModel::formatValue((*m_raw_scores)[j], m_precision));
     }
     // Dimension numbers, as many as fit.
     const double label_w = fm.horizontalAdvance(QStringLiteral("000"));
@@ -154,7 +154,7 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
     painter.drawText(QRectF(bar.right() + kGap, legend_y - fm.height() / 2 + 4, 600, fm.height()),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      QStringLiteral("−%1  …  0  …  +%1   (q_i · k_j,i: blue lowers the score, red raises it)")
-                         .arg(WalkthroughTableModel::formatValue(extent, m_precision)));
+                         .arg(WalkthroughItemModel::formatValue(extent, m_precision)));
     painter.restore();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 
 #include <QWidget>
 

@@ -3,7 +3,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughHeaderView.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/views/walkthrough/WidestLabel.h"
 
 #include <QComboBox>
@@ -111,7 +111,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
     const int number_width = QFontMetrics(font()).horizontalAdvance(QStringLiteral("-000.0000")) + 10;
     // Sections in the order shown: steps 1, 2, 2b (rotary positions), 3 … 10.
     std::vector<int> order;
-    for (int s = 0; s < WalkthroughModel::kStepCount; ++s) {
+    for (int s = 0; s < WalkthroughData::kStepCount; ++s) {
         order.push_back(s);
         if (s == 1)
             order.push_back(kRotationSection);
@@ -131,7 +131,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
         steps->addWidget(section.unavailable);
         for (TableSlot& slot : section.tables) {
             slot.caption = new QLabel(page);
-            slot.model = new WalkthroughTableModel(this);
+            slot.model = new WalkthroughItemModel(this);
             slot.view = new QTableView(page);
             slot.view->setHorizontalHeader(tableHeader(Qt::Horizontal, slot.view));
             slot.view->setVerticalHeader(tableHeader(Qt::Vertical, slot.view));
@@ -150,7 +150,7 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
             slot.view->hide();
             steps->addWidget(slot.caption);
             steps->addWidget(slot.view, 0, Qt::AlignLeft);
-            WalkthroughTableModel* model = slot.model;
+            WalkthroughItemModel* model = slot.model;
             connect(slot.view, &QTableView::clicked, this, [this, model](const QModelIndex& index) {
                 // Rows of this table are queries: a click follows that query.
                 if (index.isValid() && model->table().highlighted_row >= 0)
@@ -181,15 +181,15 @@ WalkthroughView::WalkthroughView(QWidget* parent) : QWidget(parent)
 
 WalkthroughView::~WalkthroughView() = default;
 
-WalkthroughTableModel* WalkthroughView::tableModel(int step, int table) const
+WalkthroughItemModel* WalkthroughView::tableModel(int step, int table) const
 {
-    if (step < 1 || step > WalkthroughModel::kStepCount || table < 0 || table >= kMaxTablesPerStep ||
+    if (step < 1 || step > WalkthroughData::kStepCount || table < 0 || table >= kMaxTablesPerStep ||
         m_walk.steps.empty() || size_t(table) >= m_walk.step(step).tables.size())
         return nullptr;
     return m_sections[size_t(step - 1)].tables[size_t(table)].model;
 }
 
-WalkthroughTableModel* WalkthroughView::rotationTableModel(int table) const
+WalkthroughItemModel* WalkthroughView::rotationTableModel(int table) const
 {
     if (table < 0 || size_t(table) >= m_walk.rotation.tables.size())
         return nullptr;
@@ -366,10 +366,10 @@ QString WalkthroughView::summaryText() const
 
 bool WalkthroughView::isLong() const
 {
-    return m_result && std::int64_t(m_result->seqLen()) * m_result->keyLen() > WalkthroughModel::kWholeMatrixCells;
+    return m_result && std::int64_t(m_result->seqLen()) * m_result->keyLen() > WalkthroughData::kWholeMatrixCells;
 }
 
-WalkthroughView::ShownTables WalkthroughView::shownTables(const WalkthroughModel& walk, const QFont& header_font,
+WalkthroughView::ShownTables WalkthroughView::shownTables(const WalkthroughData& walk, const QFont& header_font,
                                                           const QFont& breakdown_font)
 {
     ShownTables shown;
@@ -401,7 +401,7 @@ auto WalkthroughView::buildWork() const
     // are tens of megabytes each), and their widest of thousands of labels found.
     return [result = m_result, head = m_head, query = m_query, header_font = headerFont(),
             breakdown_font = m_breakdown->font()](const auto&) {
-        BuiltWalkthrough built{WalkthroughModel::build(*result, head, query), {}};
+        BuiltWalkthrough built{WalkthroughData::build(*result, head, query), {}};
         built.shown = shownTables(built.walk, header_font, breakdown_font);
         return built;
     };
@@ -415,7 +415,7 @@ void WalkthroughView::rebuild()
         requestWalkthrough();
         return;
     }
-    WalkthroughModel walk = m_result ? WalkthroughModel::build(*m_result, m_head, m_query) : WalkthroughModel{};
+    WalkthroughData walk = m_result ? WalkthroughData::build(*m_result, m_head, m_query) : WalkthroughData{};
     ShownTables shown = shownTables(walk, headerFont(), m_breakdown->font());
     showWalkthrough(std::move(walk), std::move(shown));
 }
@@ -458,7 +458,7 @@ void WalkthroughView::startWalkthrough()
     });
 }
 
-void WalkthroughView::showWalkthrough(WalkthroughModel walk, ShownTables shown)
+void WalkthroughView::showWalkthrough(WalkthroughData walk, ShownTables shown)
 {
     m_walk = std::move(walk);
     size_t next_table = 0;

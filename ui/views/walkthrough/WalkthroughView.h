@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/analysis/WalkthroughModel.h"
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "core/analysis/WalkthroughData.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/workers/LatestJob.h"
 #include "ui/workers/ViewWorkers.h"
 
@@ -24,7 +24,7 @@ struct AttentionResult;
 class ScoreBreakdownView;
 
 // The numbers of every step of attention for one head and one query token, in the order a
-// tutorial explains them (WalkthroughModel), as tables with the query's row highlighted, plus the
+// tutorial explains them (WalkthroughData), as tables with the query's row highlighted, plus the
 // per-dimension breakdown of the raw scores. The page scrolls: the wheel over a table scrolls
 // the table only while it can scroll further that way, then the page.
 //
@@ -43,13 +43,13 @@ public:
     int query() const { return m_query; }
     int precision() const { return m_precision; }
     const std::shared_ptr<const AttentionResult>& result() const { return m_result; }
-    const WalkthroughModel& walkthrough() const { return m_walk; }
+    const WalkthroughData& walkthrough() const { return m_walk; }
 
     // Step 1..10, table 0..2; nullptr when the step has no such table.
-    WalkthroughTableModel* tableModel(int step, int table) const;
+    WalkthroughItemModel* tableModel(int step, int table) const;
     // Step 2b (rotary positions): its header, hidden without rotary positions, and its tables.
     QLabel* rotationHeader() const { return m_sections[size_t(kRotationSection)].header; }
-    WalkthroughTableModel* rotationTableModel(int table) const;
+    WalkthroughItemModel* rotationTableModel(int table) const;
     QTableView* tableView(int step, int table) const;
     ScoreBreakdownView* breakdown() const { return m_breakdown; }
     QSpinBox* headSpinBox() const { return m_head_spin; }
@@ -60,7 +60,7 @@ public:
     // (softmax over every key) and says so. Takes effect with the next setResult or select.
     void setHiddenKeys(const std::vector<bool>& hidden) { m_hidden_keys = hidden; }
     QString summaryText() const;
-    // A long input's walkthrough (more than WalkthroughModel::kWholeMatrixCells scores; its
+    // A long input's walkthrough (more than WalkthroughData::kWholeMatrixCells scores; its
     // query's row of weights recomputed) is built on the view's own worker thread while the view
     // is shown, the last tables staying until it arrives. isPending() says so; computeNow() builds
     // it here (exports).
@@ -83,7 +83,7 @@ private:
     struct TableSlot {
         QLabel* caption = nullptr;
         QTableView* view = nullptr;
-        WalkthroughTableModel* model = nullptr;
+        WalkthroughItemModel* model = nullptr;
     };
     struct Section {
         QLabel* header = nullptr;
@@ -105,22 +105,22 @@ private:
         std::vector<WidestLabels> widest;  // one per table
         int widest_key = -1;
     };
-    static ShownTables shownTables(const WalkthroughModel& walk, const QFont& header_font, const QFont& breakdown_font);
+    static ShownTables shownTables(const WalkthroughData& walk, const QFont& header_font, const QFont& breakdown_font);
     struct BuiltWalkthrough {
-        WalkthroughModel walk;
+        WalkthroughData walk;
         ShownTables shown;
     };
     // The work of a walkthrough, to run on the worker or here (computeNow).
     auto buildWork() const;
     QFont headerFont() const;  // bold: QHeaderView measures every section's label in bold
-    void showWalkthrough(WalkthroughModel walk, ShownTables shown);
+    void showWalkthrough(WalkthroughData walk, ShownTables shown);
     void updateSelectors();
     void fitTable(const TableSlot& slot) const;
     void updateHeaders();
     bool forwardWheelToPage(QTableView* table, QWheelEvent* event);
 
     std::shared_ptr<const AttentionResult> m_result;
-    WalkthroughModel m_walk;
+    WalkthroughData m_walk;
     int m_head = 0;
     int m_query = 0;
     int m_precision = 4;
@@ -139,9 +139,9 @@ private:
     QLabel* m_breakdown_caption = nullptr;
     ScoreBreakdownView* m_breakdown = nullptr;
     // The numbered steps' sections, then kRotationSection's (step 2b, shown after step 2).
-    static constexpr int kRotationSection = WalkthroughModel::kStepCount;
+    static constexpr int kRotationSection = WalkthroughData::kStepCount;
     const WalkthroughStep* sectionStep(int section) const;  // nullptr: the section is hidden
-    std::array<Section, WalkthroughModel::kStepCount + 1> m_sections;
+    std::array<Section, WalkthroughData::kStepCount + 1> m_sections;
 };
 
 }  // namespace attn

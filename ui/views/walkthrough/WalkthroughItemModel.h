@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 
 #include <QAbstractTableModel>
 
@@ -15,14 +15,14 @@ struct WidestLabels {
 
 // One WalkthroughTable as an item model: numbers at an adjustable precision, −∞ for masked
 // entries, the selected query's row (and the selected head's columns) highlighted.
-class WalkthroughTableModel : public QAbstractTableModel {
+class WalkthroughItemModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int ValueRole = Qt::UserRole;  // the float itself, as a double
     // headerData of any section: the widest section of that orientation, when it is known.
     static constexpr int WidestSectionRole = Qt::UserRole + 1;
 
-    explicit WalkthroughTableModel(QObject* parent = nullptr);
+    explicit WalkthroughItemModel(QObject* parent = nullptr);
 
     // Same size as before: the cells change in place (views keep their scroll position).
     void setTable(WalkthroughTable table, WidestLabels widest = {});

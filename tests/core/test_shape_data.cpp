@@ -1,7 +1,7 @@
 // The shape diagram's model: every tensor's shape, every weight's parameter count and every
 // step's multiply-adds, checked against numbers worked out by hand.
 
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/ToyAttention.h"
 
@@ -10,11 +10,11 @@
 using namespace attn;
 using Id = ShapeStep::Id;
 
-class TestShapeModel : public QObject {
+class TestShapeData : public QObject {
     Q_OBJECT
 
 private:
-    static const ShapeStep& at(const ShapeModel& model, Id id)
+    static const ShapeStep& at(const ShapeData& model, Id id)
     {
         const ShapeStep* step = model.step(id);
         if (!step)
@@ -33,7 +33,7 @@ private slots:
         config.d_model = 512;
         config.num_heads = 8;
         config.output_dim = 512;
-        const ShapeModel model(config);
+        const ShapeData model(config);
 
         QCOMPARE(at(model, Id::Input).shapeText(), QStringLiteral("(32, 10, 512)"));
         QCOMPARE(at(model, Id::Input).shapeNames(), QStringLiteral("(B, T, d_in)"));
@@ -75,9 +75,9 @@ private slots:
             QCOMPARE(at(model, id).multiply_adds, 0);
         QCOMPARE(model.totalMultiplyAdds(), 4 * 83886080LL + 2 * 1638400LL);  // 338,821,120
         QCOMPARE(model.totalFlops(), 677642240);
-        QCOMPARE(ShapeModel::formatCount(model.totalFlops()), QStringLiteral("677,642,240"));
-        QCOMPARE(ShapeModel::formatCompact(model.totalFlops()), QStringLiteral("677.6 M"));
-        QCOMPARE(ShapeModel::formatCompact(model.totalParameters()), QStringLiteral("1.051 M"));
+        QCOMPARE(ShapeData::formatCount(model.totalFlops()), QStringLiteral("677,642,240"));
+        QCOMPARE(ShapeData::formatCompact(model.totalFlops()), QStringLiteral("677.6 M"));
+        QCOMPARE(ShapeData::formatCompact(model.totalParameters()), QStringLiteral("1.051 M"));
 
         // Element-wise work: bias adds, the division by the scale, one exp per weight.
         QCOMPARE(at(model, Id::Q).elementwise, 32 * 10 * 512);
@@ -98,7 +98,7 @@ private slots:
         config.num_heads = 2;
         config.output_dim = 8;
         config.masked = true;  // padding
-        const ShapeModel model(config);
+        const ShapeData model(config);
 
         QCOMPARE(at(model, Id::Input).shapeNames(), QStringLiteral("(B, T_q, d_in)"));
         QCOMPARE(at(model, Id::Q).shapeText(), QStringLiteral("(2, 3, 8)"));
@@ -141,7 +141,7 @@ private slots:
         config.masked = true;
         config.causal = true;
         config.scale = 2.5;
-        const ShapeModel model(config);
+        const ShapeData model(config);
 
         QCOMPARE(at(model, Id::Input).shapeText(), QStringLiteral("(2, 7, 300)"));
         QCOMPARE(at(model, Id::Wk).shapeText(), QStringLiteral("(300, 64)"));
@@ -186,7 +186,7 @@ private slots:
         config.output_dim = 6;
         config.has_output_projection = false;
         config.has_output_bias = false;
-        const ShapeModel model(config);
+        const ShapeData model(config);
         QVERIFY(!model.step(Id::Wo));
         QCOMPARE(at(model, Id::Output).shapeText(), QStringLiteral("(1, 3, 6)"));
         QCOMPARE(at(model, Id::Output).multiply_adds, 0);
@@ -203,9 +203,9 @@ private slots:
         config.seq_len = 5;
         config.input_dim = config.d_model = config.output_dim = 8;
         config.num_heads = 2;
-        const ShapeModel one(config);
+        const ShapeData one(config);
         config.batch = 7;
-        const ShapeModel seven(config);
+        const ShapeData seven(config);
         QCOMPARE(seven.totalParameters(), one.totalParameters());
         QCOMPARE(seven.totalMultiplyAdds(), 7 * one.totalMultiplyAdds());
     }
@@ -227,9 +227,9 @@ private slots:
         QVERIFY(config.has_output_bias);
         QVERIFY(config.masked && config.causal);
         QCOMPARE(config.effectiveScale(), 2.0);
-        QCOMPARE(ShapeModel(config).totalParameters(), random.parameter_count);
+        QCOMPARE(ShapeData(config).totalParameters(), random.parameter_count);
         QVERIFY(config.positional);
-        QCOMPARE(ShapeModel(config).step(Id::Input)->formula, QStringLiteral("X = embeddings + positions"));
+        QCOMPARE(ShapeData(config).step(Id::Input)->formula, QStringLiteral("X = embeddings + positions"));
 
         const AttentionResult toy = test::toyResult();
         const ShapeConfig toy_config = ShapeConfig::fromResult(toy, 1);
@@ -238,7 +238,7 @@ private slots:
         QVERIFY(!toy_config.masked);
         QVERIFY(!toy_config.positional);
         QCOMPARE(toy_config.effectiveScale(), 1.0);
-        const ShapeModel toy_model(toy_config);
+        const ShapeData toy_model(toy_config);
         QCOMPARE(toy_model.totalParameters(), toy.parameter_count);  // 3 x 4 x 3 = 36
         QCOMPARE(toy_model.totalParameters(), 36);
         QCOMPARE(toy_model.step(Id::Scores)->formula, QStringLiteral("S = Q_h K_hᵀ / 1"));
@@ -247,15 +247,15 @@ private slots:
 
     void formatting()
     {
-        QCOMPARE(ShapeModel::formatCount(0), QStringLiteral("0"));
-        QCOMPARE(ShapeModel::formatCount(999), QStringLiteral("999"));
-        QCOMPARE(ShapeModel::formatCount(1000), QStringLiteral("1,000"));
-        QCOMPARE(ShapeModel::formatCount(-1234567), QStringLiteral("-1,234,567"));
-        QCOMPARE(ShapeModel::formatCompact(950), QStringLiteral("950"));
-        QCOMPARE(ShapeModel::formatCompact(12345), QStringLiteral("12.35 k"));
-        QCOMPARE(ShapeModel::formatCompact(2500000000LL), QStringLiteral("2.5 G"));
+        QCOMPARE(ShapeData::formatCount(0), QStringLiteral("0"));
+        QCOMPARE(ShapeData::formatCount(999), QStringLiteral("999"));
+        QCOMPARE(ShapeData::formatCount(1000), QStringLiteral("1,000"));
+        QCOMPARE(ShapeData::formatCount(-1234567), QStringLiteral("-1,234,567"));
+        QCOMPARE(ShapeData::formatCompact(950), QStringLiteral("950"));
+        QCOMPARE(ShapeData::formatCompact(12345), QStringLiteral("12.35 k"));
+        QCOMPARE(ShapeData::formatCompact(2500000000LL), QStringLiteral("2.5 G"));
     }
 };
 
-REGISTER_TEST_SUITE(TestShapeModel, QCoreApplication)
-#include "test_shape_model.moc"
+REGISTER_TEST_SUITE(TestShapeData, QCoreApplication)
+#include "test_shape_data.moc"

@@ -1,4 +1,4 @@
-#include "core/analysis/CompareModel.h"
+#include "core/analysis/CompareData.h"
 
 #include "core/analysis/AttentionDisplay.h"
 
@@ -17,7 +17,7 @@
 
 namespace attn {
 
-Result<HeadComparison> CompareModel::compare(Matrix a, Matrix b)
+Result<HeadComparison> CompareData::compare(Matrix a, Matrix b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
         return Error{QStringLiteral("cannot compare a %1 x %2 head with a %3 x %4 head: the inputs differ in length")
@@ -47,16 +47,16 @@ Result<HeadComparison> CompareModel::compare(Matrix a, Matrix b)
     return comparison;
 }
 
-Result<Matrix> CompareModel::headWeights(const AttentionResult& result, int head)
+Result<Matrix> CompareData::headProbabilities(const AttentionResult& result, int head)
 {
-    if (Status exists = HeadIndex::check(head, int(result.trace.weights.size())); !exists)
+    if (Status exists = HeadIndex::check(head, int(result.trace.probabilities.size())); !exists)
         return Error{exists.error()};
-    return Matrix(*AttentionDisplay::headWeights(result, head));  // a long input's: recomputed
+    return Matrix(*AttentionDisplay::headProbabilities(result, head));  // a long input's: recomputed
 }
 
-Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
+Result<AttentionResult> CompareData::runVariant(const AttentionResult& base, const RunSettings& config,
                                                  const LoadedWeights& weights, const QString& sentence,
-                                                 int picture_factor)
+                                                 int block_factor)
 {
     Result<AttentionResult> variant = [&]() -> Result<AttentionResult> {
         if (!sentence.trimmed().isEmpty()) {
@@ -69,13 +69,13 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
             AttentionInput kv =
                 base.isCross() ? AttentionPipeline::inputFromTokens(base.kv_input.tokens, sized) : AttentionInput{};
             return AttentionPipeline::run(config, AttentionPipeline::inputFromTokens(std::move(tokens), sized),
-                                          std::move(kv), weights, TraceDetail::Weights, picture_factor);
+                                          std::move(kv), weights, TraceDetail::Probabilities, block_factor);
         }
         if (weights.weights.inputDim() != base.input.x.cols())
             return Error{QStringLiteral("these weights expect input dimension %1, the input rows have %2")
                              .arg(weights.weights.inputDim())
                              .arg(base.input.x.cols())};
-        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Weights, picture_factor);
+        return AttentionPipeline::run(config, base.input, base.kv_input, weights, TraceDetail::Probabilities, block_factor);
     }();
     if (!variant)
         return variant;
@@ -90,7 +90,7 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
     return variant;
 }
 
-Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, const RunSettings& config,
+Result<AttentionResult> CompareData::runVariant(const AttentionResult& base, const RunSettings& config,
                                                  const QString& sentence)
 {
     auto weights = AttentionPipeline::buildWeights(config);
@@ -99,7 +99,7 @@ Result<AttentionResult> CompareModel::runVariant(const AttentionResult& base, co
     return runVariant(base, config, weights.value(), sentence);
 }
 
-QString CompareModel::describeDifference(const RunSettings& base, const RunSettings& other)
+QString CompareData::describeDifference(const RunSettings& base, const RunSettings& other)
 {
     QStringList parts;
     if (other.weight_source != base.weight_source || other.weights_file != base.weights_file) {

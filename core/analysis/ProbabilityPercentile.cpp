@@ -1,4 +1,4 @@
-#include "core/analysis/WeightPercentile.h"
+#include "core/analysis/ProbabilityPercentile.h"
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/attention/HeadRecomputer.h"
@@ -124,7 +124,7 @@ std::optional<double> radixPercentile(ForEach for_each, double p)
 
 }  // namespace
 
-std::optional<double> weightPercentile(const AttentionResult& result, const MaskMatrix& mask, double p,
+std::optional<double> probabilityPercentile(const AttentionResult& result, const MaskMatrix& mask, double p,
                                        const std::function<bool()>& cancelled)
 {
     return radixPercentile(

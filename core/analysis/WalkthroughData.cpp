@@ -1,6 +1,6 @@
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 #include "core/attention/HeadRecomputer.h"
 #include "core/pipeline/AttentionResult.h"
 
@@ -110,18 +110,18 @@ WalkthroughStep rotationStep(const AttentionResult& result, int head, int query,
 Matrix headWeightRows(const AttentionTrace& trace, int head, int first, int rows)
 {
     if (trace.keepsEveryHead() || head == trace.kept_head)
-        return trace.weights[size_t(head)].middleRows(first, rows);
+        return trace.probabilities[size_t(head)].middleRows(first, rows);
     if (rows != 1)
-        return trace.headWeights(head)->middleRows(first, rows);
+        return trace.headProbabilities(head)->middleRows(first, rows);
     const HeadRecomputer recomputer(trace);
     BlockBuffer buffer = recomputer.buffer();
     const int block = recomputer.blockOf(first);
-    return recomputer.weights(head, block, buffer).row(first - recomputer.firstRow(block));
+    return recomputer.probabilities(head, block, buffer).row(first - recomputer.firstRow(block));
 }
 
 }  // namespace
 
-WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head, int query)
+WalkthroughData WalkthroughData::build(const AttentionResult& result, int head, int query)
 {
     const AttentionTrace& trace = result.trace;
     // Dimensions, named once.
@@ -130,7 +130,7 @@ WalkthroughModel WalkthroughModel::build(const AttentionResult& result, int head
     const int query_len = trace.queryLength();
     const int key_len = trace.keyLength();
 
-    WalkthroughModel walk;
+    WalkthroughData walk;
     if (num_heads <= 0 || query_len <= 0 || key_len <= 0 || result.input.tokens.size() < query_len ||
         result.keyTokens().size() < key_len)
         return walk;

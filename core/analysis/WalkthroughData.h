@@ -39,7 +39,7 @@ struct WalkthroughStep {
 // The numbers of every step of multi-head attention for one head and one query token, read from
 // an AttentionResult's trace (nothing is recomputed except what a step defines: step 7's w_j v_j
 // and the element-wise products q_i k_j,i of the score breakdown).
-struct WalkthroughModel {
+struct WalkthroughData {
     static constexpr int kStepCount = 10;
     // Up to this many scores (T_q x T_kv) the score and weight steps show the whole matrix of the
     // head; beyond, only the selected query's row, computed for that head and query alone.
@@ -58,7 +58,7 @@ struct WalkthroughModel {
     QString note;
 
     // Head and query are clamped into range. An empty result (no heads or no tokens) gives no steps.
-    static WalkthroughModel build(const AttentionResult& result, int head, int query);
+    static WalkthroughData build(const AttentionResult& result, int head, int query);
 
     const WalkthroughStep& step(int number) const { return steps[size_t(number - 1)]; }
 };

@@ -1,8 +1,8 @@
-// The walkthrough's numbers (core/analysis/WalkthroughModel): the toy example gives the tutorial's
+// The walkthrough's numbers (core/analysis/WalkthroughData): the toy example gives the tutorial's
 // values, step by step; every step is the trace's numbers; bad selections are clamped, and long
 // inputs show the query's row only.
 
-#include "core/analysis/WalkthroughModel.h"
+#include "core/analysis/WalkthroughData.h"
 #include "core/pipeline/Examples.h"
 #include "tests/support/LongInput.h"
 #include "tests/support/TestPaths.h"
@@ -36,16 +36,16 @@ void compareRow(const Matrix& values, int row, std::initializer_list<double> exp
 
 }  // namespace
 
-class TestWalkthroughModel : public QObject {
+class TestWalkthroughData : public QObject {
     Q_OBJECT
 
 private slots:
     void toyExample()
     {
         const AttentionResult toy = test::toyResult();
-        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 0);
-        QCOMPARE(int(walk.steps.size()), WalkthroughModel::kStepCount);
-        for (int n = 1; n <= WalkthroughModel::kStepCount; ++n) {
+        const WalkthroughData walk = WalkthroughData::build(toy, 0, 0);
+        QCOMPARE(int(walk.steps.size()), WalkthroughData::kStepCount);
+        for (int n = 1; n <= WalkthroughData::kStepCount; ++n) {
             QCOMPARE(walk.step(n).number, n);
             QVERIFY(!walk.step(n).title.isEmpty());
             QVERIFY(walk.step(n).unavailable.isEmpty());
@@ -95,14 +95,14 @@ private slots:
         QVERIFY(result->weights_description.contains(QStringLiteral("toy-4d.json")));
         QVERIFY(!result->has_output_projection);
 
-        const WalkthroughModel walk = WalkthroughModel::build(result.value(), 0, 0);
+        const WalkthroughData walk = WalkthroughData::build(result.value(), 0, 0);
         compareRow(walk.step(3).tables[0].values, 0, {2, 4, 4}, 0);
         compareRow(walk.step(6).tables[0].values, 0, {0.0634, 0.4683, 0.4683}, kPrinted);
         compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         // Exactly the numbers of the toy built in code: same weights, same input, same engine.
         const AttentionResult built = test::toyResult();
-        QCOMPARE(result->trace.weights[0], built.trace.weights[0]);
+        QCOMPARE(result->trace.probabilities[0], built.trace.probabilities[0]);
         QCOMPARE(result->trace.output, built.trace.output);
 
         const auto missing = Examples::toyFourDim(sourcePath("no-such-directory"));
@@ -113,7 +113,7 @@ private slots:
     void toyCausal()
     {
         const AttentionResult toy = test::toyResult(true);
-        const WalkthroughModel walk = WalkthroughModel::build(toy, 0, 1);
+        const WalkthroughData walk = WalkthroughData::build(toy, 0, 1);
         const Matrix& masked = walk.step(5).tables[0].values;
         QCOMPARE(masked(1, 0), 4.0f);  // q1 . k0 = (2, 2, 2) . (0, 1, 1), visible: unchanged
         QCOMPARE(masked(1, 0), walk.step(4).tables[0].values(1, 0));
@@ -131,7 +131,7 @@ private slots:
         const AttentionResult result = test::sentenceResult(24, 3, 20, true);
         const AttentionTrace& trace = result.trace;
         const int head = 2, query = 5;
-        const WalkthroughModel walk = WalkthroughModel::build(result, head, query);
+        const WalkthroughData walk = WalkthroughData::build(result, head, query);
         QCOMPARE(walk.head, head);
         QCOMPARE(walk.query, query);
         const int seq_len = result.seqLen();
@@ -150,10 +150,10 @@ private slots:
                 QCOMPARE(walk.step(4).tables[0].values(i, j), trace.scaledScore(head, i, j));
                 QCOMPARE(walk.step(5).tables[0].values(i, j), trace.maskedScore(head, i, j));
             }
-        QCOMPARE(walk.step(6).tables[0].values, trace.weights[head]);
+        QCOMPARE(walk.step(6).tables[0].values, trace.probabilities[head]);
         for (int j = 0; j < seq_len; ++j)
             QCOMPARE(Matrix(walk.step(7).tables[0].values.row(j)),
-                     Matrix(trace.weights[head](query, j) * trace.vHead(head).row(j)));
+                     Matrix(trace.probabilities[head](query, j) * trace.vHead(head).row(j)));
         QCOMPARE(walk.step(8).tables[0].values, Matrix(trace.headOutput(head)));
         QCOMPARE(walk.step(9).tables[0].values, trace.concat);
         QCOMPARE(walk.step(9).tables[0].highlighted_first_column, head * trace.head_dim);
@@ -179,11 +179,11 @@ private slots:
     void clampsAndDegrades()
     {
         const AttentionResult toy = test::toyResult();
-        const WalkthroughModel walk = WalkthroughModel::build(toy, 7, 99);
+        const WalkthroughData walk = WalkthroughData::build(toy, 7, 99);
         QCOMPARE(walk.head, 0);
         QCOMPARE(walk.query, 2);
-        QCOMPARE(WalkthroughModel::build(toy, -1, -1).query, 0);
-        QVERIFY(WalkthroughModel::build(AttentionResult{}, 0, 0).steps.empty());
+        QCOMPARE(WalkthroughData::build(toy, -1, -1).query, 0);
+        QVERIFY(WalkthroughData::build(AttentionResult{}, 0, 0).steps.empty());
 
         // Without the full trace the raw scores are computed for the head from Q and K: the same
         // numbers as the full trace's, up to the order of the additions (float32, d_k = 4: 1e-5).
@@ -191,11 +191,11 @@ private slots:
         config.d_model = 8;
         config.num_heads = 2;
         config.causal = true;
-        auto light = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Weights);
+        auto light = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Probabilities);
         auto full = AttentionPipeline::run(config, QStringLiteral("a b c"), TraceDetail::Full);
         QVERIFY(light.ok() && full.ok());
-        const WalkthroughModel partial = WalkthroughModel::build(light.value(), 1, 1);
-        const WalkthroughModel complete = WalkthroughModel::build(full.value(), 1, 1);
+        const WalkthroughData partial = WalkthroughData::build(light.value(), 1, 1);
+        const WalkthroughData complete = WalkthroughData::build(full.value(), 1, 1);
         for (int n : {3, 4, 5}) {
             QVERIFY(partial.step(n).unavailable.isEmpty());
             QCOMPARE(partial.step(n).tables.size(), size_t(1));
@@ -212,7 +212,7 @@ private slots:
                              qPrintable(QStringLiteral("step %1 (%2, %3)").arg(n).arg(i).arg(j)));
                 }
         }
-        QCOMPARE(partial.step(6).tables[0].values, light->trace.weights[1]);
+        QCOMPARE(partial.step(6).tables[0].values, light->trace.probabilities[1]);
         QVERIFY(partial.note.isEmpty());
     }
 
@@ -226,10 +226,10 @@ private slots:
         QStringList words;
         for (int i = 0; i < 600; ++i)
             words.append(QStringLiteral("w%1").arg(i % 37));
-        auto light = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Weights);
+        auto light = AttentionPipeline::run(config, words.join(u' '), TraceDetail::Probabilities);
         QVERIFY(light.ok());
         QCOMPARE(light->seqLen(), 600);
-        const WalkthroughModel walk = WalkthroughModel::build(light.value(), 1, 7);
+        const WalkthroughData walk = WalkthroughData::build(light.value(), 1, 7);
         QVERIFY2(walk.note.contains(QStringLiteral("row of query 7 only")), qPrintable(walk.note));
         for (int n : {3, 4, 5, 6}) {
             const WalkthroughTable& row = walk.step(n).tables[0];
@@ -239,7 +239,7 @@ private slots:
             QCOMPARE(row.highlighted_row, 0);
             QCOMPARE(row.row_labels.size(), 1);
         }
-        QCOMPARE(RowVector(walk.step(6).tables[0].values.row(0)), RowVector(light->trace.weights[1].row(7)));
+        QCOMPARE(RowVector(walk.step(6).tables[0].values.row(0)), RowVector(light->trace.probabilities[1].row(7)));
         // The raw row is q_7 · k_j: the products of the breakdown add up to it.
         const RowVector sums = walk.products.values.rowwise().sum().transpose();
         for (int j = 0; j < 600; ++j)
@@ -260,8 +260,8 @@ private slots:
         QVERIFY(passes);
         QVERIFY(!passes->blocked.trace.keepsEveryHead());
         for (const auto& [head, query] : {std::pair{2, 0}, std::pair{1, 345}, std::pair{2, 699}, std::pair{0, 64}}) {
-            const WalkthroughModel want = WalkthroughModel::build(passes->full, head, query);
-            const WalkthroughModel got = WalkthroughModel::build(passes->blocked, head, query);
+            const WalkthroughData want = WalkthroughData::build(passes->full, head, query);
+            const WalkthroughData got = WalkthroughData::build(passes->blocked, head, query);
             for (int n : {6, 7}) {
                 QCOMPARE(got.step(n).tables[0].values, want.step(n).tables[0].values);
                 QCOMPARE(got.step(n).tables[0].row_labels, want.step(n).tables[0].row_labels);
@@ -272,5 +272,5 @@ private slots:
     }
 };
 
-REGISTER_TEST_SUITE(TestWalkthroughModel, QCoreApplication)
-#include "test_walkthrough_model.moc"
+REGISTER_TEST_SUITE(TestWalkthroughData, QCoreApplication)
+#include "test_walkthrough_data.moc"

@@ -33,24 +33,24 @@ struct HeadComparison {
 };
 
 // The pure half of the compare view: which numbers go into its three heatmaps.
-class CompareModel {
+class CompareData {
 public:
     // Refuses matrices of different shapes (the heads of two inputs of different lengths).
     static Result<HeadComparison> compare(Matrix a, Matrix b);  // (query_len, key_len) each
 
     // One head of a result, checked: "head 9 is out of range: the model has 8 heads, 0 to 7".
-    static Result<Matrix> headWeights(const AttentionResult& result, int head);
+    static Result<Matrix> headProbabilities(const AttentionResult& result, int head);
 
     // Side B under other settings: the same input as `base` through `config` (another causal
     // setting, seed, layer or weight file) and `weights`, built or loaded from `config` by the
     // caller (once, and kept while only the causal setting or the input changes). With a sentence
     // the input is embedded again under `config` (a new seed gives new embeddings, the weights fix
     // the input size), as the window does; without one (a matrix input) base's rows are reused as
-    // they are. The result must have as many tokens as base. picture_factor > 0: a long input's
-    // route (AttentionPipeline::pictureFactorFor), head 0's weights kept, the others recomputed.
+    // they are. The result must have as many tokens as base. block_factor > 0: a long input's
+    // route (AttentionPipeline::blockFactorFor), head 0's weights kept, the others recomputed.
     static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
                                               const LoadedWeights& weights, const QString& sentence,
-                                              int picture_factor = 0);
+                                              int block_factor = 0);
     // The same, building or loading the weights from `config` first.
     static Result<AttentionResult> runVariant(const AttentionResult& base, const RunSettings& config,
                                               const QString& sentence);

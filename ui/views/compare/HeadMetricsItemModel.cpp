@@ -1,21 +1,21 @@
-#include "ui/views/compare/HeadMetricsModel.h"
+#include "ui/views/compare/HeadMetricsItemModel.h"
 
 #include <QFont>
 
 namespace attn {
 
-HeadMetricsModel::HeadMetricsModel(QObject* parent) : QAbstractTableModel(parent)
+HeadMetricsItemModel::HeadMetricsItemModel(QObject* parent) : QAbstractTableModel(parent)
 {
 }
 
-void HeadMetricsModel::setMetrics(std::vector<HeadMetric> metrics)
+void HeadMetricsItemModel::setMetrics(std::vector<HeadMetric> metrics)
 {
     beginResetModel();
     m_metrics = std::move(metrics);
     endResetModel();
 }
 
-void HeadMetricsModel::setComparedHeads(int head_a, int head_b)
+void HeadMetricsItemModel::setComparedHeads(int head_a, int head_b)
 {
     if (head_a == m_head_a && head_b == m_head_b)
         return;
@@ -25,7 +25,7 @@ void HeadMetricsModel::setComparedHeads(int head_a, int head_b)
         emit dataChanged(index(0, HeadColumn), index(rowCount() - 1, HeadColumn), {Qt::DisplayRole, Qt::FontRole});
 }
 
-double HeadMetricsModel::value(const HeadMetric& metric, int column)
+double HeadMetricsItemModel::value(const HeadMetric& metric, int column)
 {
     switch (column) {
         case EntropyColumn:
@@ -43,17 +43,17 @@ double HeadMetricsModel::value(const HeadMetric& metric, int column)
     }
 }
 
-int HeadMetricsModel::rowCount(const QModelIndex& parent) const
+int HeadMetricsItemModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_metrics.size());
 }
 
-int HeadMetricsModel::columnCount(const QModelIndex& parent) const
+int HeadMetricsItemModel::columnCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant HeadMetricsModel::data(const QModelIndex& index, int role) const
+QVariant HeadMetricsItemModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -92,7 +92,7 @@ QVariant HeadMetricsModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant HeadMetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant HeadMetricsItemModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};

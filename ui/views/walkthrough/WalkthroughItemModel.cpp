@@ -1,4 +1,4 @@
-#include "ui/views/walkthrough/WalkthroughTableModel.h"
+#include "ui/views/walkthrough/WalkthroughItemModel.h"
 
 #include <QColor>
 #include <QFont>
@@ -15,11 +15,11 @@ const QColor kBothHighlight(0xff, 0xd2, 0x8a);
 
 }  // namespace
 
-WalkthroughTableModel::WalkthroughTableModel(QObject* parent) : QAbstractTableModel(parent)
+WalkthroughItemModel::WalkthroughItemModel(QObject* parent) : QAbstractTableModel(parent)
 {
 }
 
-void WalkthroughTableModel::setTable(WalkthroughTable table, WidestLabels widest)
+void WalkthroughItemModel::setTable(WalkthroughTable table, WidestLabels widest)
 {
     const bool same_size = table.values.rows() == m_table.values.rows() &&
                            table.values.cols() == m_table.values.cols() &&
@@ -42,7 +42,7 @@ void WalkthroughTableModel::setTable(WalkthroughTable table, WidestLabels widest
         emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
 }
 
-void WalkthroughTableModel::setPrecision(int digits)
+void WalkthroughItemModel::setPrecision(int digits)
 {
     digits = std::clamp(digits, 0, 9);
     if (digits == m_precision)
@@ -52,7 +52,7 @@ void WalkthroughTableModel::setPrecision(int digits)
         emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::DisplayRole});
 }
 
-QString WalkthroughTableModel::formatValue(float value, int precision)
+QString WalkthroughItemModel::formatValue(float value, int precision)
 {
     if (std::isnan(value))
         return QStringLiteral("NaN");
@@ -61,23 +61,23 @@ QString WalkthroughTableModel::formatValue(float value, int precision)
     return QString::number(double(value), 'f', precision);
 }
 
-int WalkthroughTableModel::rowCount(const QModelIndex& parent) const
+int WalkthroughItemModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_table.values.rows());
 }
 
-int WalkthroughTableModel::columnCount(const QModelIndex& parent) const
+int WalkthroughItemModel::columnCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_table.values.cols());
 }
 
-bool WalkthroughTableModel::inHighlightedColumns(int column) const
+bool WalkthroughItemModel::inHighlightedColumns(int column) const
 {
     return m_table.highlighted_first_column >= 0 && column >= m_table.highlighted_first_column &&
            column < m_table.highlighted_first_column + m_table.highlighted_column_count;
 }
 
-QVariant WalkthroughTableModel::data(const QModelIndex& index, int role) const
+QVariant WalkthroughItemModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -121,7 +121,7 @@ QVariant WalkthroughTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant WalkthroughTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant WalkthroughItemModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     const QStringList& labels = orientation == Qt::Horizontal ? m_table.column_labels : m_table.row_labels;
     if (section < 0 || section >= labels.size())
@@ -140,7 +140,7 @@ QVariant WalkthroughTableModel::headerData(int section, Qt::Orientation orientat
     return {};
 }
 
-Qt::ItemFlags WalkthroughTableModel::flags(const QModelIndex& index) const
+Qt::ItemFlags WalkthroughItemModel::flags(const QModelIndex& index) const
 {
     if (!index.isValid())
         return Qt::NoItemFlags;

@@ -100,9 +100,9 @@ struct ShapeStep {
 // parameters and costs. The convention for the totals: FLOPs = 2 x multiply-adds of the matrix
 // products (X Wq, Q Kᵀ, weights V, concat Wo); bias adds, scaling, masking and softmax are
 // listed per step as element-wise operations but are not part of the FLOP total.
-class ShapeModel {
+class ShapeData {
 public:
-    explicit ShapeModel(const ShapeConfig& config);
+    explicit ShapeData(const ShapeConfig& config);
 
     const ShapeConfig& config() const { return m_config; }
     const std::vector<ShapeStep>& steps() const { return m_steps; }

@@ -10,14 +10,14 @@ namespace attn {
 
 // One row per head: its number and the five HeadMetric columns. Display text has 3 decimals;
 // kSortRole holds the exact number so a QSortFilterProxyModel sorts numerically.
-class HeadMetricsModel : public QAbstractTableModel {
+class HeadMetricsItemModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { HeadColumn, EntropyColumn, MaxColumn, DiagonalColumn, PreviousColumn, FirstColumn, ColumnCount };
     static constexpr int kSortRole = Qt::UserRole + 1;
     static constexpr int kHeadRole = Qt::UserRole + 2;  // the head number of a row, in every column
 
-    explicit HeadMetricsModel(QObject* parent = nullptr);
+    explicit HeadMetricsItemModel(QObject* parent = nullptr);
 
     void setMetrics(std::vector<HeadMetric> metrics);
     // Heads marked "A" and "B" in the head column (-1: none).

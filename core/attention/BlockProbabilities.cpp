@@ -1,4 +1,4 @@
-#include "core/attention/BlockWeights.h"
+#include "core/attention/BlockProbabilities.h"
 
 #include "core/attention/MaskedSoftmax.h"
 
@@ -11,7 +11,7 @@ int keysOfBlock(const AttentionTrace& trace, int first, int rows)
     return trace.causal ? std::min(trace.keyLength(), trace.query_offset + first + rows) : trace.keyLength();
 }
 
-void blockWeights(const AttentionTrace& trace, const Matrix& keys_t, int head, int first, int rows, BlockRef w)
+void blockProbabilities(const AttentionTrace& trace, const Matrix& keys_t, int head, int first, int rows, BlockRef w)
 {
     const int head_dim = trace.head_dim;
     const int keys = keysOfBlock(trace, first, rows);

@@ -1,4 +1,4 @@
-#include "core/analysis/ShapeModel.h"
+#include "core/analysis/ShapeData.h"
 
 #include "core/pipeline/AttentionResult.h"
 
@@ -85,7 +85,7 @@ std::int64_t ShapeStep::elementCount() const
     return count;
 }
 
-ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
+ShapeData::ShapeData(const ShapeConfig& config) : m_config(config)
 {
     using Id = ShapeStep::Id;
     using Kind = ShapeStep::Kind;
@@ -260,7 +260,7 @@ ShapeModel::ShapeModel(const ShapeConfig& config) : m_config(config)
     }
 }
 
-const ShapeStep* ShapeModel::step(ShapeStep::Id id) const
+const ShapeStep* ShapeData::step(ShapeStep::Id id) const
 {
     for (const ShapeStep& s : m_steps)
         if (s.id == id)
@@ -268,7 +268,7 @@ const ShapeStep* ShapeModel::step(ShapeStep::Id id) const
     return nullptr;
 }
 
-std::int64_t ShapeModel::totalParameters() const
+std::int64_t ShapeData::totalParameters() const
 {
     std::int64_t total = 0;
     for (const ShapeStep& s : m_steps)
@@ -276,7 +276,7 @@ std::int64_t ShapeModel::totalParameters() const
     return total;
 }
 
-std::int64_t ShapeModel::totalMultiplyAdds() const
+std::int64_t ShapeData::totalMultiplyAdds() const
 {
     std::int64_t total = 0;
     for (const ShapeStep& s : m_steps)
@@ -284,14 +284,14 @@ std::int64_t ShapeModel::totalMultiplyAdds() const
     return total;
 }
 
-QString ShapeModel::flopConvention()
+QString ShapeData::flopConvention()
 {
     return QStringLiteral(
         "FLOPs = 2 × multiply-adds of the matrix products (X·W, Q·Kᵀ, A·V, concat·Wo); "
         "bias, scale, mask and softmax are not counted");
 }
 
-QString ShapeModel::formatCount(std::int64_t value)
+QString ShapeData::formatCount(std::int64_t value)
 {
     QString digits = QString::number(value < 0 ? -value : value);
     for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
@@ -299,7 +299,7 @@ QString ShapeModel::formatCount(std::int64_t value)
     return value < 0 ? QLatin1Char('-') + digits : digits;
 }
 
-QString ShapeModel::formatCompact(std::int64_t value)
+QString ShapeData::formatCompact(std::int64_t value)
 {
     const double v = double(value);
     const struct {
