@@ -39,7 +39,7 @@ struct ViewRow {
     // Why the picture needs --model ("it draws ..."); nullptr: it draws one result.
     const char* needs_model = nullptr;
     // --view <model_key> with --model: model_picture draws the view of the whole model instead of
-    // the selected layer's; needs_model_key says why it needs --model.
+    // the selected layer's; model_key_needs says why it needs --model.
     const char* model_key = nullptr;
     PictureMaker model_picture = nullptr;
     const char* model_key_needs = nullptr;
