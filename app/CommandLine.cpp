@@ -281,13 +281,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
 
     if (parser.isSet("view")) {
         const QString name = parser.value("view");
-        options.model_chain = name == u"model-shapes";
-        const std::optional<View> view = options.model_chain ? View::Shapes : viewFromKey(name);
-        if (!view || *view == View::Walkthrough)
-            return Error{
-                QStringLiteral(
-                    "--view: expected grid, head, compare, lines, shapes, model, model-shapes, rollout or qk, got '%1'")
-                    .arg(name)};
+        const std::optional<View> model_view = ViewRegistry::fromModelKey(name);
+        options.model_chain = model_view.has_value();
+        const std::optional<View> view = model_view ? model_view : viewFromKey(name);
+        if (!view || !ViewRegistry::row(*view).picture)
+            return Error{QStringLiteral("--view: expected %1, got '%2'")
+                             .arg(joinedAlternatives(ViewRegistry::exportKeys()), name)};
         options.view = *view;
     }
     if (parser.isSet("compare")) {
@@ -410,10 +409,13 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     if (parser.isSet("tab")) {
         options.tab = viewFromKey(parser.value("tab"));
-        if (!options.tab)
+        if (!options.tab) {
+            QStringList keys;
+            for (const ViewRow& row : ViewRegistry::rows())
+                keys << QString::fromLatin1(row.key);
             return Error{
-                QStringLiteral("--tab: expected grid, head, compare, lines, shapes, walkthrough, model, rollout or qk, got '%1'")
-                    .arg(parser.value("tab"))};
+                QStringLiteral("--tab: expected %1, got '%2'").arg(joinedAlternatives(keys), parser.value("tab"))};
+        }
     }
 
     if (parser.isSet("json")) {
@@ -472,13 +474,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.model_dir = parser.value("model");
         if (Status s = checkModelOptions(parser, options); !s)
             return Error{s.error()};
-    } else if (options.view == View::Model && parser.isSet("view")) {
-        return Error{
-            QStringLiteral("--view model: needs --model DIR (it draws every layer and head of a whole model)")};
-    } else if (options.view == View::Rollout && parser.isSet("view")) {
-        return Error{QStringLiteral("--view rollout: needs --model DIR (it rolls attention out across a model's layers)")};
-    } else if (options.model_chain) {
-        return Error{QStringLiteral("--view model-shapes: needs --model DIR (it draws the blocks of a whole model)")};
+    } else if (parser.isSet("view")) {
+        const ViewRow& row = ViewRegistry::row(options.view);
+        if (options.model_chain)
+            return Error{QStringLiteral("--view %1: needs --model DIR (%2)").arg(row.model_key, row.model_key_needs)};
+        if (row.needs_model)
+            return Error{QStringLiteral("--view %1: needs --model DIR (%2)").arg(row.key, row.needs_model)};
     }
     return options;
 }

@@ -8,7 +8,7 @@
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
-#include "ui/shell/View.h"
+#include "ui/registry/ViewRegistry.h"
 
 #include <QSize>
 #include <QString>

@@ -4,40 +4,13 @@
 #include "core/pipeline/HeadIndex.h"
 
 namespace attn {
-namespace {
-
-// The picture writer's name for a view that draws one result or a whole model's run.
-std::optional<ExportView> exportViewOf(View view)
-{
-    switch (view) {
-        case View::Grid:
-            return ExportView::Grid;
-        case View::Head:
-            return ExportView::Head;
-        case View::Compare:  // two heads and their difference
-            return ExportView::Compare;
-        case View::Lines:
-            return ExportView::Lines;
-        case View::Shapes:  // batch size B drawn, --head highlighted
-            return ExportView::Shapes;
-        case View::QueryKey:  // the queries and keys of --head
-            return ExportView::QueryKey;
-        case View::Model:  // needs --model: every layer x head
-            return ExportView::Model;
-        case View::Walkthrough:  // refused by CommandLine::parse
-        case View::Rollout:      // needs --model: drawn from the run, not by ExportView
-            return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-}  // namespace
 
 ExportRequest ExportOptions::request(const CommandLineOptions& options)
 {
     ExportRequest request;
     request.path = options.export_path;
-    request.view = exportViewOf(options.view).value_or(ExportView::Grid);
+    request.view = options.view;
+    request.model_chain = options.model_chain;
     request.head = options.head;
     request.compare_a = options.compare_a;
     request.compare_b = options.compare_b;
@@ -50,6 +23,7 @@ ExportRequest ExportOptions::request(const CommandLineOptions& options)
     request.mark_heads = options.mark_heads;
     request.sort_heads = options.sort_heads;
     request.reduction = options.reduction;
+    request.rollout = {options.rollout_fusion, options.residual_weight, -1};
     return request;
 }
 
@@ -71,8 +45,8 @@ Status ExportOptions::checkHeads(const CommandLineOptions& options, int num_head
 Status ExportOptions::exportResult(const CommandLineOptions& options, const AttentionResult& result)
 {
     // Every view through the one picture writer, as the window's File › Export image.
-    const std::optional<ExportView> view = exportViewOf(options.view);
-    if (!view || *view == ExportView::Model)
+    const ViewRow& row = ViewRegistry::row(options.view);
+    if (!row.picture || row.source != ViewSource::Result)
         return Error{QStringLiteral("--view %1: this view cannot be exported").arg(viewKey(options.view))};
     return ViewExporter::exportView(result, request(options));
 }

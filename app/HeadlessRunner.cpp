@@ -25,25 +25,9 @@ MemoryRequest HeadlessRunner::memoryRequest(const CommandLineOptions& options, i
     request.masked = options.config.causal || !options.config.padded_keys.isEmpty();
     if (options.export_path.isEmpty())
         return request;
-    switch (options.view) {
-        case View::Grid:  // one heatmap per head
-            request.view_copies = weights.num_heads;
-            break;
-        case View::Head:
-            request.view_copies = 1;
-            break;
-        case View::Compare:  // A, B and A - B, each also held as a matrix by the comparison
-            request.view_copies = 3;
-            request.extra_matrices = 3;
-            break;
-        case View::Lines:
-        case View::Shapes:
-        case View::Walkthrough:
-        case View::Model:  // needs --model, refused before this
-        case View::Rollout:
-        case View::QueryKey:
-            break;
-    }
+    const ViewRow& row = ViewRegistry::row(options.view);  // a view of a whole model: refused before this
+    request.view_copies = row.heatmaps_per_head * weights.num_heads + row.heatmaps;
+    request.extra_matrices = row.extra_matrices;
     request.view_cells = ViewExporter::heatmapCellLimit();
     return request;
 }

@@ -71,24 +71,14 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Mode
     const QStringList labels = session.tokenLabels(tokens);
     const ExportRequest request = ExportOptions::request(options);
     const QString caption = modelCaption(options.model_dir, session.config(), run.seqLen());
-    switch (options.view) {
-        case View::Model:  // every layer x head
-            return ViewExporter::exportModel(run, caption, request);
-        case View::Rollout:  // across every layer
-            return ViewExporter::exportRollout(run, labels, {options.rollout_fusion, options.residual_weight, -1},
-                                               caption, request);
-        case View::Shapes:
-            if (options.model_chain)  // --view model-shapes: the whole model's chain of blocks
-                return ViewExporter::exportModelShapes(session.config(), run.seqLen(), caption, request);
-            [[fallthrough]];  // --view shapes: the selected layer's attention, as the contract says
-        default:              // the selected layer, drawn by the single-layer views
-        {
-            auto result = ModelLayerResult::make(session.model(), options.model_dir, run, labels, run.selected_layer);
-            if (!result)
-                return Error{result.error()};
-            return ExportOptions::exportResult(options, *result);
-        }
-    }
+    // A view drawn from the whole run (every layer x head, the rollout, the model's chain of blocks)
+    // or the selected layer, drawn by the single-layer views.
+    if (options.model_chain || ViewRegistry::row(options.view).source == ViewSource::ModelRun)
+        return ViewExporter::exportRun(run, session.config(), labels, caption, request);
+    auto result = ModelLayerResult::make(session.model(), options.model_dir, run, labels, run.selected_layer);
+    if (!result)
+        return Error{result.error()};
+    return ExportOptions::exportResult(options, *result);
 }
 
 int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)

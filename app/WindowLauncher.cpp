@@ -147,9 +147,8 @@ int WindowLauncher::screenshot(const CommandLineOptions& options, QTextStream& e
     settle(10);  // layouts, then the plots' queued replots, then their paints
     window.controller()->waitForIdle();
     // Work the tabs hand to threads of their own, done here so that the picture shows its result.
-    window.viewTabs()->modelView()->computeNow();
-    window.viewTabs()->rolloutView()->computeNow();
-    window.viewTabs()->compareView()->computeNow();
+    for (const ViewRow& row : ViewRegistry::rows())
+        window.viewTabs()->page(row.id)->computeNow();
     // Heatmaps reduced (and a long input's heads recomputed) on the views' workers post their
     // pictures back when done: two rounds, for work started by what the first one delivered.
     for (int round = 0; round < 2; ++round) {

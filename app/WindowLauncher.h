@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/base/Result.h"
-#include "ui/shell/View.h"
+#include "ui/registry/ViewRegistry.h"
 
 #include <QString>
 

@@ -22,9 +22,9 @@
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/registry/ViewRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
-#include "ui/shell/View.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
@@ -158,8 +158,8 @@ private slots:
                   start + longest_end - longest, start + longest_end);
         };
         settle("grid", [&] { window.setCurrentView(View::Grid); });
-        for (View view : kAllViews)
-            settle(qPrintable(viewKey(view)), [&] { window.setCurrentView(view); });
+        for (const ViewRow& row : ViewRegistry::rows())
+            settle(row.key, [&] { window.setCurrentView(row.id); });
         settle("head, head 5", [&] {
             window.setCurrentView(View::Head);
             window.headView()->setHead(5);
@@ -277,7 +277,7 @@ private slots:
             QVERIFY(result.ok());
             ExportRequest request;
             request.path = png;
-            request.view = ExportView::Head;
+            request.view = View::Head;
             request.size = QSize(1200, 900);
             const Status written = ViewExporter::exportView(result.value(), request);
             QVERIFY2(written.ok(), qPrintable(written.error()));

@@ -56,9 +56,9 @@ private slots:
     {
         QTest::addColumn<int>("view");
         QTest::addColumn<QSize>("size");
-        QTest::addRow("grid 1200x900") << int(ExportView::Grid) << QSize(1200, 900);
-        QTest::addRow("grid 640x480") << int(ExportView::Grid) << QSize(640, 480);
-        QTest::addRow("head 800x800") << int(ExportView::Head) << QSize(800, 800);
+        QTest::addRow("grid 1200x900") << int(View::Grid) << QSize(1200, 900);
+        QTest::addRow("grid 640x480") << int(View::Grid) << QSize(640, 480);
+        QTest::addRow("head 800x800") << int(View::Head) << QSize(800, 800);
     }
     void pngHasTheRequestedSize()
     {
@@ -66,7 +66,7 @@ private slots:
         QFETCH(QSize, size);
         ExportRequest request;
         request.path = m_dir.filePath("view.png");
-        request.view = ExportView(view);
+        request.view = View(view);
         request.head = 3;
         request.size = size;
         const Status status = ViewExporter::exportView(*m_result, request);
@@ -137,7 +137,7 @@ private slots:
     {
         ExportRequest request;
         request.path = m_dir.filePath("head.pdf");
-        request.view = ExportView::Head;
+        request.view = View::Head;
         request.size = QSize(800, 600);
         const Status status = ViewExporter::exportView(*m_result, request);
         QVERIFY2(status.ok(), qPrintable(status.error()));
@@ -188,7 +188,7 @@ private slots:
     {
         ExportRequest request;
         request.path = m_dir.filePath("head.png");
-        request.view = ExportView::Head;
+        request.view = View::Head;
         request.head = 8;
         const Status status = ViewExporter::exportView(*m_result, request);
         QVERIFY(!status.ok());

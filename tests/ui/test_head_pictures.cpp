@@ -15,10 +15,10 @@
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/registry/ViewRegistry.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
-#include "ui/shell/View.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -444,7 +444,7 @@ private slots:
 
         ExportRequest request;
         request.path = dir.filePath("percentile.png");
-        request.view = ExportView::Grid;
+        request.view = View::Grid;
         request.size = QSize(800, 600);
         request.color_scale = ColorScale::Percentile;
         AttentionResult fresh = *shown;

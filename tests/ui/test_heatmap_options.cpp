@@ -308,7 +308,7 @@ private slots:
         const auto result = compute(false);
         QTemporaryDir dir;
         ExportRequest request;
-        request.view = ExportView::Lines;
+        request.view = View::Lines;
         request.head = 0;
         request.size = QSize(600, 400);
         request.path = dir.filePath("all.png");

@@ -476,12 +476,12 @@ private slots:
         run->attention.setLayer(0, std::move(heads));
         QTemporaryDir dir;
         ExportRequest request;
-        request.view = ExportView::Model;
+        request.view = View::Model;
         request.size = QSize(900, 500);
         request.path = dir.filePath("long.png");
-        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        QVERIFY(ViewExporter::exportRun(*run, ModelConfig(), {}, QStringLiteral("long"), request).ok());
         request.path = dir.filePath("long.svg");
-        QVERIFY(ViewExporter::exportModel(*run, QStringLiteral("long"), request).ok());
+        QVERIFY(ViewExporter::exportRun(*run, ModelConfig(), {}, QStringLiteral("long"), request).ok());
         const QImage image = QImage(dir.filePath("long.png")).convertToFormat(QImage::Format_RGB32);
         QCOMPARE(image.size(), request.size);
         ModelGridPainter painter;
@@ -509,7 +509,7 @@ private slots:
     void viewTabsForwardTheModel()
     {
         ViewTabs tabs;
-        QCOMPARE(tabs.count(), int(kAllViews.size()));
+        QCOMPARE(tabs.count(), int(ViewRegistry::rows().size()));
         QCOMPARE(tabs.widget(int(View::Model)), tabs.modelView());
         QCOMPARE(viewKey(View::Model), QStringLiteral("model"));
         QCOMPARE(viewFromKey("Model"), std::optional<View>(View::Model));

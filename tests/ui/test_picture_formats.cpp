@@ -138,12 +138,12 @@ private slots:
         QTest::addColumn<int>("view");
         QTest::addColumn<bool>("causal");
         QTest::addColumn<QString>("name");
-        QTest::addRow("grid") << int(ExportView::Grid) << false << "grid";
-        QTest::addRow("grid causal") << int(ExportView::Grid) << true << "grid-causal";
-        QTest::addRow("head causal") << int(ExportView::Head) << true << "head-causal";
-        QTest::addRow("compare") << int(ExportView::Compare) << false << "compare";
-        QTest::addRow("lines") << int(ExportView::Lines) << false << "lines";
-        QTest::addRow("shapes") << int(ExportView::Shapes) << true << "shapes";
+        QTest::addRow("grid") << int(View::Grid) << false << "grid";
+        QTest::addRow("grid causal") << int(View::Grid) << true << "grid-causal";
+        QTest::addRow("head causal") << int(View::Head) << true << "head-causal";
+        QTest::addRow("compare") << int(View::Compare) << false << "compare";
+        QTest::addRow("lines") << int(View::Lines) << false << "lines";
+        QTest::addRow("shapes") << int(View::Shapes) << true << "shapes";
     }
     void everyViewIsTheSamePictureInEveryFormat()
     {
@@ -158,7 +158,7 @@ private slots:
         for (int f = 0; f < 3; ++f) {
             ExportRequest request;
             request.path = m_dir.filePath(QStringLiteral("%1.%2").arg(name, QLatin1String(formats[f])));
-            request.view = ExportView(view);
+            request.view = View(view);
             request.head = 2;
             request.compare_a = 2;
             request.compare_b = 5;
@@ -310,9 +310,9 @@ private slots:
     {
         QTest::addColumn<int>("tab");
         QTest::addColumn<int>("view");
-        QTest::addRow("grid") << int(View::Grid) << int(ExportView::Grid);
-        QTest::addRow("head") << int(View::Head) << int(ExportView::Head);
-        QTest::addRow("shapes") << int(View::Shapes) << int(ExportView::Shapes);
+        QTest::addRow("grid") << int(View::Grid) << int(View::Grid);
+        QTest::addRow("head") << int(View::Head) << int(View::Head);
+        QTest::addRow("shapes") << int(View::Shapes) << int(View::Shapes);
     }
     void windowAndCommandLineExportTheSamePicture()
     {
@@ -333,7 +333,7 @@ private slots:
         QVERIFY(window.exportImage(from_window, size).ok());
         ExportRequest request;
         request.path = m_dir.filePath(QStringLiteral("cli-%1.png").arg(tab));
-        request.view = ExportView(view);
+        request.view = View(view);
         request.size = size;
         QVERIFY(ViewExporter::exportView(*window.controller()->result(), request).ok());
         keep(from_window);

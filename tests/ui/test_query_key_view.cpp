@@ -131,7 +131,7 @@ private slots:
         QTemporaryDir dir;
         for (const char* format : {"png", "svg", "pdf"}) {
             ExportRequest request;
-            request.view = ExportView::QueryKey;
+            request.view = View::QueryKey;
             request.head = 1;
             request.size = QSize(900, 600);
             request.path = dir.filePath(QStringLiteral("qk.") + QLatin1String(format));
@@ -150,7 +150,7 @@ private slots:
             }
         QVERIFY2(orange > 50 && green > 50, qPrintable(QStringLiteral("%1 %2").arg(orange).arg(green)));
         ExportRequest request;
-        request.view = ExportView::QueryKey;
+        request.view = View::QueryKey;
         request.head = 7;
         request.path = dir.filePath("bad.png");
         const Status bad = ViewExporter::exportView(*m_result, request);

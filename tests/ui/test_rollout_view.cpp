@@ -124,7 +124,9 @@ private slots:
             ExportRequest request;
             request.path = dir.filePath(QStringLiteral("rollout.") + QLatin1String(format));
             request.size = QSize(900, 500);
-            QVERIFY(ViewExporter::exportRollout(*m_causal, {}, {HeadFusion::Mean, 0.5, -1}, "gpt2-tiny", request).ok());
+            request.view = View::Rollout;
+            request.rollout = {HeadFusion::Mean, 0.5, -1};
+            QVERIFY(ViewExporter::exportRun(*m_causal, ModelConfig(), {}, "gpt2-tiny", request).ok());
             QVERIFY(QFileInfo(request.path).size() > 1000);
         }
         const QImage png(dir.filePath("rollout.png"));
@@ -132,7 +134,9 @@ private slots:
         QVERIFY(distinctColours(png) > 20);
         ExportRequest request;
         request.path = dir.filePath("late.png");
-        const Status late = ViewExporter::exportRollout(*m_causal, {}, {HeadFusion::Mean, 0.5, 5}, "", request);
+        request.view = View::Rollout;
+        request.rollout = {HeadFusion::Mean, 0.5, 5};
+        const Status late = ViewExporter::exportRun(*m_causal, ModelConfig(), {}, "", request);
         QVERIFY(!late.ok());
         QVERIFY(late.error().contains("out of range"));
         QVERIFY(!QFileInfo::exists(request.path));

@@ -74,7 +74,7 @@ Status exportShapes(const AttentionResult& result, int batch, int head, const QS
 {
     ExportRequest request;
     request.path = path;
-    request.view = ExportView::Shapes;
+    request.view = View::Shapes;
     request.batch = batch;
     request.head = head;
     request.size = size;

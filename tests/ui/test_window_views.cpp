@@ -110,13 +110,13 @@ private slots:
     void everyViewIsATab()
     {
         ViewTabs* tabs = m_window->viewTabs();
-        QCOMPARE(tabs->count(), int(kAllViews.size()));
+        QCOMPARE(tabs->count(), int(ViewRegistry::rows().size()));
         const QStringList titles = {"All heads", "One head", "Compare", "Lines", "Shapes", "Walkthrough", "Model", "Rollout", "Q–K space"};
         for (int i = 0; i < tabs->count(); ++i) {
             QCOMPARE(tabs->tabText(i), titles[i]);
             QVERIFY(!tabs->tabToolTip(i).isEmpty());
-            QCOMPARE(viewFromKey(viewKey(kAllViews[size_t(i)])), kAllViews[size_t(i)]);
-            QCOMPARE(viewFromKey(viewKey(kAllViews[size_t(i)]).toUpper() + ' '), kAllViews[size_t(i)]);
+            QCOMPARE(viewFromKey(viewKey(View(i))), View(i));
+            QCOMPARE(viewFromKey(viewKey(View(i)).toUpper() + ' '), View(i));
         }
         QCOMPARE(viewFromKey("pie"), std::nullopt);
         QCOMPARE(tabs->widget(int(View::Compare)), tabs->compareView());
@@ -365,7 +365,8 @@ private slots:
 
     void exportsEveryTab()
     {
-        for (View view : kAllViews) {
+        for (const ViewRow& row : ViewRegistry::rows()) {
+            const View view = row.id;
             const int tab = int(view);
             m_window->setCurrentView(view);
             settle();

@@ -1,21 +1,11 @@
 #include "ui/export/ViewExporter.h"
 
-#include "ui/heatmap/HeatmapData.h"
-
 #include "core/analysis/AttentionDisplay.h"
 #include "core/io/OutputPath.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/pipeline/HeadIndex.h"
-#include "ui/export/CompareExport.h"
+#include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/views/heads/HeadView.h"
-#include "ui/views/heads/HeadsGrid.h"
-#include "ui/views/model/ModelGridPainter.h"
-#include "ui/views/qk/QueryKeyPainter.h"
-#include "ui/views/rollout/RolloutPainter.h"
-#include "ui/views/shapes/ModelChainPainter.h"
-#include "ui/views/shapes/ShapeDiagramExport.h"
-#include "ui/views/shapes/ShapeDiagramPainter.h"
+#include "ui/registry/ViewRegistry.h"
 
 #include <QBuffer>
 #include <QFileInfo>
@@ -201,10 +191,11 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
     const Format format = formatOf(request.path).value();
     if (Status ok = checkSize(request.path, request.size, format == Format::Png ? request.scale : 1.0); !ok)
         return ok;
-    const bool one_head = request.view == ExportView::Grid || request.view == ExportView::Head;
-    if (one_head)
-        if (Status head = HeadIndex::check(request.head, result.numHeads()); !head)
-            return Error{QStringLiteral("--head: %1").arg(head.error())};
+    const ViewRow& row = ViewRegistry::row(request.view);
+    if (!row.picture || row.source != ViewSource::Result)
+        return Error{row.needs_model
+                         ? QStringLiteral("--view %1: draws a whole model (--model DIR), not one result").arg(row.key)
+                         : QStringLiteral("--view %1: this view cannot be exported").arg(row.key)};
     // Hidden keys: the views draw a result whose rows are renormalised without them.
     std::optional<AttentionResult> shown;
     if (!request.hidden_keys.isEmpty()) {
@@ -216,134 +207,36 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
     const AttentionResult& drawn = shown ? *shown : result;
     if (request.color_scale == ColorScale::Percentile)
         HeatmapData::computePercentile(drawn);  // a long input's: here, before anything is drawn
+    PictureInput input;
+    input.computed = &result;
     // A non-owning pointer: the views only read the result while this function runs.
-    const std::shared_ptr<const AttentionResult> shared(std::shared_ptr<void>(), &drawn);
-    switch (request.view) {
-        case ExportView::Grid: {
-            HeadsGrid grid;
-            grid.setAttribute(Qt::WA_DontShowOnScreen);
-            grid.setColorMap(request.color_map);
-            grid.setColorScale(request.color_scale);
-            grid.setTopMass(request.top_mass);
-            grid.setReduction(request.reduction);
-            grid.setAggregate(request.aggregate);
-            grid.resize(request.size);
-            grid.setResult(shared);
-            return exportPicture(request.path, request.size, request.scale,
-                                 [&grid](QPainter* painter, const QRectF& target) { grid.render(painter, target); });
-        }
-        case ExportView::Head: {
-            HeadView view;
-            view.setAttribute(Qt::WA_DontShowOnScreen);
-            view.setColorMap(request.color_map);
-            view.setColorScale(request.color_scale);
-            view.setTopMass(request.top_mass);
-            view.setReduction(request.reduction);
-            view.resize(request.size);
-            view.setResult(shared);
-            view.setHead(request.head);
-            return exportPicture(request.path, request.size, request.scale,
-                                 [&view](QPainter* painter, const QRectF& target) { view.render(painter, target); });
-        }
-        case ExportView::Compare:
-            return CompareExport::exportCompare(drawn, request.compare_a, request.compare_b, request.path, request.size,
-                                                request.scale, request.color_scale, request.reduction);
-        case ExportView::Lines:
-            return CompareExport::exportLines(drawn, request.head, request.path, request.size, request.scale,
-                                              request.top_mass);
-        case ExportView::QueryKey: {
-            QueryKeyPainter scatter;
-            scatter.setResult(shared);  // Q and K as computed; the hidden keys marked
-            scatter.setHead(request.head);
-            if (!scatter.problem().isEmpty())
-                return Error{scatter.problem()};
-            return exportPicture(
-                request.path, request.size, request.scale,
-                [&scatter](QPainter* painter, const QRectF& target) { scatter.paint(*painter, target); },
-                QStringLiteral("attention-lab: query-key space"));
-        }
-        case ExportView::Shapes: {
-            if (Status ok = ShapeDiagramExport::check(result, request.batch, request.head); !ok)
-                return ok;
-            const ShapeDiagramPainter diagram = ShapeDiagramExport::painterFor(result, request.batch, request.head);
-            return exportPicture(
-                request.path, request.size, request.scale,
-                [&diagram](QPainter* painter, const QRectF& target) { diagram.paint(*painter, target); },
-                QStringLiteral("attention-lab: tensor shapes"));
-        }
-        case ExportView::Model:
-            return Error{QStringLiteral("--view model: draws a whole model (--model DIR), not one result")};
-    }
-    return Error{QStringLiteral("--view: unknown view")};
+    input.shown = std::shared_ptr<const AttentionResult>(std::shared_ptr<void>(), &drawn);
+    input.png = format == Format::Png;
+    auto picture = row.picture(input, request);
+    if (!picture)
+        return Error{picture.error()};
+    return exportPicture(request.path, request.size, request.scale, picture->paint, picture->title);
 }
 
-Status ViewExporter::exportModel(const ModelRun& run, const QString& caption, const ExportRequest& request)
+Status ViewExporter::exportRun(const ModelRun& run, const ModelConfig& config, const QStringList& labels,
+                               const QString& caption, const ExportRequest& request)
 {
-    ModelGridPainter grid;
-    grid.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run));  // read while this runs
-    grid.setCaption(caption);
-    grid.setColorMap(request.color_map);
-    grid.setColorScale(request.color_scale);
-    if (!request.hidden_keys.isEmpty()) {
-        if (auto hidden = AttentionDisplay::hiddenKeys(request.hidden_keys, run.seqLen()); !hidden)
-            return Error{QStringLiteral("--hide-tokens: %1").arg(hidden.error())};
-        grid.setHiddenKeys(request.hidden_keys);
-    }
-    grid.setReduction(request.reduction == CellReduction::Mean ? ThumbnailReduction::Mean : ThumbnailReduction::Max);
-    grid.setAggregate(headFusionOf(request.aggregate));
-    if (request.mark_heads || request.sort_heads) {
-        const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
-        if (request.mark_heads) {
-            const QString name = headScoreKindKey(*request.mark_heads);
-            grid.setHeadMarks(headScoreValues(scores, name), name);
-        }
-        if (request.sort_heads) {
-            const QString name = headOrderKindKey(*request.sort_heads);
-            grid.setHeadOrder(headScoreValues(scores, name), name);
-        }
-    }
-    const bool png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
-    const double pixel_ratio = png ? request.scale : 2.0;  // vector pages are zoomed: finer reduced images
-    return exportPicture(
-        request.path, request.size, request.scale,
-        [&](QPainter* painter, const QRectF& target) {
-            grid.paint(*painter, target, ModelGridPainter::Output::Picture, pixel_ratio);
-        },
-        QStringLiteral("attention-lab: every layer and head"));
-}
-
-Status ViewExporter::exportRollout(const ModelRun& run, const QStringList& tokens,
-                                   const AttentionRollout::Options& options, const QString& caption,
-                                   const ExportRequest& request)
-{
-    RolloutPainter rollout;
-    rollout.setRun(std::shared_ptr<const ModelRun>(std::shared_ptr<void>(), &run), tokens);  // read while this runs
-    rollout.setOptions(options);
-    if (!rollout.error().isEmpty())
-        return Error{rollout.error()};
-    if (!request.hidden_keys.isEmpty()) {
-        if (auto hidden = AttentionDisplay::hiddenKeys(request.hidden_keys, run.seqLen()); !hidden)
-            return Error{QStringLiteral("--hide-tokens: %1").arg(hidden.error())};
-        rollout.setHiddenKeys(request.hidden_keys);
-    }
-    rollout.setColorScale(request.color_scale);
-    rollout.setCaption(caption);
-    rollout.setColorMap(request.color_map);
-    return exportPicture(
-        request.path, request.size, request.scale,
-        [&rollout](QPainter* painter, const QRectF& target) { rollout.paint(*painter, target); },
-        QStringLiteral("attention-lab: attention rollout"));
-}
-
-Status ViewExporter::exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,
-                                       const ExportRequest& request)
-{
-    ModelChainPainter chain(config, seq_len);
-    chain.setCaption(caption);
-    return exportPicture(
-        request.path, request.size, request.scale,
-        [&chain](QPainter* painter, const QRectF& target) { chain.paint(*painter, target); },
-        QStringLiteral("attention-lab: the shapes of a whole model"));
+    const ViewRow& row = ViewRegistry::row(request.view);
+    const PictureMaker make = request.model_chain                  ? row.model_picture
+                              : row.source == ViewSource::ModelRun ? row.picture
+                                                                   : nullptr;
+    if (!make)
+        return Error{QStringLiteral("--view %1: draws one layer, not a whole model's run").arg(viewKey(request.view))};
+    PictureInput input;
+    input.run = &run;
+    input.config = &config;
+    input.labels = labels;
+    input.caption = caption;
+    input.png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;
+    auto picture = make(input, request);
+    if (!picture)
+        return Error{picture.error()};
+    return exportPicture(request.path, request.size, request.scale, picture->paint, picture->title);
 }
 
 }  // namespace attn

@@ -1,16 +1,7 @@
 #pragma once
 
-#include "core/analysis/AttentionRollout.h"
-#include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
-#include "ui/heatmap/ColorMaps.h"
-#include "ui/heatmap/ColorScale.h"
-#include "ui/heatmap/HeadAggregate.h"
-#include "ui/heatmap/HeatmapReduction.h"
-
-#include <QList>
-
-#include <optional>
+#include "ui/views/ExportRequest.h"
 
 #include <QImage>
 #include <QSize>
@@ -27,31 +18,6 @@ namespace attn {
 struct AttentionResult;
 struct ModelConfig;
 struct ModelRun;
-
-// Model: every layer x head of a whole model (exportModel); the others draw one result.
-enum class ExportView { Grid, Head, Compare, Lines, Shapes, Model, QueryKey };
-
-// What the command line's --export / --view / --head / --compare / --batch / --size ask for.
-struct ExportRequest {
-    QString path;  // .png, .svg or .pdf
-    ExportView view = ExportView::Grid;
-    int head = 0;  // head, lines (-1: all heads overlaid) and shapes (the head highlighted)
-    int compare_a = 0;
-    int compare_b = 1;
-    int batch = 1;          // shapes: the batch size B drawn
-    QSize size{1200, 900};  // pixels, see ViewExporter
-    double scale = 1.0;     // PNG only: device pixels per pixel
-    ColorMaps::Map color_map = ColorMaps::Map::Viridis;
-    ColorScale color_scale = ColorScale::WithoutOneKeyRows;  // grid, head and compare's A and B
-    // Key positions hidden in every view (each row renormalised over the others); every one must
-    // be inside the input and at least one key must stay.
-    QList<int> hidden_keys;
-    double top_mass = 1.0;  // grid and head: per row the strongest keys up to this fraction, the rest dimmed
-    HeadAggregate aggregate = HeadAggregate::None;  // grid and model: an extra head of every head fused
-    std::optional<HeadScoreKind> mark_heads;  // model: heads framed by this score (--mark-heads)
-    std::optional<HeadOrderKind> sort_heads;  // model: each layer's heads sorted by this score (--sort-heads)
-    CellReduction reduction = CellReduction::Max;  // grid, head, compare: what a reduced pixel shows
-};
 
 // The one picture writer of attention-lab: every view, from the window and from --export, is
 // written here, in one convention. A picture is laid out in pixels of 1/96 inch (CSS pixels):
@@ -82,17 +48,14 @@ public:
     // (HeatmapPlot::kReducedSide a side), whatever the picture's size.
     static std::int64_t heatmapCellLimit();
 
-    // Builds the requested view offscreen for `result` and exports it (the command line's path).
+    // request.view's picture of `result` (ViewRegistry's row: a view that draws one result),
+    // the command line's path and the window's tests'.
     static Status exportView(const AttentionResult& result, const ExportRequest& request);
-    // Every layer x head of a whole model's run as one grid (ExportView::Model), `caption` on top.
-    static Status exportModel(const ModelRun& run, const QString& caption, const ExportRequest& request);
-    // The whole model's chain of blocks with its shapes and parameter counts (ExportView::Shapes
-    // with a model), for an input of `seq_len` tokens.
-    // --view rollout: the run's attention rollout (T, T) and the last token's (or [CLS]'s) row as bars.
-    static Status exportRollout(const ModelRun& run, const QStringList& tokens, const AttentionRollout::Options& options,
-                                const QString& caption, const ExportRequest& request);
-    static Status exportModelShapes(const ModelConfig& config, int seq_len, const QString& caption,
-                                    const ExportRequest& request);
+    // request.view's picture of a whole model's run: a view drawn from the run (Model, Rollout),
+    // or with request.model_chain the view's picture of the whole model (--view model-shapes).
+    // `labels`: the tokens as a person reads them; `caption` goes on top.
+    static Status exportRun(const ModelRun& run, const ModelConfig& config, const QStringList& labels,
+                            const QString& caption, const ExportRequest& request);
 
     // What QSvgGenerator writes made portable: the size in px instead of mm (viewers turn mm back
     // into different pixel counts), and a generic family after every font (a browser otherwise

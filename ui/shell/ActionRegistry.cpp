@@ -62,42 +62,6 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner), m_owner(owner)
          QT_TR_NOOP("Save the attention weights of every head as CSV, NPY or JSON")},
         {ActionId::Quit, QT_TR_NOOP("&Quit"), standard(QKeySequence::Quit, QKeySequence(Qt::CTRL | Qt::Key_Q)),
          QT_TR_NOOP("Quit attention-lab")},
-        {ActionId::ViewGrid,
-         QT_TR_NOOP("All &heads"),
-         {QKeySequence(Qt::CTRL | Qt::Key_1)},
-         QT_TR_NOOP("Show every head as a small heatmap")},
-        {ActionId::ViewHead,
-         QT_TR_NOOP("&One head"),
-         {QKeySequence(Qt::CTRL | Qt::Key_2)},
-         QT_TR_NOOP("Show one head large")},
-        {ActionId::ViewCompare,
-         QT_TR_NOOP("&Compare heads"),
-         {QKeySequence(Qt::CTRL | Qt::Key_3)},
-         QT_TR_NOOP("Show two heads side by side with their difference, the head metrics and their similarity")},
-        {ActionId::ViewLines,
-         QT_TR_NOOP("&Lines"),
-         {QKeySequence(Qt::CTRL | Qt::Key_4)},
-         QT_TR_NOOP("Show each query joined to the keys it attends to")},
-        {ActionId::ViewShapes,
-         QT_TR_NOOP("&Shapes"),
-         {QKeySequence(Qt::CTRL | Qt::Key_5)},
-         QT_TR_NOOP("Show the tensor shapes of every step")},
-        {ActionId::ViewWalkthrough,
-         QT_TR_NOOP("&Walkthrough"),
-         {QKeySequence(Qt::CTRL | Qt::Key_6)},
-         QT_TR_NOOP("Show the numbers of every step for one head and one query token")},
-        {ActionId::ViewModel,
-         QT_TR_NOOP("&Model: every layer"),
-         {QKeySequence(Qt::CTRL | Qt::Key_7)},
-         QT_TR_NOOP("Show every layer and head of a whole model as one grid")},
-        {ActionId::ViewRollout,
-         QT_TR_NOOP("&Rollout: across layers"),
-         {QKeySequence(Qt::CTRL | Qt::Key_8)},
-         QT_TR_NOOP("Show where each token's information came from across a whole model's layers")},
-        {ActionId::ViewQueryKey,
-         QT_TR_NOOP("&Query-key space"),
-         {QKeySequence(Qt::CTRL | Qt::Key_9)},
-         QT_TR_NOOP("Show the selected head's queries and keys in one scatter")},
         {ActionId::NextHead,
          QT_TR_NOOP("&Next head"),
          {QKeySequence(Qt::Key_PageDown)},
@@ -143,20 +107,27 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner), m_owner(owner)
          QT_TR_NOOP("Version, licences and where the documentation is")},
         {ActionId::AboutQt, QT_TR_NOOP("About &Qt"), {}, QT_TR_NOOP("The version and licence of Qt")},
     };
-    for (const ActionSpec& spec : table) {
-        auto* action = new QAction(tr(spec.text), owner);
-        action->setShortcuts(spec.shortcuts);
-        action->setCheckable(spec.checkable);
+    const auto add = [this, owner](const QString& text, const QList<QKeySequence>& shortcuts, const QString& tip,
+                                   bool checkable) {
+        auto* action = new QAction(text, owner);
+        action->setShortcuts(shortcuts);
+        action->setCheckable(checkable);
         const QString shortcut =
-            spec.shortcuts.isEmpty()
-                ? QString()
-                : QStringLiteral(" (%1)").arg(spec.shortcuts.first().toString(QKeySequence::NativeText));
-        action->setToolTip(tr(spec.tip) + shortcut);
-        action->setStatusTip(tr(spec.tip));
-        if (!spec.shortcuts.isEmpty())
+            shortcuts.isEmpty() ? QString()
+                                : QStringLiteral(" (%1)").arg(shortcuts.first().toString(QKeySequence::NativeText));
+        action->setToolTip(tip + shortcut);
+        action->setStatusTip(tip);
+        if (!shortcuts.isEmpty())
             owner->addAction(action);
-        m_actions.insert(spec.id, action);
-        m_order.append(spec.id);
+        m_order.append(action);
+        return action;
+    };
+    for (const ActionSpec& spec : table) {
+        m_actions.insert(spec.id, add(tr(spec.text), spec.shortcuts, tr(spec.tip), spec.checkable));
+        if (spec.id == ActionId::Quit)
+            for (const ViewRow& row : ViewRegistry::rows())
+                m_view_actions.push_back(add(ViewRegistry::actionText(row), {QKeySequence(row.shortcut)},
+                                             ViewRegistry::actionTip(row), false));
     }
     // Every widget's ShortcutOverride passes here first: the application's filter sees the event
     // before the focused widget (and its parents) can claim the key.
@@ -171,7 +142,7 @@ bool ActionRegistry::isShortcut(const QKeyEvent& key) const
     const bool letter = key.key() >= Qt::Key_A && key.key() <= Qt::Key_Z;
     if (!letter && modifiers.testFlag(Qt::ShiftModifier))
         pressed << QKeySequence(QKeyCombination(modifiers & ~Qt::ShiftModifier, Qt::Key(key.key())));
-    for (const QAction* action : m_actions) {
+    for (const QAction* action : m_order) {
         if (!action->isEnabled())
             continue;
         for (const QKeySequence& shortcut : action->shortcuts())
@@ -197,8 +168,7 @@ bool ActionRegistry::eventFilter(QObject* watched, QEvent* event)
 QString ActionRegistry::shortcutsHtml() const
 {
     QString rows;
-    for (ActionId id : m_order) {
-        const QAction* action = m_actions.value(id);
+    for (const QAction* action : m_order) {
         if (action->shortcuts().isEmpty())
             continue;
         QStringList keys;

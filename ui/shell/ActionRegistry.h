@@ -1,8 +1,12 @@
 #pragma once
 
+#include "ui/registry/ViewRegistry.h"
+
 #include <QHash>
 #include <QList>
 #include <QObject>
+
+#include <vector>
 
 class QAction;
 class QEvent;
@@ -19,15 +23,6 @@ enum class ActionId {
     CopyImage,
     ExportData,
     Quit,
-    ViewGrid,
-    ViewHead,
-    ViewCompare,
-    ViewLines,
-    ViewShapes,
-    ViewWalkthrough,
-    ViewModel,
-    ViewRollout,
-    ViewQueryKey,
     NextHead,
     PreviousHead,
     NextLayer,
@@ -43,8 +38,8 @@ enum class ActionId {
     AboutQt,
 };
 
-// Every action of the window, created once from one table (text, standard shortcut, tooltip);
-// those with a shortcut are added to the owner widget so it works everywhere in the window.
+// Every action of the window, created once from one table (text, standard shortcut, tooltip),
+// and one action per view (View menu) from ViewRegistry's table, after Quit; those with a shortcut are added to the owner widget so it works everywhere in the window.
 // A shortcut of the table wins over a key the focused widget would take for itself (QLineEdit
 // takes Ctrl+E as "end of line", and so does a spin box's editor): the window's shortcuts are
 // the ones the menus promise. None of them is a standard editing key (copy, paste, undo, select
@@ -54,6 +49,7 @@ class ActionRegistry : public QObject {
 public:
     explicit ActionRegistry(QWidget* owner);
     QAction* get(ActionId id) const { return m_actions.value(id); }
+    QAction* view(View view) const { return m_view_actions[size_t(view)]; }  // shows the view's tab
     // Every shortcut of the table, in its order, as an HTML table of action and keys: made from
     // the actions themselves, so Help › Keyboard shortcuts is never out of date.
     QString shortcutsHtml() const;
@@ -66,7 +62,8 @@ protected:
 private:
     QWidget* m_owner;
     QHash<ActionId, QAction*> m_actions;
-    QList<ActionId> m_order;  // the table's order
+    std::vector<QAction*> m_view_actions;  // in the order of View
+    QList<QAction*> m_order;               // the table's order, the views' after Quit
 };
 
 }  // namespace attn

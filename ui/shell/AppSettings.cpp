@@ -265,7 +265,7 @@ View AppSettings::currentView() const
     // Earlier versions saved the tab's index.
     bool is_index = false;
     const int index = saved.toInt(&is_index);
-    return is_index && index >= 0 && index < int(kAllViews.size()) ? kAllViews[size_t(index)] : View::Grid;
+    return is_index && index >= 0 && index < int(ViewRegistry::rows().size()) ? View(index) : View::Grid;
 }
 void AppSettings::setCurrentView(View view)
 {

@@ -4,7 +4,7 @@
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapReduction.h"
-#include "ui/shell/View.h"
+#include "ui/registry/ViewRegistry.h"
 
 #include <QByteArray>
 #include <QSettings>

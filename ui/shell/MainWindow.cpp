@@ -252,12 +252,9 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const ActionId tab_actions[kAllViews.size()] = {
-        ActionId::ViewGrid,   ActionId::ViewHead,        ActionId::ViewCompare, ActionId::ViewLines,
-        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel, ActionId::ViewRollout,
-        ActionId::ViewQueryKey};
-    for (View shown : kAllViews) {
-        QAction* action = a->get(tab_actions[int(shown)]);
+    for (const ViewRow& row : ViewRegistry::rows()) {
+        const View shown = row.id;
+        QAction* action = a->view(shown);
         view->addAction(action);
         connect(action, &QAction::triggered, this, [this, shown] { setCurrentView(shown); });
     }

@@ -3,7 +3,7 @@
 #include "core/base/Result.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
-#include "ui/shell/View.h"
+#include "ui/registry/ViewRegistry.h"
 
 #include <QMainWindow>
 

@@ -3,26 +3,17 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
-#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/ViewPage.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
-#include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
 #include "ui/views/qk/QueryKeyView.h"
 #include "ui/views/rollout/RolloutView.h"
-#include "ui/views/shapes/ModelChainView.h"
-#include "ui/views/shapes/ShapeDiagramView.h"
 #include "ui/views/shapes/ShapesPanel.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
-#include "ui/workers/ViewWorkers.h"
-
-#include <QCoreApplication>
-#include <QPainter>
-#include <QPointer>
-#include <QThreadPool>
 
 #include <algorithm>
 
@@ -31,41 +22,22 @@ namespace attn {
 ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
 {
     setDocumentMode(true);
-    m_grid = new HeadsGrid(this);
-    m_head_view = new HeadView(this);
-    m_compare = new CompareView(this);
-    m_lines = new LinesView(this);
-    m_shapes = new ShapesPanel(this);
-    m_walkthrough = new WalkthroughView(this);
-    m_model = new ModelView(this);
-    m_rollout = new RolloutView(this);
-    m_query_key = new QueryKeyView(this);
-    struct TabSpec {
-        QWidget* widget;
-        QString title;
-        QString tip;
-    };
-    const TabSpec specs[kAllViews.size()] = {
-        {m_grid, tr("All heads"), tr("Every head as a small heatmap; click one to open it (Ctrl+1)")},
-        {m_head_view, tr("One head"),
-         tr("One head large; click a cell to follow that query in the walkthrough (Ctrl+2)")},
-        {m_compare, tr("Compare"),
-         tr("Two heads side by side with their difference, head metrics and similarity (Ctrl+3)")},
-        {m_lines, tr("Lines"), tr("Each query joined to the keys it attends to (Ctrl+4)")},
-        {m_shapes, tr("Shapes"), tr("The tensor shapes of every step, with batch size (Ctrl+5)")},
-        {m_walkthrough, tr("Walkthrough"), tr("The numbers of every step for one head and one query token (Ctrl+6)")},
-        {m_model, tr("Model"),
-         tr("Every layer and head of a whole model as one grid; click a head to open it (Ctrl+7)")},
-        {m_rollout, tr("Rollout"),
-         tr("Attention rollout: where what each token holds came from, across a whole model's layers (Ctrl+8)")},
-        {m_query_key, tr("Q–K space"),
-         tr("The selected head's queries and keys in one scatter: a query near a key attends to it (Ctrl+9)")},
-    };
-    for (int tab = 0; tab < int(kAllViews.size()); ++tab) {
-        addTab(specs[tab].widget, specs[tab].title);
-        setTabToolTip(tab, specs[tab].tip);
+    for (const ViewRow& row : ViewRegistry::rows()) {
+        ViewPage* page = row.create(this);
+        m_pages.push_back(page);
+        const int tab = addTab(dynamic_cast<QWidget*>(page), ViewRegistry::title(row));
+        setTabToolTip(tab, ViewRegistry::tabTip(row));
     }
-    m_stale.fill(true);
+    m_grid = dynamic_cast<HeadsGrid*>(page(View::Grid));
+    m_head_view = dynamic_cast<HeadView*>(page(View::Head));
+    m_compare = dynamic_cast<CompareView*>(page(View::Compare));
+    m_lines = dynamic_cast<LinesView*>(page(View::Lines));
+    m_shapes = dynamic_cast<ShapesPanel*>(page(View::Shapes));
+    m_walkthrough = dynamic_cast<WalkthroughView*>(page(View::Walkthrough));
+    m_model = dynamic_cast<ModelView*>(page(View::Model));
+    m_rollout = dynamic_cast<RolloutView*>(page(View::Rollout));
+    m_query_key = dynamic_cast<QueryKeyView*>(page(View::QueryKey));
+    m_stale.assign(m_pages.size(), true);
 
     connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
     connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
@@ -95,7 +67,7 @@ void ViewTabs::setResult(std::shared_ptr<const AttentionResult> result)
 {
     m_result = std::move(result);
     updateShown();
-    m_stale.fill(true);
+    m_stale.assign(m_pages.size(), true);
     bringUpToDate(currentIndex());
 }
 
@@ -127,29 +99,24 @@ void ViewTabs::requestPercentile()
 {
     const std::shared_ptr<const AttentionResult> shown = m_shown;
     if (m_percentile_of && m_percentile_of != shown) {  // the job for another result stops
-        m_percentile_stop->store(true);
+        m_percentile_job.supersede();
         m_percentile_of.reset();
     }
     if (m_scale != ColorScale::Percentile || !shown || m_percentile_of == shown ||
         !HeatmapData::percentileMissing(*shown))
         return;
     m_percentile_of = shown;
-    m_percentile_stop = std::make_shared<std::atomic<bool>>(false);
-    QPointer<ViewTabs> self(this);
-    viewWorkers().start([self, shown, stop = m_percentile_stop] {
-        if (!HeatmapData::computePercentile(*shown, [stop] { return stop->load(); }))
-            return;
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, shown] {
-                if (!self || self->m_percentile_of != shown)
-                    return;
-                self->m_percentile_of.reset();
-                self->m_grid->percentileArrived();  // the views read it from the result now
-                self->m_head_view->percentileArrived();
-            },
-            Qt::QueuedConnection);
-    });
+    m_percentile_job.start(
+        [shown](const auto& ticket) -> std::optional<bool> {
+            if (!HeatmapData::computePercentile(*shown, [&ticket] { return ticket.isStale(); }))
+                return std::nullopt;
+            return true;
+        },
+        [this](bool) {
+            m_percentile_of.reset();
+            m_grid->percentileArrived();  // the views read it from the result now
+            m_head_view->percentileArrived();
+        });
 }
 
 void ViewTabs::setHiddenKeys(const QList<int>& positions)
@@ -162,8 +129,9 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
     if (!m_result)
         return;
     updateShown();
-    for (View view : {View::Grid, View::Head, View::Compare, View::Lines, View::QueryKey, View::Walkthrough})
-        m_stale[size_t(view)] = true;
+    for (const ViewRow& row : ViewRegistry::rows())
+        if (row.follows_hidden_keys)
+            m_stale[size_t(row.id)] = true;
     bringUpToDate(currentIndex());
 }
 
@@ -199,40 +167,17 @@ void ViewTabs::setAggregate(HeadAggregate aggregate)
 
 void ViewTabs::bringUpToDate(int tab)
 {
-    if (tab < 0 || tab >= int(kAllViews.size()) || !m_stale[size_t(tab)] || !m_result)
+    if (tab < 0 || tab >= int(m_pages.size()) || !m_stale[size_t(tab)] || !m_result)
         return;
     m_stale[size_t(tab)] = false;
-    switch (View(tab)) {
-        case View::Grid:
-            m_grid->setResult(m_shown);
-            break;
-        case View::Head:
-            m_head_view->setResult(m_shown);
-            break;
-        case View::Compare:
-            m_compare->setResult(m_shown);
-            break;  // it also defers while hidden
-        case View::Lines:
-            m_lines->setResult(m_shown);
-            if (m_lines->canvas()->head() != LinesCanvas::kAllHeads)
-                m_lines->setHead(std::min(m_head, m_result->numHeads() - 1));
-            break;
-        case View::Shapes:
-            m_shapes->setResult(m_result);
-            break;
-        case View::Walkthrough:  // the numbers as computed; it names the keys the heatmaps hide
-            m_walkthrough->setHiddenKeys(shownHiddenKeys());
-            m_walkthrough->setResult(m_result);
-            m_walkthrough->select(m_walk_head, m_walk_query);
-            break;
-        case View::Model:  // these two show the model run, not the result
-        case View::Rollout:
-            break;
-        case View::QueryKey:  // Q and K as computed; the hidden keys' flags for marking them
-            m_query_key->setResult(m_shown);
-            m_query_key->setHead(std::min(m_head, m_result->numHeads() - 1));
-            break;
-    }
+    ViewInput input;
+    input.computed = m_result;
+    input.shown = m_shown;
+    input.hidden_keys = shownHiddenKeys();
+    input.head = m_head;
+    input.walk_head = m_walk_head;
+    input.walk_query = m_walk_query;
+    m_pages[size_t(tab)]->showResult(input);
 }
 
 void ViewTabs::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
@@ -299,101 +244,20 @@ void ViewTabs::selectInWalkthrough(int head, int query)
 
 void ViewTabs::renderCurrent(QPainter* painter, const QRectF& target)
 {
-    switch (currentView()) {
-        case View::Grid:
-            m_grid->render(painter, target);
-            break;
-        case View::Head:
-            m_head_view->render(painter, target);
-            break;
-        case View::Compare:
-            m_compare->computeNow();  // an exported picture shows the heads chosen, never "computing"
-            m_compare->renderFigure(painter, target);
-            break;
-        case View::Lines:
-            m_lines->canvas()->computeNow();  // a long input's lines, never "finding the strongest keys"
-            m_lines->canvas()->paint(*painter, target);
-            break;
-        case View::Shapes:
-            if (m_shapes->showsModelChain()) {
-                if (const ModelChainPainter* chain = m_shapes->modelView()->chain())
-                    chain->paint(*painter, target);
-            } else if (const ShapeDiagramPainter* diagram = m_shapes->view()->diagram()) {
-                diagram->paint(*painter, target);
-            }
-            break;
-        case View::Walkthrough: {
-            // The page as on screen, scaled to the target; a long input's tables finished first.
-            m_walkthrough->computeNow();
-            const QSize size = m_walkthrough->size();
-            painter->save();
-            painter->translate(target.topLeft());
-            painter->scale(target.width() / std::max(1, size.width()), target.height() / std::max(1, size.height()));
-            m_walkthrough->render(painter, QPoint());
-            painter->restore();
-            break;
-        }
-        case View::Model:
-            m_model->computeNow();  // the chosen order and frames, never a grid still waiting for them
-            m_model->canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
-            break;
-        case View::Rollout:
-            m_rollout->computeNow();  // an exported picture shows the current choices, never "computing"
-            m_rollout->painter().paint(*painter, target);
-            break;
-        case View::QueryKey:
-            m_query_key->computeNow();  // a long input's scatter, never the last one
-            m_query_key->painter().paint(*painter, target);
-            break;
-    }
+    // An exported picture shows what the view has finished, never "computing".
+    ViewPage* current = page(currentView());
+    current->computeNow();
+    current->renderPicture(painter, target);
 }
 
 QSize ViewTabs::currentViewSize() const
 {
-    switch (currentView()) {
-        case View::Head:
-            return m_head_view->plot()->size();
-        case View::Compare:
-            return m_compare->figure()->size();
-        case View::Lines:
-            return m_lines->canvas()->size();
-        case View::Shapes:
-            return m_shapes->showsModelChain() ? m_shapes->modelView()->size() : m_shapes->view()->size();
-        case View::Walkthrough:
-            return m_walkthrough->size();
-        case View::Model:
-            return m_model->canvas()->size();
-        case View::Rollout:
-            return m_rollout->canvas()->size();
-        case View::QueryKey:
-            return m_query_key->size();
-        default:
-            return m_grid->size();
-    }
+    return page(currentView())->pictureSize();
 }
 
 QString ViewTabs::currentExportName() const
 {
-    switch (currentView()) {
-        case View::Head:
-            return QStringLiteral("attention-head-%1.png").arg(m_head_view->head());
-        case View::Compare:
-            return QStringLiteral("attention-compare.png");
-        case View::Lines:
-            return QStringLiteral("attention-lines.png");
-        case View::Shapes:
-            return QStringLiteral("attention-shapes.png");
-        case View::Walkthrough:
-            return QStringLiteral("attention-walkthrough.png");
-        case View::Model:
-            return QStringLiteral("attention-model.png");
-        case View::Rollout:
-            return QStringLiteral("attention-rollout.png");
-        case View::QueryKey:
-            return QStringLiteral("attention-query-key-%1.png").arg(m_head);
-        default:
-            return QStringLiteral("attention-heads.png");
-    }
+    return page(currentView())->exportName();
 }
 
 }  // namespace attn

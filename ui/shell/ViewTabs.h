@@ -4,16 +4,16 @@
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeadAggregate.h"
 #include "ui/heatmap/HeatmapReduction.h"
-#include "ui/shell/View.h"
+#include "ui/registry/ViewRegistry.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QList>
 #include <QSize>
 #include <QString>
 #include <QTabWidget>
 
-#include <array>
-#include <atomic>
 #include <memory>
+#include <vector>
 
 class QPainter;
 
@@ -54,9 +54,10 @@ public:
     RolloutView* rolloutView() const { return m_rollout; }
     QueryKeyView* queryKeyView() const { return m_query_key; }
 
-    // The tab of each View, in the order of View.
+    // The tab of each View, in the order of View (ViewRegistry's rows).
     View currentView() const { return View(currentIndex()); }
     void setCurrentView(View view) { setCurrentIndex(int(view)); }
+    ViewPage* page(View view) const { return m_pages[size_t(view)]; }
 
     // The current view for Export image / Copy image: what it draws, its size on screen, and a
     // file name suggestion such as "attention-head-2.png".
@@ -113,11 +114,12 @@ private:
     // A long input's percentile, for the percentile scale: computed on a worker for m_shown
     // (HeatmapData::computePercentile), then the scale applied again. Set: the job for that result.
     std::shared_ptr<const AttentionResult> m_percentile_of;
-    std::shared_ptr<std::atomic<bool>> m_percentile_stop;
+    LatestJob m_percentile_job{this};
     void requestPercentile();
     QList<int> m_hidden_keys;
     void updateShown();
-    std::array<bool, kAllViews.size()> m_stale{};
+    std::vector<ViewPage*> m_pages;  // one per row of ViewRegistry, the tabs' widgets
+    std::vector<bool> m_stale;
     int m_head = 0;
     int m_walk_head = 0;
     int m_walk_query = 0;

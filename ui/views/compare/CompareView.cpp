@@ -485,4 +485,24 @@ void CompareView::renderFigure(QPainter* painter, const QRectF& target)
     m_figure->paint(painter, target);
 }
 
+void CompareView::showResult(const ViewInput& input)
+{
+    setResult(input.shown);  // it also defers while hidden
+}
+
+void CompareView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    renderFigure(painter, target);
+}
+
+QSize CompareView::pictureSize() const
+{
+    return figure()->size();
+}
+
+QString CompareView::exportName() const
+{
+    return QStringLiteral("attention-compare.png");
+}
+
 }  // namespace attn

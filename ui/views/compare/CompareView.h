@@ -4,6 +4,7 @@
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapReduction.h"
+#include "ui/views/ViewPage.h"
 #include "ui/workers/LatestJob.h"
 #include "ui/workers/ViewWorkers.h"
 
@@ -39,11 +40,17 @@ struct AttentionResult;
 // (pickHead: the clicked head becomes A and the previous A becomes B; with other settings both
 // sides take the clicked head); Shift+click in the table picks B; a click in the similarity
 // map picks that pair.
-class CompareView : public QWidget {
+class CompareView : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit CompareView(QWidget* parent = nullptr);
     ~CompareView() override;
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     int headA() const { return m_head_a; }
     int headB() const { return m_head_b; }
@@ -69,7 +76,7 @@ public:
     // result are computed on worker threads, the last picture staying meanwhile with a note that
     // says so; computeNow finishes what is still under way here (an export, a screenshot).
     bool isComputing() const { return m_comparison_pending || m_tables_pending || m_arrived; }
-    void computeNow();
+    void computeNow() override;
     QLabel* tablesNote() const { return m_tables_note; }
     QLabel* statusLabel() const { return m_status; }
 

@@ -253,4 +253,24 @@ void HeadView::render(QPainter* painter, const QRectF& target)
     m_plot->render(painter, target);
 }
 
+void HeadView::showResult(const ViewInput& input)
+{
+    setResult(input.shown);
+}
+
+void HeadView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    render(painter, target);
+}
+
+QSize HeadView::pictureSize() const
+{
+    return plot()->size();
+}
+
+QString HeadView::exportName() const
+{
+    return QStringLiteral("attention-head-%1.png").arg(head());
+}
+
 }  // namespace attn

@@ -3,6 +3,7 @@
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/views/ViewPage.h"
 #include "ui/workers/LatestJob.h"
 
 #include <QWidget>
@@ -24,10 +25,16 @@ struct AttentionResult;
 // title saying which queries and keys it shows; a picture of it shows the same window.
 struct HeatmapData;
 
-class HeadView : public QWidget {
+class HeadView : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit HeadView(QWidget* parent = nullptr);
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setColorMap(ColorMaps::Map map);

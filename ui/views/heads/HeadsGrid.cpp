@@ -404,4 +404,24 @@ void HeadsGrid::render(QPainter* painter, const QRectF& target)
     painter->restore();
 }
 
+void HeadsGrid::showResult(const ViewInput& input)
+{
+    setResult(input.shown);
+}
+
+void HeadsGrid::renderPicture(QPainter* painter, const QRectF& target)
+{
+    render(painter, target);
+}
+
+QSize HeadsGrid::pictureSize() const
+{
+    return size();
+}
+
+QString HeadsGrid::exportName() const
+{
+    return QStringLiteral("attention-heads.png");
+}
+
 }  // namespace attn

@@ -6,6 +6,7 @@
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/heatmap/KvGroupMarks.h"
+#include "ui/views/ViewPage.h"
 #include "ui/workers/LatestJob.h"
 
 #include <QList>
@@ -23,10 +24,16 @@ class ColorBar;
 // Every head of a result as a small heatmap (keys along x, queries along y), one shared colour
 // scale with one colour bar, the head number on each. A click on a head activates it.
 // The same layout code places the widgets on screen and draws an exported picture.
-class HeadsGrid : public QWidget {
+class HeadsGrid : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit HeadsGrid(QWidget* parent = nullptr);
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setColorMap(ColorMaps::Map map);

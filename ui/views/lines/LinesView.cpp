@@ -10,6 +10,8 @@
 #include <QPixmap>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -112,6 +114,33 @@ void LinesView::rebuildControls(int num_heads)
     const int head = m_head_chooser->currentData().toInt();
     m_canvas->setHead(head);
     m_toggle_bar->setVisible(head == LinesCanvas::kAllHeads);
+}
+
+void LinesView::showResult(const ViewInput& input)
+{
+    setResult(input.shown);
+    if (canvas()->head() != LinesCanvas::kAllHeads)
+        setHead(std::min(input.head, input.computed->numHeads() - 1));
+}
+
+void LinesView::computeNow()
+{
+    canvas()->computeNow();  // a long input's lines, never "finding the strongest keys"
+}
+
+void LinesView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    canvas()->paint(*painter, target);
+}
+
+QSize LinesView::pictureSize() const
+{
+    return canvas()->size();
+}
+
+QString LinesView::exportName() const
+{
+    return QStringLiteral("attention-lines.png");
 }
 
 }  // namespace attn

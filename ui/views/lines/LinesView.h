@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/views/ViewPage.h"
 #include "ui/views/lines/LinesCanvas.h"
 
 #include <QWidget>
@@ -17,10 +18,17 @@ struct AttentionResult;
 
 // The lines view with its controls: a head chooser ("All heads" or one head) and, for all heads,
 // one coloured toggle per head. The picture itself is the LinesCanvas.
-class LinesView : public QWidget {
+class LinesView : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit LinesView(QWidget* parent = nullptr);
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void computeNow() override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     LinesCanvas* canvas() const { return m_canvas; }
     QComboBox* headChooser() const { return m_head_chooser; }

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -321,6 +322,21 @@ void ModelView::showLayerMetrics()
             m_table->setItem(row, FirstColumn, new NumberItem(m.first));
         }
     m_table->setSortingEnabled(true);
+}
+
+void ModelView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    canvas()->gridPainter().paint(*painter, target, ModelGridPainter::Output::Picture);
+}
+
+QSize ModelView::pictureSize() const
+{
+    return canvas()->size();
+}
+
+QString ModelView::exportName() const
+{
+    return QStringLiteral("attention-model.png");
 }
 
 }  // namespace attn

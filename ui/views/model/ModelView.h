@@ -5,6 +5,7 @@
 #include "core/model/ModelRun.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeadAggregate.h"
+#include "ui/views/ViewPage.h"
 #include "ui/workers/LatestJob.h"
 #include "ui/workers/ViewWorkers.h"
 
@@ -30,13 +31,18 @@ class ModelGridCanvas;
 // Every head's scores and metrics (for the table, "Sort by" and "Frame by") are computed on a
 // thread of the view's own for each run: they read every cell of every map (2.6 s at 144 heads
 // x 1,024 tokens), and the grid is drawn without them meanwhile.
-class ModelView : public QWidget {
+class ModelView : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit ModelView(QWidget* parent = nullptr);
     ~ModelView() override;
 
-    void setModelRun(std::shared_ptr<const attn::ModelRun> run, const QStringList& tokens);
+    // ViewPage: the tab as the window and Export image see it.
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
+
+    void setModelRun(std::shared_ptr<const attn::ModelRun> run, const QStringList& tokens) override;
     void clearModel();
     void setColorMap(ColorMaps::Map map);
 
@@ -64,7 +70,7 @@ public:
     bool headTablesReady() const { return m_tables != nullptr; }
     // Computes them on this thread if they have not arrived: an exported picture shows the
     // chosen order and frames, never a grid still waiting for them.
-    void computeNow();
+    void computeNow() override;
 
 signals:
     void headActivated(int layer, int head);

@@ -1,5 +1,7 @@
 #include "ui/views/qk/QueryKeyView.h"
 
+#include "core/pipeline/AttentionResult.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -138,6 +140,27 @@ void QueryKeyView::mouseMoveEvent(QMouseEvent* event)
         QToolTip::hideText();
     else
         QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void QueryKeyView::showResult(const ViewInput& input)
+{
+    setResult(input.shown);  // Q and K as computed; the hidden keys' flags for marking them
+    setHead(std::min(input.head, input.computed->numHeads() - 1));
+}
+
+void QueryKeyView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    m_painter.paint(*painter, target);
+}
+
+QSize QueryKeyView::pictureSize() const
+{
+    return size();
+}
+
+QString QueryKeyView::exportName() const
+{
+    return QStringLiteral("attention-query-key-%1.png").arg(m_head);
 }
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/views/ViewPage.h"
 #include "ui/views/qk/QueryKeyPainter.h"
 #include "ui/workers/LatestJob.h"
 
@@ -13,7 +14,7 @@ namespace attn {
 // A long input (more than kWorkerPoints queries and keys) is projected and drawn on a worker
 // thread: its thousands of labelled marks took a quarter of a second of the GUI thread. Meanwhile
 // the last picture stays, marked "computing…"; computeNow() finishes it here (exports, tests).
-class QueryKeyView : public QWidget {
+class QueryKeyView : public QWidget, public ViewPage {
     Q_OBJECT
 
 public:
@@ -21,10 +22,16 @@ public:
 
     explicit QueryKeyView(QWidget* parent = nullptr);
 
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
+
     void setResult(std::shared_ptr<const AttentionResult> result);
     void setHead(int head);
     // The scatter of the current result and head, computed here if a worker has not delivered it.
-    void computeNow();
+    void computeNow() override;
     // The last scatter computed: the current one unless isPending().
     const QueryKeyPainter& painter() const { return m_painter; }
     bool isPending() const { return !isCurrent(); }

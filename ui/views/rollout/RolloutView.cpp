@@ -177,4 +177,19 @@ void RolloutView::optionsChanged()
     changed();
 }
 
+void RolloutView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    m_painter.paint(*painter, target);
+}
+
+QSize RolloutView::pictureSize() const
+{
+    return canvas()->size();
+}
+
+QString RolloutView::exportName() const
+{
+    return QStringLiteral("attention-rollout.png");
+}
+
 }  // namespace attn

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/views/ViewPage.h"
 #include "ui/views/rollout/RolloutPainter.h"
 #include "ui/workers/LatestJob.h"
 #include "ui/workers/ViewWorkers.h"
@@ -16,14 +17,19 @@ namespace attn {
 // The Rollout tab: attention rollout of the open model (RolloutPainter), with its choices: how
 // each layer's heads are fused, the residual weight (0 to 1), the layer to roll out to, and the
 // query whose row is drawn as bars.
-class RolloutView : public QWidget {
+class RolloutView : public QWidget, public ViewPage {
     Q_OBJECT
 
 public:
     explicit RolloutView(QWidget* parent = nullptr);
     ~RolloutView() override;
 
-    void setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens);
+    // ViewPage: the tab as the window and Export image see it.
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
+
+    void setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens) override;
     void clearModel();
     void setColorMap(ColorMaps::Map map);
     void setColorScale(ColorScale scale);
@@ -33,7 +39,7 @@ public:
     // canvas does when it is drawn: a hidden tab costs nothing); computed() follows on this thread.
     void bringUpToDate();
     // The same on this thread, waiting for it: for a picture that must show the current choices.
-    void computeNow();
+    void computeNow() override;
 
     const RolloutPainter& painter() const { return m_painter; }
     QWidget* canvas() const { return m_canvas; }

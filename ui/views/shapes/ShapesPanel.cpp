@@ -2,10 +2,12 @@
 
 #include "core/pipeline/AttentionResult.h"
 #include "ui/views/shapes/ModelChainView.h"
+#include "ui/views/shapes/ShapeDiagramPainter.h"
 #include "ui/views/shapes/ShapeDiagramView.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -110,6 +112,31 @@ void ShapesPanel::setHead(int head)
 void ShapesPanel::setBatch(int batch)
 {
     m_batch->setValue(batch);
+}
+
+void ShapesPanel::showResult(const ViewInput& input)
+{
+    setResult(input.computed);  // the shapes as computed: hidden keys change none
+}
+
+void ShapesPanel::renderPicture(QPainter* painter, const QRectF& target)
+{
+    if (showsModelChain()) {
+        if (const ModelChainPainter* chain = modelView()->chain())
+            chain->paint(*painter, target);
+    } else if (const ShapeDiagramPainter* diagram = view()->diagram()) {
+        diagram->paint(*painter, target);
+    }
+}
+
+QSize ShapesPanel::pictureSize() const
+{
+    return showsModelChain() ? modelView()->size() : view()->size();
+}
+
+QString ShapesPanel::exportName() const
+{
+    return QStringLiteral("attention-shapes.png");
 }
 
 }  // namespace attn

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/views/ViewPage.h"
+
 #include "core/model/ModelConfig.h"
 
 #include <QWidget>
@@ -22,10 +24,16 @@ class ShapeDiagramView;
 // whole model (setModelConfig) it shows the model's chain of blocks instead; a click on its
 // attention block opens the single-layer diagram of the result (the selected layer), and
 // "Whole model" goes back.
-class ShapesPanel : public QWidget {
+class ShapesPanel : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     explicit ShapesPanel(QWidget* parent = nullptr);
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     ShapeDiagramView* view() const { return m_view; }
     ModelChainView* modelView() const { return m_chain; }

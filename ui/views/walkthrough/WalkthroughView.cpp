@@ -13,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -530,6 +531,35 @@ void WalkthroughView::showWalkthrough(WalkthroughData walk, ShownTables shown)
         m_breakdown->setData(m_walk.products, std::move(raw), shown.widest_key);
         m_breakdown->setPrecision(m_precision);
     }
+}
+
+void WalkthroughView::showResult(const ViewInput& input)
+{
+    // The numbers as computed; it names the keys the heatmaps hide.
+    setHiddenKeys(input.hidden_keys);
+    setResult(input.computed);
+    select(input.walk_head, input.walk_query);
+}
+
+void WalkthroughView::renderPicture(QPainter* painter, const QRectF& target)
+{
+    // The page as on screen, scaled to the target.
+    const QSize shown = size();
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->scale(target.width() / std::max(1, shown.width()), target.height() / std::max(1, shown.height()));
+    render(painter, QPoint());
+    painter->restore();
+}
+
+QSize WalkthroughView::pictureSize() const
+{
+    return size();
+}
+
+QString WalkthroughView::exportName() const
+{
+    return QStringLiteral("attention-walkthrough.png");
 }
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/WalkthroughData.h"
+#include "ui/views/ViewPage.h"
 #include "ui/views/walkthrough/WalkthroughItemModel.h"
 #include "ui/workers/LatestJob.h"
 #include "ui/workers/ViewWorkers.h"
@@ -31,13 +32,19 @@ class ScoreBreakdownView;
 // Selection: the user's choice of head or query (selectors, or a click on a row of a table
 // whose rows are queries) emits selectionChanged; select() sets it from outside (the heatmaps)
 // and does not emit, so connecting both ways cannot loop.
-class WalkthroughView : public QWidget {
+class WalkthroughView : public QWidget, public ViewPage {
     Q_OBJECT
 public:
     static constexpr int kMaxTablesPerStep = 3;
 
     explicit WalkthroughView(QWidget* parent = nullptr);
     ~WalkthroughView() override;
+
+    // ViewPage: the tab as the window and Export image see it.
+    void showResult(const ViewInput& input) override;
+    void renderPicture(QPainter* painter, const QRectF& target) override;
+    QSize pictureSize() const override;
+    QString exportName() const override;
 
     int head() const { return m_head; }
     int query() const { return m_query; }
@@ -65,7 +72,7 @@ public:
     // is shown, the last tables staying until it arrives. isPending() says so; computeNow() builds
     // it here (exports).
     bool isPending() const { return m_pending; }
-    void computeNow();
+    void computeNow() override;
 
 public slots:
     void setResult(std::shared_ptr<const AttentionResult> result);
