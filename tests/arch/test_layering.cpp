@@ -40,7 +40,7 @@ QHash<QString, QSet<QString>> allowedEdges()
 
     const QSet<QString> core(kCoreFolders.begin(), kCoreFolders.end());
     allowed["ui/workers"] = {};
-    allowed["ui/controller"] = core;
+    allowed["ui/controller"] = core + QSet<QString>{"ui/workers"};  // its jobs run through LatestJob
     allowed["ui/heatmap"] = core + QSet<QString>{"ui/workers"};
     for (const char* view : {"heads", "compare", "lines", "shapes", "walkthrough", "model", "rollout", "qk"})
         allowed[QStringLiteral("ui/views/") + view] = core + QSet<QString>{"ui/heatmap", "ui/workers"};
