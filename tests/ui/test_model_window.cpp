@@ -9,6 +9,7 @@
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
+#include "tests/ui/ModelWindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
@@ -54,16 +55,9 @@
 
 using namespace attn;
 using namespace attn::testing;
+using attn::test::expectedOf;
 
 namespace {
-
-QJsonObject expectedOf(const QString& name)
-{
-    QFile file(modelFixture(name) + "/expected.json");
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
 
 // The largest |grid - expected| over every head of the grid for layer `layer`.
 double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
@@ -85,32 +79,10 @@ double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
 
 }  // namespace
 
-class TestModelWindow : public attn::test::WindowTest {
+class TestModelWindow : public attn::test::ModelWindowTest {
     Q_OBJECT
 
-    AttentionController* controller() const { return m_window->controller(); }
-
-    // Opens `dir` on `sentence` and waits for its first result.
-    void open(const QString& dir, const QString& sentence)
-    {
-        m_window->sentenceEdit()->setText(sentence);
-        m_window->openModelFolder(dir);
-        controller()->waitForIdle();
-    }
-
-    QString openModelDir() const { return controller()->model() ? controller()->model()->dir() : QString(); }
-
 private slots:
-    void init()
-    {
-        openWindow(QSize(1200, 800));
-        if (QTest::currentTestFailed())
-            return;
-        controller()->waitForIdle();
-    }
-
-    void cleanup() { closeWindow(); }
-
     // The grid shows the model's own attention for the sentence, layer by layer: the committed
     // expected attention of the PyTorch reference within 1e-5 (the tolerance of
     // test_model_agreement: float32 through two layers against float64 leaves a wide margin).
