@@ -40,6 +40,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -49,6 +50,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 #include <memory>
@@ -463,6 +465,48 @@ private slots:
                  qPrintable(compare->figure()->plotA()->title()));
         QVERIFY2(compare->figure()->plotB()->title().contains("layer 1"),
                  qPrintable(compare->figure()->plotB()->title()));
+    }
+
+    // Examples › Toy with a model open asks before it closes the model: cancelled, the model and
+    // its result stay; confirmed, the example replaces the model.
+    void toyExampleAsksBeforeClosingTheModel()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world");
+        const auto model_result = controller()->result();
+        QAction* toy = m_window->examplesMenu()->actions().value(0);
+        QVERIFY(toy);
+        QString asked;
+        const auto answer = [this, &asked](QMessageBox::ButtonRole role) {
+            QTimer::singleShot(0, this, [this, &asked, role] {
+                auto* box = m_window->findChild<QMessageBox*>("CloseModelForExample");
+                QVERIFY(box);
+                asked = box->text();
+                for (QAbstractButton* button : box->buttons())
+                    if (box->buttonRole(button) == role)
+                        button->click();
+            });
+        };
+        answer(QMessageBox::RejectRole);
+        toy->trigger();
+        QVERIFY2(asked.contains("gpt2-tiny"), qPrintable(asked));
+        QVERIFY(controller()->hasModel());
+        QVERIFY(!controller()->showsExample());
+        QCOMPARE(controller()->result(), model_result);
+
+        asked.clear();
+        answer(QMessageBox::AcceptRole);
+        toy->trigger();
+        controller()->waitForIdle();
+        QVERIFY(!asked.isEmpty());
+        QVERIFY(!controller()->hasModel());
+        QVERIFY(controller()->showsExample());
+
+        // Without a model there is nothing to ask.
+        m_window->sentenceEdit()->setText("the cat sat");
+        controller()->waitForIdle();
+        toy->trigger();
+        QVERIFY(controller()->showsExample());
+        QVERIFY(!m_window->findChild<QMessageBox*>("CloseModelForExample"));
     }
 };
 
