@@ -467,6 +467,28 @@ private slots:
                  qPrintable(compare->figure()->plotB()->title()));
     }
 
+    // A folder opened while a weight file is still being read wins: the file is dropped (not
+    // remembered, not used once the model is closed) and the settings go back to the weights in use.
+    void folderOpenedWhileAFileIsReadWins()
+    {
+        m_window->sentenceEdit()->setText("hello world");
+        controller()->waitForIdle();
+        QSignalSpy loaded(controller(), &AttentionController::weightsFileLoaded);
+        m_window->openWeightsFile(attn::testing::fixturesPath("attention/weights/gpt2_f32.safetensors"));
+        QVERIFY(controller()->isLoadingWeightFile());
+        m_window->openModelFolder(modelFixture("gpt2-tiny"));
+        QVERIFY(!controller()->isLoadingWeightFile());
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::Random);
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(m_settings->recentFiles().isEmpty());
+        m_window->closeModel();
+        controller()->waitForIdle();
+        QCOMPARE(loaded.count(), 0);
+        QCOMPARE(controller()->result()->config.weight_source, RunSettings::WeightSource::Random);
+    }
+
     // Examples › Toy with a model open asks before it closes the model: cancelled, the model and
     // its result stay; confirmed, the example replaces the model.
     void toyExampleAsksBeforeClosingTheModel()

@@ -377,8 +377,11 @@ void AttentionController::setTokenIdsInput(bool token_ids)
 
 void AttentionController::openModel(const QString& dir, int layer)
 {
-    if (m_pending && m_model) {  // a file that was to replace the model: the folder asked for since wins
+    if (m_pending && (m_model || m_pending->readsFile())) {
+        // A file still being read, to replace the model or the weights: the folder asked for since
+        // wins, and the file's request with it (its outcome is never delivered).
         m_pending.reset();
+        m_leave_example_with_load = false;
         setCurrentConfig(m_fallback_config);
     }
     m_pending_model = std::make_shared<PendingModel>(dir);

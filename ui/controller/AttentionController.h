@@ -51,7 +51,8 @@ class PendingWeights;
 //   A folder that cannot be read is reported (errorChanged for Model) and the model, or the
 //   weights, in use stay. A weight file given while a model is open (setConfig) is read first:
 //   once read it replaces the model (modelClosed, then weightsFileLoaded); refused, the model
-//   stays. Choosing a layer never runs the model again: the run keeps every layer's maps and
+//   stays. A folder opened while a weight file is still being read wins: the file is dropped and
+//   the config goes back to the one in use. Choosing a layer never runs the model again: the run keeps every layer's maps and
 //   attention input, and the layer's Q, K, V are one attention layer away.
 //
 // What runs where: the controller keeps the state and decides; each kind of job is a class of its
