@@ -40,7 +40,7 @@ QHash<QString, QSet<QString>> allowedEdges()
 
     const QSet<QString> core(kCoreFolders.begin(), kCoreFolders.end());
     allowed["ui/workers"] = {};
-    allowed["ui/controller"] = core;
+    allowed["ui/controller"] = core + QSet<QString>{"ui/workers"};  // its jobs run through LatestJob
     allowed["ui/heatmap"] = core + QSet<QString>{"ui/workers"};
     // What every view shares (the View enum, the ViewPage interface, what --export's pictures are
     // made from), then one folder per view, each seeing only that, the heatmaps and the workers.

@@ -152,6 +152,39 @@ private slots:
         QVERIFY(!controller()->isOpeningModel());
     }
 
+    // While the remembered model is read at start-up the window says so, and the keys' sentence
+    // (which a model does not take) waits; once it is open the message goes, and a folder that is
+    // gone gives the keys' sentence back.
+    void restoredModelShowsItsOpeningState()
+    {
+        QTemporaryDir root;
+        const QString folder = root.filePath("gpt2-copy");
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder));
+        m_window->sentenceEdit()->setText("hello world");
+        m_window->openModelFolder(folder);
+        controller()->waitForIdle();
+        closeWindow();
+
+        for (const bool gone : {false, true}) {
+            if (gone)
+                QVERIFY(QDir(folder).removeRecursively());
+            m_settings = std::make_unique<AppSettings>(settingsPath());
+            m_window = std::make_unique<MainWindow>(m_settings.get());
+            QVERIFY(controller()->isOpeningModel());  // no event has delivered its outcome yet
+            const QString message = m_window->messageBar()->text();
+            QVERIFY2(message.startsWith("Opening gpt2-copy"), qPrintable(message));
+            QVERIFY(!m_window->messageBar()->isHidden());
+            QVERIFY(!m_window->kvSentenceEdit()->isEnabled());
+            controller()->waitForIdle();
+            QCOMPARE(controller()->hasModel(), !gone);
+            QVERIFY(!m_window->messageBar()->text().startsWith("Opening") || m_window->messageBar()->isHidden());
+            QCOMPARE(m_window->kvSentenceEdit()->isEnabled(), gone);
+            if (!gone)
+                closeWindow();
+        }
+    }
+
     // A remembered folder that is gone, or broken, is said beside the panel's model button and in
     // the bar; the window runs on random weights, its sentence computed.
     void goneOrBrokenModelFallsBackToRandomWeights_data()

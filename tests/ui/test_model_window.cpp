@@ -9,6 +9,7 @@
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
+#include "tests/ui/ModelWindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
@@ -39,6 +40,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -48,22 +50,16 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 #include <memory>
 
 using namespace attn;
 using namespace attn::testing;
+using attn::test::expectedOf;
 
 namespace {
-
-QJsonObject expectedOf(const QString& name)
-{
-    QFile file(modelFixture(name) + "/expected.json");
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
 
 // The largest |grid - expected| over every head of the grid for layer `layer`.
 double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
@@ -85,32 +81,10 @@ double gridDifference(HeadsGrid* grid, const QJsonArray& layer)
 
 }  // namespace
 
-class TestModelWindow : public attn::test::WindowTest {
+class TestModelWindow : public attn::test::ModelWindowTest {
     Q_OBJECT
 
-    AttentionController* controller() const { return m_window->controller(); }
-
-    // Opens `dir` on `sentence` and waits for its first result.
-    void open(const QString& dir, const QString& sentence)
-    {
-        m_window->sentenceEdit()->setText(sentence);
-        m_window->openModelFolder(dir);
-        controller()->waitForIdle();
-    }
-
-    QString openModelDir() const { return controller()->model() ? controller()->model()->dir() : QString(); }
-
 private slots:
-    void init()
-    {
-        openWindow(QSize(1200, 800));
-        if (QTest::currentTestFailed())
-            return;
-        controller()->waitForIdle();
-    }
-
-    void cleanup() { closeWindow(); }
-
     // The grid shows the model's own attention for the sentence, layer by layer: the committed
     // expected attention of the PyTorch reference within 1e-5 (the tolerance of
     // test_model_agreement: float32 through two layers against float64 leaves a wide margin).
@@ -491,6 +465,70 @@ private slots:
                  qPrintable(compare->figure()->plotA()->title()));
         QVERIFY2(compare->figure()->plotB()->title().contains("layer 1"),
                  qPrintable(compare->figure()->plotB()->title()));
+    }
+
+    // A folder opened while a weight file is still being read wins: the file is dropped (not
+    // remembered, not used once the model is closed) and the settings go back to the weights in use.
+    void folderOpenedWhileAFileIsReadWins()
+    {
+        m_window->sentenceEdit()->setText("hello world");
+        controller()->waitForIdle();
+        QSignalSpy loaded(controller(), &AttentionController::weightsFileLoaded);
+        m_window->openWeightsFile(attn::testing::fixturesPath("attention/weights/gpt2_f32.safetensors"));
+        QVERIFY(controller()->isLoadingWeightFile());
+        m_window->openModelFolder(modelFixture("gpt2-tiny"));
+        QVERIFY(!controller()->isLoadingWeightFile());
+        QCOMPARE(controller()->config().weight_source, RunSettings::WeightSource::Random);
+        controller()->waitForIdle();
+        QCOMPARE(openModelDir(), QFileInfo(modelFixture("gpt2-tiny")).absoluteFilePath());
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(m_settings->recentFiles().isEmpty());
+        m_window->closeModel();
+        controller()->waitForIdle();
+        QCOMPARE(loaded.count(), 0);
+        QCOMPARE(controller()->result()->config.weight_source, RunSettings::WeightSource::Random);
+    }
+
+    // Examples › Toy with a model open asks before it closes the model: cancelled, the model and
+    // its result stay; confirmed, the example replaces the model.
+    void toyExampleAsksBeforeClosingTheModel()
+    {
+        open(modelFixture("gpt2-tiny"), "hello world");
+        const auto model_result = controller()->result();
+        QAction* toy = m_window->examplesMenu()->actions().value(0);
+        QVERIFY(toy);
+        QString asked;
+        const auto answer = [this, &asked](QMessageBox::ButtonRole role) {
+            QTimer::singleShot(0, this, [this, &asked, role] {
+                auto* box = m_window->findChild<QMessageBox*>("CloseModelForExample");
+                QVERIFY(box);
+                asked = box->text();
+                for (QAbstractButton* button : box->buttons())
+                    if (box->buttonRole(button) == role)
+                        button->click();
+            });
+        };
+        answer(QMessageBox::RejectRole);
+        toy->trigger();
+        QVERIFY2(asked.contains("gpt2-tiny"), qPrintable(asked));
+        QVERIFY(controller()->hasModel());
+        QVERIFY(!controller()->showsExample());
+        QCOMPARE(controller()->result(), model_result);
+
+        asked.clear();
+        answer(QMessageBox::AcceptRole);
+        toy->trigger();
+        controller()->waitForIdle();
+        QVERIFY(!asked.isEmpty());
+        QVERIFY(!controller()->hasModel());
+        QVERIFY(controller()->showsExample());
+
+        // Without a model there is nothing to ask.
+        m_window->sentenceEdit()->setText("the cat sat");
+        controller()->waitForIdle();
+        toy->trigger();
+        QVERIFY(controller()->showsExample());
+        QVERIFY(!m_window->findChild<QMessageBox*>("CloseModelForExample"));
     }
 };
 

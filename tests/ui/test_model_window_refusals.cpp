@@ -7,6 +7,7 @@
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
+#include "tests/ui/ModelWindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/ActionRegistry.h"
@@ -52,45 +53,12 @@
 
 using namespace attn;
 using namespace attn::testing;
+using attn::test::expectedOf;
 
-namespace {
-
-QJsonObject expectedOf(const QString& name)
-{
-    QFile file(modelFixture(name) + "/expected.json");
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
-
-}  // namespace
-
-class TestModelWindowRefusals : public attn::test::WindowTest {
+class TestModelWindowRefusals : public attn::test::ModelWindowTest {
     Q_OBJECT
 
-    AttentionController* controller() const { return m_window->controller(); }
-
-    // Opens `dir` on `sentence` and waits for its first result.
-    void open(const QString& dir, const QString& sentence)
-    {
-        m_window->sentenceEdit()->setText(sentence);
-        m_window->openModelFolder(dir);
-        controller()->waitForIdle();
-    }
-
-    QString openModelDir() const { return controller()->model() ? controller()->model()->dir() : QString(); }
-
 private slots:
-    void init()
-    {
-        openWindow(QSize(1200, 800));
-        if (QTest::currentTestFailed())
-            return;
-        controller()->waitForIdle();
-    }
-
-    void cleanup() { closeWindow(); }
-
     // A folder that cannot be shown is reported in the message bar and beside the panel's model
     // button, and the model in use (and its result) stays.
     void brokenFolderKeepsTheModelInUse_data()

@@ -1,73 +1,41 @@
 #include "ui/controller/AttentionController.h"
 
-#include "core/pipeline/AttentionPipeline.h"
+#include "core/model/ModelSession.h"
 #include "core/pipeline/Examples.h"
-#include "core/pipeline/MemoryPlan.h"
-#include "core/text/WordSplitter.h"
 #include "ui/controller/PassCost.h"
 #include "ui/controller/PendingModel.h"
 #include "ui/controller/PendingWeights.h"
-#include "ui/controller/WorkerHandOff.h"
 
 #include <QCoreApplication>
-#include <QFileInfo>
-#include <QMetaObject>
 
-#include <omp.h>
-
-#include <cmath>
-#include <limits>
 #include <utility>
 
 namespace attn {
 
-// What a worker needs, copied so the GUI thread may change its state meanwhile.
-struct AttentionController::Job {
-    quint64 generation = 0;
-    std::shared_ptr<std::atomic<quint64>> latest;
-    RunSettings config;
-    QString sentence;
-    QString kv_sentence;  // cross-attention: keys and values from this sentence; empty = self-attention
-    std::shared_ptr<const LoadedWeights> weights;  // ready; else built or read through `pending`
-    std::shared_ptr<PendingWeights> pending;
-    std::shared_ptr<const AttentionInput> input;  // an example's rows; null: from the sentence
-    std::int64_t memory_budget = 0;
-    std::int64_t picture_cells = 0;  // what one heatmap holds at most (MemoryRequest::picture_cells)
-    std::int64_t held_bytes = 0;     // the result on screen, kept until this one replaces it
-    int kept_head = 0;               // a long input's head whose weights are kept (blockFactorFor)
-    std::int64_t long_route_bytes = 0;
-};
-
-struct AttentionController::Outcome {
-    quint64 generation = 0;
-    bool skipped = false;                     // a newer request arrived before this one started
-    std::shared_ptr<PendingWeights> pending;  // the weights this job built or read, or failed to
-    std::shared_ptr<const AttentionResult> result;
-    SettingField error_field = SettingField::Sentence;
-    QString error;
-};
-
-AttentionController::AttentionController(QObject* parent) : QObject(parent)
+AttentionController::AttentionController(QObject* parent)
+    : QObject(parent),
+      m_predictions(m_result_job,
+                    [this] {
+                        updateBusy();
+                        emit modelPredictionsReady();
+                    }),
+      m_variant(this, m_pool, [this](std::shared_ptr<const AttentionResult> variant, const QString& error) {
+          updateBusy();
+          if (variant)
+              emit variantReady(variant);
+          else
+              emit variantFailed(error);
+      })
 {
-    // One worker: requests queue behind each other and stale ones are skipped when they start.
     m_pool.setMaxThreadCount(1);
-    m_worker_threads = std::clamp(omp_get_num_procs() - 1, 1, std::max(1, omp_get_max_threads()));
-}
-
-int AttentionController::workerThreadsFor(double flops) const
-{
-    // A pass of seconds (a long input) takes every core: the GUI thread has little to do until
-    // its result arrives, and the first picture of 8,192 tokens x 12 heads came 1.6 times sooner
-    // on two cores than on one. Shorter passes leave a core to the GUI, as typing wants.
-    if (flops >= kAllCoresFlops && !m_worker_threads_chosen)
-        return std::max(1, std::min(omp_get_num_procs(), omp_get_max_threads()));
-    return m_worker_threads;
 }
 
 AttentionController::~AttentionController()
 {
-    m_latest->store(std::numeric_limits<quint64>::max());  // queued jobs skip themselves
-    m_variant_latest->store(std::numeric_limits<quint64>::max());
+    // Queued jobs skip themselves; the one running finishes, and nothing is delivered.
+    m_result_job.supersede();
+    m_file_job.supersede();
+    m_variant.supersede();
     m_pool.clear();
     m_pool.waitForDone();
 }
@@ -142,19 +110,14 @@ bool AttentionController::readFileForModel(const RunSettings& config)
     if (!m_pending || !m_pending->config().sameWeightsAs(config))
         m_pending = std::make_shared<PendingWeights>(config, SettingField::Weights);
     setCurrentConfig(config);
-    struct FileOutcome {
-        bool skipped = false;
-        std::shared_ptr<PendingWeights> pending;
-    };
     m_file_running = true;
     updateBusy();
-    startOnWorker(
-        m_pool, this, m_worker_threads,
-        [pending = m_pending] {
-            pending->get();  // read here; the GUI thread finds it read
-            return FileOutcome{false, pending};
-        },
-        [this](FileOutcome outcome) { deliverFileForModel(outcome.pending); });
+    m_file_job.start(withWorkerThreads(m_limits.worker_threads,
+                                       [pending = m_pending] {
+                                           pending->get();  // read here; the GUI thread finds it read
+                                           return pending;
+                                       }),
+                     [this](std::shared_ptr<PendingWeights> pending) { deliverFileForModel(pending); });
     return true;
 }
 
@@ -257,19 +220,17 @@ void AttentionController::setCurrentConfig(const RunSettings& config)
 
 void AttentionController::request()
 {
-    Job job;
-    job.generation = m_latest->fetch_add(1) + 1;
-    job.latest = m_latest;
+    LayerPass::Request job;
     job.config = m_config;
     job.sentence = m_sentence;
     job.input = m_leave_example_with_load ? nullptr : m_example_input;
     job.kv_sentence = job.input ? QString() : m_kv_sentence;  // an example shows its own rows only
     job.memory_budget = memoryBudget();
-    job.picture_cells = m_picture_cells;
+    job.picture_cells = m_limits.picture_cells;
     if (m_result)
         job.held_bytes = heldBytes(*m_result);
-    job.kept_head = m_kept_head;
-    job.long_route_bytes = m_long_route_bytes;
+    job.kept_head = m_limits.kept_head;
+    job.long_route_bytes = m_limits.long_route_bytes;
     if (m_weights && m_weights_config.sameWeightsAs(m_config) && !m_pending) {
         job.weights = m_weights;
     } else {
@@ -278,104 +239,37 @@ void AttentionController::request()
         job.pending = m_pending;
     }
 
-    const int seq_len = job.input ? int(job.input->tokens.size()) : int(WordSplitter::split(m_sentence).size());
-    const double flops = passFlops(job.weights.get(), m_config, seq_len);
+    const double flops = passFlops(job.weights.get(), m_config, job.seqLen());
     const bool reads_file = job.pending && job.pending->readsFile();
-    if (!reads_file && flops <= m_async_threshold) {
-        deliver(onOneCore([&job] { return runJob(job); }));
+    m_predictions.drop();
+    if (!reads_file && flops <= m_limits.async_threshold) {
+        deliver(
+            m_result_job.computeNow([&job](const auto&) { return onOneCore([&job] { return LayerPass::run(job); }); }));
         return;
     }
     m_result_running = true;
     updateBusy();
-    startOnWorker(
-        m_pool, this, workerThreadsFor(flops), [job] { return runJob(job); },
-        [this](Outcome outcome) { deliver(std::move(outcome)); });
+    m_result_job.start(withWorkerThreads(m_limits.workerThreadsFor(flops), [job] { return LayerPass::run(job); }),
+                       [this](LayerPass::Outcome outcome) { deliver(std::move(outcome)); });
 }
 
-AttentionController::Outcome AttentionController::runJob(const Job& job)
+void AttentionController::dropResultRequests()
 {
-    Outcome outcome;
-    outcome.generation = job.generation;
-    if (job.generation != job.latest->load()) {
-        outcome.skipped = true;
-        return outcome;
-    }
-    std::shared_ptr<const LoadedWeights> weights = job.weights;
-    if (!weights) {
-        outcome.pending = job.pending;
-        auto ready = job.pending->get();
-        if (!ready) {
-            outcome.error_field = job.pending->errorField();
-            outcome.error = ready.error();
-            return outcome;
-        }
-        weights = std::move(ready).value();
-    }
-    // The weights fix the dimensions (a file may differ from the panel's numbers).
-    RunSettings effective = job.config;
-    effective.d_model = weights->weights.dModel();
-    effective.num_heads = weights->weights.num_heads;
-    effective.input_dim = weights->weights.inputDim();
-    TokenList tokens = job.input ? job.input->tokens : WordSplitter::split(job.sentence);
-    if (tokens.isEmpty()) {
-        outcome.error_field = SettingField::Sentence;
-        outcome.error = tr("the sentence has no tokens");
-        return outcome;
-    }
-    TokenList kv_tokens;  // none: self-attention
-    if (!job.kv_sentence.trimmed().isEmpty()) {
-        if (effective.causal) {
-            outcome.error_field = SettingField::KvSentence;
-            outcome.error = tr("the causal mask needs self-attention: switch it off (Ctrl+M) or clear this field");
-            return outcome;
-        }
-        kv_tokens = WordSplitter::split(job.kv_sentence);
-    }
-    const qint64 seq_len = tokens.size();
-    const qint64 key_len = kv_tokens.isEmpty() ? seq_len : kv_tokens.size();
-    const TraceDetail detail = traceDetailFor(seq_len, effective.num_heads, key_len);
-    // Planned before anything of T_q x T_kv size exists: the pass, the grid's heatmaps and the
-    // head view's (each reduced to at most picture_cells), Compare's A, B and A - B.
-    MemoryRequest need =
-        MemoryPlan::forPass(int(seq_len), kv_tokens.isEmpty() ? 0 : int(key_len), weights->weights, detail);
-    need.view_copies = weights->weights.num_heads + 1;
-    need.view_cells = job.picture_cells;
-    need.held = job.held_bytes;
-    need.masked = effective.causal || !effective.padded_keys.isEmpty();
-    // A long input: every head reduced to its picture as it is computed, one head's weights kept.
-    const int block_factor = planLongRoute(need, int(seq_len), int(key_len), effective.num_heads, job.picture_cells,
-                                             job.long_route_bytes);
-    const int kept_head = std::clamp(job.kept_head, 0, std::max(0, effective.num_heads - 1));
-    if (Status fits = MemoryPlan::check(need, job.memory_budget); !fits) {
-        outcome.error_field = SettingField::Sentence;
-        outcome.error = tr("%1 (Settings › Memory budget)").arg(fits.error());
-        return outcome;
-    }
-    AttentionInput input = job.input ? *job.input : AttentionPipeline::inputFromTokens(std::move(tokens), effective);
-    AttentionInput kv_input;  // no tokens: self-attention
-    if (!kv_tokens.isEmpty())
-        kv_input = AttentionPipeline::inputFromTokens(std::move(kv_tokens), effective);
-    // Padded positions the keys do not reach are kept in the config (they come back when the
-    // sentence grows again) but only the keys that exist are padded.
-    effective.padded_keys.removeIf([key_len](int key) { return key < 0 || key >= key_len; });
-    auto result = AttentionPipeline::run(effective, std::move(input), std::move(kv_input), *weights, detail,
-                                         block_factor, kept_head);
-    if (!result) {
-        outcome.error_field = SettingField::Sentence;
-        outcome.error = result.error();
-        return outcome;
-    }
-    outcome.result = std::make_shared<const AttentionResult>(std::move(result).value());
-    return outcome;
+    m_result_job.supersede();  // the jobs still queued skip themselves
+    m_predictions.drop();
+    m_result_running = false;
+    updateBusy();
 }
 
-void AttentionController::deliver(Outcome outcome)
+void AttentionController::deliver(LayerPass::Outcome outcome)
 {
+    // Only the newest request's outcome comes here (m_result_job drops the others), but what
+    // adopting its weights or folder announces may make a newer one.
+    const quint64 generation = m_result_job.generation();
     if (outcome.pending && outcome.pending == m_pending && !adoptWeights(outcome))
         return;
-    if (outcome.generation != m_latest->load() || outcome.generation <= m_delivered)
-        return;  // a newer request is on its way: this result is stale
-    m_delivered = outcome.generation;
+    if (!m_result_job.isCurrent(generation))
+        return;
     m_result_running = false;
     updateBusy();
     if (!outcome.error.isEmpty()) {
@@ -390,7 +284,7 @@ void AttentionController::deliver(Outcome outcome)
     emit resultReady(m_result);
 }
 
-bool AttentionController::adoptWeights(const Outcome& outcome)
+bool AttentionController::adoptWeights(const LayerPass::Outcome& outcome)
 {
     const std::shared_ptr<PendingWeights> pending = std::move(m_pending);
     auto ready = pending->get();  // already built or read: returns at once
@@ -417,11 +311,25 @@ bool AttentionController::adoptWeights(const Outcome& outcome)
     if (!m_result || m_result_outdated) {
         request();  // what was typed while the file was read, under the weights in use
     } else {
-        m_delivered = m_latest->fetch_add(1) + 1;  // the jobs still queued for the file skip themselves
-        m_result_running = false;
-        updateBusy();
+        dropResultRequests();  // those still queued were for the file
     }
     return false;
+}
+
+void AttentionController::requestVariant(const RunSettings& config, std::shared_ptr<const AttentionResult> base,
+                                         const QString& sentence)
+{
+    VariantPass::SideA side_a;
+    side_a.weights = m_weights;
+    side_a.weights_config = m_weights_config;
+    if (m_model && m_model_run) {
+        side_a.model = m_model;
+        side_a.run = m_model_run;
+        side_a.labels = m_model_labels;
+    }
+    side_a.result = m_result;
+    m_variant.request(config, std::move(base), sentence, side_a, m_limits);
+    updateBusy();
 }
 
 void AttentionController::waitForIdle()
@@ -434,7 +342,7 @@ void AttentionController::waitForIdle()
 
 void AttentionController::updateBusy()
 {
-    const bool busy = m_result_running || m_variant_running || m_predictions_running || m_file_running;
+    const bool busy = m_result_running || m_variant.isRunning() || m_predictions.isRunning() || m_file_running;
     if (busy == m_busy)
         return;
     m_busy = busy;
@@ -457,6 +365,170 @@ void AttentionController::clearErrors()
         m_error_fields.erase(field);
         emit errorChanged(field, QString());
     }
+}
+
+void AttentionController::setTokenIdsInput(bool token_ids)
+{
+    if (token_ids == m_token_ids_input)
+        return;
+    m_token_ids_input = token_ids;
+    m_result_outdated = true;
+}
+
+void AttentionController::openModel(const QString& dir, int layer)
+{
+    if (m_pending && (m_model || m_pending->readsFile())) {
+        // A file still being read, to replace the model or the weights: the folder asked for since
+        // wins, and the file's request with it (its outcome is never delivered).
+        m_pending.reset();
+        m_leave_example_with_load = false;
+        setCurrentConfig(m_fallback_config);
+    }
+    m_pending_model = std::make_shared<PendingModel>(dir);
+    m_layer = std::max(0, layer);
+    requestModel(true);
+}
+
+QString AttentionController::openingModelDir() const
+{
+    return m_pending_model ? m_pending_model->dir() : QString();
+}
+
+void AttentionController::closeModel()
+{
+    if (!modelInUse())
+        return;
+    m_model.reset();
+    m_pending_model.reset();
+    m_model_run.reset();
+    m_model_tokens.clear();
+    m_predictions.clear();
+    m_layer = 0;
+    if (m_error_fields.erase(SettingField::Model) > 0)
+        emit errorChanged(SettingField::Model, QString());
+    emit modelClosed();
+    m_result_outdated = true;
+    request();  // the config's weights again
+}
+
+bool AttentionController::setLayer(int layer)
+{
+    const int layers = m_model ? m_model->config().num_layers : 0;
+    if (!m_model || layer < 0 || layer >= layers) {
+        reportError(SettingField::Layer,
+                    m_model ? tr("layer %1 is out of range, the model has layers 0 to %2").arg(layer).arg(layers - 1)
+                            : tr("no model is open"));
+        return false;
+    }
+    if (m_error_fields.erase(SettingField::Layer) > 0)
+        emit errorChanged(SettingField::Layer, QString());
+    if (layer == m_layer)
+        return true;
+    m_layer = layer;
+    emit layerChanged(layer);
+    // A sentence typed since the run in hand (its pass perhaps still queued, and about to be
+    // dropped as stale by this newer request) needs a pass; otherwise the run has every layer.
+    requestModel(m_model_run == nullptr || m_pending_model != nullptr || m_result_outdated);
+    return true;
+}
+
+void AttentionController::requestModel(bool forward)
+{
+    ModelPass::Request job;
+    job.model = m_model;
+    job.pending = m_pending_model;
+    job.sentence = m_sentence;
+    job.token_ids_input = m_token_ids_input;
+    job.layer = m_layer;
+    if (!forward && !m_pending_model && m_model_run) {
+        job.run = m_model_run;
+        job.tokens = m_model_tokens;
+        job.labels = m_model_labels;
+    }
+    m_predictions.drop();
+    m_result_running = true;
+    updateBusy();
+    m_result_job.start(withWorkerThreads(m_limits.worker_threads, [job] { return ModelPass::run(job); }),
+                       [this](ModelPass::Outcome outcome) { deliverModel(std::move(outcome)); });
+}
+
+void AttentionController::deliverModel(ModelPass::Outcome outcome)
+{
+    // Only the newest request's outcome comes here (m_result_job drops the others), but what
+    // adopting its weights or folder announces may make a newer one.
+    const quint64 generation = m_result_job.generation();
+    if (outcome.pending && outcome.pending == m_pending_model && !adoptModel())
+        return;
+    if (!m_result_job.isCurrent(generation))
+        return;
+    m_result_running = false;
+    updateBusy();
+    if (!outcome.error.isEmpty()) {
+        // A refusal of the sentence read as text is no longer true once it is read as ids (or back).
+        if (outcome.error_field != SettingField::Sentence || outcome.token_ids_input == m_token_ids_input)
+            reportError(outcome.error_field, outcome.error);
+        return;
+    }
+    if (outcome.model != m_model)
+        return;  // a model closed or replaced since
+    m_result = outcome.result;
+    m_result_outdated = false;
+    if (m_error_fields.erase(SettingField::Sentence) > 0)
+        emit errorChanged(SettingField::Sentence, QString());
+    if (outcome.ran_forward) {
+        ++m_forward_passes;
+        m_model_run = outcome.run;
+        m_model_tokens = outcome.tokens;
+        m_model_labels = outcome.labels;
+        m_predictions.clear();
+    }
+    emit resultReady(m_result);
+    if (outcome.ran_forward)
+        emit modelRunReady(m_model_run, m_model_tokens);
+    // The run's predictions, or again after a layer chosen cut them short; each position costs
+    // V x C multiply-adds (GPT-2 small: 39 M): after the result, on the worker.
+    if (m_predictions.predictions().empty() && m_predictions.start(m_model, m_model_run, m_limits.worker_threads))
+        updateBusy();
+}
+
+bool AttentionController::adoptModel()
+{
+    const std::shared_ptr<PendingModel> pending = std::move(m_pending_model);
+    auto read = pending->get();  // already read: returns at once
+    if (read) {
+        m_model = std::move(read).value();
+        m_model_run.reset();
+        m_model_tokens.clear();
+        m_predictions.clear();
+        if (m_error_fields.erase(SettingField::Model) > 0)
+            emit errorChanged(SettingField::Model, QString());
+        const int layers = m_model->config().num_layers;
+        const int asked_layer = m_layer;
+        if (m_layer >= layers)
+            m_layer = 0;
+        emit modelOpened(m_model->dir());
+        emit layerChanged(m_layer);
+        if (asked_layer >= layers)
+            reportError(SettingField::Layer,
+                        tr("layer %1 is out of range, the model has layers 0 to %2; showing layer 0")
+                            .arg(asked_layer)
+                            .arg(layers - 1));
+        return true;
+    }
+    // A folder that cannot be read: the model (or the weights) in use stay.
+    reportError(SettingField::Model, read.error());
+    if (!m_model) {
+        m_layer = 0;
+        if (!m_result || m_result_outdated) {
+            request();  // what was typed meanwhile, under the weights in use
+            return false;
+        }
+    } else if (!m_model_run || m_result_outdated) {
+        requestModel(true);
+        return false;
+    }
+    dropResultRequests();  // those still queued were for the folder
+    return false;
 }
 
 }  // namespace attn

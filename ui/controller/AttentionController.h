@@ -6,13 +6,18 @@
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "core/weights/LoadedWeights.h"
+#include "ui/controller/LayerPass.h"
+#include "ui/controller/ModelPass.h"
+#include "ui/controller/ModelPredictions.h"
+#include "ui/controller/PassLimits.h"
+#include "ui/controller/VariantPass.h"
+#include "ui/workers/LatestJob.h"
 
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -45,8 +50,16 @@ class PendingWeights;
 //   selected layer of its run (ModelLayerResult), and the config is kept for when it is closed.
 //   A folder that cannot be read is reported (errorChanged for Model) and the model, or the
 //   weights, in use stay. A weight file given while a model is open (setConfig) is read first:
-//   once read it replaces the model (modelClosed, then weightsFileLoaded); refused, the model stays. Choosing a layer never runs the model again: the run keeps every
-//   layer's maps and attention input, and the layer's Q, K, V are one attention layer away.
+//   once read it replaces the model (modelClosed, then weightsFileLoaded); refused, the model
+//   stays. A folder opened while a weight file is still being read wins: the file is dropped and
+//   the config goes back to the one in use. Choosing a layer never runs the model again: the run keeps every layer's maps and
+//   attention input, and the layer's Q, K, V are one attention layer away.
+//
+// What runs where: the controller keeps the state and decides; each kind of job is a class of its
+// own that runs through a LatestJob on the controller's one worker thread: LayerPass (the
+// settings' weights), ModelPass (a whole model: its folder, forward pass and layer),
+// ModelPredictions (the model's top 5 after each run), VariantPass (Compare's side B), and the
+// weight file that is to replace an open model (PendingWeights read on its own job).
 class AttentionController : public QObject {
     Q_OBJECT
 public:
@@ -91,7 +104,7 @@ public:
     const QStringList& modelLabels() const { return m_model_labels; }  // the same as the views label them
     // The head's top 5 at the positions it predicts (GPT-2: every position, the next token; the
     // BERT family: each [MASK]); they follow each run (modelPredictionsReady).
-    const std::vector<TokenPrediction>& modelPredictions() const { return m_model_predictions; }
+    const std::vector<TokenPrediction>& modelPredictions() const { return m_predictions.predictions(); }
     // The layer every view shows; false (and errorChanged for Layer) when out of range. With a
     // run in hand the layer's result is made from it: no forward pass.
     bool setLayer(int layer);
@@ -114,7 +127,7 @@ public:
     // Work (in floating-point operations) above which a computation leaves the GUI thread.
     // Default 1e8: T = 16 at d_model 512 (~4e7) stays synchronous, T = 512 (~1.3e9) does not.
     // Reading a weight file always leaves it.
-    void setAsyncThreshold(double flops) { m_async_threshold = flops; }
+    void setAsyncThreshold(double flops) { m_limits.async_threshold = flops; }
     static double estimatedFlops(int seq_len, int input_dim, int d_model, int output_dim);
     // OpenMP threads of the worker. Default: one core fewer than the machine has (at least 1,
     // at most OMP_NUM_THREADS), so the GUI thread keeps a core and no OpenMP barrier waits for
@@ -124,28 +137,28 @@ public:
     // a pass of kAllCoresFlops or more).
     void setWorkerThreads(int threads)
     {
-        m_worker_threads = std::max(1, threads);
-        m_worker_threads_chosen = true;
+        m_limits.worker_threads = std::max(1, threads);
+        m_limits.worker_threads_chosen = true;
     }
     // From this many floating-point operations on, a pass runs on every core (a few seconds on one).
-    static constexpr double kAllCoresFlops = 5e10;
-    int workerThreadsFor(double flops) const;
-    int workerThreads() const { return m_worker_threads; }
+    static constexpr double kAllCoresFlops = PassLimits::kAllCoresFlops;
+    int workerThreadsFor(double flops) const { return m_limits.workerThreadsFor(flops); }
+    int workerThreads() const { return m_limits.worker_threads; }
     // What a result may take (MemoryPlan): a larger one is refused before computing, on the
     // Sentence field, saying what would fit; the last good result stays. 0: the default budget.
-    void setMemoryBudget(std::int64_t bytes) { m_memory_budget = std::max<std::int64_t>(0, bytes); }
-    std::int64_t memoryBudget() const { return m_memory_budget > 0 ? m_memory_budget : defaultMemoryBudget(); }
+    void setMemoryBudget(std::int64_t bytes) { m_limits.memory_budget = std::max<std::int64_t>(0, bytes); }
+    std::int64_t memoryBudget() const { return m_limits.memoryBudget(); }
     static std::int64_t defaultMemoryBudget();
     // The most cells one heatmap of the window holds (its reduced size; 0: every cell).
     // Above it, with every head's weights too large to keep (AttentionPipeline::blockFactorFor),
     // the engine reduces every head to its picture as it computes it and keeps one head's weights:
     // the kept head (default 0; the head view's, which the window sets), the others recomputed when
     // a view asks for them.
-    void setPictureCellLimit(std::int64_t cells) { m_picture_cells = std::max<std::int64_t>(0, cells); }
-    void setKeptHead(int head) { m_kept_head = std::max(0, head); }
+    void setPictureCellLimit(std::int64_t cells) { m_limits.picture_cells = std::max<std::int64_t>(0, cells); }
+    void setKeptHead(int head) { m_limits.kept_head = std::max(0, head); }
     // Every head's weights above which a long input takes that route (tests make it small).
-    void setLongRouteBytes(std::int64_t bytes) { m_long_route_bytes = std::max<std::int64_t>(0, bytes); }
-    int keptHead() const { return m_kept_head; }
+    void setLongRouteBytes(std::int64_t bytes) { m_limits.long_route_bytes = std::max<std::int64_t>(0, bytes); }
+    int keptHead() const { return m_limits.kept_head; }
     // Blocks until no computation (result, weight file, side B) is pending and its outcome has
     // been delivered (tests, export, the command line's screenshot).
     void waitForIdle();
@@ -177,34 +190,23 @@ signals:
     void layerChanged(int layer);
 
 private:
-    struct Job;
-    struct Outcome;
-    struct VariantJob;
-    struct VariantOutcome;
-    static Outcome runJob(const Job& job);
-    static VariantOutcome runVariantJob(const VariantJob& job);
-    struct ModelJob;
-    struct ModelOutcome;
-    struct PredictionOutcome;
-    static ModelOutcome runModelJob(const ModelJob& job);
-    void requestModel(bool forward);  // false: the selected layer of the run in hand
-    void deliverModel(ModelOutcome outcome);
-    bool adoptModel();  // the folder the newest job read; false: refused, handled here
-    void requestPredictions();
-    void deliverPredictions(PredictionOutcome outcome);
-    bool modelInUse() const { return m_model || m_pending_model; }
-    void request();
-    void deliver(Outcome outcome);
-    bool adoptWeights(const Outcome& outcome);         // false: a refused file, handled here
-    bool readFileForModel(const RunSettings& config);  // setConfig's file while a model is open
+    void request();  // the result of the settings' weights (LayerPass)
+    void deliver(LayerPass::Outcome outcome);
+    bool adoptWeights(const LayerPass::Outcome& outcome);  // false: a refused file, handled here
+    bool readFileForModel(const RunSettings& config);      // setConfig's file while a model is open
     void deliverFileForModel(const std::shared_ptr<PendingWeights>& pending);
-    void deliverVariant(VariantOutcome outcome);
+    void requestModel(bool forward);  // a whole model's result (ModelPass); false: from the run in hand
+    void deliverModel(ModelPass::Outcome outcome);
+    bool adoptModel();  // the folder the newest pass read; false: refused, handled here
+    bool modelInUse() const { return m_model || m_pending_model; }
+    void dropResultRequests();  // those under way will never be shown
     void setCurrentConfig(const RunSettings& config);
     void updateBusy();
     void reportError(SettingField field, const QString& message);
     void clearErrors();
     void leaveExample();
 
+    // The settings and what they show.
     RunSettings m_config;           // asked for; its weights may still be loading
     RunSettings m_fallback_config;  // the last config whose weights were in use: a refused file goes back to it
     RunSettings m_weights_config;   // the config m_weights were built from
@@ -218,27 +220,7 @@ private:
     std::shared_ptr<const AttentionInput> m_example_input;  // set while an example is shown
     QString m_example_weights_file;
     std::set<SettingField> m_error_fields;
-    QThreadPool m_pool;
-    std::shared_ptr<std::atomic<quint64>> m_latest = std::make_shared<std::atomic<quint64>>(0);
-    quint64 m_delivered = 0;
-    bool m_result_running = false;  // a result is on the worker
-    bool m_file_running = false;    // a file that is to replace the model is read on the worker
-    bool m_busy = false;
-    double m_async_threshold = 1e8;
-    int m_worker_threads = 1;
-    bool m_worker_threads_chosen = false;  // by setWorkerThreads: then for every pass
-    std::int64_t m_memory_budget = 0;
-    std::int64_t m_picture_cells = 0;
-    int m_kept_head = 0;
-    std::int64_t m_long_route_bytes = std::int64_t(512) << 20;  // AttentionPipeline::kLongRouteBytes
-
-    // Side B of the compare view.
-    std::shared_ptr<std::atomic<quint64>> m_variant_latest = std::make_shared<std::atomic<quint64>>(0);
-    quint64 m_variant_delivered = 0;
-    bool m_variant_running = false;
-    std::shared_ptr<const LoadedWeights> m_variant_weights;
-    RunSettings m_variant_weights_config;
-    std::shared_ptr<PendingWeights> m_variant_pending;
+    PassLimits m_limits;
 
     // Whole models.
     std::shared_ptr<const ModelSession> m_model;
@@ -246,11 +228,21 @@ private:
     std::shared_ptr<const ModelRun> m_model_run;
     QStringList m_model_tokens;
     QStringList m_model_labels;  // the tokens as the views label them
-    std::vector<TokenPrediction> m_model_predictions;
     int m_layer = 0;
     int m_forward_passes = 0;
     bool m_token_ids_input = false;
-    bool m_predictions_running = false;
+
+    // The jobs, on one worker thread: requests queue behind each other and stale ones are skipped
+    // when their turn comes. The result's request counter is shared by the single-layer pass, the
+    // model's pass and its predictions: whichever is asked for last wins.
+    QThreadPool m_pool;
+    LatestJob m_result_job{this, m_pool};
+    LatestJob m_file_job{this, m_pool};  // a weight file that is to replace the open model
+    ModelPredictions m_predictions;
+    VariantPass m_variant;
+    bool m_result_running = false;  // a result is on the worker
+    bool m_file_running = false;
+    bool m_busy = false;
 };
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/attention/AttentionOptions.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
@@ -8,6 +9,13 @@
 #include <cstdint>
 
 namespace attn {
+
+// Raw scores (for the walkthrough) only while they are small: T_q T_kv floats per head.
+inline TraceDetail traceDetailFor(qint64 query_len, int num_heads, qint64 key_len = -1)
+{
+    const qint64 keys = key_len < 0 ? query_len : key_len;
+    return query_len * keys * num_heads <= (qint64(1) << 19) ? TraceDetail::Full : TraceDetail::Probabilities;
+}
 
 // What a pass of the controller costs: the work that decides where it runs (the GUI thread, one
 // core, every core) and the memory a result on screen keeps while the next one is planned.

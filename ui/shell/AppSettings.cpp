@@ -195,50 +195,27 @@ void AppSettings::setTokenIds(const QString& ids)
 {
     set(kTokenIds, ids);
 }
-QStringList AppSettings::recentFiles() const
+QStringList AppSettings::recent(RecentList list) const
 {
-    return get(kRecent);
+    return get(list == RecentList::ModelFolders ? kRecentModels : kRecent);
 }
 
-void AppSettings::addRecentFile(const QString& path)
+void AppSettings::addRecent(RecentList list, const QString& path)
 {
-    QStringList files = recentFiles();
+    QStringList paths = recent(list);
     const QString clean = QDir::cleanPath(path);
-    files.removeAll(clean);
-    files.prepend(clean);
-    while (files.size() > kMaxRecentFiles)
-        files.removeLast();
-    set(kRecent, files);
+    paths.removeAll(clean);
+    paths.prepend(clean);
+    while (paths.size() > kMaxRecentFiles)
+        paths.removeLast();
+    set(list == RecentList::ModelFolders ? kRecentModels : kRecent, paths);
 }
 
-void AppSettings::removeRecentFile(const QString& path)
+void AppSettings::removeRecent(RecentList list, const QString& path)
 {
-    QStringList files = recentFiles();
-    files.removeAll(QDir::cleanPath(path));
-    set(kRecent, files);
-}
-
-QStringList AppSettings::recentModels() const
-{
-    return get(kRecentModels);
-}
-
-void AppSettings::addRecentModel(const QString& dir)
-{
-    QStringList folders = recentModels();
-    const QString clean = QDir::cleanPath(dir);
-    folders.removeAll(clean);
-    folders.prepend(clean);
-    while (folders.size() > kMaxRecentFiles)
-        folders.removeLast();
-    set(kRecentModels, folders);
-}
-
-void AppSettings::removeRecentModel(const QString& dir)
-{
-    QStringList folders = recentModels();
-    folders.removeAll(QDir::cleanPath(dir));
-    set(kRecentModels, folders);
+    QStringList paths = recent(list);
+    paths.removeAll(QDir::cleanPath(path));
+    set(list == RecentList::ModelFolders ? kRecentModels : kRecent, paths);
 }
 
 QByteArray AppSettings::windowGeometry() const

@@ -54,12 +54,13 @@ public:
     void setTokenIds(const QString& ids);
     CellReduction reduction() const;  // what a reduced pixel of every heatmap shows
     void setReduction(CellReduction how);
-    QStringList recentFiles() const;
-    void addRecentFile(const QString& path);  // most recent first, at most kMaxRecentFiles
-    void removeRecentFile(const QString& path);
-    QStringList recentModels() const;  // model folders, kept as the weight files are
-    void addRecentModel(const QString& dir);
-    void removeRecentModel(const QString& dir);
+    // The File menu's recent weight files and model folders (RecentItems), each under its key.
+    enum class RecentList { WeightFiles, ModelFolders };
+    QStringList recent(RecentList list) const;
+    void addRecent(RecentList list, const QString& path);  // most recent first, at most kMaxRecentFiles
+    void removeRecent(RecentList list, const QString& path);
+    QStringList recentFiles() const { return recent(RecentList::WeightFiles); }
+    QStringList recentModels() const { return recent(RecentList::ModelFolders); }
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray& geometry);
     QByteArray windowState() const;

@@ -2,16 +2,18 @@
 
 #include "core/model/ModelSession.h"
 #include "core/pipeline/AttentionResult.h"
-#include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/views/rollout/RolloutView.h"
 #include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
+#include "ui/shell/BreakableText.h"
+#include "ui/shell/FileActions.h"
 #include "ui/shell/HeatmapMenu.h"
+#include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
+#include "ui/shell/ModelActions.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
@@ -21,6 +23,7 @@
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -28,6 +31,8 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -35,12 +40,12 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <utility>
 
 namespace attn {
 
@@ -135,6 +140,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_settings_dock = dock;
 
     m_heatmap_menu = new HeatmapMenu(this);
+    m_key_hiding = new KeyHiding(*this);
     buildMenus();
     m_status = new ResultStatus(statusBar());
     // One heatmap choice for every view: the menu, the grid's and the head view's choosers.
@@ -146,17 +152,15 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_heatmap_menu, &HeatmapMenu::reductionChanged, m_tabs, &ViewTabs::setReduction);
     connect(m_heatmap_menu, &HeatmapMenu::hiddenKeysChanged, this, [this](const QList<int>& keys) {
         m_tabs->setHiddenKeys(keys);
-        showHiddenKeys();
+        m_key_hiding->showOnStrips();
     });
     connect(m_tokens, &TokenStrip::tokenContextMenu, this, [this](int index, const QPoint& where) {
         if (m_kv_sentence->text().trimmed().isEmpty())  // self-attention: the sentence's tokens are the keys
-            showTokenMenu(index, where);
+            m_key_hiding->showMenu(index, where);
     });
-    connect(m_kv_tokens, &TokenStrip::tokenContextMenu, this, &MainWindow::showTokenMenu);
+    connect(m_kv_tokens, &TokenStrip::tokenContextMenu, m_key_hiding, &KeyHiding::showMenu);
 
     connect(m_sentence, &QLineEdit::textChanged, this, &MainWindow::editSentence);
-    connect(m_input_mode, &QComboBox::currentIndexChanged, this,
-            [this](int index) { setTokenIdsInput(index == kTokenIdsMode); });
     connect(m_kv_sentence, &QLineEdit::textChanged, this, &MainWindow::editKvSentence);
     connect(m_tokens, &TokenStrip::tokenClicked, this, [this](int index) {
         if (m_kv_sentence->text().trimmed().isEmpty())
@@ -164,28 +168,17 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_kv_tokens, &TokenStrip::tokenClicked, this, &MainWindow::togglePaddedKey);
     connect(m_controller, &AttentionController::resultReady, this, &MainWindow::showResult);
-    connect(m_controller, &AttentionController::exampleActiveChanged, this, &MainWindow::exampleActiveChanged);
     connect(m_controller, &AttentionController::errorChanged, this, &MainWindow::showError);
     connect(m_controller, &AttentionController::busyChanged, m_status, &ResultStatus::setBusy);
     connect(m_controller, &AttentionController::configChanged, this, &MainWindow::showConfig);
-    connect(m_controller, &AttentionController::weightsFileLoaded, this, &MainWindow::weightsFileLoaded);
-    connect(m_controller, &AttentionController::modelOpened, this, &MainWindow::modelOpened);
-    connect(m_controller, &AttentionController::modelClosed, this, &MainWindow::modelClosed);
-    connect(m_controller, &AttentionController::modelPredictionsReady, this, &MainWindow::updateModelPieces);
     connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
     // The Model tab's table lists the heads of the layer the chooser shows.
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
     connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
-    connect(m_controller, &AttentionController::modelRunReady, this,
-            [this](std::shared_ptr<const ModelRun> run) { m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels()); });
-    connect(m_tabs, &ViewTabs::modelHeadActivated, this, &MainWindow::showModelHead);
-    connect(m_layer_chooser, &LayerChooser::layerChosen, this, [this](int layer) {
-        if (!m_controller->setLayer(layer))
-            m_layer_chooser->setLayer(m_controller->selectedLayer());
+    connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
+        m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels());
     });
-    connect(m_panel, &SettingsPanel::openModelRequested, this, &MainWindow::openModelInteractively);
-    connect(m_panel, &SettingsPanel::closeModelRequested, this, &MainWindow::closeModel);
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();
     connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);
@@ -202,7 +195,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
             return;
         }
         // Other weights than the example's: the settings from before it, with those weights.
-        RunSettings config = m_config_before_example;
+        RunSettings config = m_model_actions->configBeforeExample();
         config.weight_source = edited.weight_source;
         if (edited.weight_source == RunSettings::WeightSource::File) {
             config.weights_file = edited.weights_file;
@@ -212,7 +205,6 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
         m_controller->setConfig(config);
     });
     connect(m_panel, &SettingsPanel::colorMapChanged, m_tabs, &ViewTabs::setColorMap);
-    connect(m_panel, &SettingsPanel::openWeightsRequested, this, &MainWindow::openWeightsInteractively);
     connect(m_panel, &SettingsPanel::memoryBudgetEdited, this, &MainWindow::setMemoryBudget);
     m_controller->setPictureCellLimit(std::int64_t(HeatmapPlot::kReducedSide) * HeatmapPlot::kReducedSide);
     // A long input keeps the weights of the head shown large (from its next computation).
@@ -239,11 +231,9 @@ void MainWindow::buildMenus()
     auto* a = m_actions;
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(a->get(ActionId::OpenWeights));
-    m_recent_menu = file->addMenu(tr("Open &recent"));
-    m_recent_menu->setToolTipsVisible(true);
+    QMenu* recent_files = file->addMenu(tr("Open &recent"));
     file->addAction(a->get(ActionId::OpenModel));
-    m_recent_models_menu = file->addMenu(tr("Recen&t models"));
-    m_recent_models_menu->setToolTipsVisible(true);
+    QMenu* recent_models = file->addMenu(tr("Recen&t models"));
     file->addAction(a->get(ActionId::CloseModel));
     file->addSeparator();
     file->addAction(a->get(ActionId::ExportImage));
@@ -280,14 +270,6 @@ void MainWindow::buildMenus()
     model->addAction(a->get(ActionId::Causal));
     model->addAction(a->get(ActionId::InductionProbe));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
-    QAction* toy = m_examples_menu->addAction(Examples::toyTitle());
-    toy->setToolTip(
-        tr("Three 4-dimensional rows and one hand-written head, scores not scaled: "
-           "small enough to check every number of the walkthrough by hand"));
-    connect(toy, &QAction::triggered, this, [this] {
-        if (Status shown = showToyExample(); !shown)
-            m_message->showError(tr("The example could not be loaded: %1").arg(shown.error()));
-    });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(a->get(ActionId::KeyboardShortcuts));
     help->addSeparator();
@@ -296,17 +278,10 @@ void MainWindow::buildMenus()
     for (QMenu* menu : {file, view, model, m_examples_menu, help})
         menu->setToolTipsVisible(true);
 
-    connect(a->get(ActionId::OpenWeights), &QAction::triggered, this, &MainWindow::openWeightsInteractively);
-    connect(a->get(ActionId::OpenModel), &QAction::triggered, this, &MainWindow::openModelInteractively);
-    connect(a->get(ActionId::CloseModel), &QAction::triggered, this, &MainWindow::closeModel);
-    connect(a->get(ActionId::InductionProbe), &QAction::triggered, this, &MainWindow::runInductionProbe);
-    connect(a->get(ActionId::NextLayer), &QAction::triggered, this, [this] { stepLayer(1); });
-    connect(a->get(ActionId::PreviousLayer), &QAction::triggered, this, [this] { stepLayer(-1); });
-    for (ActionId id : {ActionId::CloseModel, ActionId::NextLayer, ActionId::PreviousLayer, ActionId::InductionProbe})
-        a->get(id)->setEnabled(false);  // with a whole model only
-    connect(a->get(ActionId::ExportImage), &QAction::triggered, this, &MainWindow::exportImageInteractively);
-    connect(a->get(ActionId::CopyImage), &QAction::triggered, this, &MainWindow::copyImage);
-    connect(a->get(ActionId::ExportData), &QAction::triggered, this, &MainWindow::exportDataInteractively);
+    // The file and model actions connect their own menu items.
+    m_file_actions = new FileActions(*this, m_settings, recent_files);
+    connect(m_file_actions, &FileActions::dataExported, this, &MainWindow::dataExported);
+    m_model_actions = new ModelActions(*this, m_settings, recent_models, m_examples_menu);
     connect(a->get(ActionId::Quit), &QAction::triggered, this, &QWidget::close);
     connect(a->get(ActionId::NextHead), &QAction::triggered, this,
             [this] { m_head_view->setHead(m_head_view->head() + 1); });
@@ -384,8 +359,6 @@ void MainWindow::restoreSettings()
     m_tabs->setReduction(m_settings->reduction());
     m_controller->setMemoryBudget(m_settings->memoryBudget());
     m_panel->setMemoryBudget(m_settings->memoryBudget());
-    updateRecentMenu();
-    updateRecentModelsMenu();
 
     const RunSettings config = m_settings->runSettings();
     {
@@ -400,9 +373,9 @@ void MainWindow::restoreSettings()
     m_controller->presetSentence(m_sentence->text());  // the sentence alone is not worth a result
     m_tabs->setSentence(m_sentence->text());
     // A remembered weight file is read on the worker; if it cannot be, showError says so.
-    m_restoring_file = config.weight_source == RunSettings::WeightSource::File;
+    m_file_actions->setRestoring(config.weight_source == RunSettings::WeightSource::File);
     if (!m_controller->setConfig(config)) {
-        m_restoring_file = false;
+        m_file_actions->setRestoring(false);
         m_controller->setConfig(RunSettings{});
         m_message->showError(tr("The saved settings were invalid; using the defaults.") + QLatin1Char(' ') +
                              m_message->text());
@@ -411,31 +384,15 @@ void MainWindow::restoreSettings()
     setCurrentView(m_settings->currentView());
     // The model open when the window closed, read again on the worker: until it is read (or if it
     // is gone or broken, said beside the panel's model button) the weights above are in use.
-    if (const QString model_dir = m_settings->modelFolder(); !model_dir.isEmpty()) {
-        openModelFolder(model_dir, m_settings->modelLayer());
-        m_restoring_model = true;
-        if (m_settings->tokenIdsInput())
-            setTokenIds(m_settings->tokenIds());
-        else
-            m_other_mode_text = m_settings->tokenIds();
-    }
+    if (const QString model_dir = m_settings->modelFolder(); !model_dir.isEmpty())
+        m_model_actions->restore(model_dir, m_settings->modelLayer(), m_settings->tokenIdsInput(),
+                                 m_settings->tokenIds());
 }
 
 void MainWindow::saveSettings()
 {
-    // An example is not a setting: what it replaced is remembered instead.
-    const bool example = m_controller->showsExample();
-    m_settings->setSentence(example ? m_sentence_before_example : textSentence());
-    m_settings->setTokenIds(tokenIdsText());
-    // A folder still being read (closed right after the start) is remembered as it was asked for.
-    const bool model = m_controller->hasModel() || m_controller->isOpeningModel();
-    m_settings->setModelFolder(m_controller->isOpeningModel() ? m_controller->openingModelDir()
-                               : model                        ? m_controller->model()->dir()
-                                                              : QString());
-    m_settings->setModelLayer(model ? m_controller->selectedLayer() : 0);
-    m_settings->setTokenIdsInput(model && m_controller->tokenIdsInput());
+    m_model_actions->save();  // the sentence, the model, and the settings an example replaced
     m_settings->setKvSentence(m_kv_sentence->text());
-    m_settings->setRunSettings(example ? m_config_before_example : m_controller->config());
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setColorScale(m_heatmap_menu->colorScale());
     m_settings->setReduction(m_heatmap_menu->reduction());
@@ -535,49 +492,99 @@ void MainWindow::editSentence(const QString& text)
         m_controller->setSentence(text);
         return;
     }
-    // Typing leaves the example: the sentence with the settings in use before it.
-    m_controller->blockSignals(true);  // the sentence under the example's weights is not shown
-    m_controller->setSentence(text);
-    m_controller->blockSignals(false);
-    exampleActiveChanged(false);
-    if (!m_controller->setConfig(m_config_before_example))
-        m_controller->setConfig(RunSettings{});
+    m_model_actions->leaveExampleForSentence(text);  // typing leaves the example
 }
 
-Status MainWindow::showToyExample()
+void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
 {
-    auto example = Examples::toyFourDim(QStringLiteral(":/examples"));
-    if (!example)
-        return Error{example.error()};
-    if (!m_controller->showsExample()) {
-        m_config_before_example = m_controller->config();
-        m_sentence_before_example = m_sentence->text();
-    }
-    m_controller->setExample(*example);
-    m_tabs->selectHead(0);  // an example starts at its first head and row
-    m_tabs->selectInWalkthrough(0, 0);
-    {
-        const QSignalBlocker block(m_sentence);
-        m_sentence->clear();
-    }
-    m_sentence->setPlaceholderText(tr("Showing “%1”: type a sentence to return to your settings").arg(example->title));
-    m_message->showInfo(tr("Example: %1. Its rows and weights replace the sentence and the settings; the walkthrough "
-                           "shows every number.")
-                            .arg(example->title));
-    return {};
+    m_result = std::move(result);
+    m_tokens->setStale(false);
+    QStringList labels;
+    for (const Token& token : m_result->input.tokens)
+        labels.append(token.text);
+    if (m_controller->hasModel())
+        m_model_actions->updateModelPieces();
+    else
+        m_tokens->setTokens(labels);
+    QStringList key_labels;
+    for (const Token& token : m_result->kv_input.tokens)
+        key_labels.append(token.text);
+    m_kv_tokens->setTokens(key_labels);
+    m_kv_tokens->setVisible(m_result->isCross());
+    // The keys' strip shows the padding; the other one shows none.
+    m_tokens->setPadding(m_result->isCross() ? std::vector<bool>{} : m_result->trace.key_padding);
+    m_kv_tokens->setPadding(m_result->isCross() ? m_result->trace.key_padding : std::vector<bool>{});
+    m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
+    m_key_hiding->showOnStrips();
+    m_panel->showResult(*m_result);
+    m_status->showResult(*m_result);
 }
 
-void MainWindow::exampleActiveChanged(bool active)
+void MainWindow::showError(SettingField field, const QString& raw_message)
 {
-    if (active)
+    const QString message = m_file_actions->explainError(field, raw_message);
+    m_panel->setFieldError(field, message);
+    if (field == SettingField::Model) {
+        m_model_actions->showModelError(message);
         return;
-    // Back to sentences (typed, or other weights chosen in the panel).
-    m_sentence->setPlaceholderText(tr("Type a sentence…"));
-    m_message->hide();
-    if (m_sentence->text().isEmpty() && !m_sentence_before_example.isEmpty()) {
-        const QSignalBlocker block(m_sentence);
-        m_sentence->setText(m_sentence_before_example);
     }
+    if (field == SettingField::Layer && m_controller->hasModel()) {
+        m_layer_chooser->setToolTip(message);
+        if (!message.isEmpty())
+            m_message->showError(tr("Layer: %1").arg(message));
+        return;
+    }
+    m_file_actions->showWeightsError(field, message);
+    if (field == SettingField::Sentence) {
+        m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
+                                                 : message);
+        m_sentence->setProperty("error", message);
+        m_sentence->setStyleSheet(message.isEmpty()
+                                      ? QString()
+                                      : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 3px; }"));
+        // The views keep the last good result: say so where the user looks, and mark its tokens.
+        const bool stale = !message.isEmpty() && m_result;
+        m_sentence_error->setText(breakableText(
+            message.isEmpty() ? QString()
+            : stale ? (m_result->seqLen() == 1 ? tr("Not computed: %1. The views show the previous input (%2 token).")
+                                               : tr("Not computed: %1. The views show the previous input (%2 tokens)."))
+                          .arg(message, QLocale().toString(m_result->seqLen()))
+                    : tr("Not computed: %1.").arg(message)));
+        m_sentence_error->setVisible(!message.isEmpty());
+        m_tokens->setStale(stale);
+        // Said once, under the field (in Text and Token ids mode alike): not again in the message bar.
+    }
+    if (field == SettingField::KvSentence) {
+        m_kv_sentence->setToolTip(message.isEmpty() ? kvToolTip() : message);
+        m_kv_sentence->setStyleSheet(
+            message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
+        m_kv_sentence->setProperty("error", message);
+        const QString prefix = tr("Keys and values: ");
+        if (!message.isEmpty())
+            m_message->showError(prefix + message);
+        else if (m_message->text().startsWith(prefix))
+            m_message->hide();
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    const QString path = urls.first().toLocalFile();
+    if (QFileInfo(path).isDir())
+        openModelFolder(path);  // a Hugging Face model folder
+    else
+        openWeightsFile(path);
 }
 
 }  // namespace attn

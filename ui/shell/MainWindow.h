@@ -4,6 +4,9 @@
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "ui/registry/ViewRegistry.h"
+#include "ui/shell/FileActions.h"
+#include "ui/shell/KeyHiding.h"
+#include "ui/shell/ModelActions.h"
 
 #include <QMainWindow>
 
@@ -33,10 +36,10 @@ class HeatmapMenu;
 class ViewTabs;
 class WalkthroughView;
 
-// Wires the widgets together: sentence field and token strip on top, settings on the left, the
-// views in tabs (ViewTabs, which also wires the views to each other), menus from the
-// ActionRegistry, status bar. Computation lives in the AttentionController, drawing in the views,
-// files in the exporters (MainWindowFiles.cpp).
+// Lays the widgets out and wires them together: sentence field and token strip on top, settings
+// on the left, the views in tabs (ViewTabs, which also wires the views to each other), menus from
+// the ActionRegistry, status bar. Computation lives in the AttentionController, drawing in the
+// views; weight files and exports in FileActions, whole models and examples in ModelActions.
 //
 // Examples menu: an example replaces the sentence by its rows and the settings by its own (the
 // panel shows them, so causal or scale can still be tried on it). Typing a sentence, or choosing
@@ -52,14 +55,19 @@ public:
     static constexpr int kMaxSentenceLength = 1 << 22;
 
     AttentionController* controller() const { return m_controller; }
+    FileActions* fileActions() const { return m_file_actions; }
+    ModelActions* modelActions() const { return m_model_actions; }
+    // The result the views show (the controller's, but for a sentence typed to leave an example).
+    std::shared_ptr<const AttentionResult> result() const { return m_result; }
     QLabel* sentenceError() const { return m_sentence_error; }
     QLineEdit* sentenceEdit() const { return m_sentence; }
     // With a whole model: Text (index 0) or Token ids (kTokenIdsMode) in the sentence field. Each
     // mode keeps its own text; a folder without a tokenizer switches to Token ids when it opens.
     static constexpr int kTokenIdsMode = 1;
     QComboBox* inputModeBox() const { return m_input_mode; }
-    void setTokenIdsInput(bool token_ids);
-    void setTokenIds(const QString& ids);  // Token ids mode, with these ids in the field ("1,2,3")
+    void setTokenIdsInput(bool token_ids) { m_model_actions->setTokenIdsInput(token_ids); }
+    // Token ids mode, with these ids in the field ("1,2,3").
+    void setTokenIds(const QString& ids) { m_model_actions->setTokenIds(ids); }
     TokenStrip* tokenStrip() const { return m_tokens; }
     // Cross-attention: the sentence keys and values come from (empty = self-attention), and its tokens.
     QLineEdit* kvSentenceEdit() const { return m_kv_sentence; }
@@ -77,44 +85,50 @@ public:
     ActionRegistry* actions() const { return m_actions; }
     QString statusText() const;
 
-    // Whole models: a Hugging Face folder read on the controller's worker; until it is read (or if
-    // it is refused, with its reason in the message bar and the settings panel) the model or the
-    // weights in use stay. closeModel goes back to the settings panel's weights.
-    void openModelFolder(const QString& dir, int layer = 0);
-    void closeModel();
+    // Whole models (ModelActions): a Hugging Face folder read on the controller's worker; until it
+    // is read (or if it is refused, with its reason in the message bar and the settings panel) the
+    // model or the weights in use stay. closeModel goes back to the settings panel's weights.
+    void openModelFolder(const QString& dir, int layer = 0) { m_model_actions->openModelFolder(dir, layer); }
+    void closeModel() { m_model_actions->closeModel(); }
     // Model › Induction probe: Token ids mode with kInductionProbeLength random ids given twice,
     // the Model tab sorted and framed by the induction score.
-    void runInductionProbe();
+    void runInductionProbe() { m_model_actions->runInductionProbe(); }
     static constexpr int kInductionProbeLength = 40;
     LayerChooser* layerChooser() const { return m_layer_chooser; }
-    QMenu* recentModelsMenu() const { return m_recent_models_menu; }
+    QMenu* recentModelsMenu() const { return m_model_actions->recentModelsMenu(); }
 
     // Shows a configuration and sentence given from outside (the command line).
     void applyOptions(const RunSettings& config, const QString& sentence, View view, int head);
     void setMemoryBudget(std::int64_t bytes);  // the settings panel's Memory budget; 0 = the default
     void setCurrentView(View view);
     View currentView() const;
-    // The seams behind the dialogs: what a dialog would do with its answer. A weight file is
-    // read on the worker: its weights are used once read, or its refusal is shown beside the
+    // The seams behind the dialogs (FileActions): what a dialog would do with its answer. A weight
+    // file is read on the worker: its weights are used once read, or its refusal is shown beside the
     // weights and in the message bar, and the previous weights stay (controller()->waitForIdle()
     // waits for either).
-    void openWeightsFile(const QString& path);
-    Status exportImage(const QString& path, const QSize& size, double scale = 1.0);
+    void openWeightsFile(const QString& path) { m_file_actions->openWeightsFile(path); }
+    Status exportImage(const QString& path, const QSize& size, double scale = 1.0)
+    {
+        return m_file_actions->exportImage(path, size, scale);
+    }
     // With `trace_head` >= 0 the export adds what reproduces that head (DataExporter).
-    Status exportData(const QString& path, int trace_head = -1);
+    Status exportData(const QString& path, int trace_head = -1) { return m_file_actions->exportData(path, trace_head); }
     // The same on a worker (File › Export data): the answer comes as dataExported and in the
     // status bar or the message bar; Export data is disabled meanwhile.
-    void startDataExport(const QString& path, int trace_head = -1);
+    void startDataExport(const QString& path, int trace_head = -1)
+    {
+        m_file_actions->startDataExport(path, trace_head);
+    }
     // What the token chips' context menu does: hide key `key` in the heatmaps, or show it again.
     // Hiding the last key shown is refused in the message bar.
-    void toggleHiddenKey(int key);
-    void copyImage();
+    void toggleHiddenKey(int key) { m_key_hiding->toggle(key); }
+    void copyImage() { m_file_actions->copyImage(); }
     // Where Export image proposes to save: in the folder of the last image exported, else the
     // pictures folder, the documents folder or the home folder, the first that exists.
-    QString proposedImagePath() const;
+    QString proposedImagePath() const { return m_file_actions->proposedImagePath(); }
     void saveSettings();
     // The Examples menu's toy example, from the resources built into the program.
-    Status showToyExample();
+    Status showToyExample() { return m_model_actions->showToyExample(); }
 
 signals:
     // A startDataExport finished: `error` is empty when every file was written.
@@ -122,7 +136,7 @@ signals:
 
 public slots:
     // Layer `layer`, head `head` in the One head tab (the Model tab's headActivated).
-    void showModelHead(int layer, int head);
+    void showModelHead(int layer, int head) { m_model_actions->showModelHead(layer, head); }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -130,45 +144,26 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void reportDataExport(const QString& path, const Status& status);
     static QString kvToolTip();  // the keys' sentence field, when it shows no error
     void buildMenus();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
     void showError(SettingField field, const QString& message);
     void showConfig(const RunSettings& config);
-    void weightsFileLoaded(const QString& path);
-    void updateRecentMenu();
-    void updateRecentModelsMenu();
-    void openModelInteractively();
-    void modelOpened(const QString& dir);
-    void modelClosed();
-    void showModelError(const QString& message);
-    void updateModelPieces();  // the token strip from the model's run and predictions
-    void stepLayer(int step);
-    QString textSentence() const;  // the field's text in Text mode, or the text kept meanwhile
-    QString tokenIdsText() const;  // and the ids
-    // What Token ids mode starts with when its field is empty: the ids of the model's last run
-    // (the sentence's), or the first few ids of the vocabulary; never an empty, refused field.
-    QString startingTokenIds() const;
-    static constexpr int kStartingIdCount = 8;
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
-    void exampleActiveChanged(bool active);
-    void exportImageInteractively();
-    void exportDataInteractively();
-    void openWeightsInteractively();
     void showKeyboardShortcuts();
     void showAbout();
-    int headsField() const;
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
     ActionRegistry* m_actions = nullptr;
+    FileActions* m_file_actions = nullptr;
+    ModelActions* m_model_actions = nullptr;
+    KeyHiding* m_key_hiding = nullptr;
     QLineEdit* m_sentence = nullptr;
     QComboBox* m_input_mode = nullptr;
-    QString m_other_mode_text;           // what the field held in the mode not shown
     QLabel* m_sentence_error = nullptr;  // why the views do not show the sentence, beside it
     TokenStrip* m_tokens = nullptr;
     QLineEdit* m_kv_sentence = nullptr;
@@ -179,22 +174,11 @@ private:
     HeadView* m_head_view = nullptr;
     SettingsPanel* m_panel = nullptr;
     QDockWidget* m_settings_dock = nullptr;
-    QMenu* m_recent_menu = nullptr;
     HeatmapMenu* m_heatmap_menu = nullptr;
-    void showTokenMenu(int key, const QPoint& global_position);
-    void showHiddenKeys();
-    QMenu* m_recent_models_menu = nullptr;
     LayerChooser* m_layer_chooser = nullptr;
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;
     std::shared_ptr<const AttentionResult> m_result;
-    RunSettings m_config_before_example;  // what an example replaced, restored when it is left
-    QString m_sentence_before_example;
-    QString m_last_export_folder;    // of the last image exported, proposed for the next one
-    QString m_opening_file;          // the file openWeightsFile asked for, until it is read or refused
-    int m_heads_from_field = 0;      // the Heads field's number, for an opening file that states none
-    bool m_restoring_file = false;   // the remembered weight file is being read at start-up
-    bool m_restoring_model = false;  // the remembered model folder is being read at start-up
 };
 
 }  // namespace attn
