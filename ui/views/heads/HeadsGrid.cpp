@@ -81,13 +81,11 @@ void HeadsGrid::updatePlots()
     // A long input's heads, reduced by the engine as it computed them: the blocks a plot would
     // reduce the weights to (the same code). Dimmed blocks and hidden keys need the weights: the
     // heads are then recomputed one at a time and reduced here.
+    const BlockShape blocks = attn::blockShape(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     const bool engine_pictures =
-        trace.hasPictures() && m_top_mass >= 1.0 &&
-        trace.pictures.front().factor ==
-            attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+        trace.hasPictures() && m_top_mass >= 1.0 && blocks == BlockShape::square(trace.pictures.front().factor);
     m_reduce_job.supersede();  // a worker still reducing the heads of an earlier call stops
-    const int factor = attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
-    const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && factor > 1 && isVisible() &&
+    const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && blocks.reduces() && isVisible() &&
                            !testAttribute(Qt::WA_DontShowOnScreen);
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
@@ -96,7 +94,7 @@ void HeadsGrid::updatePlots()
         } else if (engine_pictures) {
             const CellBlocks& picture = trace.pictures[size_t(head)];
             plot->setReducedMatrix({m_reduction == CellReduction::Max ? picture.max : picture.mean, picture.hidden,
-                                    picture.factor, MaskMatrix()},
+                                    BlockShape::square(picture.factor), MaskMatrix()},
                                    m_result->seqLen(), m_result->keyLen(), m_data.labels, m_data.key_labels);
         } else if (trace.keepsEveryHead()) {
             plot->setMatrix(trace.weights[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
@@ -133,14 +131,14 @@ void HeadsGrid::updatePlots()
         plot->setHighlighted(false);
     }
     if (on_worker)
-        reduceHeadsOnWorker(factor);
+        reduceHeadsOnWorker(blocks);
     m_color_bar->setMaskLegendVisible(m_data.any_masked);
     applyColorScale();
     relayout();
     update();
 }
 
-void HeadsGrid::reduceHeadsOnWorker(int factor)
+void HeadsGrid::reduceHeadsOnWorker(BlockShape blocks)
 {
     const int heads = m_result->numHeads();
     const bool any_masked = m_data.any_masked;
@@ -154,14 +152,14 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
             m_plots[reduced.first]->setReducedMatrix(std::move(reduced.second), rows, columns, labels, keys);
     };
     m_reduce_job.startAlongside(
-        [result = m_result, heads, factor, mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
+        [result = m_result, heads, blocks, mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
          top_mass = m_top_mass, aggregate = m_aggregate](const auto& ticket) {
             Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations
             for (int head = 0; head < heads; ++head) {
                 if (ticket.isStale())
                     return;  // a newer result or setting
                 std::shared_ptr<const Matrix> weights = AttentionDisplay::headWeights(*result, head);
-                ticket.deliver(Reduced(head, reduceCells(*weights, mask, factor, how, top_mass)));
+                ticket.deliver(Reduced(head, reduceCells(*weights, mask, wholeOf(*weights), blocks, how, top_mass)));
                 if (aggregate == HeadAggregate::None)
                     continue;
                 if (head == 0)
@@ -175,7 +173,7 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
                 return;
             if (aggregate == HeadAggregate::Mean)
                 fused /= float(heads);
-            ticket.deliver(Reduced(heads, reduceCells(fused, mask, factor, how, top_mass)));
+            ticket.deliver(Reduced(heads, reduceCells(fused, mask, wholeOf(fused), blocks, how, top_mass)));
         },
         show);
 }

@@ -91,7 +91,7 @@ private:
     void updatePlots();
     // A long input's heads that are not in its pictures (dimmed, hidden keys, the aggregate):
     // recomputed one at a time on a worker and reduced there; the newest request wins.
-    void reduceHeadsOnWorker(int factor);
+    void reduceHeadsOnWorker(BlockShape blocks);
     LatestJob m_reduce_job{this};  // a long input's heads, reduced on a worker one by one
     HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;
