@@ -128,7 +128,8 @@ public:
     QString colorBarLabel() const;  // as shown at the current size
     void setAxisTitles(const QString& x_title, const QString& y_title);
     void setCellText(CellText mode);
-    void setCompact(bool compact);          // small fonts and margins, for a grid of thumbnails
+    void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
+    bool isCompact() const { return m_compact; }
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
     // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1

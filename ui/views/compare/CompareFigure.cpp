@@ -82,6 +82,34 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
         });
 }
 
+void CompareFigure::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitPlotsToWidth();
+}
+
+void CompareFigure::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    fitPlotsToWidth();
+}
+
+// Three plots side by side with their colour bars: at a laptop's 1000 x 700 each is about 230
+// pixels wide, where full-size fonts and margins leave cells of a few pixels. Exports (never
+// shown) keep the full layout.
+void CompareFigure::fitPlotsToWidth()
+{
+    constexpr int kCompactBelow = 340;  // plot width in pixels
+    const bool compact = isVisible() && m_plot_a->width() < kCompactBelow;
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference}) {
+        if (plot->isCompact() == compact)
+            continue;
+        plot->setCompact(compact);
+        // At this size the token labels alone name the axes (queries down, keys across).
+        plot->setAxisTitles(compact ? QString() : tr("key"), compact ? QString() : tr("query"));
+    }
+}
+
 QString CompareFigure::sideTitle(const QString& letter, const CompareSide& side)
 {
     QString title = tr("%1: head %2").arg(letter).arg(side.head);
@@ -114,10 +142,10 @@ Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(c
     if (!comparison)
         return Error{comparison.error()};
     if (recomputesHeads(a, b)) {  // a long input's, here on the worker rather than when the scale is chosen
-        comparison->percentile_a = matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask,
-                                                    ColorScales::kPercentile);
-        comparison->percentile_b = matrixPercentile(comparison->b, HeatmapData::fromResult(*b.result).mask,
-                                                    ColorScales::kPercentile);
+        comparison->percentile_a =
+            matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask, ColorScales::kPercentile);
+        comparison->percentile_b =
+            matrixPercentile(comparison->b, HeatmapData::fromResult(*b.result).mask, ColorScales::kPercentile);
     }
     return std::make_shared<const HeadComparison>(std::move(comparison).value());
 }

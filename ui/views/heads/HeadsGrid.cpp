@@ -287,16 +287,16 @@ QString HeadsGrid::caption() const
     const QString lengths = m_result->isCross() ? tr("%1 queries × %2 keys").arg(tokens).arg(m_result->keyLen())
                                                 : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
     const QString groups = groupMarks().summary();
-    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6%7")
-        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
-        .arg(config.d_model)
-        .arg(m_result->trace.head_dim)
-        .arg(m_result->weights_description,
+    // The mask early: a narrow window elides the end of the line.
+    return tr("%1 · %2%3 · d_model %4 · head_dim %5 · %6%7")
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths,
              !config.causal ? QString()
              : m_result->trace.sliding_window > 0
                  ? tr(" · causal, sliding window %1").arg(m_result->trace.sliding_window)
-                 : tr(" · causal"),
-             groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
+                 : tr(" · causal"))
+        .arg(config.d_model)
+        .arg(m_result->trace.head_dim)
+        .arg(m_result->weights_description, groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
 }
 
 // Square heads in the arrangement that makes them largest, the colour bar on the right.

@@ -53,6 +53,7 @@ public:
     HeatmapPlot* plot(int head) const { return m_plots.value(head); }
     ColorBar* colorBar() const { return m_color_bar; }
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
+    QString caption() const;  // the header line: heads, tokens, mask, sizes, weights
 
     // Draws the grid as it looks at `target`'s size (used by export and the command line).
     void render(QPainter* painter, const QRectF& target);
@@ -75,7 +76,6 @@ private:
         QRectF color_bar;
     };
     Geometry layoutFor(const QSizeF& size) const;
-    QString caption() const;
     KvGroupMarks groupMarks() const;  // the result's grouped-query heads
     void relayout();
     void applyColorScale();

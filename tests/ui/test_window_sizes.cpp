@@ -1,0 +1,80 @@
+// The window at a common laptop size (1000 x 700), offscreen: what a user reads there is whole.
+// Compare's three heads large enough to read, its caption not cut, All heads' header keeping the
+// mask. Every check reads the widgets of a real MainWindow.
+#include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestSuite.h"
+#include "tests/support/WindowTest.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadsGrid.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QScrollArea>
+#include <QTest>
+
+using namespace attn;
+
+class TestWindowSizes : public attn::test::WindowTest {
+    Q_OBJECT
+
+    AttentionController* controller() const { return m_window->controller(); }
+
+private slots:
+    void init()
+    {
+        openWindow(QSize(1000, 700));
+        if (QTest::currentTestFailed())
+            return;
+        m_window->settingsPanel()->causalBox()->setChecked(true);
+        controller()->waitForIdle();
+    }
+
+    void cleanup() { closeWindow(); }
+
+    // Each of the three heatmaps' 13 x 13 cells at least 100 pixels a side (they were about 70,
+    // and 40 under a desktop's larger fonts), and the caption's three lines in view.
+    void compareIsReadableAtLaptopSize()
+    {
+        m_window->setCurrentView(View::Compare);
+        CompareFigure* figure = m_window->viewTabs()->compareView()->figure();
+        QTRY_VERIFY(figure->plotA()->rowCount() == 13);
+        for (HeatmapPlot* plot : {figure->plotA(), figure->plotB(), figure->plotDifference()}) {
+            plot->replotNow();
+            const double side = plot->positionOf(0, 13).x() - plot->positionOf(0, 0).x();
+            QVERIFY2(side >= 100, qPrintable(QString::number(side)));
+        }
+        auto* caption = figure->findChild<QLabel*>();
+        QVERIFY(caption);
+        QTRY_VERIFY(caption->text().contains(QStringLiteral("Jensen")));
+        QCoreApplication::processEvents();
+        auto* scroll = figure->findChild<QScrollArea*>();
+        const QRect shown = scroll->viewport()->rect();
+        const QRect where(caption->mapTo(scroll->viewport(), QPoint(0, 0)), caption->size());
+        QVERIFY2(
+            shown.contains(where),
+            qPrintable(QStringLiteral("caption at y %1..%2 of a viewport of %3")
+                           .arg(where.top())
+                           .arg(where.bottom())
+                           .arg(shown.height()) +
+                       QStringLiteral(", x %1..%2 of %3").arg(where.left()).arg(where.right()).arg(shown.width())));
+    }
+
+    // The header is elided at this width: the mask comes before what is cut.
+    void allHeadsHeaderKeepsTheMask()
+    {
+        m_window->setCurrentView(View::Grid);
+        const QString header = m_window->headsGrid()->caption();
+        const int causal = header.indexOf(QStringLiteral("causal"));
+        QVERIFY2(causal > 0, qPrintable(header));
+        QVERIFY2(causal < header.indexOf(QStringLiteral("d_model")), qPrintable(header));
+    }
+};
+
+REGISTER_TEST_SUITE(TestWindowSizes, QApplication)
+#include "test_window_sizes.moc"
