@@ -21,7 +21,7 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* bar = new QHBoxLayout;
-    auto* head_label = new QLabel(tr("&Head"), this);
+    auto* head_label = new QLabel(tr("He&ad"), this);
     m_head_box = new QSpinBox(this);
     m_head_box->setRange(0, 0);
     m_head_box->setToolTip(tr("Which head to show (PgUp / PgDn)"));

@@ -1,6 +1,7 @@
-// The window at a common laptop size (1000 x 700), offscreen: what a user reads there is whole.
-// Compare's three heads large enough to read, its caption not cut, All heads' header keeping the
-// mask. Every check reads the widgets of a real MainWindow.
+// The window as a new user meets it, offscreen, at a common laptop size (1000 x 700): what a user
+// reads there is whole (Compare's three heads large enough to read, its caption not cut, All
+// heads' header keeping the mask), and Alt with a menu's letter opens that menu. Every check
+// reads the widgets of a real MainWindow.
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
@@ -13,14 +14,17 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadsGrid.h"
 
+#include <QAbstractButton>
 #include <QCheckBox>
+#include <QKeySequence>
 #include <QLabel>
+#include <QMenuBar>
 #include <QScrollArea>
 #include <QTest>
 
 using namespace attn;
 
-class TestWindowSizes : public attn::test::WindowTest {
+class TestNewUserWindow : public attn::test::WindowTest {
     Q_OBJECT
 
     AttentionController* controller() const { return m_window->controller(); }
@@ -74,7 +78,35 @@ private slots:
         QVERIFY2(causal > 0, qPrintable(header));
         QVERIFY2(causal < header.indexOf(QStringLiteral("d_model")), qPrintable(header));
     }
+
+    // Alt+H opens Help, Alt+M Model: no field's label takes a menu's letter, and no two labels
+    // of the settings panel and the tabs share one (Alt+D went from d_model to Seed and back).
+    void mnemonicsLeaveTheMenusTheirLetters()
+    {
+        QSet<QChar> menus;
+        for (QAction* menu : m_window->menuBar()->actions()) {
+            const QKeySequence key = QKeySequence::mnemonic(menu->text());
+            QVERIFY2(!key.isEmpty(), qPrintable(menu->text()));
+            menus.insert(key.toString().back().toLower());
+        }
+        QHash<QChar, QString> taken;
+        auto check = [&](const QString& text) {
+            const QKeySequence key = QKeySequence::mnemonic(text);
+            if (key.isEmpty())
+                return;
+            const QChar letter = key.toString().back().toLower();
+            QVERIFY2(!menus.contains(letter), qPrintable(text + QStringLiteral(" takes a menu's Alt+") + letter));
+            QVERIFY2(!taken.contains(letter), qPrintable(text + QStringLiteral(" and ") + taken.value(letter)));
+            taken.insert(letter, text);
+        };
+        for (QLabel* label : m_window->findChildren<QLabel*>())
+            if (label->buddy())
+                check(label->text());
+        for (QAbstractButton* button : m_window->findChildren<QAbstractButton*>())
+            check(button->text());
+        QVERIFY2(taken.size() >= 10, qPrintable(QString::number(taken.size())));  // the panel's and One head's
+    }
 };
 
-REGISTER_TEST_SUITE(TestWindowSizes, QApplication)
-#include "test_window_sizes.moc"
+REGISTER_TEST_SUITE(TestNewUserWindow, QApplication)
+#include "test_new_user_window.moc"
