@@ -5,13 +5,13 @@
 #include "core/pipeline/Examples.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/views/rollout/RolloutView.h"
 #include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
+#include "ui/shell/PlaceholderContrast.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
@@ -21,6 +21,7 @@
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -136,6 +137,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
 
     m_heatmap_menu = new HeatmapMenu(this);
     buildMenus();
+    for (QLineEdit* field : findChildren<QLineEdit*>())
+        PlaceholderContrast::keepReadable(field);
     m_status = new ResultStatus(statusBar());
     // One heatmap choice for every view: the menu, the grid's and the head view's choosers.
     connect(m_heatmap_menu, &HeatmapMenu::colorScaleChanged, m_tabs, &ViewTabs::setColorScale);
@@ -177,8 +180,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
     connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
-    connect(m_controller, &AttentionController::modelRunReady, this,
-            [this](std::shared_ptr<const ModelRun> run) { m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels()); });
+    connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
+        m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels());
+    });
     connect(m_tabs, &ViewTabs::modelHeadActivated, this, &MainWindow::showModelHead);
     connect(m_layer_chooser, &LayerChooser::layerChosen, this, [this](int layer) {
         if (!m_controller->setLayer(layer))
@@ -253,9 +257,9 @@ void MainWindow::buildMenus()
     file->addAction(a->get(ActionId::Quit));
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const ActionId tab_actions[kAllViews.size()] = {
-        ActionId::ViewGrid,   ActionId::ViewHead,        ActionId::ViewCompare, ActionId::ViewLines,
-        ActionId::ViewShapes, ActionId::ViewWalkthrough, ActionId::ViewModel, ActionId::ViewRollout,
-        ActionId::ViewQueryKey};
+        ActionId::ViewGrid,  ActionId::ViewHead,    ActionId::ViewCompare,
+        ActionId::ViewLines, ActionId::ViewShapes,  ActionId::ViewWalkthrough,
+        ActionId::ViewModel, ActionId::ViewRollout, ActionId::ViewQueryKey};
     for (View shown : kAllViews) {
         QAction* action = a->get(tab_actions[int(shown)]);
         view->addAction(action);

@@ -42,6 +42,17 @@ LinesCanvas::LinesCanvas(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    // A white figure on purpose, as every view's picture is (and every export): dark text on
+    // white whatever the desktop's palette, which still colours the controls around it.
+    QPalette figure = palette();
+    for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
+        figure.setColor(group, QPalette::Base, Qt::white);
+        figure.setColor(group, QPalette::Window, Qt::white);
+        figure.setColor(group, QPalette::Text, QColor(0x30, 0x30, 0x30));
+        figure.setColor(group, QPalette::WindowText, QColor(0x30, 0x30, 0x30));
+        figure.setColor(group, QPalette::PlaceholderText, QColor(0x75, 0x75, 0x75));
+    }
+    setPalette(figure);
 }
 
 LinesCanvas::~LinesCanvas() = default;
