@@ -147,7 +147,7 @@ private slots:
             setDark(dark);
             for (const auto& size : sizes) {
                 m_window->resize(size.size);
-                for (const View view : {View::Grid, View::Compare, View::Lines, View::Model, View::Rollout}) {
+                for (const View view : {View::Grid, View::Compare, View::Lines}) {
                     showView(view);
                     const QString name =
                         QStringLiteral("window-%1-%2-%3.png").arg(viewKey(view), size.name, dark ? "dark" : "light");
