@@ -1,6 +1,7 @@
 // The window as a new user meets it, offscreen, at a common laptop size (1000 x 700): what a user
 // reads there is whole (Compare's three heads large enough to read, its caption not cut, All
-// heads' header keeping the mask), and Alt with a menu's letter opens that menu. Every check
+// heads' header keeping the mask), every token labelled where the cells have room, and Alt with
+// a menu's letter opens that menu. Every check
 // reads the widgets of a real MainWindow.
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/TestSuite.h"
@@ -77,6 +78,26 @@ private slots:
         const int causal = header.indexOf(QStringLiteral("causal"));
         QVERIFY2(causal > 0, qPrintable(header));
         QVERIFY2(causal < header.indexOf(QStringLiteral("d_model")), qPrintable(header));
+    }
+
+    // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every
+    // other one was, though the cells had room), and the heads right under the header.
+    void everyTokenLabelledWhenThereIsRoom()
+    {
+        m_window->resize(1400, 900);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat because it was very tired today."));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Grid);
+        QCoreApplication::processEvents();
+        for (int head = 0; head < m_window->headsGrid()->headCount(); ++head) {
+            HeatmapPlot* plot = m_window->headsGrid()->plot(head);
+            QTRY_COMPARE(plot->rowCount(), 13);
+            plot->replotNow();
+            QCOMPARE(plot->shownRowLabels().size(), 13);
+            QCOMPARE(plot->shownColumnLabels(), plot->shownRowLabels());
+        }
+        const QPoint head_top = m_window->headsGrid()->plot(0)->mapTo(m_window->headsGrid(), QPoint(0, 0));
+        QVERIFY2(head_top.y() < 60, qPrintable(QString::number(head_top.y())));
     }
 
     // Alt+H opens Help, Alt+M Model: no field's label takes a menu's letter, and no two labels

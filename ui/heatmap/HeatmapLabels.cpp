@@ -244,15 +244,22 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
     const int rows = grid.rows;
     const int columns = grid.columns;
     QCPAxis* x = m_x;
-    const QFontMetrics metrics(x->tickLabelFont());
-    const int gap = 2;
+    const QFontMetricsF metrics(x->tickLabelFont());
+    const double gap = 1;
     const bool was_rotated = x->tickLabelRotation() != 0;
     const int longest = std::min(m_longest_label, kLongestLabel);
     const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
     x->setTickLabelRotation(rotate ? -90 : 0);
-    const double x_need = rotate ? metrics.height() + gap : longest + 6;
-    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
-    int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
+    // What a label's glyphs take across its axis, capitals to descenders: the font's leading
+    // (height() is a line's) left half of the labels out where every one fits (13 tokens).
+    const double across = std::ceil(metrics.capHeight() + metrics.descent());
+    const double x_need = rotate ? across + gap : longest + 6;
+    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width) - 1e-9)));
+    int y_step = std::max(1, int(std::ceil((across + gap) / std::max(0.05, cell_height) - 1e-9)));
+    // Square cells with turned labels: one step on both axes, so that a token labelled on one
+    // is labelled on the other.
+    if (rotate && std::abs(cell_width - cell_height) < 0.5)
+        x_step = y_step = std::max(x_step, y_step);
     const QCPRange x_range = x->range();
     const QCPRange y_range = m_y->range();
     const int x_from = std::clamp(int(std::ceil(x_range.lower - 1e-9)), 0, columns);

@@ -327,10 +327,12 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
         }
     }
     const int rows = (count + best_columns - 1) / best_columns;
-    // Square heads (a head is T x T), the block centred in the area.
+    // Square heads (a head is T x T), the block at the top of the area, under the caption it
+    // belongs to (centred, a wide window left a tall empty band between them).
     const double side = best_side;
     const double left = area.left();
-    const double top = area.top() + (area.height() - rows * side - row_gap * (rows - 1)) / 2;
+    const double top = area.top();
+    const double block_height = rows * side + row_gap * (rows - 1);
     const double cell_height = side;
     for (int i = 0; i < count; ++i) {
         const int row = i / best_columns;
@@ -344,7 +346,7 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     for (QRectF& head : geometry.heads)
         head.translate(std::max(0.0, shift), 0);
     geometry.color_bar = QRectF(left + std::max(0.0, shift) + block_width + 12,
-                                area.top() + (area.height() - bar_height) / 2, bar_width, bar_height);
+                                area.top() + std::max(0.0, (block_height - bar_height) / 2), bar_width, bar_height);
     return geometry;
 }
 
