@@ -4,6 +4,7 @@
 // a menu's letter opens that menu. Every check
 // reads the widgets of a real MainWindow.
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
@@ -14,6 +15,7 @@
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/rollout/RolloutView.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
@@ -21,6 +23,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QTest>
 
 using namespace attn;
@@ -98,6 +101,37 @@ private slots:
         }
         const QPoint head_top = m_window->headsGrid()->plot(0)->mapTo(m_window->headsGrid(), QPoint(0, 0));
         QVERIFY2(head_top.y() < 60, qPrintable(QString::number(head_top.y())));
+    }
+
+    // Rollout's bars: a decoder's last token and an encoder's [CLS], as --view rollout draws,
+    // following a longer sentence and chosen again when another model opens; its controls are
+    // off with no model.
+    void rolloutStartsWhereTheModelSummarises()
+    {
+        RolloutView* rollout = m_window->viewTabs()->rolloutView();
+        QSpinBox* token = rollout->queryBox();
+        QVERIFY(!token->isEnabled());
+        m_window->setCurrentView(View::Rollout);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        QTRY_VERIFY(token->isEnabled());
+        const int tokens = controller()->result()->seqLen();
+        QCOMPARE(token->value(), tokens - 1);
+        QCOMPARE(rollout->painter().query(), tokens - 1);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat because it was tired."));
+        controller()->waitForIdle();
+        QTRY_COMPARE(token->value(), controller()->result()->seqLen() - 1);
+        QVERIFY(controller()->result()->seqLen() > tokens);
+
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("bert-tiny")));
+        controller()->waitForIdle();
+        QTRY_COMPARE(token->value(), 0);
+        QCOMPARE(rollout->painter().query(), 0);
+
+        m_window->closeModel();
+        controller()->waitForIdle();
+        QTRY_VERIFY(!token->isEnabled());
     }
 
     // Alt+H opens Help, Alt+M Model: no field's label takes a menu's letter, and no two labels

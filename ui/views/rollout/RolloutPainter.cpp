@@ -89,10 +89,14 @@ void RolloutPainter::ensureComputed() const
 QString RolloutPainter::scaleNote() const
 {
     switch (m_scale) {
-        case ColorScale::PerRow: return QStringLiteral("colours: each row / its max");
-        case ColorScale::Log: return QStringLiteral("colours: log scale, 4 decades");
-        case ColorScale::Percentile: return QStringLiteral("colours: clipped at the 99th percentile");
-        default: return {};
+        case ColorScale::PerRow:
+            return QStringLiteral("colours: each row / its max");
+        case ColorScale::Log:
+            return QStringLiteral("colours: log scale, 4 decades");
+        case ColorScale::Percentile:
+            return QStringLiteral("colours: clipped at the 99th percentile");
+        default:
+            return {};
     }
 }
 
@@ -119,11 +123,15 @@ void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const Ma
     const auto colour = [&](double value, double row_top) {
         double level = 0.0;
         switch (m_scale) {
-            case ColorScale::PerRow: level = row_top > 0.0 ? value / row_top : 0.0; break;
+            case ColorScale::PerRow:
+                level = row_top > 0.0 ? value / row_top : 0.0;
+                break;
             case ColorScale::Log:
                 level = value > 0.0 && top > 0.0 ? 1.0 + std::log10(value / top) / ColorScales::kLogDecades : 0.0;
                 break;
-            default: level = top > 0.0 ? value / top : 0.0; break;
+            default:
+                level = top > 0.0 ? value / top : 0.0;
+                break;
         }
         return ColorMaps::colorAt(m_color_map, std::clamp(level, 0.0, 1.0));
     };
@@ -185,7 +193,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const int layers = m_run ? m_run->attention.numLayers() : 0;
     const int last = m_options.last_layer < 0 || m_flow ? layers - 1 : m_options.last_layer;
     const QString method = m_flow ? QStringLiteral("flow") : QStringLiteral("rollout");
-    QString title = m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
+    QString title =
+        m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
     if (m_run)
         title += QStringLiteral(" after layer %1 of %2 · heads fused by %3 · residual weight %4")
                      .arg(last)
@@ -195,7 +204,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     if (!scaleNote().isEmpty())
         title += QStringLiteral(" · ") + scaleNote();
     QStringList hidden_names;
-    const std::vector<bool> hidden_of_run = AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
+    const std::vector<bool> hidden_of_run =
+        AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
     for (size_t key = 0; key < hidden_of_run.size(); ++key)
         if (hidden_of_run[key])
             hidden_names << QString::number(key);
@@ -208,7 +218,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
                       target.height() - margin - 1.5 * line - margin / 2);
     ensureComputed();
     const bool current = !m_stale && m_run && m_rollout.rows() == m_run->seqLen();
-    if (!m_error.isEmpty() || m_rollout.size() == 0 || (!current && m_rollout.rows() != (m_run ? m_run->seqLen() : 0))) {
+    if (!m_error.isEmpty() || m_rollout.size() == 0 ||
+        (!current && m_rollout.rows() != (m_run ? m_run->seqLen() : 0))) {
         painter.setPen(kMuted);
         painter.drawText(body, Qt::AlignCenter | Qt::TextWordWrap,
                          !m_error.isEmpty() ? m_error
@@ -219,9 +230,9 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     }
     if (!current) {  // the last result stays on screen while the new one is computed
         painter.setPen(kMuted);
-        painter.drawText(QRectF(target.left() + margin, target.top() + margin / 2 + line, target.width() - 2 * margin,
-                                line),
-                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("updating…"));
+        painter.drawText(
+            QRectF(target.left() + margin, target.top() + margin / 2 + line, target.width() - 2 * margin, line),
+            Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("updating…"));
     }
 
     const int seq_len = int(m_rollout.rows());
@@ -281,14 +292,15 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const int group = bar_height >= 2.0 ? 1 : int(std::ceil(2.0 / bar_height));
     painter.setPen(kInk);
     const QString bars_title = QStringLiteral("Token %1 \u201c%2\u201d after layer %3: where it came from")
-                              .arg(chosen)
-                              .arg(token(chosen))
-                              .arg(last);
+                                   .arg(chosen)
+                                   .arg(token(chosen))
+                                   .arg(last);
     const QRectF title_rect(matrix.right() + 2 * line, body.top(), body.right() - matrix.right() - 2 * line, line);
-    painter.drawText(title_rect, Qt::AlignLeft | Qt::AlignVCenter,
-                     fm.elidedText(group == 1 ? bars_title
-                                              : QStringLiteral("%1 (a bar: the largest of %2)").arg(bars_title).arg(group),
-                                   Qt::ElideMiddle, title_rect.width()));
+    painter.drawText(
+        title_rect, Qt::AlignLeft | Qt::AlignVCenter,
+        fm.elidedText(
+            group == 1 ? bars_title : QStringLiteral("%1 (a bar: the largest of %2)").arg(bars_title).arg(group),
+            Qt::ElideMiddle, title_rect.width()));
     const double row_top = shown.row(chosen).maxCoeff();
     for (int first = 0; first < seq_len; first += group) {
         const int count = std::min(group, seq_len - first);
@@ -304,9 +316,10 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     }
     painter.setPen(kMuted);
     for (int j = 0; j < seq_len; j += step)
-        painter.drawText(QRectF(matrix.right() + 2 * line,
-                                std::max(bars.top(), bars.top() + (j + 0.5) * bar_height - line / 2), label_width, line),
-                         Qt::AlignRight | Qt::AlignVCenter, token(j));
+        painter.drawText(
+            QRectF(matrix.right() + 2 * line, std::max(bars.top(), bars.top() + (j + 0.5) * bar_height - line / 2),
+                   label_width, line),
+            Qt::AlignRight | Qt::AlignVCenter, token(j));
     painter.restore();
 }
 
