@@ -100,8 +100,8 @@ QString RolloutPainter::scaleNote() const
     }
 }
 
-void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
-                                 const std::vector<bool>& hidden) const
+double RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
+                                   const std::vector<bool>& hidden) const
 {
     const int seq_len = int(shown.rows());
     const bool causal = m_run && m_run->attention.isCausal();
@@ -138,11 +138,21 @@ void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const Ma
 
     const double cell = rect.width() / seq_len;
     if (seq_len <= 64) {  // few cells: rectangles, sharp in every format
+        // The values in cells large enough to hold "0.00", dark or light by the cell's colour.
+        const QFontMetricsF metrics(painter.font(), painter.device());
+        const bool numbers =
+            cell >= std::max(metrics.horizontalAdvance(QStringLiteral("0.00")) + 6, metrics.height() * 1.2);
         for (int i = 0; i < seq_len; ++i) {
             const double row_top = shown.row(i).maxCoeff();
-            for (int j = 0; j < seq_len; ++j)
-                painter.fillRect(QRectF(rect.left() + j * cell, rect.top() + i * cell, cell + 0.5, cell + 0.5),
-                                 colour(shown(i, j), row_top));
+            for (int j = 0; j < seq_len; ++j) {
+                const QRectF box(rect.left() + j * cell, rect.top() + i * cell, cell + 0.5, cell + 0.5);
+                const QColor fill = colour(shown(i, j), row_top);
+                painter.fillRect(box, fill);
+                if (!numbers || (causal && j > i))  // a decoder's future: 0 by construction
+                    continue;
+                painter.setPen(fill.lightnessF() > 0.55 ? kInk : Qt::white);
+                painter.drawText(box.adjusted(0, 0, -0.5, -0.5), Qt::AlignCenter, QString::number(shown(i, j), 'f', 2));
+            }
         }
     } else {
         const double ratio = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
@@ -176,6 +186,35 @@ void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const Ma
         if (hidden[size_t(key)])
             painter.fillRect(QRectF(rect.left() + key * cell, rect.top(), std::max(cell, 1.0), rect.height()),
                              QColor(255, 255, 255, 170));
+    return top;
+}
+
+// The colour scale under the matrix: the gradient from 0 to `top` (each row's own largest value
+// with PerRow; four decades below `top` on the log scale), its ends and middle written under it.
+void RolloutPainter::paintColourBar(QPainter& painter, const QRectF& bar, double top) const
+{
+    constexpr int kSteps = 64;
+    for (int step = 0; step < kSteps; ++step)
+        painter.fillRect(
+            QRectF(bar.left() + bar.width() * step / kSteps, bar.top(), bar.width() / kSteps + 0.5, bar.height()),
+            ColorMaps::colorAt(m_color_map, (step + 0.5) / kSteps));
+    painter.setPen(QPen(kMuted, 0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(bar);
+    const QRectF below(bar.left(), bar.bottom() + 2, bar.width(), bar.height() * 1.4);
+    QString low = QStringLiteral("0");
+    QString middle = QString::number(top / 2, 'g', 2);
+    QString high = QString::number(top, 'g', 3);
+    if (m_scale == ColorScale::PerRow) {
+        middle = QStringLiteral("each row to its largest value");
+        high = QStringLiteral("1");
+    } else if (m_scale == ColorScale::Log) {
+        low = QString::number(top * std::pow(10.0, -ColorScales::kLogDecades), 'g', 2);
+        middle = QStringLiteral("log scale");
+    }
+    painter.drawText(below, Qt::AlignLeft | Qt::AlignTop, low);
+    painter.drawText(below, Qt::AlignHCenter | Qt::AlignTop, middle);
+    painter.drawText(below, Qt::AlignRight | Qt::AlignTop, high);
 }
 
 void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
@@ -184,7 +223,7 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     painter.fillRect(target, Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, false);
     QFont font = painter.font();
-    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
+    font.setPixelSize(std::max(12, int(std::min(target.width(), target.height()) / 60)));
     painter.setFont(font);
     const QFontMetricsF fm(font, painter.device());
     const double line = fm.height();
@@ -256,10 +295,13 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     label_width = std::min(label_width + line / 2, body.width() / 6);
 
     // Left: the matrix, square; right: the chosen query's row as horizontal bars, one per key.
-    const double matrix_side = std::min(body.height() - label_width - 2 * line, body.width() * 0.55 - label_width);
+    // Under the matrix: its turned labels, then the colour bar and its numbers (three lines).
+    const double matrix_side = std::min(body.height() - label_width - 5 * line, body.width() * 0.55 - label_width);
     const double cell = matrix_side / seq_len;
     const QRectF matrix(body.left() + label_width, body.top() + line, cell * seq_len, cell * seq_len);
-    paintMatrix(painter, matrix, shown, hidden);
+    const double colour_top = paintMatrix(painter, matrix, shown, hidden);
+    paintColourBar(painter, QRectF(matrix.left(), matrix.bottom() + label_width + line / 2, matrix.width(), line * 0.9),
+                   colour_top);
     painter.setPen(QPen(kInk, 0));
     painter.setBrush(Qt::NoBrush);
     const int chosen = query();
