@@ -16,12 +16,14 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/rollout/RolloutView.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPainter>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTest>
@@ -132,6 +134,39 @@ private slots:
         m_window->closeModel();
         controller()->waitForIdle();
         QTRY_VERIFY(!token->isEnabled());
+    }
+
+    // A whole model's layer: the walkthrough says where its rows come from (GPT-2 adds learned
+    // positions), not "no positional encoding"; an exported grid has no frame around the current
+    // head (the window's state).
+    void modelLayerWalkthroughAndExportedGrid()
+    {
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Walkthrough);
+        QCoreApplication::processEvents();
+        QTRY_VERIFY(!m_window->walkthrough()->walkthrough().steps.empty());
+        const QString formula = m_window->walkthrough()->walkthrough().steps[0].formula;
+        QVERIFY2(formula.contains(QStringLiteral("learned position")), qPrintable(formula));
+
+        m_window->setCurrentView(View::Grid);
+        QCoreApplication::processEvents();
+        HeadsGrid* grid = m_window->headsGrid();
+        QTRY_COMPARE(grid->plot(0)->rowCount(), controller()->result()->seqLen());
+        grid->setCurrentHead(0);
+        QImage picture(QSize(900, 700), QImage::Format_RGB32);
+        picture.fill(Qt::white);
+        QPainter painter(&picture);
+        grid->render(&painter, QRectF(0, 0, 900, 700));
+        painter.end();
+        int frame_blue = 0;  // the current head's frame: #1e88e5
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = 0; x < picture.width(); ++x) {
+                const QColor colour(picture.pixel(x, y));
+                frame_blue += colour.red() < 60 && colour.green() > 110 && colour.green() < 160 && colour.blue() > 200;
+            }
+        QVERIFY2(frame_blue < 20, qPrintable(QString::number(frame_blue)));
     }
 
     // Alt+H opens Help, Alt+M Model: no field's label takes a menu's letter, and no two labels
