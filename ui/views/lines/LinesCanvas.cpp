@@ -8,6 +8,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QStyle>
 
 #include <algorithm>
 #include <array>
@@ -42,16 +43,14 @@ LinesCanvas::LinesCanvas(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
-    // A white figure on purpose, as every view's picture is (and every export): dark text on
-    // white whatever the desktop's palette, which still colours the controls around it.
+    // A white figure on purpose, as every view's picture is (and every export): the style's own
+    // light palette whatever the desktop's, which still colours the controls around it.
+    const QPalette light = style()->standardPalette();
     QPalette figure = palette();
-    for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
-        figure.setColor(group, QPalette::Base, Qt::white);
-        figure.setColor(group, QPalette::Window, Qt::white);
-        figure.setColor(group, QPalette::Text, QColor(0x30, 0x30, 0x30));
-        figure.setColor(group, QPalette::WindowText, QColor(0x30, 0x30, 0x30));
-        figure.setColor(group, QPalette::PlaceholderText, QColor(0x75, 0x75, 0x75));
-    }
+    for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled})
+        for (const auto role : {QPalette::Base, QPalette::Window, QPalette::Text, QPalette::WindowText,
+                                QPalette::PlaceholderText, QPalette::Highlight})
+            figure.setColor(group, role, light.color(group, role));  // set, so a new desktop palette leaves them
     setPalette(figure);
 }
 
