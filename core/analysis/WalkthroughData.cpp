@@ -152,8 +152,9 @@ WalkthroughData WalkthroughData::build(const AttentionResult& result, int head, 
     // 1. The input rows, and the positional part of them when positions were added.
     const bool positional = result.input.positional.size() > 0;
     step(1).title = QStringLiteral("Input rows X");
-    step(1).formula = positional ? QStringLiteral("x_t = embedding(token_t) + PE(t)")
-                                 : QStringLiteral("x_t = the token's vector (no positional encoding)");
+    step(1).formula = !result.input_formula.isEmpty() ? result.input_formula
+                      : positional                    ? QStringLiteral("x_t = embedding(token_t) + PE(t)")
+                                   : QStringLiteral("x_t = the token's vector (no positional encoding)");
     step(1).tables.push_back(table(QStringLiteral("X  (T × d_in)"), queries, indexLabels(int(result.input.x.cols())),
                                    result.input.x, query));
     if (positional)

@@ -21,6 +21,9 @@ struct AttentionResult {
     std::int64_t parameter_count = 0;
     QString weights_description;  // "random (seed 0)", "identity", "model.safetensors (gpt2, layer 1 of 12)"
     int layer_count = 1;
+    // What the input rows X are when they are not embeddings plus sinusoidal positions (a whole
+    // model's layer: its hidden state, with the model's own positions); empty otherwise.
+    QString input_formula;
     double compute_ms = 0.0;  // wall time of the forward pass
     // Keys hidden from the views (AttentionDisplay::withHiddenKeys): their weights are 0 and each
     // row is renormalised over the others; the views mark them. Empty = none hidden.

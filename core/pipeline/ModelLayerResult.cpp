@@ -31,7 +31,17 @@ Result<AttentionResult> ModelLayerResult::make(const TransformerModel& model, co
     result.config.layer = layer;
     result.config.causal = config.causal;
     result.config.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
-    result.config.positional_encoding = false;
+    result.config.positional_encoding = false;  // not the sinusoidal encoding: the model's own
+    result.input_formula =
+        config.rotary_dim > 0
+            ? QStringLiteral(
+                  "x_t = layer %1's attention input, the model's hidden state (positions: Q and K are "
+                  "rotated by position, RoPE)")
+                  .arg(layer)
+            : QStringLiteral(
+                  "x_t = layer %1's attention input, the model's hidden state (learned position "
+                  "embeddings were added to the token embeddings before layer 0)")
+                  .arg(layer);
     for (const QString& text : tokens)
         result.input.tokens.append(Token{text, 0, 0});
 

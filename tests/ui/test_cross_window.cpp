@@ -105,6 +105,35 @@ private slots:
         QVERIFY(!m_window->kvTokenStrip()->isVisible());
     }
 
+    // A long query side against a few keys (3,388 x 7): only the queries are merged (4 x 1), so
+    // every key keeps its column and label; the plots are not slivers and the title is whole.
+    void longQueriesKeepEveryKey()
+    {
+        m_window->resize(1400, 900);
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat on ").repeated(847).trimmed());
+        m_window->kvSentenceEdit()->setText(QStringLiteral("le chat est assis sur le tapis"));
+        controller()->waitForIdle();
+        const auto result = controller()->result();
+        QVERIFY(result && result->isCross());
+        QCOMPARE(result->seqLen(), 3388);
+        QCOMPARE(result->keyLen(), 7);
+        for (const View view : {View::Grid, View::Head}) {
+            m_window->setCurrentView(view);
+            HeatmapPlot* plot = view == View::Grid ? m_window->headsGrid()->plot(1) : m_window->headView()->plot();
+            QTRY_VERIFY(!plot->reductionPending() && plot->rowCount() == 847);
+            QVERIFY(plot->blockShape() == (BlockShape{4, 1}));
+            QCOMPARE(plot->columnCount(), 7);
+            plot->replotNow();
+            QCOMPARE(plot->shownColumnLabels().size(), 7);
+            QCOMPARE(plot->shownColumnLabels().last().second, QStringLiteral("tapis"));
+            // At least a third of the plot's width: square cells would make it 7 pixels wide.
+            const double drawn_width = plot->positionOf(0, 7).x() - plot->positionOf(0, 0).x();
+            QVERIFY2(drawn_width >= plot->width() / 3.0, qPrintable(QString::number(drawn_width)));
+        }
+        const QString title = m_window->headView()->plot()->title();
+        QVERIFY2(title.contains(QStringLiteral("4 x 1")) && !title.contains(QChar(0x2026)), qPrintable(title));
+    }
+
     // A click on a key's chip pads that key (hatched in the heatmaps, weight exactly 0); a second
     // click unpads it. With self-attention the sentence's own chips are the keys.
     void clickingAKeyChipTogglesPadding_data()

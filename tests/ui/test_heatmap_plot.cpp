@@ -414,7 +414,7 @@ private slots:
         QCOMPARE(reductionFactor(5, 7, 3), 3);
         QCOMPARE(reductionFactor(5, 7, 7), 1);
         const ReducedMatrix largest = reduceCells(a, {}, 3, CellReduction::Max);
-        QCOMPARE(largest.factor, 3);
+        QCOMPARE(largest.blocks, BlockShape::square(3));
         QCOMPARE(largest.values.rows(), Eigen::Index(2));
         QCOMPARE(largest.values.cols(), Eigen::Index(3));
         QCOMPARE(largest.values(0, 0), 22.0f);  // rows 0-2, columns 0-2
@@ -466,9 +466,9 @@ private slots:
         QCOMPARE(plot.reductionFactor(), 3);
         QCOMPARE(plot.fullRowCount(), rows);
         QCOMPARE(plot.fullColumnCount(), columns);
-        QCOMPARE(plot.plottedKeySize(), 700);    // ceil(2100 / 3)
-        QCOMPARE(plot.plottedValueSize(), 834);  // ceil(2500 / 3)
-        QCOMPARE(plot.plottedCell(10, 500), 5.0);  // block (500, 10) holds cell (1500, 30)
+        QCOMPARE(plot.plottedKeySize(), 700);                    // ceil(2100 / 3)
+        QCOMPARE(plot.plottedValueSize(), 834);                  // ceil(2500 / 3)
+        QCOMPARE(plot.plottedCell(10, 500), 5.0);                // block (500, 10) holds cell (1500, 30)
         QCOMPARE(plot.rowLabel(1500), QStringLiteral("q1500"));  // labels are the matrix's own
         QVERIFY2(plot.reductionNote().contains(QStringLiteral("largest of 3 x 3")), qPrintable(plot.reductionNote()));
         // A selected query outlines the drawn row holding it; the plot reports the query itself.

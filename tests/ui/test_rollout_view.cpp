@@ -141,6 +141,29 @@ private slots:
         QVERIFY(late.error().contains("out of range"));
         QVERIFY(!QFileInfo::exists(request.path));
     }
+
+    // The export has a colour scale under the matrix (a long run of map colours low in the
+    // picture: the matrix ends above 70 % of the height) and writes the values in large cells.
+    void exportHasAColourScale()
+    {
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.path = dir.filePath(QStringLiteral("rollout.png"));
+        request.size = QSize(1200, 900);
+        request.view = View::Rollout;
+        request.rollout = {HeadFusion::Mean, 0.5, -1};
+        QVERIFY(ViewExporter::exportRun(*m_causal, ModelConfig(), {}, "gpt2-tiny", request).ok());
+        const QImage png(request.path);
+        int lowest_run = -1;  // the lowest pixel row with 300 saturated pixels side by side
+        for (int y = 0; y < png.height(); ++y) {
+            int run = 0;
+            for (int x = 0; x < png.width() && run < 300; ++x)
+                run = QColor(png.pixel(x, y)).hsvSaturation() > 60 ? run + 1 : 0;
+            if (run >= 300)
+                lowest_run = y;
+        }
+        QVERIFY2(lowest_run > png.height() * 0.72, qPrintable(QString::number(lowest_run)));
+    }
 };
 
 REGISTER_TEST_SUITE(TestRolloutView, QApplication)

@@ -289,9 +289,13 @@ protected:
             QFont font = painter->font();
             font.setPixelSize(12);
             painter->setFont(font);
-            const QString text = QStringLiteral("masked (not attended)");
+            // Within the plot: the short text when the long one would run off its left edge.
+            QString text = QStringLiteral("masked (not attended)");
+            if (QFontMetrics(font).horizontalAdvance(text) + 24 > m_rect->rect().right())
+                text = QStringLiteral("masked");
             const int text_width = QFontMetrics(font).horizontalAdvance(text);
-            const QRectF swatch(m_rect->rect().right() - text_width - 22, m_rect->rect().top() - 20, 14, 14);
+            const QRectF swatch(std::max(2, m_rect->rect().right() - text_width - 22), m_rect->rect().top() - 20, 14,
+                                14);
             Hatch::draw(painter, {swatch}, 4.0);
             painter->setPen(QColor(60, 60, 60));
             painter->drawText(QRectF(swatch.right() + 6, swatch.top() - 2, text_width + 4, 18),

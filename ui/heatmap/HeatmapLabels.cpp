@@ -23,6 +23,17 @@ QList<std::pair<int, QString>> ticksOf(QCPAxisTickerText& ticker, const QCPRange
     return shown;
 }
 
+// Square cells for `columns` x `rows` cells in a width x height room: the cells' width and
+// height. A matrix much longer than wide (3,388 queries x 7 keys) would be a sliver with square
+// cells: neither side of the plot is narrower than half its room, its cells then stretched.
+std::pair<double, double> squaredCell(double width, double height, double columns, double rows)
+{
+    constexpr double kLeastSideShare = 0.5;
+    const double cell = std::min(width / columns, height / rows);
+    return {std::max(cell * columns, width * kLeastSideShare) / columns,
+            std::max(cell * rows, height * kLeastSideShare) / rows};
+}
+
 }  // namespace
 
 HeatmapLabels::HeatmapLabels(QCustomPlot* plot, QCPAxisRect* rect, QCPTextElement* title, QCPColorScale* scale)
@@ -81,7 +92,8 @@ void HeatmapLabels::setCompact(bool compact, const QFont& font)
     }
     m_rect->setAutoMargins(QCP::msAll);
     m_base_margins = compact ? QMargins(2, 2, 2, 2) : QMargins(6, 6, 6, 6);
-    m_plot->plotLayout()->setMargins(m_base_margins + m_square_margins);
+    m_plot->plotLayout()->setMargins(m_base_margins);
+    m_rect->layout()->setMargins(m_square_margins);
 }
 
 // Token labels where they fit: every n-th label so that labels never overlap, and numbers in
@@ -101,12 +113,13 @@ bool HeatmapLabels::layOut(const QSize& size, const DrawnGrid& grid, bool square
     const double cell_width = double(std::max(10, size.width() - reserve_x)) / shown_columns;
     const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / shown_rows;
 
-    // Square cells are as small as the smaller of the two estimates.
-    const double smaller = std::min(cell_width, cell_height);
+    // Square cells are as small as the smaller of the two estimates (squaredCell).
+    const auto [square_width, square_height] =
+        squaredCell(cell_width * shown_columns, cell_height * shown_rows, shown_columns, shown_rows);
     // At the same size the steps the last layout measured stay (see fitLayout): a keystroke does
     // not rebuild the labels twice.
     const bool same_size = keepsStepsAt(size);
-    setTickSteps(square ? smaller : cell_width, square ? smaller : cell_height, same_size, grid, thumbnail);
+    setTickSteps(square ? square_width : cell_width, square ? square_height : cell_height, same_size, grid, thumbnail);
     return cell_width >= 30 && cell_height >= 18;
 }
 
@@ -134,9 +147,9 @@ void HeatmapLabels::fitLayout(const QSize& size, const DrawnGrid& grid, bool squ
         const double height = padded.height() + old.top() + old.bottom();
         const double shown_columns = std::min<double>(grid.columns, visibleDrawnColumns());
         const double shown_rows = std::min<double>(grid.rows, visibleDrawnRows());
-        const double cell = std::min(width / shown_columns, height / shown_rows);
-        const int extra_x = std::max(0, int(width - cell * shown_columns));
-        const int extra_y = std::max(0, int(height - cell * shown_rows));
+        const auto [cell_width, cell_height] = squaredCell(width, height, shown_columns, shown_rows);
+        const int extra_x = std::max(0, int(width - cell_width * shown_columns));
+        const int extra_y = std::max(0, int(height - cell_height * shown_rows));
         wanted = QMargins(extra_x / 2, extra_y / 2, extra_x - extra_x / 2, extra_y - extra_y / 2);
     }
     bool thinned = false;
@@ -154,7 +167,7 @@ void HeatmapLabels::fitLayout(const QSize& size, const DrawnGrid& grid, bool squ
         return;
     m_square_margins = wanted;
     m_squaring = true;
-    m_plot->plotLayout()->setMargins(m_base_margins + wanted);
+    m_rect->layout()->setMargins(wanted);
     m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
     m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
     m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
@@ -206,7 +219,7 @@ int HeatmapLabels::longestLabel(const DrawnGrid& grid)
             m_label_widths.clear();
         m_longest_label = 0;
         for (int column = 0; column < grid.columns; ++column) {
-            const QString label = columnLabel(grid.window.first_column + column * grid.factor);
+            const QString label = columnLabel(grid.window.first_column + column * grid.blocks.columns);
             auto width = m_label_widths.constFind(label);
             if (width == m_label_widths.constEnd())
                 width = m_label_widths.insert(label, metrics.horizontalAdvance(label));
@@ -231,15 +244,22 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
     const int rows = grid.rows;
     const int columns = grid.columns;
     QCPAxis* x = m_x;
-    const QFontMetrics metrics(x->tickLabelFont());
-    const int gap = 2;
+    const QFontMetricsF metrics(x->tickLabelFont());
+    const double gap = 1;
     const bool was_rotated = x->tickLabelRotation() != 0;
     const int longest = std::min(m_longest_label, kLongestLabel);
     const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
     x->setTickLabelRotation(rotate ? -90 : 0);
-    const double x_need = rotate ? metrics.height() + gap : longest + 6;
-    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width))));
-    int y_step = std::max(1, int(std::ceil((metrics.height() + gap) / std::max(0.05, cell_height))));
+    // What a label's glyphs take across its axis, capitals to descenders: the font's leading
+    // (height() is a line's) left half of the labels out where every one fits (13 tokens).
+    const double across = std::ceil(metrics.capHeight() + metrics.descent());
+    const double x_need = rotate ? across + gap : longest + 6;
+    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width) - 1e-9)));
+    int y_step = std::max(1, int(std::ceil((across + gap) / std::max(0.05, cell_height) - 1e-9)));
+    // Square cells with turned labels: one step on both axes, so that a token labelled on one
+    // is labelled on the other.
+    if (rotate && std::abs(cell_width - cell_height) < 0.5)
+        x_step = y_step = std::max(x_step, y_step);
     const QCPRange x_range = x->range();
     const QCPRange y_range = m_y->range();
     const int x_from = std::clamp(int(std::ceil(x_range.lower - 1e-9)), 0, columns);
@@ -264,28 +284,28 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
         return rotate != was_rotated;
     m_ticks = ticks;
     auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
-    const int first_x_block = grid.window.first_column / grid.factor;
-    const int first_y_block = grid.window.first_row / grid.factor;
+    const int first_x_block = grid.window.first_column / grid.blocks.columns;
+    const int first_y_block = grid.window.first_row / grid.blocks.rows;
     auto first_tick = [](int from, int first_block, int step) {
         return from + (step - (first_block + from) % step) % step;
     };
     m_x_ticker->clear();
     for (int column = first_tick(x_from, first_x_block, x_step); column < x_to; column += x_step)
-        m_x_ticker->addTick(column, elided(columnLabel(grid.window.first_column + column * grid.factor)));
+        m_x_ticker->addTick(column, elided(columnLabel(grid.window.first_column + column * grid.blocks.columns)));
     m_y_ticker->clear();
     for (int row = first_tick(y_from, first_y_block, y_step); row < y_to; row += y_step)
-        m_y_ticker->addTick(row, elided(rowLabel(grid.window.first_row + row * grid.factor)));
+        m_y_ticker->addTick(row, elided(rowLabel(grid.window.first_row + row * grid.blocks.rows)));
     return true;
 }
 
 QList<std::pair<int, QString>> HeatmapLabels::shownRowLabels(const DrawnGrid& grid) const
 {
-    return ticksOf(*m_y_ticker, m_y->range(), grid.window.first_row, grid.factor);
+    return ticksOf(*m_y_ticker, m_y->range(), grid.window.first_row, grid.blocks.rows);
 }
 
 QList<std::pair<int, QString>> HeatmapLabels::shownColumnLabels(const DrawnGrid& grid) const
 {
-    return ticksOf(*m_x_ticker, m_x->range(), grid.window.first_column, grid.factor);
+    return ticksOf(*m_x_ticker, m_x->range(), grid.window.first_column, grid.blocks.columns);
 }
 
 }  // namespace attn

@@ -22,13 +22,13 @@ class QCustomPlot;
 
 namespace attn {
 
-// The drawn cells the labels are placed on: rows x columns drawn, each `factor` cells of the
-// matrix a side, covering `window` of it.
+// The drawn cells the labels are placed on: rows x columns drawn, each `blocks` cells of the
+// matrix, covering `window` of it.
 struct DrawnGrid {
     int rows = 0;
     int columns = 0;
     CellWindow window;
-    int factor = 1;
+    BlockShape blocks;
 };
 
 // A heatmap's texts and the layout that fits them:

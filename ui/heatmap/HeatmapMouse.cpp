@@ -46,19 +46,19 @@ bool HeatmapMouse::eventFilter(QObject* watched, QEvent* event)
                 if (m_drag.moved) {
                     QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
                     QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
-                    const double columns =
-                        (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) * m_plot->reductionFactor();
+                    const double columns = (x->pixelToCoord(m_drag.start.x()) - x->pixelToCoord(position.x())) *
+                                           m_plot->blockShape().columns;
                     const double rows =
-                        (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_plot->reductionFactor();
+                        (y->pixelToCoord(m_drag.start.y()) - y->pixelToCoord(position.y())) * m_plot->blockShape().rows;
                     m_drag.start = position;
                     m_plot->panBy(columns, rows);
                 }
             }
             if (m_plot->cellAt(position, &row, &column)) {
                 const CellWindow drawn = m_plot->drawnWindow();
-                const int factor = m_plot->reductionFactor();
-                const int drawn_row = (row - drawn.first_row) / factor;
-                const int drawn_column = (column - drawn.first_column) / factor;
+                const BlockShape blocks = m_plot->blockShape();
+                const int drawn_row = (row - drawn.first_row) / blocks.rows;
+                const int drawn_column = (column - drawn.first_column) / blocks.columns;
                 emit m_plot->cellHovered(row, column,
                                          m_plot->isMasked(drawn_row, drawn_column)
                                              ? std::numeric_limits<double>::quiet_NaN()

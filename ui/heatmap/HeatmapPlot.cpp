@@ -27,6 +27,7 @@ struct HeatmapPlot::Private {
     QCPColorMap* map = nullptr;
     QCPColorScale* scale = nullptr;
     QCPTextElement* title = nullptr;
+    QCPLayoutGrid* body = nullptr;  // the cells and the colour bar, below the title
     QCPMarginGroup* margins = nullptr;
     CellOverlayState overlay;
     std::unique_ptr<HeatmapLabels> labels;
@@ -56,6 +57,13 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
     title_font.setPixelSize(15);
     title_font.setWeight(QFont::DemiBold);
     d->title = new QCPTextElement(d->plot, QString(), title_font);
+    // The padding that squares the cells goes around the body only, so that the title keeps the
+    // plot's whole width.
+    d->body = new QCPLayoutGrid;
+    d->body->setAutoMargins(QCP::msNone);
+    d->plot->plotLayout()->take(d->rect);
+    d->plot->plotLayout()->addElement(0, 0, d->body);
+    d->body->addElement(0, 0, d->rect);
     d->plot->plotLayout()->insertRow(0);
     d->plot->plotLayout()->addElement(0, 0, d->title);
     d->title->setVisible(false);
@@ -109,10 +117,10 @@ void HeatmapPlot::setColorBarVisible(bool visible)
         return;
     d->scale->setVisible(visible);
     if (visible)
-        d->plot->plotLayout()->addElement(1, 1, d->scale);
+        d->body->addElement(0, 1, d->scale);
     else
-        d->plot->plotLayout()->take(d->scale);
-    d->plot->plotLayout()->simplify();
+        d->body->take(d->scale);
+    d->body->simplify();
     scheduleReplot();
 }
 
@@ -214,8 +222,8 @@ bool HeatmapPlot::cellAt(const QPoint& position, int* row, int* column) const
     const int r = int(std::lround(d->rect->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
     if (r < 0 || c < 0 || r >= m_values.rows() || c >= m_values.cols())
         return false;
-    *row = std::min(m_drawn.first_row + r * m_factor, m_full_rows - 1);
-    *column = std::min(m_drawn.first_column + c * m_factor, m_full_columns - 1);
+    *row = std::min(m_drawn.first_row + r * m_blocks.rows, m_full_rows - 1);
+    *column = std::min(m_drawn.first_column + c * m_blocks.columns, m_full_columns - 1);
     return true;
 }
 
@@ -293,7 +301,7 @@ void HeatmapPlot::scheduleReplot()
 
 DrawnGrid HeatmapPlot::drawnGrid() const
 {
-    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_factor};
+    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_blocks};
 }
 
 ReductionRecipe HeatmapPlot::recipe() const
@@ -329,10 +337,10 @@ void HeatmapPlot::requestReduction(bool again)
 {
     if (m_reducer.deferWhileRunning(again))  // one view reduction at a time: the newest view once that ends
         return;
-    int factor = 1;
-    const CellWindow wanted = m_reducer.wantedWindow(&factor);
+    BlockShape blocks;
+    const CellWindow wanted = m_reducer.wantedWindow(&blocks);
     const bool same_matrix = m_full_rows == m_zoom.rows() && m_full_columns == m_zoom.columns();
-    const bool covered = same_matrix && factor == m_factor && m_drawn.first_row <= wanted.first_row &&
+    const bool covered = same_matrix && blocks == m_blocks && m_drawn.first_row <= wanted.first_row &&
                          m_drawn.first_column <= wanted.first_column &&
                          m_drawn.first_row + m_drawn.rows >= wanted.first_row + wanted.rows &&
                          m_drawn.first_column + m_drawn.columns >= wanted.first_column + wanted.columns;
@@ -360,24 +368,24 @@ void HeatmapPlot::reducerIdle(bool wanted, bool again)
 
 void HeatmapPlot::showDrawn(DrawnCells drawn)
 {
-    const bool was_reduced = m_factor > 1;
+    const bool was_reduced = m_blocks.reduces();
     const int old_rows = int(m_values.rows());
     const int old_columns = int(m_values.cols());
     const bool moved = drawn.window != m_drawn;
     m_full_rows = drawn.full_rows;
     m_full_columns = drawn.full_columns;
-    m_factor = drawn.cells.factor;
+    m_blocks = drawn.cells.blocks;
     m_drawn = drawn.window;
     m_values = std::move(drawn.cells.values);
     m_mask = std::move(drawn.cells.mask);
     m_row_tops = drawn.row_tops.size() == size_t(m_values.rows()) ? std::move(drawn.row_tops) : std::vector<float>();
     outlineSelection();
     const bool reshaped =
-        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != (m_factor > 1) || moved;
+        m_values.rows() != old_rows || m_values.cols() != old_columns || was_reduced != m_blocks.reduces() || moved;
     d->labels->setLabels(drawn.row_labels, drawn.column_labels, reshaped);
     // A matrix drawn whole is dimmed here; a reduced one, or a window of it, by its reduction
     // (whose top mass is that of whole rows).
-    const bool whole = m_factor == 1 && m_drawn == CellWindow{0, 0, m_full_rows, m_full_columns};
+    const bool whole = !m_blocks.reduces() && m_drawn == CellWindow{0, 0, m_full_rows, m_full_columns};
     m_colouring.dimFor(m_values, whole, std::move(drawn.cells.dimmed));
     m_colouring.show(m_values, m_mask, m_row_tops);
     applyView();
@@ -387,9 +395,10 @@ void HeatmapPlot::showDrawn(DrawnCells drawn)
 // The drawn cell that holds the selected row and cell.
 void HeatmapPlot::outlineSelection()
 {
-    d->overlay.selected_row = m_selected_row < m_drawn.first_row ? -1 : (m_selected_row - m_drawn.first_row) / m_factor;
+    d->overlay.selected_row =
+        m_selected_row < m_drawn.first_row ? -1 : (m_selected_row - m_drawn.first_row) / m_blocks.rows;
     d->overlay.selected_column =
-        m_selected_column < m_drawn.first_column ? -1 : (m_selected_column - m_drawn.first_column) / m_factor;
+        m_selected_column < m_drawn.first_column ? -1 : (m_selected_column - m_drawn.first_column) / m_blocks.columns;
 }
 
 QString HeatmapPlot::reductionNote() const
@@ -472,8 +481,8 @@ void HeatmapPlot::zoomBy(double factor, QPointF about)
     if (anchored) {
         const double u = d->rect->axis(QCPAxis::atBottom)->pixelToCoord(about.x());
         const double v = d->rect->axis(QCPAxis::atLeft)->pixelToCoord(about.y());
-        anchor = QPointF(std::clamp(m_drawn.first_column + (u + 0.5) * m_factor, 0.0, columns),
-                         std::clamp(m_drawn.first_row + (v + 0.5) * m_factor, 0.0, rows));
+        anchor = QPointF(std::clamp(m_drawn.first_column + (u + 0.5) * m_blocks.columns, 0.0, columns),
+                         std::clamp(m_drawn.first_row + (v + 0.5) * m_blocks.rows, 0.0, rows));
     }
     setViewWindow(m_zoom.zoomedWindow(factor, anchored ? &anchor : nullptr));
 }
@@ -490,8 +499,9 @@ void HeatmapPlot::applyView()
         y->setRange(-0.5, std::max<qsizetype>(1, m_values.rows()) - 0.5);
     } else {
         const QRectF view = viewWindow();
-        const double f = m_factor;
-        x->setRange((view.left() - m_drawn.first_column) / f - 0.5, (view.right() - m_drawn.first_column) / f - 0.5);
+        const double f = m_blocks.rows;
+        const double g = m_blocks.columns;
+        x->setRange((view.left() - m_drawn.first_column) / g - 0.5, (view.right() - m_drawn.first_column) / g - 0.5);
         y->setRange((view.top() - m_drawn.first_row) / f - 0.5, (view.bottom() - m_drawn.first_row) / f - 0.5);
     }
     updateLabels();
@@ -501,8 +511,9 @@ void HeatmapPlot::applyView()
 
 QPointF HeatmapPlot::positionOf(double row, double column) const
 {
-    const double f = m_factor;
-    return QPointF(d->rect->axis(QCPAxis::atBottom)->coordToPixel((column - m_drawn.first_column) / f - 0.5),
+    const double f = m_blocks.rows;
+    const double g = m_blocks.columns;
+    return QPointF(d->rect->axis(QCPAxis::atBottom)->coordToPixel((column - m_drawn.first_column) / g - 0.5),
                    d->rect->axis(QCPAxis::atLeft)->coordToPixel((row - m_drawn.first_row) / f - 0.5));
 }
 
@@ -530,7 +541,7 @@ void HeatmapPlot::setTopMass(double fraction)
 {
     if (!m_colouring.setTopMass(fraction))
         return;
-    if (m_factor > 1 || m_drawn != CellWindow{0, 0, m_full_rows, m_full_columns})
+    if (m_blocks.reduces() || m_drawn != CellWindow{0, 0, m_full_rows, m_full_columns})
         return;  // reduced (or a window of a reduced matrix): dimmed by block with the next setMatrix
     m_colouring.dimWhole(m_values);
     scheduleReplot();

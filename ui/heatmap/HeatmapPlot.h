@@ -64,10 +64,13 @@ public:
     // from the next setMatrix.
     void setReduction(CellReduction how) { m_reduction = how; }
     CellReduction reduction() const { return m_reduction; }
-    int reductionFactor() const { return m_factor; }  // matrix cells per drawn cell along a side; 1: all
+    // Matrix cells per drawn cell along the more reduced side; 1: all. Each side is reduced on its
+    // own (blockShape).
+    int reductionFactor() const { return std::max(m_blocks.rows, m_blocks.columns); }
+    BlockShape blockShape() const { return m_blocks; }
     int fullRowCount() const { return m_full_rows; }  // the matrix given, before any reduction
     int fullColumnCount() const { return m_full_columns; }
-    // "each cell: the largest of 20 x 20" while reduced, else empty.
+    // "each cell: the largest of 20 x 20" (rows x columns) while reduced, else empty.
     QString reductionNote() const;
 
     // Zoom and pan. A zoomable plot zooms with the mouse wheel about the cursor, pans by dragging
@@ -93,8 +96,8 @@ public:
     void setViewWindow(const QRectF& window);  // clamped to the matrix and the zoom limits
     // Whole rows and columns at least partly visible: (first column, first row, columns, rows).
     QRect visibleCells() const { return m_zoom.visibleCells(); }
-    // What the drawn cells cover: drawn cell (r, c) is the factor x factor block of the matrix
-    // from (window.first_row + r * factor, window.first_column + c * factor).
+    // What the drawn cells cover: drawn cell (r, c) is the block of the matrix from
+    // (window.first_row + r * blocks.rows, window.first_column + c * blocks.columns).
     CellWindow drawnWindow() const { return m_drawn; }
     // A reduction runs on the worker, or waits for one to end.
     // The widget position of a point of the matrix in its cells (row 2.5, column 7.5: the centre
@@ -125,7 +128,8 @@ public:
     QString colorBarLabel() const;  // as shown at the current size
     void setAxisTitles(const QString& x_title, const QString& y_title);
     void setCellText(CellText mode);
-    void setCompact(bool compact);          // small fonts and margins, for a grid of thumbnails
+    void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
+    bool isCompact() const { return m_compact; }
     void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
     // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
@@ -188,11 +192,11 @@ protected:
 private:
     struct Private;  // the QCustomPlot objects, and the labels on its axes
     std::unique_ptr<Private> d;
-    // The drawn cells: the matrix, or a window of it reduced (m_factor matrix cells a side per
-    // drawn cell, covering m_drawn of the full_rows x full_columns matrix).
+    // The drawn cells: the matrix, or a window of it reduced (m_blocks matrix cells per drawn
+    // cell, covering m_drawn of the full_rows x full_columns matrix).
     Matrix m_values;
     MaskMatrix m_mask;
-    int m_factor = 1;
+    BlockShape m_blocks;
     int m_full_rows = 0;
     int m_full_columns = 0;
     CellWindow m_drawn;

@@ -27,19 +27,20 @@ void releaseOffThread(std::shared_ptr<const void> owner)
 }
 
 // For each row of blocks of `window`, the largest block value (max or mean, as reduceCells
-// draws it) over the whole width of the matrix, blocks aligned on multiples of `factor` from
+// draws it) over the whole width of the matrix, blocks aligned on multiples of their width from
 // column 0 as the window's are: what "each row to its max" divides a zoomed row by. Empty when
 // the window spans every column (its own rows hold that).
-std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape shape,
                            CellReduction how)
 {
     const int all_columns = int(values.cols());
     if (window.first_column == 0 && window.columns >= all_columns)
         return {};
     const bool masked = mask.rows() == values.rows() && mask.cols() == values.cols() && mask.size() > 0;
-    const int f = std::max(1, factor);
+    const int f = std::max(1, shape.rows);
+    const int g = std::max(1, shape.columns);
     const int drawn_rows = (window.rows + f - 1) / f;
-    const int blocks = (all_columns + f - 1) / f;
+    const int blocks = (all_columns + g - 1) / g;
     std::vector<float> tops(size_t(drawn_rows), 0.0f);
     std::vector<double> sums(static_cast<size_t>(blocks));
     std::vector<std::int64_t> counts(static_cast<size_t>(blocks));
@@ -63,8 +64,8 @@ std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWin
                 const bool* hides = masked ? mask.row(row).data() : nullptr;
                 for (int column = 0; column < all_columns; ++column)
                     if (!hides || !hides[column]) {
-                        sums[size_t(column / f)] += line[column];
-                        ++counts[size_t(column / f)];
+                        sums[size_t(column / g)] += line[column];
+                        ++counts[size_t(column / g)];
                     }
             }
             for (int block = 0; block < blocks; ++block)
@@ -77,14 +78,14 @@ std::vector<float> rowTops(const Matrix& values, const MaskMatrix& mask, CellWin
 }
 
 // The work of a reduction, on the worker or here: the same cells either way.
-DrawnCells reduceWindow(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+DrawnCells reduceWindow(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape blocks,
                         const ReductionRecipe& recipe)
 {
     DrawnCells drawn;
-    drawn.cells = reduceCells(values, mask, window, factor, recipe.how, recipe.top_mass);
+    drawn.cells = reduceCells(values, mask, window, blocks, recipe.how, recipe.top_mass);
     drawn.window = window;
     if (recipe.per_row)
-        drawn.row_tops = rowTops(values, mask, window, factor, recipe.how);
+        drawn.row_tops = rowTops(values, mask, window, blocks, recipe.how);
     return drawn;
 }
 
@@ -109,9 +110,9 @@ std::optional<DrawnCells> HeatmapReducer::setMatrix(const Matrix& values, const 
     newMatrix();
     const int rows = int(values.rows());
     const int columns = int(values.cols());
-    if (attn::reductionFactor(rows, columns, kReducedSide) == 1) {  // drawn whole: zooming only moves the axes
+    if (!attn::blockShape(rows, columns, kReducedSide).reduces()) {  // drawn whole: zooming only moves the axes
         shownNow();
-        return DrawnCells{{values, any_masked ? mask : MaskMatrix(), 1, MaskMatrix()},
+        return DrawnCells{{values, any_masked ? mask : MaskMatrix(), BlockShape(), MaskMatrix()},
                           CellWindow{0, 0, rows, columns},
                           rows,
                           columns,
@@ -125,9 +126,9 @@ std::optional<DrawnCells> HeatmapReducer::setMatrix(const Matrix& values, const 
     // matrix (through `keep_alive`) to reduce the windows it zooms to.
     auto hidden = any_masked ? std::make_shared<const MaskMatrix>(mask) : nullptr;  // the caller's may change
     if (!keep_alive || !on_screen) {
-        int factor = 1;
-        const CellWindow window = wantedWindow(&factor);
-        DrawnCells drawn = reduceNow(values, orNone(hidden), window, factor, recipe, row_labels, column_labels);
+        BlockShape blocks;
+        const CellWindow window = wantedWindow(&blocks);
+        DrawnCells drawn = reduceNow(values, orNone(hidden), window, blocks, recipe, row_labels, column_labels);
         if (zoomable && keep_alive)
             keep(values, std::move(keep_alive), std::move(hidden), row_labels, column_labels);
         return drawn;
@@ -179,14 +180,14 @@ void HeatmapReducer::dropSource()
     m_source_mask.reset();
 }
 
-DrawnCells HeatmapReducer::reduceNow(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+DrawnCells HeatmapReducer::reduceNow(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape blocks,
                                      const ReductionRecipe& recipe, const QStringList& row_labels,
                                      const QStringList& column_labels)
 {
     m_jobs_running = 0;  // what a running job brings is older: computeNow drops it
     shownNow();
     DrawnCells drawn =
-        m_job.computeNow([&](const auto&) { return reduceWindow(values, mask, window, factor, recipe); });
+        m_job.computeNow([&](const auto&) { return reduceWindow(values, mask, window, blocks, recipe); });
     drawn.full_rows = m_zoom.rows();
     drawn.full_columns = m_zoom.columns();
     drawn.row_labels = row_labels;
@@ -196,11 +197,11 @@ DrawnCells HeatmapReducer::reduceNow(const Matrix& values, const MaskMatrix& mas
 
 DrawnCells HeatmapReducer::reduceViewNow(const ReductionRecipe& recipe)
 {
-    int factor = 1;
-    const CellWindow window = wantedWindow(&factor);
+    BlockShape blocks;
+    const CellWindow window = wantedWindow(&blocks);
     m_job_wanted = false;
     m_job_again = false;
-    return reduceNow(*m_source, orNone(m_source_mask), window, factor, recipe, m_source_row_labels,
+    return reduceNow(*m_source, orNone(m_source_mask), window, blocks, recipe, m_source_row_labels,
                      m_source_column_labels);
 }
 
@@ -208,16 +209,16 @@ void HeatmapReducer::startView(const ReductionRecipe& recipe)
 {
     if (!m_source)
         return;
-    int factor = 1;
-    const CellWindow window = wantedWindow(&factor);
+    BlockShape blocks;
+    const CellWindow window = wantedWindow(&blocks);
     const int rows = m_zoom.rows();
     const int columns = m_zoom.columns();
     const quint64 generation = ++m_request_generation;
     ++m_jobs_running;
     m_job.startAlongside(
-        [source = m_source, owner = m_source_owner, hidden = m_source_mask, window, factor, recipe, rows, columns,
+        [source = m_source, owner = m_source_owner, hidden = m_source_mask, window, blocks, recipe, rows, columns,
          row_labels = m_source_row_labels, column_labels = m_source_column_labels](const auto&) mutable {
-            DrawnCells drawn = reduceWindow(*source, orNone(hidden), window, factor, recipe);
+            DrawnCells drawn = reduceWindow(*source, orNone(hidden), window, blocks, recipe);
             owner.reset();
             hidden.reset();
             drawn.full_rows = rows;

@@ -65,8 +65,8 @@ public:
     void dropSource();  // released off the GUI thread: it may be the last hold on a whole result
     bool hasSource() const { return m_source != nullptr; }
 
-    // The window the view needs, in blocks of *factor cells (see HeatmapZoom::wantedWindow).
-    CellWindow wantedWindow(int* factor) const { return m_zoom.wantedWindow(kReducedSide, factor); }
+    // The window the view needs, in blocks of *blocks cells (see HeatmapZoom::wantedWindow).
+    CellWindow wantedWindow(BlockShape* blocks) const { return m_zoom.wantedWindow(kReducedSide, blocks); }
     // The view's window of the matrix kept, here (what a job under way brings is older) or on
     // the worker.
     DrawnCells reduceViewNow(const ReductionRecipe& recipe);
@@ -81,7 +81,7 @@ private:
     void newMatrix();  // the reductions under way and the matrix kept are dropped
     void keep(const Matrix& values, std::shared_ptr<const void> keep_alive, std::shared_ptr<const MaskMatrix> mask,
               const QStringList& row_labels, const QStringList& column_labels);
-    DrawnCells reduceNow(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+    DrawnCells reduceNow(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape blocks,
                          const ReductionRecipe& recipe, const QStringList& row_labels,
                          const QStringList& column_labels);
     void shownNow() { m_shown_generation = ++m_request_generation; }

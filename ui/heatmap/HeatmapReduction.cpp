@@ -26,7 +26,19 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
     return reduceCells(values, mask, CellWindow{0, 0, int(values.rows()), int(values.cols())}, factor, how, top_mass);
 }
 
+BlockShape blockShape(int rows, int columns, int max_side)
+{
+    const int side = std::max(1, max_side);
+    return {std::max(1, (rows + side - 1) / side), std::max(1, (columns + side - 1) / side)};
+}
+
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                          CellReduction how, double top_mass)
+{
+    return reduceCells(values, mask, window, BlockShape::square(std::max(1, factor)), how, top_mass);
+}
+
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape blocks,
                           CellReduction how, double top_mass)
 {
     const bool dimming = top_mass < 1.0;
@@ -40,10 +52,11 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWind
     const int rows = std::clamp(window.rows, 0, int(values.rows()) - first_row);
     const int columns = std::clamp(window.columns, 0, all_columns - first_column);
     ReducedMatrix reduced;
-    reduced.factor = std::max(1, factor);
-    const int f = reduced.factor;
+    reduced.blocks = {std::max(1, blocks.rows), std::max(1, blocks.columns)};
+    const int f = reduced.blocks.rows;     // rows of the matrix per drawn row
+    const int g = reduced.blocks.columns;  // columns per drawn column
     const int drawn_rows = (rows + f - 1) / f;
-    const int drawn_columns = (columns + f - 1) / f;
+    const int drawn_columns = (columns + g - 1) / g;
     reduced.values = Matrix::Zero(drawn_rows, drawn_columns);
     MaskMatrix hidden = MaskMatrix::Constant(drawn_rows, drawn_columns, false);
     MaskMatrix dimmed = dimming ? MaskMatrix::Constant(drawn_rows, drawn_columns, false) : MaskMatrix();
@@ -63,8 +76,8 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWind
                 for (int block = 0; block < drawn_columns; ++block) {
                     if (kept_any[size_t(block)])
                         continue;
-                    const int end = std::min(columns, (block + 1) * f);
-                    for (int column = block * f; column < end; ++column)
+                    const int end = std::min(columns, (block + 1) * g);
+                    for (int column = block * g; column < end; ++column)
                         if (cut.keeps(line[column], first_column + column)) {
                             kept_any[size_t(block)] = 1;
                             break;
@@ -77,7 +90,7 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWind
         float* out = reduced.values.row(block_row).data();
         reducer.reduce(values.row(first).data() + first_column, values.outerStride(),
                        masked_any ? mask.row(first).data() + first_column : nullptr, mask.outerStride(), lines, columns,
-                       f, how == CellReduction::Max ? out : nullptr, how == CellReduction::Mean ? out : nullptr,
+                       g, how == CellReduction::Max ? out : nullptr, how == CellReduction::Mean ? out : nullptr,
                        hidden.row(block_row).data());
     }
     if (hidden.any())

@@ -17,11 +17,25 @@ enum class CellReduction { Max, Mean };
 QString cellReductionKey(CellReduction how);
 std::optional<CellReduction> cellReductionFromKey(const QString& key);
 
-// A matrix with more cells than a picture has pixels, drawn as blocks of factor x factor cells.
+// Cells of the matrix per drawn cell along each side. Each side is reduced on its own, so that a
+// long side does not merge the cells of a short one (3,388 queries x 7 keys: 4 x 1).
+struct BlockShape {
+    int rows = 1;
+    int columns = 1;
+    bool operator==(const BlockShape&) const = default;
+    bool reduces() const { return rows > 1 || columns > 1; }
+    bool isSquare() const { return rows == columns; }
+    static BlockShape square(int factor) { return {factor, factor}; }
+};
+
+// Each side on its own: the smallest whole factor that brings it to at most `max_side` blocks.
+BlockShape blockShape(int rows, int columns, int max_side);
+
+// A matrix with more cells than a picture has pixels, drawn as blocks of cells.
 struct ReducedMatrix {
-    Matrix values;      // (ceil(rows / factor), ceil(columns / factor)): each block's max or mean
+    Matrix values;      // (ceil(rows / blocks.rows), ceil(columns / blocks.columns)): each block's max or mean
     MaskMatrix mask;    // the same shape: true only where every cell of the block is masked; empty = none
-    int factor = 1;     // cells per drawn cell along each side
+    BlockShape blocks;  // cells per drawn cell along each side
     MaskMatrix dimmed;  // the same shape: true where no cell of the block is among its row's top mass; empty = none
 };
 
@@ -33,6 +47,11 @@ struct CellWindow {
     int columns = 0;
     bool operator==(const CellWindow&) const = default;
 };
+
+inline CellWindow wholeOf(const Matrix& values)
+{
+    return {0, 0, int(values.rows()), int(values.cols())};
+}
 
 // Each block of factor x factor cells of `values` (rows, columns) as one cell: the largest of
 // its visible cells, or their mean; masked cells count for nothing, and a block with no visible
@@ -46,6 +65,9 @@ ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, int fact
 // The same for `window` of `values` only (clamped to the matrix): blocks start at its first row
 // and column, and the top mass is still that of whole rows.
 ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, int factor,
+                          CellReduction how, double top_mass = 1.0);
+// Blocks of blocks.rows x blocks.columns cells.
+ReducedMatrix reduceCells(const Matrix& values, const MaskMatrix& mask, CellWindow window, BlockShape blocks,
                           CellReduction how, double top_mass = 1.0);
 
 }  // namespace attn

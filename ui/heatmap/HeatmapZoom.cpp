@@ -66,24 +66,25 @@ QRect HeatmapZoom::visibleCells() const
     return QRect(first_column, first_row, end_column - first_column, end_row - first_row);
 }
 
-CellWindow HeatmapZoom::wantedWindow(int reduced_side, int* factor) const
+CellWindow HeatmapZoom::wantedWindow(int reduced_side, BlockShape* blocks) const
 {
     const int rows = m_rows;
     const int columns = m_columns;
-    *factor = attn::reductionFactor(rows, columns, reduced_side);
-    if (*factor == 1 || !isZoomed())
+    *blocks = attn::blockShape(rows, columns, reduced_side);
+    if (!blocks->reduces() || !isZoomed())
         return {0, 0, rows, columns};
     const QRectF view = viewWindow();
     int first_row = std::clamp(int(std::floor(view.top() + 1e-9)), 0, rows);
     int first_column = std::clamp(int(std::floor(view.left() + 1e-9)), 0, columns);
     const int end_row = std::clamp(int(std::ceil(view.bottom() - 1e-9)), first_row, rows);
     const int end_column = std::clamp(int(std::ceil(view.right() - 1e-9)), first_column, columns);
-    const int f = attn::reductionFactor(end_row - first_row, end_column - first_column, reduced_side);
-    *factor = f;
+    *blocks = attn::blockShape(end_row - first_row, end_column - first_column, reduced_side);
+    const int f = blocks->rows;
+    const int g = blocks->columns;
     first_row = first_row / f * f;
-    first_column = first_column / f * f;
+    first_column = first_column / g * g;
     return {first_row, first_column, std::min(rows, (end_row + f - 1) / f * f) - first_row,
-            std::min(columns, (end_column + f - 1) / f * f) - first_column};
+            std::min(columns, (end_column + g - 1) / g * g) - first_column};
 }
 
 }  // namespace attn

@@ -33,10 +33,10 @@ public:
     QRectF zoomedWindow(double factor, const QPointF* anchor) const;
     // Whole rows and columns at least partly visible: (first column, first row, columns, rows).
     QRect visibleCells() const;
-    // The window of the matrix to draw for the view, in blocks of *factor cells aligned on
-    // multiples of the factor (so that panning does not shift the blocks), and that factor, for
-    // at most `reduced_side` drawn cells a side.
-    CellWindow wantedWindow(int reduced_side, int* factor) const;
+    // The window of the matrix to draw for the view, in blocks of *blocks cells aligned on
+    // multiples of their sides (so that panning does not shift the blocks), and that shape, for
+    // at most `reduced_side` drawn cells a side (each side reduced on its own).
+    CellWindow wantedWindow(int reduced_side, BlockShape* blocks) const;
 
 private:
     bool m_zoomable = false;

@@ -8,17 +8,27 @@
 
 namespace attn {
 
-QString reductionNote(int rows, int columns, CellReduction how)
+namespace {
+
+// "each cell: the largest of 4 x 1" (queries x keys), empty when every cell is drawn.
+QString blockNote(BlockShape blocks, CellReduction how)
 {
-    const int factor = reductionFactor(rows, columns, HeatmapPlot::kReducedSide);
-    if (factor <= 1)
+    if (!blocks.reduces())
         return {};
-    return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1")
-                                      : HeatmapPlot::tr("each cell: the mean of %1 x %1"))
-        .arg(factor);
+    return (how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %2")
+                                      : HeatmapPlot::tr("each cell: the mean of %1 x %2"))
+        .arg(blocks.rows)
+        .arg(blocks.columns);
 }
 
-QString zoomNote(const QRect& cells, int rows, int columns, int factor, CellReduction how)
+}  // namespace
+
+QString reductionNote(int rows, int columns, CellReduction how)
+{
+    return blockNote(blockShape(rows, columns, HeatmapPlot::kReducedSide), how);
+}
+
+QString zoomNote(const QRect& cells, int rows, int columns, BlockShape blocks, CellReduction how)
 {
     const QLocale locale;
     auto span = [&locale](int first, int count) {
@@ -30,9 +40,7 @@ QString zoomNote(const QRect& cells, int rows, int columns, int factor, CellRedu
                               ? HeatmapPlot::tr("queries %1, keys %2 of %3").arg(queries, keys, locale.toString(rows))
                               : HeatmapPlot::tr("queries %1 of %2, keys %3 of %4")
                                     .arg(queries, locale.toString(rows), keys, locale.toString(columns));
-    const QString what = factor <= 1                 ? HeatmapPlot::tr("cells 1:1")
-                         : how == CellReduction::Max ? HeatmapPlot::tr("each cell: the largest of %1 x %1").arg(factor)
-                                                     : HeatmapPlot::tr("each cell: the mean of %1 x %1").arg(factor);
+    const QString what = blocks.reduces() ? blockNote(blocks, how) : HeatmapPlot::tr("cells 1:1");
     return where + QStringLiteral(" · ") + what;
 }
 

@@ -14,6 +14,7 @@
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ModelActions.h"
+#include "ui/shell/PlaceholderContrast.h"
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
@@ -142,6 +143,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_heatmap_menu = new HeatmapMenu(this);
     m_key_hiding = new KeyHiding(*this);
     buildMenus();
+    for (QLineEdit* field : findChildren<QLineEdit*>())
+        PlaceholderContrast::keepReadable(field);
     m_status = new ResultStatus(statusBar());
     // One heatmap choice for every view: the menu, the grid's and the head view's choosers.
     connect(m_heatmap_menu, &HeatmapMenu::colorScaleChanged, m_tabs, &ViewTabs::setColorScale);

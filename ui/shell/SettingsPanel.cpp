@@ -143,9 +143,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
 
     auto* section = heading(tr("Model"));
     form->addRow(section);
-    form->addRow(tr("&d_model"), m_d_model);
+    form->addRow(tr("d_m&odel"), m_d_model);
     addErrorRow(form, SettingField::DModel, m_d_model);
-    form->addRow(tr("&Heads"), m_heads);
+    form->addRow(tr("H&eads"), m_heads);
     addErrorRow(form, SettingField::Heads, m_heads);
     form->addRow(tr("&Input dim"), m_input_dim);
     addErrorRow(form, SettingField::InputDim, m_input_dim);
@@ -165,7 +165,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent)
     auto* view = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("View")));
     view->setContentsMargins(0, 8, 0, 2);
     form->addRow(view);
-    form->addRow(tr("Colour &map"), m_color_map);
+    form->addRow(tr("Colo&ur map"), m_color_map);
     form->addRow(tr("Memory &budget"), m_memory_budget);
     form->addRow(QString(), m_memory_budget_error);
     m_form = form;

@@ -19,7 +19,7 @@
 namespace attn {
 
 // Below this the three heatmaps (each with its colour bar) and the caption stop being readable.
-constexpr QSize kMinimumContent(660, 300);
+constexpr QSize kMinimumContent(660, 240);
 
 CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
 {
@@ -82,6 +82,38 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
         });
 }
 
+void CompareFigure::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitPlotsToWidth();
+}
+
+void CompareFigure::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    fitPlotsToWidth();
+}
+
+// Three plots side by side with their colour bars: at a laptop's 1000 x 700 each is about 230
+// pixels wide, where full-size fonts and margins leave cells of a few pixels. Exports (never
+// shown) keep the full layout.
+void CompareFigure::fitPlotsToWidth()
+{
+    constexpr int kCompactBelow = 340;  // plot width in pixels
+    const bool compact = isVisible() && m_plot_a->width() < kCompactBelow;
+    bool changed = false;
+    for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference}) {
+        if (plot->isCompact() == compact)
+            continue;
+        plot->setCompact(compact);
+        // At this size the token labels alone name the axes (queries down, keys across).
+        plot->setAxisTitles(compact ? QString() : tr("key"), compact ? QString() : tr("query"));
+        changed = true;
+    }
+    if (changed)
+        applyColorScale();  // a narrow plot's bar label is one word
+}
+
 QString CompareFigure::sideTitle(const QString& letter, const CompareSide& side)
 {
     QString title = tr("%1: head %2").arg(letter).arg(side.head);
@@ -114,10 +146,10 @@ Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(c
     if (!comparison)
         return Error{comparison.error()};
     if (recomputesHeads(a, b)) {  // a long input's, here on the worker rather than when the scale is chosen
-        comparison->percentile_a = matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask,
-                                                    ColorScales::kPercentile);
-        comparison->percentile_b = matrixPercentile(comparison->b, HeatmapData::fromResult(*b.result).mask,
-                                                    ColorScales::kPercentile);
+        comparison->percentile_a =
+            matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask, ColorScales::kPercentile);
+        comparison->percentile_b =
+            matrixPercentile(comparison->b, HeatmapData::fromResult(*b.result).mask, ColorScales::kPercentile);
     }
     return std::make_shared<const HeadComparison>(std::move(comparison).value());
 }
@@ -222,8 +254,10 @@ void CompareFigure::applyColorScale()
         plot->setColorMapping(mapping);
         plot->setValueRange(low, high);
         const QString weight = tr("weight");  // the note says how it is scaled
-        plot->setColorBarLabel(note.isEmpty() ? tr("weight (shared scale)\u009Cweight")
-                                              : tr("%1 · %2\u009C%1").arg(weight, note));
+        // Beside a narrow plot's bar a longer label runs off the plot's edge.
+        plot->setColorBarLabel(plot->isCompact() ? weight
+                               : note.isEmpty()  ? tr("weight (shared scale)\u009Cweight")
+                                                 : tr("%1 · %2\u009C%1").arg(weight, note));
     }
 }
 

@@ -59,13 +59,18 @@ public:
 
     void paint(QPainter* painter, const QRectF& target);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
 signals:
     // A cell of any of the three heatmaps was hovered: query, key, and the three numbers.
     void cellHovered(int query, int key, double a, double b);
 
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
-    void showComparison();  // m_comparison of m_a and m_b in the three plots
+    void showComparison();   // m_comparison of m_a and m_b in the three plots
+    void fitPlotsToWidth();  // small fonts and margins on screen when the plots are narrow
 
     HeatmapPlot* m_plot_a = nullptr;
     HeatmapPlot* m_plot_b = nullptr;

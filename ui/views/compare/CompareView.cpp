@@ -51,13 +51,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     tables_layout->setContentsMargins(0, 0, 0, 0);
     tables_layout->addWidget(m_tables_note);
     tables_layout->addWidget(bottom, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_figure);
-    split->addWidget(tables);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setSizes({640, 360});  // the heads being compared get most of the height
-    static_cast<QVBoxLayout*>(layout())->addWidget(split, 1);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_figure);
+    m_split->addWidget(tables);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 1);
+    m_table->setMinimumHeight(90);  // the header and about three heads; it scrolls
+    m_similarity->setMinimumHeight(90);
+    static_cast<QVBoxLayout*>(layout())->addWidget(m_split, 1);
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_split_sized = true; });
 
     connect(m_table, &HeadMetricsTable::headPicked, this, &CompareView::pickHead);
     connect(m_table, &HeadMetricsTable::headPickedB, this, [this](int head) { setHeads(m_head_a, head); });
@@ -255,9 +257,26 @@ void CompareView::computeNow()
     }
 }
 
+void CompareView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    sizeSplit();
+}
+
+// Until the user moves the split: the heads being compared get 70 % of the height.
+void CompareView::sizeSplit()
+{
+    if (m_split_sized || m_split->height() <= 0)
+        return;
+    const int height = m_split->height();
+    const QSignalBlocker quiet(m_split);
+    m_split->setSizes({height * 7 / 10, height - height * 7 / 10});
+}
+
 void CompareView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    sizeSplit();
     if (m_pending)
         setResult(std::move(m_pending));
     else if (m_comparison_pending)

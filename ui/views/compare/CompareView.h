@@ -17,6 +17,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QSplitter;
 class QToolButton;
 
 namespace attn {
@@ -103,6 +104,8 @@ signals:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void sizeSplit();
 
 private:
     void buildControls();
@@ -121,6 +124,8 @@ private:
     CompareFigure* m_figure = nullptr;
     HeadMetricsTable* m_table = nullptr;
     HeadSimilarityView* m_similarity = nullptr;
+    QSplitter* m_split = nullptr;  // the figure above the tables
+    bool m_split_sized = false;    // the split's first sizes were set from the view's height
     QComboBox* m_choose_a = nullptr;
     QComboBox* m_choose_b = nullptr;
     QToolButton* m_swap = nullptr;

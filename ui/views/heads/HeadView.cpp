@@ -21,7 +21,7 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* bar = new QHBoxLayout;
-    auto* head_label = new QLabel(tr("&Head"), this);
+    auto* head_label = new QLabel(tr("He&ad"), this);
     m_head_box = new QSpinBox(this);
     m_head_box->setRange(0, 0);
     m_head_box->setToolTip(tr("Which head to show (PgUp / PgDn)"));
@@ -196,15 +196,16 @@ void HeadView::refresh()
     const HeatmapData data = HeatmapData::fromResult(*m_result, m_scale);
     const AttentionTrace& shown = m_result->trace;
     m_recompute_job.supersede();  // a head still recomputed for an earlier call is dropped
-    const int factor = reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
-    if (!shown.keepsEveryHead() && m_head != shown.kept_head && factor > 1 && m_plot->isVisible() &&
+    const BlockShape blocks = blockShape(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+    if (!shown.keepsEveryHead() && m_head != shown.kept_head && blocks.reduces() && m_plot->isVisible() &&
         !m_plot->testAttribute(Qt::WA_DontShowOnScreen)) {
         // A long input's head that was not kept: recomputed and reduced on a worker (the plot keeps
         // its last picture meanwhile), as the plot would reduce it.
         m_recompute_job.start(
-            [result = m_result, head = m_head, factor, how = m_plot->reduction(), top_mass = m_plot->topMass(),
+            [result = m_result, head = m_head, blocks, how = m_plot->reduction(), top_mass = m_plot->topMass(),
              mask = data.any_masked ? data.mask : MaskMatrix()](const auto&) {
-                return reduceCells(*AttentionDisplay::headProbabilities(*result, head), mask, factor, how, top_mass);
+                const std::shared_ptr<const Matrix> weights = AttentionDisplay::headProbabilities(*result, head);
+                return reduceCells(*weights, mask, wholeOf(*weights), blocks, how, top_mass);
             },
             [this, rows = m_result->seqLen(), columns = m_result->keyLen(), labels = data.labels,
              keys = data.key_labels](ReducedMatrix reduced) {
@@ -231,7 +232,7 @@ void HeadView::updateTitle()
         return;
     const QString reduced = m_plot->isZoomed()
                                 ? zoomNote(m_plot->visibleCells(), m_result->seqLen(), m_result->keyLen(),
-                                           m_plot->reductionFactor(), m_plot->reduction())
+                                           m_plot->blockShape(), m_plot->reduction())
                                 : reductionNote(m_result->seqLen(), m_result->keyLen(), m_plot->reduction());
     // Grouped-query attention: the key/value head this head shares; a sliding window's width.
     const AttentionTrace& trace = m_result->trace;

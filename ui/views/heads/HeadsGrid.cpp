@@ -81,13 +81,11 @@ void HeadsGrid::updatePlots()
     // A long input's heads, reduced by the engine as it computed them: the blocks a plot would
     // reduce the weights to (the same code). Dimmed blocks and hidden keys need the weights: the
     // heads are then recomputed one at a time and reduced here.
+    const BlockShape blocks = attn::blockShape(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
     const bool engine_pictures =
-        trace.hasCellBlocks() && m_top_mass >= 1.0 &&
-        trace.cell_blocks.front().factor ==
-            attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
+        trace.hasCellBlocks() && m_top_mass >= 1.0 && blocks == BlockShape::square(trace.cell_blocks.front().factor);
     m_reduce_job.supersede();  // a worker still reducing the heads of an earlier call stops
-    const int factor = attn::reductionFactor(m_result->seqLen(), m_result->keyLen(), HeatmapPlot::kReducedSide);
-    const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && factor > 1 && isVisible() &&
+    const bool on_worker = !engine_pictures && !trace.keepsEveryHead() && blocks.reduces() && isVisible() &&
                            !testAttribute(Qt::WA_DontShowOnScreen);
     for (int head = 0; head < heads; ++head) {
         HeatmapPlot* plot = m_plots[head];
@@ -96,7 +94,7 @@ void HeadsGrid::updatePlots()
         } else if (engine_pictures) {
             const CellBlocks& picture = trace.cell_blocks[size_t(head)];
             plot->setReducedMatrix({m_reduction == CellReduction::Max ? picture.max : picture.mean, picture.hidden,
-                                    picture.factor, MaskMatrix()},
+                                    BlockShape::square(picture.factor), MaskMatrix()},
                                    m_result->seqLen(), m_result->keyLen(), m_data.labels, m_data.key_labels);
         } else if (trace.keepsEveryHead()) {
             plot->setMatrix(trace.probabilities[size_t(head)], m_data.labels, m_data.key_labels, m_data.mask, m_result);
@@ -133,14 +131,14 @@ void HeadsGrid::updatePlots()
         plot->setHighlighted(false);
     }
     if (on_worker)
-        reduceHeadsOnWorker(factor);
+        reduceHeadsOnWorker(blocks);
     m_color_bar->setMaskLegendVisible(m_data.any_masked);
     applyColorScale();
     relayout();
     update();
 }
 
-void HeadsGrid::reduceHeadsOnWorker(int factor)
+void HeadsGrid::reduceHeadsOnWorker(BlockShape blocks)
 {
     const int heads = m_result->numHeads();
     const bool any_masked = m_data.any_masked;
@@ -154,14 +152,14 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
             m_plots[reduced.first]->setReducedMatrix(std::move(reduced.second), rows, columns, labels, keys);
     };
     m_reduce_job.startAlongside(
-        [result = m_result, heads, factor, mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
+        [result = m_result, heads, blocks, mask = any_masked ? m_data.mask : MaskMatrix(), how = m_reduction,
          top_mass = m_top_mass, aggregate = m_aggregate](const auto& ticket) {
             Matrix fused;  // (query_len, key_len): the aggregate head, fuseHeads' order of operations
             for (int head = 0; head < heads; ++head) {
                 if (ticket.isStale())
                     return;  // a newer result or setting
                 std::shared_ptr<const Matrix> weights = AttentionDisplay::headProbabilities(*result, head);
-                ticket.deliver(Reduced(head, reduceCells(*weights, mask, factor, how, top_mass)));
+                ticket.deliver(Reduced(head, reduceCells(*weights, mask, wholeOf(*weights), blocks, how, top_mass)));
                 if (aggregate == HeadAggregate::None)
                     continue;
                 if (head == 0)
@@ -175,7 +173,7 @@ void HeadsGrid::reduceHeadsOnWorker(int factor)
                 return;
             if (aggregate == HeadAggregate::Mean)
                 fused /= float(heads);
-            ticket.deliver(Reduced(heads, reduceCells(fused, mask, factor, how, top_mass)));
+            ticket.deliver(Reduced(heads, reduceCells(fused, mask, wholeOf(fused), blocks, how, top_mass)));
         },
         show);
 }
@@ -289,16 +287,16 @@ QString HeadsGrid::caption() const
     const QString lengths = m_result->isCross() ? tr("%1 queries × %2 keys").arg(tokens).arg(m_result->keyLen())
                                                 : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
     const QString groups = groupMarks().summary();
-    return tr("%1 · %2 · d_model %3 · head_dim %4 · %5%6%7")
-        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths)
-        .arg(config.d_model)
-        .arg(m_result->trace.head_dim)
-        .arg(m_result->weights_description,
+    // The mask early: a narrow window elides the end of the line.
+    return tr("%1 · %2%3 · d_model %4 · head_dim %5 · %6%7")
+        .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths,
              !config.causal ? QString()
              : m_result->trace.sliding_window > 0
                  ? tr(" · causal, sliding window %1").arg(m_result->trace.sliding_window)
-                 : tr(" · causal"),
-             groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
+                 : tr(" · causal"))
+        .arg(config.d_model)
+        .arg(m_result->trace.head_dim)
+        .arg(m_result->weights_description, groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
 }
 
 // Square heads in the arrangement that makes them largest, the colour bar on the right.
@@ -329,10 +327,12 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
         }
     }
     const int rows = (count + best_columns - 1) / best_columns;
-    // Square heads (a head is T x T), the block centred in the area.
+    // Square heads (a head is T x T), the block at the top of the area, under the caption it
+    // belongs to (centred, a wide window left a tall empty band between them).
     const double side = best_side;
     const double left = area.left();
-    const double top = area.top() + (area.height() - rows * side - row_gap * (rows - 1)) / 2;
+    const double top = area.top();
+    const double block_height = rows * side + row_gap * (rows - 1);
     const double cell_height = side;
     for (int i = 0; i < count; ++i) {
         const int row = i / best_columns;
@@ -346,7 +346,7 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
     for (QRectF& head : geometry.heads)
         head.translate(std::max(0.0, shift), 0);
     geometry.color_bar = QRectF(left + std::max(0.0, shift) + block_width + 12,
-                                area.top() + (area.height() - bar_height) / 2, bar_width, bar_height);
+                                area.top() + std::max(0.0, (block_height - bar_height) / 2), bar_width, bar_height);
     return geometry;
 }
 
@@ -397,8 +397,12 @@ void HeadsGrid::render(QPainter* painter, const QRectF& target)
     painter->setFont(font);
     painter->setPen(QColor(0x30, 0x30, 0x30));
     painter->drawText(geometry.caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
-    for (int i = 0; i < m_plots.size(); ++i)
+    // A picture shows the heads, not the window's state: no frame around the current head.
+    for (int i = 0; i < m_plots.size(); ++i) {
+        m_plots[i]->setHighlighted(false);
         m_plots[i]->render(painter, geometry.heads[i]);
+        m_plots[i]->setHighlighted(i == m_current);
+    }
     groupMarks().paint(*painter, geometry.heads);
     m_color_bar->paintTo(painter, geometry.color_bar);
     painter->restore();

@@ -60,6 +60,7 @@ public:
     HeatmapPlot* plot(int head) const { return m_plots.value(head); }
     ColorBar* colorBar() const { return m_color_bar; }
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
+    QString caption() const;  // the header line: heads, tokens, mask, sizes, weights
 
     // Draws the grid as it looks at `target`'s size (used by export and the command line).
     void render(QPainter* painter, const QRectF& target);
@@ -82,7 +83,6 @@ private:
         QRectF color_bar;
     };
     Geometry layoutFor(const QSizeF& size) const;
-    QString caption() const;
     KvGroupMarks groupMarks() const;  // the result's grouped-query heads
     void relayout();
     void applyColorScale();
@@ -98,7 +98,7 @@ private:
     void updatePlots();
     // A long input's heads that are not in its pictures (dimmed, hidden keys, the aggregate):
     // recomputed one at a time on a worker and reduced there; the newest request wins.
-    void reduceHeadsOnWorker(int factor);
+    void reduceHeadsOnWorker(BlockShape blocks);
     LatestJob m_reduce_job{this};  // a long input's heads, reduced on a worker one by one
     HeatmapData m_data;
     ColorMaps::Map m_map = ColorMaps::Map::Viridis;

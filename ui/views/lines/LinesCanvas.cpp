@@ -8,6 +8,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QStyle>
 
 #include <algorithm>
 #include <array>
@@ -42,6 +43,15 @@ LinesCanvas::LinesCanvas(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    // A white figure on purpose, as every view's picture is (and every export): the style's own
+    // light palette whatever the desktop's, which still colours the controls around it.
+    const QPalette light = style()->standardPalette();
+    QPalette figure = palette();
+    for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled})
+        for (const auto role : {QPalette::Base, QPalette::Window, QPalette::Text, QPalette::WindowText,
+                                QPalette::PlaceholderText, QPalette::Highlight})
+            figure.setColor(group, role, light.color(group, role));  // set, so a new desktop palette leaves them
+    setPalette(figure);
 }
 
 LinesCanvas::~LinesCanvas() = default;

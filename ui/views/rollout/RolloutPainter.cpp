@@ -89,15 +89,19 @@ void RolloutPainter::ensureComputed() const
 QString RolloutPainter::scaleNote() const
 {
     switch (m_scale) {
-        case ColorScale::PerRow: return QStringLiteral("colours: each row / its max");
-        case ColorScale::Log: return QStringLiteral("colours: log scale, 4 decades");
-        case ColorScale::Percentile: return QStringLiteral("colours: clipped at the 99th percentile");
-        default: return {};
+        case ColorScale::PerRow:
+            return QStringLiteral("colours: each row / its max");
+        case ColorScale::Log:
+            return QStringLiteral("colours: log scale, 4 decades");
+        case ColorScale::Percentile:
+            return QStringLiteral("colours: clipped at the 99th percentile");
+        default:
+            return {};
     }
 }
 
-void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
-                                 const std::vector<bool>& hidden) const
+double RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
+                                   const std::vector<bool>& hidden) const
 {
     const int seq_len = int(shown.rows());
     const bool causal = m_run && m_run->attention.isCausal();
@@ -119,22 +123,36 @@ void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const Ma
     const auto colour = [&](double value, double row_top) {
         double level = 0.0;
         switch (m_scale) {
-            case ColorScale::PerRow: level = row_top > 0.0 ? value / row_top : 0.0; break;
+            case ColorScale::PerRow:
+                level = row_top > 0.0 ? value / row_top : 0.0;
+                break;
             case ColorScale::Log:
                 level = value > 0.0 && top > 0.0 ? 1.0 + std::log10(value / top) / ColorScales::kLogDecades : 0.0;
                 break;
-            default: level = top > 0.0 ? value / top : 0.0; break;
+            default:
+                level = top > 0.0 ? value / top : 0.0;
+                break;
         }
         return ColorMaps::colorAt(m_color_map, std::clamp(level, 0.0, 1.0));
     };
 
     const double cell = rect.width() / seq_len;
     if (seq_len <= 64) {  // few cells: rectangles, sharp in every format
+        // The values in cells large enough to hold "0.00", dark or light by the cell's colour.
+        const QFontMetricsF metrics(painter.font(), painter.device());
+        const bool numbers =
+            cell >= std::max(metrics.horizontalAdvance(QStringLiteral("0.00")) + 6, metrics.height() * 1.2);
         for (int i = 0; i < seq_len; ++i) {
             const double row_top = shown.row(i).maxCoeff();
-            for (int j = 0; j < seq_len; ++j)
-                painter.fillRect(QRectF(rect.left() + j * cell, rect.top() + i * cell, cell + 0.5, cell + 0.5),
-                                 colour(shown(i, j), row_top));
+            for (int j = 0; j < seq_len; ++j) {
+                const QRectF box(rect.left() + j * cell, rect.top() + i * cell, cell + 0.5, cell + 0.5);
+                const QColor fill = colour(shown(i, j), row_top);
+                painter.fillRect(box, fill);
+                if (!numbers || (causal && j > i))  // a decoder's future: 0 by construction
+                    continue;
+                painter.setPen(fill.lightnessF() > 0.55 ? kInk : Qt::white);
+                painter.drawText(box.adjusted(0, 0, -0.5, -0.5), Qt::AlignCenter, QString::number(shown(i, j), 'f', 2));
+            }
         }
     } else {
         const double ratio = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
@@ -168,6 +186,35 @@ void RolloutPainter::paintMatrix(QPainter& painter, const QRectF& rect, const Ma
         if (hidden[size_t(key)])
             painter.fillRect(QRectF(rect.left() + key * cell, rect.top(), std::max(cell, 1.0), rect.height()),
                              QColor(255, 255, 255, 170));
+    return top;
+}
+
+// The colour scale under the matrix: the gradient from 0 to `top` (each row's own largest value
+// with PerRow; four decades below `top` on the log scale), its ends and middle written under it.
+void RolloutPainter::paintColourBar(QPainter& painter, const QRectF& bar, double top) const
+{
+    constexpr int kSteps = 64;
+    for (int step = 0; step < kSteps; ++step)
+        painter.fillRect(
+            QRectF(bar.left() + bar.width() * step / kSteps, bar.top(), bar.width() / kSteps + 0.5, bar.height()),
+            ColorMaps::colorAt(m_color_map, (step + 0.5) / kSteps));
+    painter.setPen(QPen(kMuted, 0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(bar);
+    const QRectF below(bar.left(), bar.bottom() + 2, bar.width(), bar.height() * 1.4);
+    QString low = QStringLiteral("0");
+    QString middle = QString::number(top / 2, 'g', 2);
+    QString high = QString::number(top, 'g', 3);
+    if (m_scale == ColorScale::PerRow) {
+        middle = QStringLiteral("each row to its largest value");
+        high = QStringLiteral("1");
+    } else if (m_scale == ColorScale::Log) {
+        low = QString::number(top * std::pow(10.0, -ColorScales::kLogDecades), 'g', 2);
+        middle = QStringLiteral("log scale");
+    }
+    painter.drawText(below, Qt::AlignLeft | Qt::AlignTop, low);
+    painter.drawText(below, Qt::AlignHCenter | Qt::AlignTop, middle);
+    painter.drawText(below, Qt::AlignRight | Qt::AlignTop, high);
 }
 
 void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
@@ -176,7 +223,7 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     painter.fillRect(target, Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, false);
     QFont font = painter.font();
-    font.setPixelSize(std::max(9, int(std::min(target.width(), target.height()) / 60)));
+    font.setPixelSize(std::max(12, int(std::min(target.width(), target.height()) / 60)));
     painter.setFont(font);
     const QFontMetricsF fm(font, painter.device());
     const double line = fm.height();
@@ -185,7 +232,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const int layers = m_run ? m_run->attention.numLayers() : 0;
     const int last = m_options.last_layer < 0 || m_flow ? layers - 1 : m_options.last_layer;
     const QString method = m_flow ? QStringLiteral("flow") : QStringLiteral("rollout");
-    QString title = m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
+    QString title =
+        m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
     if (m_run)
         title += QStringLiteral(" after layer %1 of %2 · heads fused by %3 · residual weight %4")
                      .arg(last)
@@ -195,7 +243,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     if (!scaleNote().isEmpty())
         title += QStringLiteral(" · ") + scaleNote();
     QStringList hidden_names;
-    const std::vector<bool> hidden_of_run = AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
+    const std::vector<bool> hidden_of_run =
+        AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
     for (size_t key = 0; key < hidden_of_run.size(); ++key)
         if (hidden_of_run[key])
             hidden_names << QString::number(key);
@@ -208,7 +257,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
                       target.height() - margin - 1.5 * line - margin / 2);
     ensureComputed();
     const bool current = !m_stale && m_run && m_rollout.rows() == m_run->seqLen();
-    if (!m_error.isEmpty() || m_rollout.size() == 0 || (!current && m_rollout.rows() != (m_run ? m_run->seqLen() : 0))) {
+    if (!m_error.isEmpty() || m_rollout.size() == 0 ||
+        (!current && m_rollout.rows() != (m_run ? m_run->seqLen() : 0))) {
         painter.setPen(kMuted);
         painter.drawText(body, Qt::AlignCenter | Qt::TextWordWrap,
                          !m_error.isEmpty() ? m_error
@@ -219,9 +269,9 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     }
     if (!current) {  // the last result stays on screen while the new one is computed
         painter.setPen(kMuted);
-        painter.drawText(QRectF(target.left() + margin, target.top() + margin / 2 + line, target.width() - 2 * margin,
-                                line),
-                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("updating…"));
+        painter.drawText(
+            QRectF(target.left() + margin, target.top() + margin / 2 + line, target.width() - 2 * margin, line),
+            Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("updating…"));
     }
 
     const int seq_len = int(m_rollout.rows());
@@ -245,10 +295,13 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     label_width = std::min(label_width + line / 2, body.width() / 6);
 
     // Left: the matrix, square; right: the chosen query's row as horizontal bars, one per key.
-    const double matrix_side = std::min(body.height() - label_width - 2 * line, body.width() * 0.55 - label_width);
+    // Under the matrix: its turned labels, then the colour bar and its numbers (three lines).
+    const double matrix_side = std::min(body.height() - label_width - 5 * line, body.width() * 0.55 - label_width);
     const double cell = matrix_side / seq_len;
     const QRectF matrix(body.left() + label_width, body.top() + line, cell * seq_len, cell * seq_len);
-    paintMatrix(painter, matrix, shown, hidden);
+    const double colour_top = paintMatrix(painter, matrix, shown, hidden);
+    paintColourBar(painter, QRectF(matrix.left(), matrix.bottom() + label_width + line / 2, matrix.width(), line * 0.9),
+                   colour_top);
     painter.setPen(QPen(kInk, 0));
     painter.setBrush(Qt::NoBrush);
     const int chosen = query();
@@ -281,14 +334,15 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const int group = bar_height >= 2.0 ? 1 : int(std::ceil(2.0 / bar_height));
     painter.setPen(kInk);
     const QString bars_title = QStringLiteral("Token %1 \u201c%2\u201d after layer %3: where it came from")
-                              .arg(chosen)
-                              .arg(token(chosen))
-                              .arg(last);
+                                   .arg(chosen)
+                                   .arg(token(chosen))
+                                   .arg(last);
     const QRectF title_rect(matrix.right() + 2 * line, body.top(), body.right() - matrix.right() - 2 * line, line);
-    painter.drawText(title_rect, Qt::AlignLeft | Qt::AlignVCenter,
-                     fm.elidedText(group == 1 ? bars_title
-                                              : QStringLiteral("%1 (a bar: the largest of %2)").arg(bars_title).arg(group),
-                                   Qt::ElideMiddle, title_rect.width()));
+    painter.drawText(
+        title_rect, Qt::AlignLeft | Qt::AlignVCenter,
+        fm.elidedText(
+            group == 1 ? bars_title : QStringLiteral("%1 (a bar: the largest of %2)").arg(bars_title).arg(group),
+            Qt::ElideMiddle, title_rect.width()));
     const double row_top = shown.row(chosen).maxCoeff();
     for (int first = 0; first < seq_len; first += group) {
         const int count = std::min(group, seq_len - first);
@@ -304,9 +358,10 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     }
     painter.setPen(kMuted);
     for (int j = 0; j < seq_len; j += step)
-        painter.drawText(QRectF(matrix.right() + 2 * line,
-                                std::max(bars.top(), bars.top() + (j + 0.5) * bar_height - line / 2), label_width, line),
-                         Qt::AlignRight | Qt::AlignVCenter, token(j));
+        painter.drawText(
+            QRectF(matrix.right() + 2 * line, std::max(bars.top(), bars.top() + (j + 0.5) * bar_height - line / 2),
+                   label_width, line),
+            Qt::AlignRight | Qt::AlignVCenter, token(j));
     painter.restore();
 }
 

@@ -64,6 +64,7 @@ public:
         return m_error;
     }
     bool hasRun() const { return m_run != nullptr; }
+    const std::shared_ptr<const ModelRun>& run() const { return m_run; }
 
     void paint(QPainter& painter, const QRectF& target) const;
 
@@ -71,7 +72,10 @@ private:
     void recompute() { m_stale = true; }
     // The matrix as cells (up to 64 tokens: vector rectangles in exports) or as an image of at most
     // one pixel per device pixel, each showing the largest value under it.
-    void paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown, const std::vector<bool>& hidden) const;
+    void paintColourBar(QPainter& painter, const QRectF& bar, double top) const;
+    // Returns the value at the top of the colour scale.
+    double paintMatrix(QPainter& painter, const QRectF& rect, const MatrixD& shown,
+                       const std::vector<bool>& hidden) const;
     QString scaleNote() const;
     void ensureComputed() const;
 

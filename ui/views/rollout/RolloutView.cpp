@@ -87,9 +87,18 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent)
     connect(m_residual, &QSlider::valueChanged, this, &RolloutView::optionsChanged);
     connect(m_layer, &QSpinBox::valueChanged, this, &RolloutView::optionsChanged);
     connect(m_query, &QSpinBox::valueChanged, this, [this](int query) {
+        m_query_chosen = true;
         m_painter.setQuery(query);
         m_canvas->update();
     });
+    enableControls(false);  // until a model's run arrives
+}
+
+void RolloutView::enableControls(bool enabled)
+{
+    for (QWidget* control : std::initializer_list<QWidget*>{m_method, m_fusion, m_residual, m_query})
+        control->setEnabled(enabled);
+    m_layer->setEnabled(enabled && m_method->currentIndex() == 0);  // the flow runs through every layer
 }
 
 RolloutView::~RolloutView() = default;
@@ -136,6 +145,12 @@ void RolloutView::setHiddenKeys(const QList<int>& positions)
 void RolloutView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringList& tokens)
 {
     const bool first = !m_painter.hasRun();
+    // Another model (the same one gives runs of its shape): the token is chosen for it again.
+    const std::shared_ptr<const ModelRun>& before = m_painter.run();
+    if (first || !run || before->attention.isCausal() != run->attention.isCausal() ||
+        before->numLayers() != run->numLayers() || before->attention.numHeads() != run->attention.numHeads())
+        m_query_chosen = false;
+    enableControls(run != nullptr);
     const int layers = run ? run->attention.numLayers() : 1;
     const int seq_len = run ? run->seqLen() : 1;
     const bool at_last_layer = first || m_layer->value() == m_layer->maximum();
@@ -147,15 +162,20 @@ void RolloutView::setModelRun(std::shared_ptr<const ModelRun> run, const QString
         if (at_last_layer)
             m_layer->setValue(m_layer->maximum());
         m_query->setRange(0, std::max(0, seq_len - 1));
+        if (!m_query_chosen)
+            m_painter.setQuery(-1);  // the painter's choice, for this input's length
         m_query->setValue(m_painter.query());
     }
     optionsChanged();
-    m_painter.setQuery(m_query->value());
+    if (m_query_chosen)
+        m_painter.setQuery(m_query->value());
 }
 
 void RolloutView::clearModel()
 {
     m_painter.setRun(nullptr, {});
+    m_query_chosen = false;
+    enableControls(false);
     changed();
 }
 

@@ -66,7 +66,11 @@ private:
     QSpinBox* m_query = nullptr;
     OwnWorkers m_workers;                      // a newer request waits for the one running
     LatestJob m_rollout_job{this, m_workers};  // the rollout of the newest choices and run
-    bool m_requested = false;                  // of the worker, for the current choices and run
+    // The token drawn as bars was picked by the user; until then (and again when a model opens)
+    // it is the painter's: a decoder's last token, an encoder's first ([CLS]).
+    bool m_query_chosen = false;
+    void enableControls(bool enabled);
+    bool m_requested = false;  // of the worker, for the current choices and run
 };
 
 }  // namespace attn

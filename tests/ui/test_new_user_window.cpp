@@ -1,0 +1,202 @@
+// The window as a new user meets it, offscreen, at a common laptop size (1000 x 700): what a user
+// reads there is whole (Compare's three heads large enough to read, its caption not cut, All
+// heads' header keeping the mask), every token labelled where the cells have room, and Alt with
+// a menu's letter opens that menu. Every check
+// reads the widgets of a real MainWindow.
+#include "core/pipeline/AttentionResult.h"
+#include "tests/support/ModelFolders.h"
+#include "tests/support/TestSuite.h"
+#include "tests/support/WindowTest.h"
+#include "ui/controller/AttentionController.h"
+#include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/SettingsPanel.h"
+#include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
+#include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/rollout/RolloutView.h"
+#include "ui/views/walkthrough/WalkthroughView.h"
+
+#include <QAbstractButton>
+#include <QCheckBox>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPainter>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace attn;
+
+class TestNewUserWindow : public attn::test::WindowTest {
+    Q_OBJECT
+
+    AttentionController* controller() const { return m_window->controller(); }
+
+private slots:
+    void init()
+    {
+        openWindow(QSize(1000, 700));
+        if (QTest::currentTestFailed())
+            return;
+        m_window->settingsPanel()->causalBox()->setChecked(true);
+        controller()->waitForIdle();
+    }
+
+    void cleanup() { closeWindow(); }
+
+    // Each of the three heatmaps' 13 x 13 cells at least 100 pixels a side (they were about 70,
+    // and 40 under a desktop's larger fonts), and the caption's three lines in view.
+    void compareIsReadableAtLaptopSize()
+    {
+        m_window->setCurrentView(View::Compare);
+        CompareFigure* figure = m_window->viewTabs()->compareView()->figure();
+        QTRY_VERIFY(figure->plotA()->rowCount() == 13);
+        for (HeatmapPlot* plot : {figure->plotA(), figure->plotB(), figure->plotDifference()}) {
+            plot->replotNow();
+            const double side = plot->positionOf(0, 13).x() - plot->positionOf(0, 0).x();
+            QVERIFY2(side >= 100, qPrintable(QString::number(side)));
+        }
+        auto* caption = figure->findChild<QLabel*>();
+        QVERIFY(caption);
+        QTRY_VERIFY(caption->text().contains(QStringLiteral("Jensen")));
+        QCoreApplication::processEvents();
+        auto* scroll = figure->findChild<QScrollArea*>();
+        const QRect shown = scroll->viewport()->rect();
+        const QRect where(caption->mapTo(scroll->viewport(), QPoint(0, 0)), caption->size());
+        QVERIFY2(
+            shown.contains(where),
+            qPrintable(QStringLiteral("caption at y %1..%2 of a viewport of %3")
+                           .arg(where.top())
+                           .arg(where.bottom())
+                           .arg(shown.height()) +
+                       QStringLiteral(", x %1..%2 of %3").arg(where.left()).arg(where.right()).arg(shown.width())));
+    }
+
+    // The header is elided at this width: the mask comes before what is cut.
+    void allHeadsHeaderKeepsTheMask()
+    {
+        m_window->setCurrentView(View::Grid);
+        const QString header = m_window->headsGrid()->caption();
+        const int causal = header.indexOf(QStringLiteral("causal"));
+        QVERIFY2(causal > 0, qPrintable(header));
+        QVERIFY2(causal < header.indexOf(QStringLiteral("d_model")), qPrintable(header));
+    }
+
+    // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every
+    // other one was, though the cells had room), and the heads right under the header.
+    void everyTokenLabelledWhenThereIsRoom()
+    {
+        m_window->resize(1400, 900);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat because it was very tired today."));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Grid);
+        QCoreApplication::processEvents();
+        for (int head = 0; head < m_window->headsGrid()->headCount(); ++head) {
+            HeatmapPlot* plot = m_window->headsGrid()->plot(head);
+            QTRY_COMPARE(plot->rowCount(), 13);
+            plot->replotNow();
+            QCOMPARE(plot->shownRowLabels().size(), 13);
+            QCOMPARE(plot->shownColumnLabels(), plot->shownRowLabels());
+        }
+        const QPoint head_top = m_window->headsGrid()->plot(0)->mapTo(m_window->headsGrid(), QPoint(0, 0));
+        QVERIFY2(head_top.y() < 60, qPrintable(QString::number(head_top.y())));
+    }
+
+    // Rollout's bars: a decoder's last token and an encoder's [CLS], as --view rollout draws,
+    // following a longer sentence and chosen again when another model opens; its controls are
+    // off with no model.
+    void rolloutStartsWhereTheModelSummarises()
+    {
+        RolloutView* rollout = m_window->viewTabs()->rolloutView();
+        QSpinBox* token = rollout->queryBox();
+        QVERIFY(!token->isEnabled());
+        m_window->setCurrentView(View::Rollout);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        QTRY_VERIFY(token->isEnabled());
+        const int tokens = controller()->result()->seqLen();
+        QCOMPARE(token->value(), tokens - 1);
+        QCOMPARE(rollout->painter().query(), tokens - 1);
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat because it was tired."));
+        controller()->waitForIdle();
+        QTRY_COMPARE(token->value(), controller()->result()->seqLen() - 1);
+        QVERIFY(controller()->result()->seqLen() > tokens);
+
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("bert-tiny")));
+        controller()->waitForIdle();
+        QTRY_COMPARE(token->value(), 0);
+        QCOMPARE(rollout->painter().query(), 0);
+
+        m_window->closeModel();
+        controller()->waitForIdle();
+        QTRY_VERIFY(!token->isEnabled());
+    }
+
+    // A whole model's layer: the walkthrough says where its rows come from (GPT-2 adds learned
+    // positions), not "no positional encoding"; an exported grid has no frame around the current
+    // head (the window's state).
+    void modelLayerWalkthroughAndExportedGrid()
+    {
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Walkthrough);
+        QCoreApplication::processEvents();
+        QTRY_VERIFY(!m_window->walkthrough()->walkthrough().steps.empty());
+        const QString formula = m_window->walkthrough()->walkthrough().steps[0].formula;
+        QVERIFY2(formula.contains(QStringLiteral("learned position")), qPrintable(formula));
+
+        m_window->setCurrentView(View::Grid);
+        QCoreApplication::processEvents();
+        HeadsGrid* grid = m_window->headsGrid();
+        QTRY_COMPARE(grid->plot(0)->rowCount(), controller()->result()->seqLen());
+        grid->setCurrentHead(0);
+        QImage picture(QSize(900, 700), QImage::Format_RGB32);
+        picture.fill(Qt::white);
+        QPainter painter(&picture);
+        grid->render(&painter, QRectF(0, 0, 900, 700));
+        painter.end();
+        int frame_blue = 0;  // the current head's frame: #1e88e5
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = 0; x < picture.width(); ++x) {
+                const QColor colour(picture.pixel(x, y));
+                frame_blue += colour.red() < 60 && colour.green() > 110 && colour.green() < 160 && colour.blue() > 200;
+            }
+        QVERIFY2(frame_blue < 20, qPrintable(QString::number(frame_blue)));
+    }
+
+    // Alt+H opens Help, Alt+M Model: no field's label takes a menu's letter, and no two labels
+    // of the settings panel and the tabs share one (Alt+D went from d_model to Seed and back).
+    void mnemonicsLeaveTheMenusTheirLetters()
+    {
+        QSet<QChar> menus;
+        for (QAction* menu : m_window->menuBar()->actions()) {
+            const QKeySequence key = QKeySequence::mnemonic(menu->text());
+            QVERIFY2(!key.isEmpty(), qPrintable(menu->text()));
+            menus.insert(key.toString().back().toLower());
+        }
+        QHash<QChar, QString> taken;
+        auto check = [&](const QString& text) {
+            const QKeySequence key = QKeySequence::mnemonic(text);
+            if (key.isEmpty())
+                return;
+            const QChar letter = key.toString().back().toLower();
+            QVERIFY2(!menus.contains(letter), qPrintable(text + QStringLiteral(" takes a menu's Alt+") + letter));
+            QVERIFY2(!taken.contains(letter), qPrintable(text + QStringLiteral(" and ") + taken.value(letter)));
+            taken.insert(letter, text);
+        };
+        for (QLabel* label : m_window->findChildren<QLabel*>())
+            if (label->buddy())
+                check(label->text());
+        for (QAbstractButton* button : m_window->findChildren<QAbstractButton*>())
+            check(button->text());
+        QVERIFY2(taken.size() >= 10, qPrintable(QString::number(taken.size())));  // the panel's and One head's
+    }
+};
+
+REGISTER_TEST_SUITE(TestNewUserWindow, QApplication)
+#include "test_new_user_window.moc"
