@@ -1,5 +1,6 @@
 #include "ui/views/model/ModelGridPainter.h"
 
+#include "core/analysis/AttentionDisplay.h"
 #include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
@@ -62,12 +63,49 @@ QFont labelFont(const QFont& base)
 
 }  // namespace
 
+void ModelGridPainter::setHiddenKeys(const QList<int>& positions)
+{
+    m_hidden_positions = positions;
+    updateHidden();
+}
+
+void ModelGridPainter::updateHidden()
+{
+    const std::vector<bool> flags = AttentionDisplay::shownHiddenKeys(m_hidden_positions, m_run ? m_run->seqLen() : 0);
+    std::vector<int> hidden;  // the positions flagged, in order
+    for (size_t key = 0; key < flags.size(); ++key)
+        if (flags[key])
+            hidden.push_back(int(key));
+    if (hidden != m_hidden) {
+        m_hidden = std::move(hidden);
+        m_cache.clear();
+    }
+}
+
+QString ModelGridPainter::aggregateAt(const QPointF& point, const QSizeF& size) const
+{
+    if (!m_aggregate)
+        return {};
+    const Layout layout = layoutFor(size);
+    const QString fusion = headFusionKey(*m_aggregate);
+    for (int layer = 0; layer < layout.layer_aggregates.size(); ++layer)
+        if (layout.layer_aggregates[layer].contains(point))
+            return QCoreApplication::translate("ModelGridPainter", "the %1 of layer %2's heads").arg(fusion).arg(layer);
+    for (int head = 0; head < layout.head_aggregates.size(); ++head)
+        if (layout.head_aggregates[head].contains(point))
+            return QCoreApplication::translate("ModelGridPainter", "the %1 of head %2 over every layer")
+                .arg(fusion)
+                .arg(head);
+    if (layout.all_aggregate.contains(point))
+        return QCoreApplication::translate("ModelGridPainter", "the %1 of every head of every layer").arg(fusion);
+    return {};
+}
+
 void ModelGridPainter::setRun(std::shared_ptr<const ModelRun> run)
 {
     m_run = std::move(run);
     m_cache.clear();
-    if (m_order.size() != size_t(numLayers() * numHeads()))
-        m_order.clear();
+    m_arrangement.keepOrderFor(numLayers(), numHeads());
     updateHidden();
     if (m_current_layer >= numLayers() || m_current_head >= numHeads())
         setCurrent(-1, -1);
@@ -385,12 +423,12 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         return;
     }
     QString caption = m_caption;
-    if (!m_marks.empty())
-        caption += QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_marks_name);
+    if (!m_arrangement.marks().empty())
+        caption += QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_arrangement.marksName());
     if (isOrdered())
-        caption += m_order_name == u"entropy"
+        caption += m_arrangement.orderName() == u"entropy"
                        ? QStringLiteral(" · heads sorted by entropy, highest first")
-                       : QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_order_name);
+                       : QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_arrangement.orderName());
     if (!m_hidden.empty()) {
         QStringList keys;
         for (int key : m_hidden)
@@ -497,14 +535,15 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         }
         painter.setFont(labelFont(painter.font()));
     }
-    if (m_marks.size() == size_t(layout.thumbnails.size())) {
+    const std::vector<double>& marks = m_arrangement.marks();
+    if (marks.size() == size_t(layout.thumbnails.size())) {
         // Frames in one hue whose strength is the score: a head that does the job stands out.
         const QColor mark(0xd9, 0x5f, 0x02);
         QFont small = painter.font();
         small.setPixelSize(std::max(8, small.pixelSize() - 1));
         const QFontMetricsF small_metrics(small);
         for (int i = 0; i < layout.thumbnails.size(); ++i) {
-            const double score = std::clamp(m_marks[size_t(i)], 0.0, 1.0);
+            const double score = std::clamp(marks[size_t(i)], 0.0, 1.0);
             QColor frame = mark;
             frame.setAlphaF(float(0.2 + 0.8 * std::sqrt(score)));
             painter.setPen(QPen(frame, 1.0 + 5.0 * score));
@@ -512,7 +551,7 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
             const QRectF box = layout.thumbnails[i].adjusted(-1.5, -1.5, 1.5, 1.5);
             painter.drawRect(box);
             if (box.width() >= 44) {
-                const QString text = QString::number(m_marks[size_t(i)], 'f', 2);
+                const QString text = QString::number(marks[size_t(i)], 'f', 2);
                 const QRectF label(box.right() - small_metrics.horizontalAdvance(text) - 6, box.top() + 2,
                                    small_metrics.horizontalAdvance(text) + 4, small_metrics.height());
                 painter.fillRect(label, QColor(255, 255, 255, 220));

@@ -4,6 +4,7 @@
 #include "core/model/ModelRun.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
+#include "ui/views/model/HeadArrangement.h"
 
 #include <QImage>
 #include <QList>
@@ -67,17 +68,20 @@ public:
     void setFramed(bool framed) { m_framed = framed; }
     // Heads marked by a score in [0, 1] (L x H, layer after layer; empty: none): a frame as
     // strong as the score and, where a thumbnail has room, the score written in its corner.
-    void setHeadMarks(std::vector<double> scores, const QString& name);
-    const std::vector<double>& headMarks() const { return m_marks; }
+    void setHeadMarks(std::vector<double> scores, const QString& name) { m_arrangement.setMarks(std::move(scores), name); }
+    const std::vector<double>& headMarks() const { return m_arrangement.marks(); }
     // Each layer's heads drawn in the order of a score, highest first (L x H, layer after layer; empty:
     // head order): column c of layer l shows the head with the c-th highest score, named in its corner.
-    void setHeadOrder(const std::vector<double>& scores, const QString& name);
-    bool isOrdered() const { return !m_order.empty(); }
-    int columnOf(int layer, int head) const;  // where the order puts a head
-    int headIn(int layer, int column) const;  // the head the order puts there
+    void setHeadOrder(const std::vector<double>& scores, const QString& name)
+    {
+        m_arrangement.setOrder(scores, name, numLayers(), numHeads());
+    }
+    bool isOrdered() const { return m_arrangement.isOrdered(); }
+    int columnOf(int layer, int head) const { return m_arrangement.columnOf(layer, head, numHeads()); }
+    int headIn(int layer, int column) const { return m_arrangement.headIn(layer, column, numHeads()); }
     // An extra column of each layer's heads fused, an extra row of each head fused across the layers,
     // and in their corner every head of every layer fused; none without a fusion.
-    void setAggregate(std::optional<HeadFusion> fusion);
+    void setAggregate(std::optional<HeadFusion> fusion) { m_aggregate = fusion; }
     std::optional<HeadFusion> aggregate() const { return m_aggregate; }
     // Keys hidden in every thumbnail (each row renormalised over the others, AttentionDisplay's
     // rule) and marked by a pale band; positions beyond the input are ignored.
@@ -134,10 +138,7 @@ private:
     int m_current_layer = -1;
     int m_current_head = -1;
     bool m_framed = true;
-    std::vector<double> m_marks;  // (L x H)
-    QString m_marks_name;
-    std::vector<int> m_order;  // (L x H): entry layer * H + column is the head drawn there; empty: head order
-    QString m_order_name;
+    HeadArrangement m_arrangement;
     std::optional<HeadFusion> m_aggregate;
     QList<int> m_hidden_positions;  // as set
     std::vector<int> m_hidden;      // those inside the input, sorted, unless that is every key
