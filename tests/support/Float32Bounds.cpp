@@ -19,7 +19,8 @@ double productGamma(Eigen::Index inner)
     return gammaOf(3 * inner + 1) * (1.0 + 0x1p-7);
 }
 
-ProductBound productBound(const Matrix& x, const DoubleMatrix& dx, const Matrix& w, const RowVector& bias, int passes)
+ProductBound productBound(const Matrix& x, const DoubleMatrix& dx, const Matrix& w, const RowVector& bias, int passes,
+                          double weight_error)
 {
     const DoubleMatrix abs_w = w.cast<double>().cwiseAbs();
     DoubleMatrix size = x.cast<double>().cwiseAbs() * abs_w;
@@ -27,13 +28,14 @@ ProductBound productBound(const Matrix& x, const DoubleMatrix& dx, const Matrix&
         size.rowwise() += bias.cast<double>().cwiseAbs();
     const DoubleMatrix moved = dx.cwiseAbs() * abs_w;
     // The other side's sums of |terms| are at most size + moved.
-    DoubleMatrix bound = moved + passes * productGamma(w.rows()) * (size + moved);
+    DoubleMatrix bound = moved + passes * productGamma(w.rows()) * (size + moved) + weight_error * (size + moved);
     return {std::move(size), std::move(bound)};
 }
 
-ProductBound productBound(const Matrix& x, const Matrix& dx, const Matrix& w, const RowVector& bias, int passes)
+ProductBound productBound(const Matrix& x, const Matrix& dx, const Matrix& w, const RowVector& bias, int passes,
+                          double weight_error)
 {
-    return productBound(x, DoubleMatrix(dx.cast<double>()), w, bias, passes);
+    return productBound(x, DoubleMatrix(dx.cast<double>()), w, bias, passes, weight_error);
 }
 
 DoubleMatrix rotatedBound(const Matrix& values, const DoubleMatrix& bound, int heads, int head_dim, int rotary_dim,
@@ -77,7 +79,7 @@ Eigen::VectorXd scoreChangeBound(const Eigen::VectorXd& q, const Eigen::VectorXd
         double moved = 0.0;
         for (Eigen::Index j = 0; j < k.size(); ++j)
             moved = std::max(moved, dq(i) * (k(j) + dk(j)) + q(i) * dk(j) + rounding * (q(i) + dq(i)) * (k(j) + dk(j)));
-        const double shift = passes * 2.0 * kUnitRoundoff * (q(i) + dq(i)) * largest_key;
+        const double shift = passes * 6.0 * kUnitRoundoff * (q(i) + dq(i)) * largest_key;
         delta(i) = scale * (moved + shift);
     }
     return delta;
@@ -111,10 +113,13 @@ AttentionLayerBounds attentionLayerBounds(const AttentionWeights& weights, const
     const auto bias = [&](int first, int width) {
         return weights.hasInputBias() ? RowVector(weights.in_bias.segment(first, width)) : RowVector();
     };
+    const Matrix& key_x = side.key_x ? *side.key_x : side.x;
+    const DoubleMatrix& key_dx = side.key_dx ? *side.key_dx : side.dx;
+    const double e = side.weight_error;
     AttentionLayerBounds bounds;
-    bounds.q_before_rotation = productBound(side.x, side.dx, weights.wq(), bias(0, d_model), passes).bound;
-    bounds.k_before_rotation = productBound(side.x, side.dx, weights.wk(), bias(d_model, kv_dim), passes).bound;
-    bounds.v = productBound(side.x, side.dx, weights.wv(), bias(d_model + kv_dim, kv_dim), passes).bound;
+    bounds.q_before_rotation = productBound(side.x, side.dx, weights.wq(), bias(0, d_model), passes, e).bound;
+    bounds.k_before_rotation = productBound(key_x, key_dx, weights.wk(), bias(d_model, kv_dim), passes, e).bound;
+    bounds.v = productBound(key_x, key_dx, weights.wv(), bias(d_model + kv_dim, kv_dim), passes, e).bound;
     bounds.q = rotary_dim > 0 ? rotatedBound(side.q, bounds.q_before_rotation, heads, d, rotary_dim, pair_stride,
                                              table_error, passes)
                               : bounds.q_before_rotation;
@@ -129,6 +134,31 @@ AttentionLayerBounds attentionLayerBounds(const AttentionWeights& weights, const
         bounds.probabilities.push_back(probabilityBound(side.probabilities[size_t(h)], delta, passes));
     }
     return bounds;
+}
+
+double rowSumBound(Eigen::Index keys)
+{
+    return gammaOf(keys + 2);
+}
+
+AttentionOutputBounds attentionOutputBounds(const AttentionWeights& weights, const AttentionLayerBounds& bounds,
+                                            const std::vector<DoubleMatrix>& probabilities, const Matrix& v,
+                                            const Matrix& concat, double weight_error, int passes)
+{
+    const int heads = weights.num_heads, d = weights.headDim(), group = heads / weights.kvHeads();
+    AttentionOutputBounds out;
+    out.concat.resize(concat.rows(), heads * d);
+    for (int h = 0; h < heads; ++h) {
+        const DoubleMatrix dv = bounds.v.middleCols((h / group) * d, d);
+        const DoubleMatrix larger_v = v.middleCols((h / group) * d, d).cast<double>().cwiseAbs() + dv;
+        out.concat.middleCols(h * d, d) =
+            weightedValuesBound(probabilities[size_t(h)], bounds.probabilities[size_t(h)], larger_v, dv, passes);
+    }
+    if (weights.hasOutputProjection())
+        out.output = productBound(concat, out.concat, weights.out_proj, weights.out_bias, passes, weight_error).bound;
+    else
+        out.output = out.concat;
+    return out;
 }
 
 QString beyondBound(const char* name, const Matrix& a, const DoubleMatrix& b, const DoubleMatrix& bound, double* worst)

@@ -37,13 +37,17 @@ double productGamma(Eigen::Index inner);
 
 // x W + b of `passes` float32 evaluations whose inputs lie up to |dx| apart (dx = 0 for the same
 // input). `size` is |x| |W| + |b| (the sum of |terms| of each entry), `bound` the elementwise bound
-// on how far the results lie apart: |dx| |W| from the inputs, and each pass's rounding.
+// on how far the results lie apart: |dx| |W| from the inputs, each pass's rounding, and
+// weight_error times the sums of |terms| when the other side's W and b lie within
+// weight_error |W|, |b| of these (float64 weights rounded to float32: u / (1 - u)).
 struct ProductBound {
     DoubleMatrix size;
     DoubleMatrix bound;
 };
-ProductBound productBound(const Matrix& x, const Matrix& dx, const Matrix& w, const RowVector& bias, int passes);
-ProductBound productBound(const Matrix& x, const DoubleMatrix& dx, const Matrix& w, const RowVector& bias, int passes);
+ProductBound productBound(const Matrix& x, const Matrix& dx, const Matrix& w, const RowVector& bias, int passes,
+                          double weight_error = 0.0);
+ProductBound productBound(const Matrix& x, const DoubleMatrix& dx, const Matrix& w, const RowVector& bias, int passes,
+                          double weight_error = 0.0);
 
 // A position rotation of values (rows, heads * head_dim) that lie within `bound` of the other
 // side's before the rotation: the bound after it. In each head, features [0, rotary_dim) are turned
@@ -65,14 +69,16 @@ Eigen::VectorXd rowNorms(const DoubleMatrix& bound, int first, int width);
 // the 2-norms of one side's q and k and the bounds dq, dk on their distance to the other side's
 // (Cauchy-Schwarz: |q.k - q'.k'| <= |dq| (|k| + |dk|) + |q| |dk|), plus each pass's rounding of
 // the head_dim-term product and of the scaling (gamma_{head_dim + 2} (|q| + |dq|) (|k| + |dk|)) and
-// of the subtraction of the row's largest score (u |s - max|, at most 2 u times the largest |s|).
+// of what MaskedSoftmax does before its exponentials: (s - max) * (1 / scale), three roundings of
+// at most u |s - max| each, |s - max| at most 2 |q| times the largest |k|.
 Eigen::VectorXd scoreChangeBound(const Eigen::VectorXd& q, const Eigen::VectorXd& dq, const Eigen::VectorXd& k,
                                  const Eigen::VectorXd& dk, double scale, int head_dim, int passes);
 
 // The bound on each softmax probability of a head (rows x keys) whose scores moved by at most
 // delta(i) in row i: a softmax whose inputs all move by at most delta moves each probability p by
-// at most p (exp(2 delta) - 1), plus each pass's rounding of the exponentials, the row's sum of
-// `keys` terms and the division (gamma_{keys + 4} p), and u for the stored result. `p` is the larger
+// at most p (exp(2 delta) - 1), plus each pass's rounding of the exponentials (within 1.5 ulp:
+// 3 u p, as scores moved by 1.5 u), the row's sum of `keys` terms and the product by its inverse
+// (gamma_{keys + 1} p), gamma_{keys + 4} p in all, and u for the stored result. `p` is the larger
 // of the two sides' probabilities.
 DoubleMatrix probabilityBound(const DoubleMatrix& p, const Eigen::VectorXd& delta, int passes);
 
@@ -107,9 +113,31 @@ struct AttentionLayerSide {
     const Matrix& q;
     const Matrix& k;
     const std::vector<DoubleMatrix>& probabilities;
+    // Cross-attention: the keys' and values' input and its difference (null: x and dx).
+    const Matrix* key_x = nullptr;
+    const DoubleMatrix* key_dx = nullptr;
+    // How far the other side's weights lie apart, relatively (productBound).
+    double weight_error = 0.0;
 };
 AttentionLayerBounds attentionLayerBounds(const AttentionWeights& weights, const AttentionLayerSide& side,
                                           const RotationShape& rotation, double scale, int passes);
+
+// The weighted values (concat = P V per head) and the output (concat Wo + bo) of that layer, from
+// the derived bounds on P and V (weightedValuesBound, productBound). `probabilities` per head the
+// larger of the sides', `v` and `concat` one side's.
+struct AttentionOutputBounds {
+    DoubleMatrix concat;
+    DoubleMatrix output;
+};
+AttentionOutputBounds attentionOutputBounds(const AttentionWeights& weights, const AttentionLayerBounds& bounds,
+                                            const std::vector<DoubleMatrix>& probabilities, const Matrix& v,
+                                            const Matrix& concat, double weight_error, int passes);
+
+// The bound on |sum_j p_j - 1| for one softmax row of `keys` visible keys in float32: the same
+// computed exponentials e_j make the sum S and the numerators, so their errors cancel and only the
+// sum's, the inverse's and the products' roundings remain (gamma_{keys + 1}); gamma_{keys + 2}
+// leaves room for the test's own sum of the row in double.
+double rowSumBound(Eigen::Index keys);
 
 // Where |a - b| exceeds `bound` anywhere, in words ("name (row, col) differs by x, bound y");
 // empty when it does not. `worst` (optional) receives the largest |a - b| / bound.
