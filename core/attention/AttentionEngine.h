@@ -27,7 +27,7 @@ public:
     // (q, weights, concat, output: new_len rows, query_offset = the cached length) and all keys
     // and values (k, v: cached + new rows, copied from the cache). Key padding, if any, has one
     // flag per key, cached and new. Rows equal those of forward() over the whole input, up to the
-    // order of the products' sums (within 1e-6 of the largest weight in the tests).
+    // order of the products' sums (within float32's error bounds in the tests).
     static Result<AttentionTrace> forwardAppending(const Matrix& x_new, const AttentionWeights& weights,
                                                    const AttentionOptions& options, KeyValueCache& cache);
 

@@ -1,7 +1,11 @@
 // The command-line contract (docs/command-line.md), driven through the real executable
 // as other tools drive it: JSON shape and identities, and the one-line error of every bad input.
+#include "core/attention/AttentionEngine.h"
 #include "core/io/JsonWriter.h"
+#include "core/io/NpyReader.h"
+#include "core/weights/WeightFile.h"
 
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ProgramRun.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
@@ -12,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using namespace attn;
 using namespace attn::testing;
 
 namespace {
@@ -62,7 +67,8 @@ private slots:
                 for (const QJsonValue& w : row.toArray())
                     sum += w.toDouble();
                 QCOMPARE(row.toArray().size(), 6);
-                QVERIFY(std::abs(sum - 1.0) < 1e-5);
+                // Float32Bounds.h: a float32 softmax row of 6 keys, and the JSON texts within u of each.
+                QVERIFY(std::abs(sum - 1.0) <= rowSumBound(6) + 2 * kUnitRoundoff);
             }
         }
         QCOMPARE(json["output"].toArray().size(), 6);
@@ -95,9 +101,27 @@ private slots:
         const QJsonArray out0 = json["output"][0].toArray();
         const double weights0[] = {0.06337894, 0.46831053, 0.46831053};
         const double output0[] = {1.93662106, 6.68310531, 1.59506841};
+        // The worked example's float64 values (to 9 digits: within u) against one float32 pass's
+        // bounds (Float32Bounds.h), computed here from the same files (the JSON weights rounded to
+        // float32), plus the shortest float32 text of the program's JSON (within u).
+        const Result<LoadedWeights> loaded = WeightFile::load(examples + "toy-4d.json");
+        const Result<Matrix> input = NpyReader::readMatrixFile(examples + "toy-4d-input.npy");
+        QVERIFY(loaded && input);
+        AttentionOptions options;
+        options.scale = ScaleSetting{ScaleSetting::Mode::None, 1.0};
+        const AttentionTrace trace = AttentionEngine::forward(*input, loaded->weights, options).value();
+        const std::vector<DoubleMatrix> larger = {trace.probabilities[0].cast<double>()};
+        const DoubleMatrix no_difference = DoubleMatrix::Zero(input->rows(), input->cols());
+        const double weight_error = kUnitRoundoff / (1 - kUnitRoundoff);
+        const AttentionLayerBounds bounds = attentionLayerBounds(
+            loaded->weights, {*input, no_difference, trace.q, trace.k, larger, nullptr, nullptr, weight_error}, {}, 1.0,
+            1);
+        const DoubleMatrix output_bound =
+            attentionOutputBounds(loaded->weights, bounds, larger, trace.v, trace.concat, weight_error, 1).output;
+        const double text = 2 * kUnitRoundoff;  // the 9 digits and the program's text
         for (int j = 0; j < 3; ++j) {
-            QVERIFY(std::abs(row0[j].toDouble() - weights0[j]) < 1e-6);  // float32 rounding
-            QVERIFY(std::abs(out0[j].toDouble() - output0[j]) < 1e-5);
+            QVERIFY(std::abs(row0[j].toDouble() - weights0[j]) <= bounds.probabilities[0](0, j) + text * weights0[j]);
+            QVERIFY(std::abs(out0[j].toDouble() - output0[j]) <= output_bound(0, j) + text * output0[j]);
         }
     }
 

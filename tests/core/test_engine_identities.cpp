@@ -3,12 +3,14 @@
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
 using namespace attn;
 using namespace attn::test;
+using namespace attn::testing;
 
 namespace {
 
@@ -54,16 +56,29 @@ private slots:
         const AttentionTrace trace = AttentionEngine::forward(kToyInput, toyWeights(), unscaled()).value();
         QCOMPARE(trace.num_heads, 1);
         QCOMPARE(trace.head_dim, 3);
-        // Reference values from the classic worked example (numpy softmax in float64);
-        // float32 rounding of exp() leaves ~1e-7.
-        const float tolerance = 1e-6f;
-        const float weights0[] = {0.06337894f, 0.46831053f, 0.46831053f};
-        const float weights1[] = {6.03366485e-06f, 9.82007865e-01f, 1.79861014e-02f};
-        const float output0[] = {1.93662106f, 6.68310531f, 1.59506841f};
+        // Reference values from the classic worked example (numpy softmax in float64, written to
+        // 9 digits, within u of their value): within one float32 pass's error bounds
+        // (tests/support/Float32Bounds.h) of them.
+        const double weights0[] = {0.06337894, 0.46831053, 0.46831053};
+        const double weights1[] = {6.03366485e-06, 9.82007865e-01, 1.79861014e-02};
+        const double output0[] = {1.93662106, 6.68310531, 1.59506841};
+        const std::vector<DoubleMatrix> larger = {trace.probabilities[0].cast<double>().cwiseAbs()};
+        const DoubleMatrix no_difference = DoubleMatrix::Zero(3, 4);
+        const AttentionWeights w = toyWeights();
+        const AttentionLayerBounds bounds =
+            attentionLayerBounds(w, {kToyInput, no_difference, trace.q, trace.k, larger}, {}, 1.0, 1);
+        const DoubleMatrix output_bound =
+            attentionOutputBounds(w, bounds, larger, trace.v, trace.concat, 0.0, 1).output;
+        const double text = 2 * kUnitRoundoff;  // the 9-digit text, and p within its bound of the exact
         for (int j = 0; j < 3; ++j) {
-            QVERIFY2(std::abs(trace.probabilities[0](0, j) - weights0[j]) < tolerance, qPrintable(QString::number(j)));
-            QVERIFY2(std::abs(trace.probabilities[0](1, j) - weights1[j]) < tolerance, qPrintable(QString::number(j)));
-            QVERIFY2(std::abs(trace.output(0, j) - output0[j]) < tolerance, qPrintable(QString::number(j)));
+            QVERIFY2(
+                std::abs(trace.probabilities[0](0, j) - weights0[j]) <= bounds.probabilities[0](0, j) + text * weights0[j],
+                qPrintable(QString::number(j)));
+            QVERIFY2(
+                std::abs(trace.probabilities[0](1, j) - weights1[j]) <= bounds.probabilities[0](1, j) + text * weights1[j],
+                qPrintable(QString::number(j)));
+            QVERIFY2(std::abs(trace.output(0, j) - output0[j]) <= output_bound(0, j) + text * output0[j],
+                     qPrintable(QString::number(j)));
         }
         // Raw scores of query 0 are the integers of the worked example.
         QCOMPARE(trace.scores[0](0, 0), 2.0f);
@@ -101,8 +116,9 @@ private slots:
         for (const Matrix& a : trace.probabilities) {
             QCOMPARE(a.rows(), Eigen::Index(seq_len));
             for (Eigen::Index i = 0; i < a.rows(); ++i) {
-                // float32 sum of up to 130 terms: a few ulps of 1.
-                QVERIFY2(std::abs(a.row(i).sum() - 1.0f) < 1e-5f, qPrintable(QString::number(i)));
+                // Float32Bounds.h: a float32 softmax row of up to 130 visible keys.
+                QVERIFY2(std::abs(a.row(i).cast<double>().sum() - 1.0) <= rowSumBound(a.cols()),
+                         qPrintable(QString::number(i)));
                 QVERIFY((a.row(i).array() >= 0.0f).all());
             }
         }
@@ -158,19 +174,37 @@ private slots:
         options.detail = TraceDetail::Probabilities;
         const AttentionTrace trace = AttentionEngine::forward(x, w, options).value();
         QCOMPARE(trace.output.cols(), Eigen::Index(d_model));
+        // float32 engine against a float64 loop: within one float32 pass's error bounds
+        // (tests/support/Float32Bounds.h).
+        std::vector<DoubleMatrix> expected, larger;
         for (int h = 0; h < heads; ++h) {
-            const MatrixD expected = referenceHeadWeights(x, w, h, std::sqrt(double(w.headDim())), causal);
-            // float32 engine against a float64 loop: scores are O(1), so 1e-5 absolute.
-            QVERIFY2((trace.probabilities[size_t(h)].cast<double>() - expected).cwiseAbs().maxCoeff() < 1e-5,
-                     qPrintable(QString::number(h)));
+            expected.push_back(referenceHeadWeights(x, w, h, std::sqrt(double(w.headDim())), causal));
+            larger.push_back(expected.back().cwiseMax(trace.probabilities[size_t(h)].cast<double>()));
         }
-        // Heads' outputs, concatenation and Wo, against a plain recomputation from the weights.
+        const DoubleMatrix no_difference = DoubleMatrix::Zero(x.rows(), x.cols());
+        const AttentionLayerBounds bounds = attentionLayerBounds(w, {x, no_difference, trace.q, trace.k, larger}, {},
+                                                                 1.0 / std::sqrt(double(w.headDim())), 1);
+        for (int h = 0; h < heads; ++h) {
+            const QString beyond =
+                beyondBound("weights", trace.probabilities[size_t(h)], expected[size_t(h)], bounds.probabilities[size_t(h)]);
+            QVERIFY2(beyond.isEmpty(), qPrintable(QStringLiteral("head %1: %2").arg(h).arg(beyond)));
+        }
+        // Heads' outputs, concatenation and Wo, against a plain recomputation from the weights: two
+        // float32 passes over the same P, V and weights, each within its rounding.
         Matrix concat(seq_len, d_model);
-        for (int h = 0; h < heads; ++h)
+        DoubleMatrix concat_bound(seq_len, d_model);
+        const DoubleMatrix no_change = DoubleMatrix::Zero(seq_len, w.headDim());
+        for (int h = 0; h < heads; ++h) {
             concat.middleCols(h * w.headDim(), w.headDim()) = trace.probabilities[size_t(h)] * trace.vHead(h);
-        QVERIFY((concat - trace.concat).cwiseAbs().maxCoeff() < 1e-5f);
+            const DoubleMatrix p = trace.probabilities[size_t(h)].cast<double>();
+            concat_bound.middleCols(h * w.headDim(), w.headDim()) = weightedValuesBound(
+                p, DoubleMatrix::Zero(seq_len, seq_len), Matrix(trace.vHead(h)).cast<double>(), no_change, 2);
+        }
+        QVERIFY(beyondBound("concat", concat, trace.concat, concat_bound).isEmpty());
         const Matrix output = (concat * w.out_proj).rowwise() + w.out_bias;
-        QVERIFY((output - trace.output).cwiseAbs().maxCoeff() < 1e-5f);
+        const DoubleMatrix output_bound =
+            productBound(trace.concat, Matrix(concat - trace.concat), w.out_proj, w.out_bias, 2).bound;
+        QVERIFY(beyondBound("output", output, trace.output, output_bound).isEmpty());
         // Computed where they are kept (the full trace keeps the scores too) or in a buffer and
         // copied there: the same numbers bit for bit.
         options.detail = TraceDetail::Full;
@@ -190,13 +224,30 @@ private slots:
             permuted.row(i) = x.row(order[size_t(i)]);
         const AttentionTrace a = AttentionEngine::forward(x, w).value();
         const AttentionTrace b = AttentionEngine::forward(permuted, w).value();
+        // Two float32 passes over the same rows, in another order: within both passes' rounding
+        // (tests/support/Float32Bounds.h).
+        std::vector<DoubleMatrix> larger;
+        for (int h = 0; h < 4; ++h) {
+            DoubleMatrix p(6, 6);
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < 6; ++j)
+                    p(i, j) =
+                        std::max(b.probabilities[size_t(h)](i, j), a.probabilities[size_t(h)](order[size_t(i)], order[size_t(j)]));
+            larger.push_back(std::move(p));
+        }
+        const DoubleMatrix no_difference = DoubleMatrix::Zero(6, 16);
+        const AttentionLayerBounds bounds = attentionLayerBounds(w, {permuted, no_difference, b.q, b.k, larger}, {},
+                                                                 1.0 / std::sqrt(double(w.headDim())), 2);
+        const DoubleMatrix output_bound = attentionOutputBounds(w, bounds, larger, b.v, b.concat, 0.0, 2).output;
         for (int h = 0; h < 4; ++h)
             for (int i = 0; i < 6; ++i)
                 for (int j = 0; j < 6; ++j)
                     QVERIFY(std::abs(b.probabilities[size_t(h)](i, j) -
-                                     a.probabilities[size_t(h)](order[size_t(i)], order[size_t(j)])) < 1e-6f);
+                                     a.probabilities[size_t(h)](order[size_t(i)], order[size_t(j)])) <=
+                            bounds.probabilities[size_t(h)](i, j));
         for (int i = 0; i < 6; ++i)
-            QVERIFY((b.output.row(i) - a.output.row(order[size_t(i)])).cwiseAbs().maxCoeff() < 1e-5f);
+            for (int c = 0; c < 16; ++c)
+                QVERIFY(std::abs(b.output(i, c) - a.output(order[size_t(i)], c)) <= output_bound(i, c));
     }
 
     void sameSeedSameNumbers()
@@ -232,7 +283,12 @@ private slots:
         const Matrix x = randomMatrix(5, 8, 4);
         const AttentionWeights w = AttentionWeights::identity(8, 8, 1).value();
         const AttentionTrace trace = AttentionEngine::forward(x, w, unscaled()).value();
-        QVERIFY((trace.scores[0] - x * x.transpose()).cwiseAbs().maxCoeff() < 1e-5f);
+        // Q = K = x exactly (products by 1 and 0); the scores and x x^T are two float32 passes of
+        // 8-term sums: within 2 gamma_8 |x| |x|^T (tests/support/Float32Bounds.h).
+        const DoubleMatrix abs_x = x.cast<double>().cwiseAbs();
+        QVERIFY(beyondBound("scores", trace.scores[0], Matrix(x * x.transpose()),
+                            2 * gammaOf(8) * abs_x * abs_x.transpose())
+                    .isEmpty());
         // Rectangular identity when input_dim != d_model.
         const AttentionWeights wide = AttentionWeights::identity(6, 8, 2).value();
         QCOMPARE(wide.wq().rows(), Eigen::Index(6));
@@ -255,7 +311,7 @@ private slots:
             AttentionEngine::forward(x, AttentionWeights::identity(8, 8, 1).value(), unscaled()).value();
         QVERIFY(trace.probabilities[0].allFinite());
         for (Eigen::Index i = 0; i < 8; ++i)
-            QVERIFY(std::abs(trace.probabilities[0].row(i).sum() - 1.0f) < 1e-5f);
+            QVERIFY(std::abs(trace.probabilities[0].row(i).cast<double>().sum() - 1.0) <= rowSumBound(8));
     }
 
     void crossAttentionAndKeyPadding()
@@ -272,7 +328,7 @@ private slots:
             for (Eigen::Index i = 0; i < 3; ++i) {
                 QCOMPARE(a(i, 1), 0.0f);
                 QCOMPARE(a(i, 4), 0.0f);
-                QVERIFY(std::abs(a.row(i).sum() - 1.0f) < 1e-6f);
+                QVERIFY(std::abs(a.row(i).cast<double>().sum() - 1.0) <= rowSumBound(5));
             }
         }
         QCOMPARE(trace.maskedScore(0, 0, 1), -std::numeric_limits<float>::infinity());

@@ -2,12 +2,14 @@
 // and the shapes every builder of grouped weights checks.
 #include "core/attention/AttentionEngine.h"
 #include "tests/support/EngineReference.h"
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/TestSuite.h"
 
 #include <QtTest>
 
 using namespace attn;
 using namespace attn::test;
+using namespace attn::testing;
 
 class TestGroupedAttention : public QObject {
     Q_OBJECT
@@ -48,19 +50,30 @@ private slots:
         QCOMPARE(trace.q.cols(), Eigen::Index(heads * d_k));
 
         const ReferencePass expected = referenceGroupedPass(x, parts, causal);
-        // float32 engine against the float64 loop on O(1) scores and values: a few ulps of 1,
-        // far below the 1e-2 that a wrong key/value head or a missing bias moves them.
-        const double tolerance = 1e-5;
+        // float32 engine against the float64 loop: within one float32 pass's error bounds
+        // (tests/support/Float32Bounds.h), far below the 1e-2 that a wrong key/value head or a
+        // missing bias moves them.
+        std::vector<DoubleMatrix> larger;
+        for (int h = 0; h < heads; ++h)
+            larger.push_back(
+                DoubleMatrix(expected.weights[size_t(h)]).cwiseMax(trace.probabilities[size_t(h)].cast<double>()));
+        const DoubleMatrix no_difference = DoubleMatrix::Zero(x.rows(), x.cols());
+        const AttentionLayerBounds bounds =
+            attentionLayerBounds(w, {x, no_difference, trace.q, trace.k, larger}, {}, 1.0 / std::sqrt(double(d_k)), 1);
+        const AttentionOutputBounds output_bounds =
+            attentionOutputBounds(w, bounds, larger, trace.v, trace.concat, 0.0, 1);
         for (int h = 0; h < heads; ++h) {
-            const double error = maxDifference(trace.probabilities[size_t(h)], expected.weights[size_t(h)]);
-            QVERIFY2(error < tolerance, qPrintable(QStringLiteral("head %1: %2").arg(h).arg(error)));
+            const QString beyond =
+                beyondBound("weights", trace.probabilities[size_t(h)], DoubleMatrix(expected.weights[size_t(h)]),
+                            bounds.probabilities[size_t(h)]);
+            QVERIFY2(beyond.isEmpty(), qPrintable(QStringLiteral("head %1: %2").arg(h).arg(beyond)));
             // The trace's per-head views are the key/value head the head attended with.
             QCOMPARE(Matrix(trace.kHead(h)), Matrix(trace.k.middleCols(h / (heads / kv_heads) * d_k, d_k)));
         }
-        QVERIFY2(maxDifference(trace.concat, expected.concat) < tolerance,
-                 qPrintable(QString::number(maxDifference(trace.concat, expected.concat))));
-        QVERIFY2(maxDifference(trace.output, expected.output) < tolerance,
-                 qPrintable(QString::number(maxDifference(trace.output, expected.output))));
+        const QString concat = beyondBound("concat", trace.concat, DoubleMatrix(expected.concat), output_bounds.concat);
+        QVERIFY2(concat.isEmpty(), qPrintable(concat));
+        const QString output = beyondBound("output", trace.output, DoubleMatrix(expected.output), output_bounds.output);
+        QVERIFY2(output.isEmpty(), qPrintable(output));
     }
 
     void ungroupedHeadsAreThePlainLayerToTheBit()

@@ -11,6 +11,7 @@
 #include "core/ops/LinearColumns.h"
 #include "core/ops/StreamingCopy.h"
 #include "core/ops/Transpose.h"
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/TestSuite.h"
 
 #include <QtTest>
@@ -20,6 +21,7 @@
 #include <string_view>
 
 using namespace attn;
+using namespace attn::testing;
 
 namespace {
 
@@ -51,10 +53,12 @@ MatrixD reference(const Matrix& x, const Matrix& w, const RowVector& b)
     return out;
 }
 
-// Sums of `inner` products of numbers in [-1, 1] in float: a few ulp of sqrt(inner) each.
-double tolerance(int inner)
+// Where `out` lies beyond one float32 pass's error bound of x w + b (tests/support/Float32Bounds.h:
+// gamma_n times each entry's sum of |terms|, for any order of the sums); empty when within.
+QString beyondProductBound(const Matrix& out, const Matrix& x, const Matrix& w, const RowVector& b)
 {
-    return 1e-6 * (4 + inner);
+    const DoubleMatrix no_difference = DoubleMatrix::Zero(x.rows(), x.cols());
+    return beyondBound("x w + b", out, DoubleMatrix(reference(x, w, b)), productBound(x, no_difference, w, b, 1).bound);
 }
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -108,8 +112,8 @@ private slots:
         const Matrix w = randomMatrix(inner, cols, 2);
         Matrix out = Matrix::Constant(rows, cols, kNaN);  // every entry must be written
         directProduct(x, w, out);
-        const double error = (out.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
-        QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+        const QString beyond = beyondProductBound(out, x, w, RowVector());
+        QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
     // x packed in tiles of 8 rows (packRowTiles): the packed kernel does every whole packet of
@@ -146,13 +150,13 @@ private slots:
             const Eigen::Index done = directPackedProduct(packed.data(), rows, w, out);
             constexpr int packet = Eigen::internal::packet_traits<float>::size;
             QCOMPARE(done, Eigen::Index(cols / packet * packet));
-            QCOMPARE(out.leftCols(done), direct.leftCols(done));  // the same additions in the same order
+            QCOMPARE(out.leftCols(done), direct.leftCols(done));        // the same additions in the same order
             QVERIFY(out.rightCols(cols - done).array().isNaN().all());  // the rest is left to the caller
 
             Matrix through_linear = Matrix::Constant(rows, cols, kNaN);
             QVERIFY(linear(x, w, nullptr, through_linear, false));
-            const double error = (through_linear.cast<double>() - reference(x, w, RowVector())).cwiseAbs().maxCoeff();
-            QVERIFY2(error < tolerance(inner), qPrintable(QString::number(error)));
+            const QString beyond = beyondProductBound(through_linear, x, w, RowVector());
+            QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
         }
     }
 
@@ -231,8 +235,7 @@ private slots:
         const auto x = big_x.block(2, 10, 13, 64);   // (13, 64), stride 90
         const auto w = big_w.block(3, 20, 64, 100);  // (64, 100), stride 200
         directProduct(x, w, big_out.block(5, 30, 13, 100));
-        const MatrixD expected = x.cast<double>() * w.cast<double>();
-        QVERIFY((big_out.block(5, 30, 13, 100).cast<double>() - expected).cwiseAbs().maxCoeff() < tolerance(64));
+        QVERIFY(beyondProductBound(big_out.block(5, 30, 13, 100), x, w, RowVector()).isEmpty());
         // Nothing outside the destination block was touched.
         Matrix outside = big_out;
         outside.block(5, 30, 13, 100).setZero();
@@ -268,7 +271,7 @@ private slots:
         finite = linearColumns(x, w, bias ? b.data() : nullptr, out);
         QVERIFY(finite);
         if (rows > 0)
-            QVERIFY((out.cast<double>() - reference(x, w, b)).cwiseAbs().maxCoeff() < tolerance(96));
+            QVERIFY2(beyondProductBound(out, x, w, b).isEmpty(), qPrintable(beyondProductBound(out, x, w, b)));
     }
 
     void linearColumnsFindsANonFiniteWeightInAnyChunk_data()
@@ -309,7 +312,8 @@ private slots:
                 bool finite = true;
 #pragma omp parallel num_threads(threads) reduction(&& : finite)
                 finite = linearColumns(x, w, b.data(), out);
-                QVERIFY2(!finite, qPrintable(QStringLiteral("%1, %2 thread(s)").arg(QLatin1String(input)).arg(threads)));
+                QVERIFY2(!finite,
+                         qPrintable(QStringLiteral("%1, %2 thread(s)").arg(QLatin1String(input)).arg(threads)));
             }
         }
     }

@@ -8,6 +8,7 @@
 #include "core/model/TransformerModel.h"
 #include "core/ops/TileWeights.h"
 
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 
@@ -36,15 +37,12 @@ Matrix bfloat16Matrix(int rows, int cols, std::uint64_t seed)
     return randomMatrix(rows, cols, seed).unaryExpr([](float v) { return float(Eigen::bfloat16(v)); });
 }
 
-// |x w + b - reference| allowed per element: float32 sums of `inner` products and the bias, a few
-// roundings of 2^-24 each, relative to the sum of the magnitudes added (|x| |w| and |b|).
+// |x w + b - reference| allowed per element: one float32 pass's error bound
+// (tests/support/Float32Bounds.h), which counts the tiles' three bfloat16 parts of each x.
 MatrixD allowed(const Matrix& x, const Matrix& w, const RowVector& bias)
 {
-    const double eps = std::ldexp(1.0, -24);
-    MatrixD magnitude = x.cast<double>().cwiseAbs() * w.cast<double>().cwiseAbs();
-    if (bias.size() > 0)
-        magnitude.rowwise() += bias.cast<double>().cwiseAbs();
-    return magnitude * (eps * (4 + x.cols()));
+    const DoubleMatrix no_difference = DoubleMatrix::Zero(x.rows(), x.cols());
+    return productBound(x, no_difference, w, bias, 1).bound;
 }
 
 // The largest |out - reference| / allowed.
