@@ -9,6 +9,7 @@
 #include "tests/support/WindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/shell/AboutText.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
@@ -195,6 +196,18 @@ private slots:
         for (QAbstractButton* button : m_window->findChildren<QAbstractButton*>())
             check(button->text());
         QVERIFY2(taken.size() >= 10, qPrintable(QString::number(taken.size())));  // the panel's and One head's
+    }
+
+    // Help › About offers no link to the placeholder home page a build without a real one has,
+    // and links a real one.
+    void aboutLinksNoPlaceholder()
+    {
+        const QString placeholder = aboutHtml(QStringLiteral("https://attention-lab.invalid/"));
+        QVERIFY(!placeholder.contains(QLatin1String("href")));
+        QVERIFY(!placeholder.contains(QLatin1String(".invalid")));
+        QVERIFY(placeholder.contains(QLatin1String("docs/")));
+        const QString real = aboutHtml(QStringLiteral("https://example.org/attention-lab/"));
+        QVERIFY(real.contains(QLatin1String("<a href='https://example.org/attention-lab/'>")));
     }
 };
 
