@@ -52,10 +52,6 @@ MatrixD matrixOf(const QJsonArray& rows)
     return m;
 }
 
-// The command-line contract's tolerance against float64 (docs/command-line.md): attention
-// absolutely, the hidden state relative to its largest value.
-constexpr double kContractTolerance = 2e-5;
-
 double maxAbsDifference(const ConstMatrixRef& actual, const MatrixD& expected)
 {
     if (actual.rows() != expected.rows() || actual.cols() != expected.cols())

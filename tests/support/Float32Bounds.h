@@ -27,6 +27,12 @@ using DoubleMatrix = Eigen::MatrixXd;
 // float32's unit roundoff.
 constexpr double kUnitRoundoff = 0x1p-24;
 
+// The command-line contract's tolerance against float64 for a whole model's run
+// (docs/command-line.md): attention absolutely, hidden states and Q, K, V relative to their largest
+// value. For runs through every layer, LayerNorm and MLP, where a derived bound would be longer
+// than the test.
+constexpr double kContractTolerance = 2e-5;
+
 // Higham's gamma_n.
 double gammaOf(Eigen::Index n);
 
