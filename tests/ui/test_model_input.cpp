@@ -101,6 +101,17 @@ class TestModelInput : public QObject {
         m_settings.reset();
     }
 
+    // A copy of gpt2-tiny at `folder`, open with "hello world" and every pass done, so that the
+    // window remembers it when it closes.
+    void openModelCopy(const QString& folder)
+    {
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder));
+        m_window->sentenceEdit()->setText("hello world");
+        m_window->openModelFolder(folder);
+        controller()->waitForIdle();
+    }
+
 private slots:
     void init()
     {
@@ -160,11 +171,9 @@ private slots:
     {
         QTemporaryDir root;
         const QString folder = root.filePath("gpt2-copy");
-        QVERIFY(QDir().mkpath(folder));
-        QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder));
-        m_window->sentenceEdit()->setText("hello world");
-        m_window->openModelFolder(folder);
-        controller()->waitForIdle();
+        openModelCopy(folder);
+        if (QTest::currentTestFailed())
+            return;
         closeWindow();
 
         for (const bool gone : {false, true}) {
@@ -201,11 +210,9 @@ private slots:
         QFETCH(QString, reason);
         QTemporaryDir root;
         const QString folder = root.filePath("gpt2-copy");
-        QVERIFY(QDir().mkpath(folder));
-        QVERIFY(copyFolder(modelFixture("gpt2-tiny"), folder));
-        m_window->sentenceEdit()->setText("hello world");
-        m_window->openModelFolder(folder);
-        controller()->waitForIdle();
+        openModelCopy(folder);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(controller()->hasModel());
         closeWindow();
 
