@@ -1,5 +1,5 @@
 // The window as a new user meets it, offscreen, at a common laptop size (1000 x 700): what a user
-// reads there is whole (Compare's three heads large enough to read, its caption not cut, All
+// reads there is whole (Compare's heads large enough to read, also at the smallest size, its caption not cut, All
 // heads' header keeping the mask), every token labelled where the cells have room, and Alt with
 // a menu's letter opens that menu. Every check
 // reads the widgets of a real MainWindow.
@@ -36,6 +36,39 @@ class TestNewUserWindow : public attn::test::WindowTest {
 
     AttentionController* controller() const { return m_window->controller(); }
 
+    // Compare's A and B (and A - B when it is drawn) with cells of `side` pixels or more for 13
+    // tokens; the caption whole in the figure's view.
+    void checkCompareIsReadable(double side)
+    {
+        CompareFigure* figure = m_window->viewTabs()->compareView()->figure();
+        QTRY_VERIFY(figure->plotA()->rowCount() == 13);
+        const bool row = figure->arrangement() == CompareFigure::Arrangement::Row;
+        QCOMPARE(figure->plotDifference()->isVisible(), row);
+        for (HeatmapPlot* plot : {figure->plotA(), figure->plotB(), figure->plotDifference()}) {
+            if (!plot->isVisible())
+                continue;
+            plot->replotNow();
+            const double drawn = plot->positionOf(0, 13).x() - plot->positionOf(0, 0).x();
+            QVERIFY2(drawn >= side, qPrintable(QString::number(drawn)));
+        }
+        auto* caption = figure->findChild<QLabel*>();
+        QVERIFY(caption);
+        QTRY_VERIFY(caption->text().contains(QStringLiteral("Jensen")));
+        if (!row)
+            QVERIFY(caption->text().contains(QStringLiteral("A \u2212 B is drawn in a larger window")));
+        QCoreApplication::processEvents();
+        auto* scroll = figure->findChild<QScrollArea*>();
+        const QRect shown = scroll->viewport()->rect();
+        const QRect where(caption->mapTo(scroll->viewport(), QPoint(0, 0)), caption->size());
+        QVERIFY2(
+            shown.contains(where),
+            qPrintable(QStringLiteral("caption at y %1..%2 of a viewport of %3")
+                           .arg(where.top())
+                           .arg(where.bottom())
+                           .arg(shown.height()) +
+                       QStringLiteral(", x %1..%2 of %3").arg(where.left()).arg(where.right()).arg(shown.width())));
+    }
+
 private slots:
     void init()
     {
@@ -48,32 +81,28 @@ private slots:
 
     void cleanup() { closeWindow(); }
 
-    // Each of the three heatmaps' 13 x 13 cells at least 100 pixels a side (they were about 70,
-    // and 40 under a desktop's larger fonts), and the caption's three lines in view.
+    // A and B's 13 x 13 cells at least 100 pixels a side (they were about 70, and 40 under a
+    // desktop's larger fonts), A - B beside them at that size or left out with the caption saying
+    // so, and the caption in view.
     void compareIsReadableAtLaptopSize()
     {
         m_window->setCurrentView(View::Compare);
-        CompareFigure* figure = m_window->viewTabs()->compareView()->figure();
-        QTRY_VERIFY(figure->plotA()->rowCount() == 13);
-        for (HeatmapPlot* plot : {figure->plotA(), figure->plotB(), figure->plotDifference()}) {
-            plot->replotNow();
-            const double side = plot->positionOf(0, 13).x() - plot->positionOf(0, 0).x();
-            QVERIFY2(side >= 100, qPrintable(QString::number(side)));
-        }
-        auto* caption = figure->findChild<QLabel*>();
-        QVERIFY(caption);
-        QTRY_VERIFY(caption->text().contains(QStringLiteral("Jensen")));
+        checkCompareIsReadable(100);
+    }
+
+    // At the window's smallest size A and B are still read (they were about 60 pixels): the
+    // tables fold away, the two heads share the figure, the colour bar beside them.
+    void compareIsReadableAtMinimumSize()
+    {
+        m_window->resize(m_window->minimumSizeHint().expandedTo(m_window->minimumSize()));
+        m_window->setCurrentView(View::Compare);
         QCoreApplication::processEvents();
-        auto* scroll = figure->findChild<QScrollArea*>();
-        const QRect shown = scroll->viewport()->rect();
-        const QRect where(caption->mapTo(scroll->viewport(), QPoint(0, 0)), caption->size());
-        QVERIFY2(
-            shown.contains(where),
-            qPrintable(QStringLiteral("caption at y %1..%2 of a viewport of %3")
-                           .arg(where.top())
-                           .arg(where.bottom())
-                           .arg(shown.height()) +
-                       QStringLiteral(", x %1..%2 of %3").arg(where.left()).arg(where.right()).arg(shown.width())));
+        CompareView* compare = m_window->viewTabs()->compareView();
+        QVERIFY(compare->tablesFolded());
+        QCOMPARE(compare->figure()->arrangement() == CompareFigure::Arrangement::Row, false);
+        checkCompareIsReadable(100);
+        for (HeatmapPlot* plot : {compare->figure()->plotA(), compare->figure()->plotB()})
+            QVERIFY(plot->colorBarLabel().contains(QStringLiteral("weight")));
     }
 
     // The header is elided at this width: the mask comes before what is cut.

@@ -18,8 +18,15 @@
 
 namespace attn {
 
-// Below this the three heatmaps (each with its colour bar) and the caption stop being readable.
-constexpr QSize kMinimumContent(660, 240);
+// Below this the two heatmaps of a small window (each with its colour bar) and the caption's
+// first line stop being readable: the figure scrolls.
+constexpr QSize kMinimumContent(420, 180);
+// The heatmap a plot draws is its panel less about this much across (tick labels and colour bar)
+// and down (title and tick labels); compact panels.
+constexpr double kPanelChromeWidth = 150.0;
+constexpr double kPanelChromeHeight = 60.0;
+// Three in a row while each heatmap is at least this large; below it A and B alone.
+constexpr double kReadableSide = 110.0;
 
 CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
 {
@@ -30,6 +37,7 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
     auto* content = new QWidget(scroll);
     content->setMinimumSize(kMinimumContent);
     scroll->setWidget(content);
+    m_content = content;
 
     m_plot_a = new HeatmapPlot(content);
     m_plot_b = new HeatmapPlot(content);
@@ -62,14 +70,14 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
     m_caption->setWordWrap(true);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    auto* plots = new QHBoxLayout;
-    plots->setSpacing(4);
-    plots->addWidget(m_plot_a, 1);
-    plots->addWidget(m_plot_b, 1);
-    plots->addWidget(m_plot_difference, 1);
+    m_plots_layout = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_plots_layout->setSpacing(4);
+    m_plots_layout->addWidget(m_plot_a, 1);
+    m_plots_layout->addWidget(m_plot_b, 1);
+    m_plots_layout->addWidget(m_plot_difference, 1);
     auto* inner = new QVBoxLayout(content);
     inner->setContentsMargins(0, 0, 0, 0);
-    inner->addLayout(plots, 1);
+    inner->addLayout(m_plots_layout, 1);
     inner->addWidget(m_caption);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -85,22 +93,50 @@ CompareFigure::CompareFigure(QWidget* parent) : QWidget(parent)
 void CompareFigure::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    fitPlotsToWidth();
+    fitPlotsToSize();
 }
 
 void CompareFigure::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    fitPlotsToWidth();
+    fitPlotsToSize();
+}
+
+QSize CompareFigure::contentSize() const
+{
+    return size().expandedTo(kMinimumContent);
 }
 
 // Three plots side by side with their colour bars: at a laptop's 1000 x 700 each is about 230
-// pixels wide, where full-size fonts and margins leave cells of a few pixels. Exports (never
-// shown) keep the full layout.
-void CompareFigure::fitPlotsToWidth()
+// pixels wide, where full-size fonts and margins leave cells of a few pixels; at the window's
+// smallest size three in a row would be about 60 pixels, so A and B are shown alone (side by side
+// or stacked, whichever is larger), the difference being what the caption's divergence sums up.
+// Exports (never shown) keep the full layout.
+void CompareFigure::fitPlotsToSize()
 {
+    const QSize room = contentSize();
+    const double caption_line = m_caption->fontMetrics().lineSpacing() + 4;
+    const double plots_height = room.height() - caption_line;
+    const auto heatmap = [](double width, double height) {
+        return std::min(width - kPanelChromeWidth, height - kPanelChromeHeight);
+    };
+    const double row = heatmap((room.width() - 8) / 3.0, plots_height - 2 * caption_line);
+    const double side_by_side = heatmap((room.width() - 4) / 2.0, plots_height);
+    const double stacked = heatmap(room.width(), (plots_height - 4) / 2.0);
+    const Arrangement arrangement = !isVisible() || row >= kReadableSide ? Arrangement::Row
+                                    : side_by_side >= stacked            ? Arrangement::PairSideBySide
+                                                                         : Arrangement::PairStacked;
+    if (arrangement != m_arrangement) {
+        m_arrangement = arrangement;
+        m_plots_layout->setDirection(arrangement == Arrangement::PairStacked ? QBoxLayout::TopToBottom
+                                                                             : QBoxLayout::LeftToRight);
+        m_plot_difference->setVisible(arrangement == Arrangement::Row);
+        if (m_a.result)
+            m_caption->setText(shownCaption());
+    }
     constexpr int kCompactBelow = 340;  // plot width in pixels
-    const bool compact = isVisible() && m_plot_a->width() < kCompactBelow;
+    const bool compact =
+        isVisible() && (arrangement != Arrangement::Row || (room.width() - 8) / 3 < kCompactBelow);
     bool changed = false;
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference}) {
         if (plot->isCompact() == compact)
@@ -189,7 +225,7 @@ void CompareFigure::showComparison()
     m_plot_a->setTitle(sideTitle(tr("A"), m_a));
     m_plot_b->setTitle(sideTitle(tr("B"), m_b));
     m_plot_difference->setTitle(tr("A \u2212 B"));
-    m_caption->setText(caption());
+    m_caption->setText(shownCaption());
 }
 
 void CompareFigure::setReduction(CellReduction how)
@@ -304,6 +340,17 @@ QString CompareFigure::caption() const
         .arg(std::numbers::ln2, 0, 'f', 3)
         .arg(double(m_comparison->largest_difference), 0, 'f', 3)
         .arg(metrics(a), metrics(b));
+}
+
+// A small window's caption: the divergence alone (the metrics are in the head table), and what
+// is left out.
+QString CompareFigure::shownCaption() const
+{
+    const QString full = caption();
+    if (m_arrangement == Arrangement::Row)
+        return full;
+    return tr("%1\nA \u2212 B is drawn in a larger window.")
+        .arg(full.section(QLatin1Char('\n'), 0, 0));
 }
 
 void CompareFigure::paint(QPainter* painter, const QRectF& target)

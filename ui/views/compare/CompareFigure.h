@@ -10,6 +10,7 @@
 
 #include <memory>
 
+class QBoxLayout;
 class QLabel;
 class QPainter;
 
@@ -55,7 +56,12 @@ public:
     HeatmapPlot* plotB() const { return m_plot_b; }
     HeatmapPlot* plotDifference() const { return m_plot_difference; }
     QString caption() const;  // divergence and metrics of A and B, one line each
+    // How the plots sit on screen: the three in a row, or (a small window) A and B only, side by
+    // side or stacked, whichever draws them larger, with the caption cut to its first line.
+    enum class Arrangement { Row, PairSideBySide, PairStacked };
+    Arrangement arrangement() const { return m_arrangement; }
     QString header() const;   // the settings of A and the tokens
+    QString shownCaption() const;  // the caption as the window shows it at its size
 
     void paint(QPainter* painter, const QRectF& target);
 
@@ -70,12 +76,16 @@ signals:
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
     void showComparison();   // m_comparison of m_a and m_b in the three plots
-    void fitPlotsToWidth();  // small fonts and margins on screen when the plots are narrow
+    void fitPlotsToSize();  // the arrangement, small fonts and margins when the plots are small
+    QSize contentSize() const;  // what the scroll area shows of the plots and caption
 
     HeatmapPlot* m_plot_a = nullptr;
     HeatmapPlot* m_plot_b = nullptr;
     HeatmapPlot* m_plot_difference = nullptr;
     QLabel* m_caption = nullptr;
+    QWidget* m_content = nullptr;
+    QBoxLayout* m_plots_layout = nullptr;
+    Arrangement m_arrangement = Arrangement::Row;
     // Shared with the plots' reductions on worker threads, which keep it alive until they finish.
     std::shared_ptr<const HeadComparison> m_comparison = std::make_shared<const HeadComparison>();
     CompareSide m_a;

@@ -56,6 +56,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_split->addWidget(tables);
     m_split->setStretchFactor(0, 3);
     m_split->setStretchFactor(1, 1);
+    m_split->setCollapsible(0, false);
+    m_split->handle(1)->setToolTip(tr("Drag to show or hide the head metrics and similarity"));
     m_table->setMinimumHeight(90);  // the header and about three heads; it scrolls
     m_similarity->setMinimumHeight(90);
     static_cast<QVBoxLayout*>(layout())->addWidget(m_split, 1);
@@ -263,14 +265,25 @@ void CompareView::resizeEvent(QResizeEvent* event)
     sizeSplit();
 }
 
-// Until the user moves the split: the heads being compared get 70 % of the height.
+// Until the user moves the split: the heads being compared get 70 % of the height; in a short
+// window (the smallest, about 290 pixels for both) all of it, the tables folded away under the
+// split's handle (drag it up to show them), as two heatmaps and three lines of tables in that
+// height would all be too small to read.
 void CompareView::sizeSplit()
 {
     if (m_split_sized || m_split->height() <= 0)
         return;
     const int height = m_split->height();
     const QSignalBlocker quiet(m_split);
-    m_split->setSizes({height * 7 / 10, height - height * 7 / 10});
+    if (height < kFoldTablesBelow)
+        m_split->setSizes({height, 0});
+    else
+        m_split->setSizes({height * 7 / 10, height - height * 7 / 10});
+}
+
+bool CompareView::tablesFolded() const
+{
+    return m_split->sizes().value(1) == 0;
 }
 
 void CompareView::showEvent(QShowEvent* event)

@@ -80,6 +80,9 @@ public:
     void computeNow() override;
     QLabel* tablesNote() const { return m_tables_note; }
     QLabel* statusLabel() const { return m_status; }
+    // In a short window the split starts with the tables folded away (the figure gets the height).
+    static constexpr int kFoldTablesBelow = 360;
+    bool tablesFolded() const;
 
 public slots:
     // While the view is hidden the result is only kept, and shown when the view is.
