@@ -135,8 +135,7 @@ void CompareFigure::fitPlotsToSize()
             m_caption->setText(shownCaption());
     }
     constexpr int kCompactBelow = 340;  // plot width in pixels
-    const bool compact =
-        isVisible() && (arrangement != Arrangement::Row || (room.width() - 8) / 3 < kCompactBelow);
+    const bool compact = isVisible() && (arrangement != Arrangement::Row || (room.width() - 8) / 3 < kCompactBelow);
     bool changed = false;
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b, m_plot_difference}) {
         if (plot->isCompact() == compact)
@@ -349,8 +348,7 @@ QString CompareFigure::shownCaption() const
     const QString full = caption();
     if (m_arrangement == Arrangement::Row)
         return full;
-    return tr("%1\nA \u2212 B is drawn in a larger window.")
-        .arg(full.section(QLatin1Char('\n'), 0, 0));
+    return tr("%1\nA \u2212 B is drawn in a larger window.").arg(full.section(QLatin1Char('\n'), 0, 0));
 }
 
 void CompareFigure::paint(QPainter* painter, const QRectF& target)

@@ -60,7 +60,7 @@ public:
     // side or stacked, whichever draws them larger, with the caption cut to its first line.
     enum class Arrangement { Row, PairSideBySide, PairStacked };
     Arrangement arrangement() const { return m_arrangement; }
-    QString header() const;   // the settings of A and the tokens
+    QString header() const;        // the settings of A and the tokens
     QString shownCaption() const;  // the caption as the window shows it at its size
 
     void paint(QPainter* painter, const QRectF& target);
@@ -75,8 +75,8 @@ signals:
 
 private:
     static QString sideTitle(const QString& letter, const CompareSide& side);
-    void showComparison();   // m_comparison of m_a and m_b in the three plots
-    void fitPlotsToSize();  // the arrangement, small fonts and margins when the plots are small
+    void showComparison();      // m_comparison of m_a and m_b in the three plots
+    void fitPlotsToSize();      // the arrangement, small fonts and margins when the plots are small
     QSize contentSize() const;  // what the scroll area shows of the plots and caption
 
     HeatmapPlot* m_plot_a = nullptr;
