@@ -16,17 +16,21 @@
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/model/ModelGridCanvas.h"
+#include "ui/views/model/ModelView.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
+#include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPainter>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTest>
 
 using namespace attn;
@@ -113,6 +117,62 @@ private slots:
         const int causal = header.indexOf(QStringLiteral("causal"));
         QVERIFY2(causal > 0, qPrintable(header));
         QVERIFY2(causal < header.indexOf(QStringLiteral("d_model")), qPrintable(header));
+    }
+
+    // Narrower, the header drops the weights and sizes but never the mask: every shorter form
+    // keeps "· causal"; a narrow head's title is "h2", not "hea\u2026".
+    void allHeadsShortensSensibly()
+    {
+        m_window->setCurrentView(View::Grid);
+        HeadsGrid* grid = m_window->headsGrid();
+        const QStringList forms = grid->shortCaptions().split(QChar(0x9C));
+        QVERIFY2(forms.size() >= 3, qPrintable(forms.join(u'|')));
+        QCOMPARE(forms.first(), grid->caption());
+        for (const QString& form : forms)
+            QVERIFY2(form.contains(QStringLiteral(" · causal")), qPrintable(form));
+        QVERIFY(forms.last().size() < 40);
+        m_window->resize(m_window->minimumSizeHint().expandedTo(m_window->minimumSize()));
+        m_window->settingsPanel()->headsBox()->setValue(64);
+        controller()->waitForIdle();
+        QCoreApplication::processEvents();
+        HeatmapPlot* plot = grid->plot(2);
+        QVERIFY(plot);
+        plot->replotNow();
+        QCOMPARE(plot->title(), QStringLiteral("h2"));
+    }
+
+    // The Model tab with a small GPT-2: at 1000 x 700 thumbnails of about 120 pixels (they were
+    // about 75 under a six-line hint) and the table showing the layer's four heads; at 1400 x 900
+    // the same four rows (it showed one and a half); at the smallest size two rows at least, the
+    // hint hidden rather than wrapped.
+    void modelTabGivesGridAndTableTheirRoom()
+    {
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat because it was tired."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Model);
+        ModelView* model = m_window->viewTabs()->modelView();
+        const auto rowsShown = [model] {
+            QTableWidget* table = model->metricsTable();
+            return table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
+        };
+        const auto side = [model] { return model->canvas()->gridPainter().layoutFor(model->canvas()->size()).side; };
+        QTRY_VERIFY(model->headTablesReady());
+        QCoreApplication::processEvents();
+        QVERIFY2(side() >= 110, qPrintable(QString::number(side())));
+        QVERIFY2(rowsShown() >= 4, qPrintable(QString::number(rowsShown())));
+
+        m_window->resize(1400, 900);
+        QCoreApplication::processEvents();
+        QVERIFY2(rowsShown() >= 4, qPrintable(QString::number(rowsShown())));
+        QVERIFY2(side() >= 200, qPrintable(QString::number(side())));
+        QVERIFY(model->hintLabel()->isVisible());
+
+        m_window->resize(m_window->minimumSizeHint().expandedTo(m_window->minimumSize()));
+        QCoreApplication::processEvents();
+        QVERIFY2(rowsShown() >= 2, qPrintable(QString::number(rowsShown())));
+        QVERIFY2(side() >= 50, qPrintable(QString::number(side())));  // about 32 before
+        QVERIFY(!model->hintLabel()->isVisible());
     }
 
     // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every

@@ -102,7 +102,7 @@ void HeadsGrid::updatePlots()
             plot->setMatrix(*AttentionDisplay::headProbabilities(*m_result, head), m_data.labels, m_data.key_labels,
                             m_data.mask);
         }
-        plot->setTitle(tr("head %1").arg(head));
+        plot->setTitle(tr("head %1\u009Ch%1").arg(head));  // "h3" in a narrow plot, not "hea\u2026"
         plot->setHighlighted(head == m_current);
     }
     if (HeatmapPlot* plot = aggregatePlot()) {
@@ -299,6 +299,41 @@ QString HeadsGrid::caption() const
         .arg(m_result->weights_description, groups.isEmpty() ? QString() : QStringLiteral(" · ") + groups);
 }
 
+// The header in a narrow window: the longest of these that fits (U+009C between them, as
+// QFontMetrics::elidedText takes length variants), the sizes and weights dropped before the mask.
+QString HeadsGrid::shortCaptions() const
+{
+    const QString full = caption();
+    if (!m_result)
+        return full;
+    QStringList variants{full};
+    QStringList parts = full.split(QStringLiteral(" · "));
+    // Last first: the groups and weights, head_dim, d_model; the heads, tokens and mask stay.
+    const auto drop = [&parts](const QString& prefix) {
+        for (qsizetype i = parts.size() - 1; i >= 0; --i)
+            if (parts[i].startsWith(prefix)) {
+                parts.removeAt(i);
+                return true;
+            }
+        return false;
+    };
+    const auto add = [&] {
+        const QString shorter = parts.join(QStringLiteral(" · "));
+        if (shorter != variants.last())
+            variants << shorter;
+    };
+    while (parts.size() > 3 && !parts.last().startsWith(QStringLiteral("d_model")) &&
+           !parts.last().startsWith(QStringLiteral("head_dim"))) {
+        parts.removeLast();  // the weights, the key-value groups
+        add();
+    }
+    drop(QStringLiteral("head_dim"));
+    add();
+    drop(QStringLiteral("d_model"));
+    add();
+    return variants.join(QChar(0x9C));
+}
+
 // Square heads in the arrangement that makes them largest, the colour bar on the right.
 HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
 {
@@ -377,7 +412,7 @@ void HeadsGrid::paintEvent(QPaintEvent*)
     QRectF caption_rect = layoutFor(size()).caption;
     caption_rect.setRight(std::min(caption_rect.right(), double(m_scale_box->geometry().left() - 8)));
     painter.drawText(caption_rect, Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(font).elidedText(caption(), Qt::ElideRight, caption_rect.width()));
+                     QFontMetricsF(font).elidedText(shortCaptions(), Qt::ElideRight, caption_rect.width()));
     groupMarks().paint(painter, layoutFor(size()).heads);
 }
 

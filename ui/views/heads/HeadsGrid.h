@@ -61,6 +61,9 @@ public:
     ColorBar* colorBar() const { return m_color_bar; }
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
     QString caption() const;  // the header line: heads, tokens, mask, sizes, weights
+    // The header's shorter forms for a narrow window, longest first, separated by U+009C: each
+    // keeps the heads, the tokens and the mask ("· causal").
+    QString shortCaptions() const;
 
     // Draws the grid as it looks at `target`'s size (used by export and the command line).
     void render(QPainter* painter, const QRectF& target);

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -92,17 +93,19 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_order->setToolTip(
         tr("Draw each layer's heads sorted by a score, highest on the left; each thumbnail "
            "names its head"));
-    auto* hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
-                               "to open it."),
-                            content);
-    hint->setStyleSheet(QStringLiteral("color: #5f6b78"));
-    hint->setWordWrap(true);  // the window's width is not set by this line
-    hint->setMinimumWidth(80);
+    // One line under the grid, shown while it fits (fitHint): wrapped beside the choosers in a
+    // narrow window it took six lines from the grid. A thumbnail's hover text says the same.
+    m_hint = new QLabel(tr("Rows are layers, columns heads. Hover a head for its metrics; click it (or Enter) "
+                           "to open it."),
+                        content);
+    m_hint->setStyleSheet(QStringLiteral("color: #5f6b78"));
+    m_hint->setMinimumWidth(0);
+    m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // the window's width is not set by it
     // The choosers as narrow as their shortest useful text: the window's smallest width is not set
     // by this bar (the full text is in each list).
     for (QComboBox* box : {m_order, m_marks, m_reduction, m_scale})
         box->setMinimumWidth(72);  // their full width when there is room
-    bar->addWidget(hint, 1);
+    bar->addStretch(1);
     bar->addWidget(m_order);
     bar->addWidget(m_marks);
     bar->addWidget(m_reduction);
@@ -110,6 +113,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     column->addLayout(bar);
 
     auto* splitter = new QSplitter(Qt::Vertical, content);
+    m_split = splitter;
     m_canvas = new ModelGridCanvas(splitter);
     auto* metrics = new QWidget(splitter);
     auto* metrics_layout = new QVBoxLayout(metrics);
@@ -119,8 +123,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_scope->addItem(tr("Heads of the selected layer"));
     m_scope->addItem(tr("Heads of every layer"));
     m_scope->setToolTip(tr("List every layer's heads to sort the whole model's heads by a score"));
+    m_scope->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);  // the hint beside it when there is room
     auto* table_bar = new QHBoxLayout;
-    table_bar->addWidget(m_table_title, 1);
+    table_bar->addWidget(m_table_title);
+    table_bar->addSpacing(12);
+    m_hint->setParent(metrics);
+    table_bar->addWidget(m_hint, 1);
     table_bar->addWidget(m_scope);
     metrics_layout->addLayout(table_bar);
     m_table = new QTableWidget(0, ColumnCount, metrics);
@@ -132,6 +140,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setSortingEnabled(true);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->setMinimumHeight(tableHeightFor(kTableMinimumRows));
     m_table->horizontalHeader()->setSortIndicator(HeadColumn, Qt::AscendingOrder);  // head order until the user sorts
     m_table->setToolTip(
         tr("Means over the query rows: entropy of the row (0 = one key, ln T = uniform), its largest weight, the "
@@ -145,6 +155,9 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     splitter->addWidget(metrics);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
+    splitter->setCollapsible(0, false);
+    splitter->setCollapsible(1, false);
+    connect(splitter, &QSplitter::splitterMoved, this, [this] { m_split_sized = true; });
     column->addWidget(splitter, 1);
     m_stack->addWidget(content);
 
@@ -198,6 +211,7 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
     m_canvas->setRun(run, caption);
     m_layer = std::clamp(m_layer, 0, maps.numLayers() - 1);
     m_stack->setCurrentIndex(1);
+    sizeSplit();  // the table's rows follow the number of heads
     // Until this run's scores arrive the grid keeps the previous run's order and frames when the
     // shapes agree (typing a character moves little), and the table says it is computing.
     m_tables.reset();
@@ -286,7 +300,7 @@ void ModelView::selectLayer(int layer)
 {
     if (layer < 0 || (hasModel() && layer >= m_canvas->gridPainter().numLayers()))
         return;
-    m_layer = layer;  // before a model's first run too: its table starts there
+    m_layer = layer;                                 // before a model's first run too: its table starts there
     if (hasModel() && m_scope->currentIndex() == 0)  // every layer's list stays as it is
         showLayerMetrics();
 }
@@ -322,6 +336,48 @@ void ModelView::showLayerMetrics()
             m_table->setItem(row, FirstColumn, new NumberItem(m.first));
         }
     m_table->setSortingEnabled(true);
+}
+
+int ModelView::tableHeightFor(int rows) const
+{
+    return m_table->horizontalHeader()->sizeHint().height() + rows * m_table->verticalHeader()->defaultSectionSize() +
+           2 * m_table->frameWidth() + 2;
+}
+
+void ModelView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitHint();
+    sizeSplit();
+}
+
+void ModelView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    fitHint();
+    sizeSplit();
+}
+
+// The hint only on one line, between the table's title and its scope.
+void ModelView::fitHint()
+{
+    const int room = width() - m_table_title->sizeHint().width() - m_scope->sizeHint().width() - 48;
+    m_hint->setVisible(m_hint->fontMetrics().horizontalAdvance(m_hint->text()) <= room);
+}
+
+// Until the user moves the split: the table shows a layer's heads (up to kTableRows of them, and
+// at least kTableMinimumRows) but never more than two fifths of the height; the grid the rest.
+void ModelView::sizeSplit()
+{
+    const int height = m_split->height();
+    if (m_split_sized || height <= 0)
+        return;
+    const int heads = std::max(1, m_canvas->gridPainter().numHeads());
+    const int title = std::max(m_table_title->sizeHint().height(), m_scope->sizeHint().height()) + 12;
+    const int wanted = title + tableHeightFor(std::clamp(heads, kTableMinimumRows, kTableRows));
+    const int table = std::max(title + m_table->minimumHeight(), std::min(wanted, height * 2 / 5));
+    const QSignalBlocker quiet(m_split);
+    m_split->setSizes({height - table, table});
 }
 
 void ModelView::renderPicture(QPainter* painter, const QRectF& target)

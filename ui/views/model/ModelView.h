@@ -17,6 +17,7 @@
 
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QStackedWidget;
 class QTableWidget;
 
@@ -72,9 +73,18 @@ public:
     // chosen order and frames, never a grid still waiting for them.
     void computeNow() override;
 
+    QLabel* hintLabel() const { return m_hint; }
+    // The metrics table's height: a layer's heads up to this many rows, never fewer than the minimum.
+    static constexpr int kTableRows = 8;
+    static constexpr int kTableMinimumRows = 2;
+
 signals:
     void headActivated(int layer, int head);
     void headTablesComputed();
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     // Every head's scores and metrics for one run, layer after layer: index layer x heads + head.
@@ -86,6 +96,9 @@ private:
     void setTables(std::shared_ptr<const HeadTables> tables);
     void showLayerMetrics();
     void updateMarks();
+    void fitHint();
+    void sizeSplit();
+    int tableHeightFor(int rows) const;  // the table's header and `rows` rows
 
     QStackedWidget* m_stack = nullptr;
     QLabel* m_empty = nullptr;
@@ -97,6 +110,9 @@ private:
     QComboBox* m_marks = nullptr;
     QComboBox* m_order = nullptr;
     QTableWidget* m_table = nullptr;
+    QLabel* m_hint = nullptr;
+    QSplitter* m_split = nullptr;  // the grid above the table
+    bool m_split_sized = false;    // the user moved the split: it stays where they put it
     QStringList m_tokens;
     int m_layer = 0;
     std::shared_ptr<const HeadTables> m_tables;  // of the run shown; null until they arrive
