@@ -27,10 +27,13 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
+
 #include <QThreadPool>
 #include <QTimer>
+#include <array>
 
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -205,6 +208,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!canvas.linesPending(), 60000);
         QVERIFY2(canvas.thinningNote().startsWith(QStringLiteral("strongest 3 keys per query of 3,000")),
                  qPrintable(canvas.thinningNote()));
+        QVERIFY2(
+            canvas.thinningNote().contains(QStringLiteral("8,000 lines, the strongest of each block of 3 queries")),
+            qPrintable(canvas.thinningNote()));
+        QVERIFY(canvas.title().contains(canvas.thinningNote()));
         const int drawn = canvas.visibleLineCount();
         QVERIFY(drawn > 0);
         QVERIFY(drawn <= LinesCanvas::kMaxLines);
@@ -219,13 +226,37 @@ private slots:
             QVERIFY2(stronger < 3, qPrintable(QStringLiteral("query %1 key %2").arg(line.query).arg(line.key)));
             QCOMPARE(weights(line.query, line.key), line.weight);
         }
-        QVERIFY(std::is_sorted(lines.begin(), lines.end(),
-                               [](const auto& a, const auto& b) { return a.weight < b.weight; }));
-        // At most kMaxLines: the strongest ones.
+        QVERIFY(
+            std::is_sorted(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.shade < b.shade; }));
+        // Each shaded against its query's strongest: a causal input's last rows are as visible as
+        // its first (the strongest of the whole input all start in its first rows).
+        for (size_t n = 0; n < lines.size(); n += 97) {
+            const LinesCanvas::Line& line = lines[n];
+            const float row_max = result->trace.probabilities[size_t(line.head)].row(line.query).maxCoeff();
+            QCOMPARE(line.shade, line.weight / row_max);
+            QVERIFY(line.shade >= LinesCanvas::kMinRelativeWeight);
+        }
+        // At most 500, spread over the input: each block of queries its share, its strongest lines.
         const std::vector<LinesCanvas::Line> capped = LinesCanvas::chooseLines(*result, {0, 1}, 3, 500);
         QCOMPARE(capped.size(), size_t(500));
-        QCOMPARE(capped.back().weight, lines.back().weight);
-        QVERIFY(capped.front().weight >= lines[lines.size() - 500].weight);
+        const int per_block = LinesCanvas::queriesPerBlock(3000, 500);
+        QVERIFY(per_block > 1 && per_block < 100);
+        std::array<int, 10> per_tenth{};
+        for (const LinesCanvas::Line& line : capped)
+            ++per_tenth[size_t(line.query / 300)];
+        for (int count : per_tenth)
+            QVERIFY2(count >= 40, qPrintable(QString::number(count)));  // 50 each, give or take a block
+        const int block = capped.front().query / per_block;
+        float weakest_kept = 1.0f;
+        for (const LinesCanvas::Line& line : capped)
+            if (line.query / per_block == block)
+                weakest_kept = std::min(weakest_kept, line.weight);
+        for (const LinesCanvas::Line& line : lines)  // nothing stronger of that block left out
+            if (line.query / per_block == block)
+                QVERIFY(line.weight <= weakest_kept ||
+                        std::any_of(capped.begin(), capped.end(), [&](const LinesCanvas::Line& kept) {
+                            return kept.head == line.head && kept.query == line.query && kept.key == line.key;
+                        }));
     }
 
     void theWalkthroughAndQueryKeyViewsOfALongInputAreBuiltOffTheGuiThread()

@@ -175,12 +175,15 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
                         lines.push_back({row[j], h, i, j});
                 continue;
             }
-            // The row's strongest `keep` keys, strongest first (insertion into a short list).
+            // The row's strongest `keep` keys, strongest first (insertion into a short list). A
+            // long input's later rows are all weaker than its first ones (a causal row spreads
+            // over more keys): each row is measured against its own strongest key, not the
+            // input's, or only the first rows would have lines.
             std::array<Line, kMostKeys> best{};
             int count = 0;
             for (int j = 0; j < weights.cols(); ++j) {
                 const float w = row[j];
-                if (w < threshold || (count == keep && w <= best[size_t(keep - 1)].weight) || !shown(i, j))
+                if (!(w > 0.0f) || (count == keep && w <= best[size_t(keep - 1)].weight) || !shown(i, j))
                     continue;
                 int at = std::min(count, keep - 1);
                 while (at > 0 && best[size_t(at - 1)].weight < w) {
@@ -190,16 +193,58 @@ std::vector<LinesCanvas::Line> LinesCanvas::chooseLines(const AttentionResult& r
                 best[size_t(at)] = {w, h, i, j};
                 count = std::min(count + 1, keep);
             }
-            lines.insert(lines.end(), best.begin(), best.begin() + count);
+            for (int n = 0; n < count; ++n) {
+                Line line = best[size_t(n)];
+                line.shade = line.weight / best[0].weight;
+                if (line.shade >= kMinRelativeWeight)
+                    lines.push_back(line);
+            }
         }
     }
-    const auto weaker = [](const Line& a, const Line& b) { return a.weight < b.weight; };
-    if (max_lines > 0 && lines.size() > size_t(max_lines)) {  // the strongest max_lines
-        std::nth_element(lines.begin(), lines.end() - max_lines, lines.end(), weaker);
-        lines.erase(lines.begin(), lines.end() - max_lines);
-    }
+    if (keep == 0)
+        for (Line& line : lines)
+            line.shade = line.weight / strongest;
+    if (max_lines > 0 && lines.size() > size_t(max_lines))
+        lines = spreadOverQueries(std::move(lines), result.seqLen(), max_lines);
+    const auto weaker = [](const Line& a, const Line& b) {
+        return a.shade != b.shade ? a.shade < b.shade : a.weight < b.weight;
+    };
     std::stable_sort(lines.begin(), lines.end(), weaker);  // weakest first: strong lines on top
     return lines;
+}
+
+int LinesCanvas::queriesPerBlock(int queries, int max_lines)
+{
+    const int blocks = std::clamp(max_lines / kLinesPerBlock, 1, std::max(1, queries));
+    return (queries + blocks - 1) / blocks;
+}
+
+// The lines of each block of queriesPerBlock consecutive queries, an equal share of max_lines
+// each, the strongest of the block (the weight itself, strongest first): the strongest of the
+// whole input all start in its first rows.
+std::vector<LinesCanvas::Line> LinesCanvas::spreadOverQueries(std::vector<Line> lines, int queries, int max_lines)
+{
+    const int per_block = queriesPerBlock(queries, max_lines);
+    const int blocks = (queries + per_block - 1) / per_block;
+    std::sort(lines.begin(), lines.end(), [per_block](const Line& a, const Line& b) {
+        const int block_a = a.query / per_block;
+        const int block_b = b.query / per_block;
+        return block_a != block_b ? block_a < block_b : a.weight > b.weight;
+    });
+    std::vector<Line> kept;
+    kept.reserve(size_t(max_lines));
+    size_t at = 0;
+    for (int block = 0; block < blocks && at < lines.size(); ++block) {
+        const auto share =
+            size_t(std::int64_t(max_lines) * (block + 1) / blocks - std::int64_t(max_lines) * block / blocks);
+        size_t end = at;
+        while (end < lines.size() && lines[end].query / per_block == block)
+            ++end;
+        kept.insert(kept.end(), lines.begin() + std::ptrdiff_t(at),
+                    lines.begin() + std::ptrdiff_t(at + std::min(share, end - at)));
+        at = end;
+    }
+    return kept;
 }
 
 int LinesCanvas::keysPerQuery() const
@@ -216,10 +261,17 @@ QString LinesCanvas::thinningNote() const
     if (!m_result || keysPerQuery() == 0)
         return {};
     const QLocale locale;
-    QString note = tr("strongest %1 keys per query of %2").arg(keysPerQuery()).arg(locale.toString(m_result->keyLen()));
+    QString note = tr("strongest %1 keys per query of %2, each shaded against its query's strongest")
+                       .arg(keysPerQuery())
+                       .arg(locale.toString(m_result->keyLen()));
     const std::int64_t most = std::int64_t(keysPerQuery()) * m_result->seqLen() * std::int64_t(shownHeads().size());
-    if (most > kMaxLines)
-        note += tr(", the %1 strongest of these").arg(locale.toString(kMaxLines));
+    if (most > kMaxLines) {
+        const int per_block = queriesPerBlock(m_result->seqLen(), kMaxLines);
+        note += per_block == 1 ? tr("; %1 lines, the strongest of each query").arg(locale.toString(kMaxLines))
+                               : tr("; %1 lines, the strongest of each block of %2 queries")
+                                     .arg(locale.toString(kMaxLines))
+                                     .arg(per_block);
+    }
     return note;
 }
 
@@ -297,7 +349,8 @@ void LinesCanvas::requestLines()
         {
             QPainter painter(&layer->image);
             painter.setRenderHint(QPainter::Antialiasing);
-            drawLines(painter, layout, set->lines, heads, head_mode, result->numHeads(), Side::None, -1);
+            drawLines(painter, layout, set->lines, heads, head_mode, result->numHeads(),
+                      std::max(result->seqLen(), result->keyLen()), Side::None, -1);
         }
         return std::shared_ptr<const LinesLayer>(std::move(layer));
     };
@@ -331,7 +384,12 @@ LinesCanvas::Layout LinesCanvas::layoutFor(const QRectF& rect) const
     const double margin = 12.0;
     QRectF area = rect.adjusted(margin, margin, -margin, -margin);
 
-    layout.title = QRectF(area.left(), area.top(), area.width(), 22.0);
+    // The title on two lines when it says a long input's thinning and does not fit on one.
+    QFont title_font = font();
+    title_font.setPixelSize(14);
+    title_font.setBold(true);
+    const bool two_lines = QFontMetricsF(title_font).horizontalAdvance(title()) > area.width();
+    layout.title = QRectF(area.left(), area.top(), area.width(), two_lines ? 40.0 : 22.0);
     area.setTop(layout.title.bottom() + 22.0);  // room for the column headings
     if (m_head == kAllHeads) {
         layout.legend = QRectF(area.left(), area.bottom() - 20.0, area.width(), 20.0);
@@ -429,11 +487,10 @@ int LinesCanvas::visibleLineCount() const
 }
 
 void LinesCanvas::drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,
-                            const std::vector<int>& heads, int head_mode, int num_heads, Side focus_side,
+                            const std::vector<int>& heads, int head_mode, int num_heads, int num_rows, Side focus_side,
                             int focus_index)
 {
     // Weakest first so the strong ones are drawn on top.
-    const float strongest = lines.empty() ? 0.0f : lines.back().weight;
     const double max_width = std::clamp(layout.row_height * 0.35, 1.5, 5.0);
     // One head keeps its overlay colour (the chooser shows it as a swatch), darker so that thin
     // faint lines still read on white.
@@ -441,6 +498,15 @@ void LinesCanvas::drawLines(QPainter& painter, const Layout& layout, const std::
     // Overlaid heads fan out a little within each row, so lines of different heads between the
     // same two tokens stay apart instead of hiding each other.
     const int overlaid = head_mode == kAllHeads ? int(heads.size()) : 1;
+    // Thousands of lines over a few hundred pixel rows (a long input's) would cover each other
+    // into one block: each is fainter the more lines share a pixel row, so that where they
+    // gather reads darker.
+    const double height = std::max(1.0, layout.row_height * std::max(1, num_rows));
+    const auto drawn = std::count_if(lines.begin(), lines.end(), [&](const Line& line) {
+        return passesFocus(focus_side, focus_index, line.query, line.key);
+    });
+    const double lines_per_pixel = double(drawn) / height;
+    const double crowding = std::clamp(1.5 / std::max(lines_per_pixel, 1e-9), 0.06, 1.0);
     const double fan = overlaid > 1 ? std::min(3.0, layout.row_height * 0.5 / (overlaid - 1)) : 0.0;
     std::vector<double> offset(size_t(num_heads), 0.0);
     for (int rank = 0; rank < overlaid && head_mode == kAllHeads; ++rank)
@@ -448,9 +514,10 @@ void LinesCanvas::drawLines(QPainter& painter, const Layout& layout, const std::
     for (const Line& line : lines) {
         if (!passesFocus(focus_side, focus_index, line.query, line.key))
             continue;
-        const double relative = line.weight / strongest;
+        const double relative = line.shade;
         QColor color = head_mode == kAllHeads ? headColor(line.head) : single_color;
-        color.setAlphaF(float(std::clamp(opacityFor(relative) * (head_mode == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
+        color.setAlphaF(
+            float(std::clamp(opacityFor(relative) * crowding * (head_mode == kAllHeads ? 0.85 : 1.0), 0.0, 1.0)));
         painter.setPen(QPen(color, 0.4 + (max_width - 0.4) * relative, Qt::SolidLine, Qt::RoundCap));
         const double dy = offset[size_t(line.head)];
         painter.drawLine(QPointF(layout.line_left, layout.rowCentre(line.query) + dy),
@@ -493,7 +560,7 @@ void LinesCanvas::paintPicture(QPainter& painter, const QRectF& rect, bool on_sc
         title += QStringLiteral(" — ") + tr("finding the strongest keys…");
     else if (from_layer && !layerReady())
         title += QStringLiteral(" — ") + tr("drawing the lines…");
-    painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title);
+    painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, title);
     QFont heading_font = font();
     heading_font.setPixelSize(11);
     heading_font.setItalic(true);
@@ -506,7 +573,8 @@ void LinesCanvas::paintPicture(QPainter& painter, const QRectF& rect, bool on_sc
 
     static const std::vector<Line> kNone;
     if (!from_layer)
-        drawLines(painter, layout, chosen ? *chosen : kNone, heads, m_head, num_heads, m_focus_side, m_focus_index);
+        drawLines(painter, layout, chosen ? *chosen : kNone, heads, m_head, num_heads, tokens, m_focus_side,
+                  m_focus_index);
     else if (layerReady())
         painter.drawImage(rect.topLeft(), m_layer->image);
 

@@ -27,7 +27,8 @@ struct AttentionResult;
 // greyed and struck through like the heatmaps' labels, with no lines; with exBERT's top X %
 // (setTopMass, as the heatmaps) only each row's strongest keys that reach that share are drawn.
 // Long inputs: beyond kAllLinesCells weights only the strongest kKeysPerQuery keys of each query
-// are drawn, and never more than kMaxLines lines (the strongest); the title says what is shown.
+// are drawn, each shaded against its query's strongest key, and never more than kMaxLines lines,
+// spread over the queries (chooseLines); the title says what is shown.
 // On screen those lines are chosen off the GUI thread, so a long input never blocks the window.
 class LinesCanvas : public QWidget {
     Q_OBJECT
@@ -64,15 +65,22 @@ public:
     struct Line {
         float weight;
         int head, query, key;
+        // The line's strength as drawn (opacity and width), 0..1: the weight over the strongest
+        // weight shown, or with keys per query over its query's strongest.
+        float shade = 1.0f;
     };
-    // The lines to draw for `heads` of `result`, weakest first: those above the threshold of the
-    // strongest weight shown, only each query's `keys_per_query` strongest (0: all), at most
-    // `max_lines` (the strongest), and with top_mass < 1 only the keys of each row that
+    // The lines to draw for `heads` of `result`, weakest shade first. All keys (keys_per_query
+    // 0): the weights above the threshold of the strongest weight shown. Else each query's
+    // `keys_per_query` strongest, above the threshold of that query's strongest. At most
+    // `max_lines`, spread over the input: the strongest of each block of queriesPerBlock queries,
+    // an equal share each. With top_mass < 1 only the keys of each row that
     // AttentionDisplay::topMass keeps. Reads each weight once; allocates only the lines (and the
     // top-mass flags of one head at a time).
     static std::vector<Line> chooseLines(const AttentionResult& result, const std::vector<int>& heads,
                                          int keys_per_query, int max_lines, double top_mass = 1.0);
-    // "strongest 3 keys per query of 2,166" while long inputs are thinned, else empty.
+    static constexpr int kLinesPerBlock = 8;  // of max_lines: the blocks are this many lines each
+    static int queriesPerBlock(int queries, int max_lines);
+    // "strongest 3 keys per query of 2,166, ..." while long inputs are thinned, else empty.
     QString thinningNote() const;
     bool linesPending() const { return m_pending_generation != 0; }  // being chosen or drawn off the GUI thread
     // The lines of the current state, chosen here if a worker has not delivered them (exports).
@@ -104,9 +112,10 @@ private:
     Layout layoutFor(const QRectF& rect) const;
     std::vector<int> shownHeads() const;
     static bool passesFocus(Side side, int index, int query, int key);
+    static std::vector<Line> spreadOverQueries(std::vector<Line> lines, int queries, int max_lines);
     // The lines that pass the focus filter, as paint() draws them.
     static void drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,
-                          const std::vector<int>& heads, int head_mode, int num_heads, Side focus_side,
+                          const std::vector<int>& heads, int head_mode, int num_heads, int num_rows, Side focus_side,
                           int focus_index);
     // paint(); on screen a long input's lines come from m_layer, drawn by the worker.
     void paintPicture(QPainter& painter, const QRectF& rect, bool on_screen) const;
