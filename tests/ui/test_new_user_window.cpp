@@ -10,20 +10,25 @@
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AboutText.h"
+#include "ui/shell/LayerChooser.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
+#include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
+#include "ui/views/qk/QueryKeyView.h"
 #include "ui/views/rollout/RolloutView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
@@ -32,6 +37,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolTip>
 
 using namespace attn;
 
@@ -173,6 +179,40 @@ private slots:
         QVERIFY2(rowsShown() >= 2, qPrintable(QString::number(rowsShown())));
         QVERIFY2(side() >= 50, qPrintable(QString::number(side())));  // about 32 before
         QVERIFY(!model->hintLabel()->isVisible());
+    }
+
+    // The Q-K tab has its own head chooser (and with a model a layer box), both the window's
+    // choice; a point's hover text names its token, position and side, not the tab's general hint.
+    void queryKeyTabChoosesHeadAndLayer()
+    {
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat on the mat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::QueryKey);
+        QCoreApplication::processEvents();
+        QueryKeyView* qk = m_window->viewTabs()->queryKeyView();
+        QVERIFY(qk->headBox()->isVisible());
+        QVERIFY(qk->layerBox()->isVisible());
+        QCOMPARE(qk->headBox()->count(), controller()->result()->numHeads());
+        qk->headBox()->setCurrentIndex(2);
+        emit qk->headBox()->activated(2);
+        QCOMPARE(qk->painter().head(), 2);
+        QCOMPARE(m_window->viewTabs()->headView()->head(), 2);
+        qk->layerBox()->setValue(1);
+        controller()->waitForIdle();
+        QTRY_COMPARE(controller()->selectedLayer(), 1);
+        QTRY_COMPARE(controller()->result()->config.layer, 1);
+        QCOMPARE(m_window->layerChooser()->layer(), 1);
+        QCOMPARE(qk->layerBox()->value(), 1);
+        QCOMPARE(qk->headBox()->currentIndex(), 2);
+
+        const QPointF point = qk->painter().position(1, true, qk->plotArea());
+        QHelpEvent hover(QEvent::ToolTip, point.toPoint(), qk->mapToGlobal(point.toPoint()));
+        QCoreApplication::sendEvent(qk, &hover);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().startsWith(QStringLiteral("key of '")), qPrintable(QToolTip::text()));
+        QVERIFY2(QToolTip::text().endsWith(QStringLiteral("position 1")), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
     }
 
     // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every

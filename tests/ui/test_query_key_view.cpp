@@ -9,8 +9,10 @@
 #include "ui/views/qk/QueryKeyPainter.h"
 #include "ui/views/qk/QueryKeyView.h"
 
+#include <QComboBox>
 #include <QImage>
 #include <QPainter>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -44,10 +46,15 @@ private slots:
         QCOMPARE(view.painter().points().keys, want.keys);
         QVERIFY(view.painter().problem().isEmpty());
         // Hover: the mark of query 2 and of key 5 name their tokens.
-        const QRectF area(QPointF(0, 0), QSizeF(view.size()));
-        QCOMPARE(view.describeAt(view.painter().position(2, false, area)), QStringLiteral("query 2 'sat'"));
-        QCOMPARE(view.describeAt(view.painter().position(5, true, area)), QStringLiteral("key 5 'mat'"));
-        QCOMPARE(view.describeAt(QPointF(2, 2)), QString());  // the corner: nothing there
+        const QRectF area = view.plotArea();
+        QCOMPARE(view.describeAt(view.painter().position(2, false, area)),
+                 QStringLiteral("query of 'sat', position 2"));
+        QCOMPARE(view.describeAt(view.painter().position(5, true, area)), QStringLiteral("key of 'mat', position 5"));
+        QCOMPARE(view.describeAt(area.topLeft() + QPointF(2, 2)), QString());  // the corner: nothing there
+        // The bar's head chooser follows the head; without a model no layer box.
+        QCOMPARE(view.headBox()->count(), 4);
+        QCOMPARE(view.headBox()->currentIndex(), 2);
+        QVERIFY(view.layerBox()->isHidden());
         view.setHead(9);
         QVERIFY(view.painter().problem().contains("out of range"));
     }

@@ -75,6 +75,10 @@ ModelActions::ModelActions(MainWindow& window, AppSettings* settings, QMenu* rec
     connect(window.settingsPanel(), &SettingsPanel::openModelRequested, this, &ModelActions::openModelInteractively);
     connect(window.settingsPanel(), &SettingsPanel::closeModelRequested, this, &ModelActions::closeModel);
     connect(window.viewTabs(), &ViewTabs::modelHeadActivated, this, &ModelActions::showModelHead);
+    connect(window.viewTabs(), &ViewTabs::layerChosen, this, [this](int layer) {
+        if (m_window.controller()->setLayer(layer))
+            m_window.layerChooser()->setLayer(layer);
+    });
 
     ActionRegistry* actions = window.actions();
     connect(actions->get(ActionId::OpenModel), &QAction::triggered, this, &ModelActions::openModelInteractively);

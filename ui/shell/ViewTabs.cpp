@@ -49,6 +49,8 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     });
     // One selected head: the grid frames it, the diagram highlights it, the walkthrough follows it.
     connect(m_head_view, &HeadView::headChanged, this, &ViewTabs::selectHead);
+    connect(m_query_key, &QueryKeyView::headChosen, this, &ViewTabs::selectHead);
+    connect(m_query_key, &QueryKeyView::layerChosen, this, &ViewTabs::layerChosen);
     // Heatmap cell -> walkthrough (select() never emits, so this cannot loop).
     connect(m_head_view, &HeadView::cellSelected, this,
             [this](int head, int query, int) { selectInWalkthrough(head, query); });

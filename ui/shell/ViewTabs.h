@@ -77,9 +77,9 @@ public slots:
     QList<int> hiddenKeys() const { return m_hidden_keys; }
     // The keys hidden in what is shown now (inside the input).
     std::vector<bool> shownHiddenKeys() const;
-    void setTopMass(double fraction);            // grid and head view (HeadsGrid::setTopMass)
+    void setTopMass(double fraction);                  // grid and head view (HeadsGrid::setTopMass)
     void setAggregate(attn::HeadAggregate aggregate);  // grid and model
-    void setReduction(attn::CellReduction how);  // grid, head view and Compare's figure
+    void setReduction(attn::CellReduction how);        // grid, head view and Compare's figure
     void setSentence(const QString& sentence);
     void openHead(int head);  // what a click on a grid head does
     // The selected head everywhere: head view, grid frame, shape diagram, walkthrough, and the
@@ -95,6 +95,8 @@ public slots:
 signals:
     // A head clicked (or chosen with Enter) in the Model tab.
     void modelHeadActivated(int layer, int head);
+    // A model's layer chosen on a tab (the Q-K tab's layer box).
+    void layerChosen(int layer);
 
 private:
     void bringUpToDate(int tab);

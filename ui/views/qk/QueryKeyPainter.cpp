@@ -3,6 +3,7 @@
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/views/qk/LabelPlacer.h"
 
+#include <QCoreApplication>
 #include <QFontMetricsF>
 
 #include <algorithm>
@@ -269,10 +270,10 @@ QString QueryKeyPainter::describe(const QPointF& position, const QRectF& target)
             const double distance = std::hypot(p.x() - position.x(), p.y() - position.y());
             if (distance < best) {
                 best = distance;
-                found = QStringLiteral("%1 %2 '%3'")
-                            .arg(key ? QStringLiteral("key") : QStringLiteral("query"))
-                            .arg(i)
-                            .arg(token(int(i), key));
+                found = (key ? QCoreApplication::translate("QueryKeyPainter", "key of '%1', position %2")
+                             : QCoreApplication::translate("QueryKeyPainter", "query of '%1', position %2"))
+                            .arg(token(int(i), key))
+                            .arg(i);
             }
         }
     };
