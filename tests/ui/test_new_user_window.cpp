@@ -10,6 +10,8 @@
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/shell/AboutText.h"
+#include "ui/shell/HeatmapMenu.h"
+#include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/SettingsPanel.h"
@@ -213,6 +215,37 @@ private slots:
         QVERIFY2(QToolTip::text().startsWith(QStringLiteral("key of '")), qPrintable(QToolTip::text()));
         QVERIFY2(QToolTip::text().endsWith(QStringLiteral("position 1")), qPrintable(QToolTip::text()));
         QToolTip::hideText();
+    }
+
+    // A hidden key is a token: it stays hidden where that token goes when the sentence changes,
+    // is forgotten when the token is gone, and every hidden key is forgotten when a model opens.
+    void hiddenKeysFollowTheirTokens()
+    {
+        HeatmapMenu* menu = m_window->heatmapMenu();
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat on the mat"));
+        controller()->waitForIdle();
+        m_window->toggleHiddenKey(1);  // "cat"
+        m_window->toggleHiddenKey(4);  // the second "the"
+        QCOMPARE(menu->hiddenKeys(), (QList<int>{1, 4}));
+        m_window->sentenceEdit()->setText(QStringLiteral("a big cat sat on the mat the end"));
+        controller()->waitForIdle();
+        QTRY_COMPARE(menu->hiddenKeys(), (QList<int>{2, 7}));  // "cat", the second "the"
+        QCOMPARE(m_window->viewTabs()->shownHiddenKeys()[2], true);
+        m_window->sentenceEdit()->setText(QStringLiteral("a big dog sat on the mat"));
+        controller()->waitForIdle();
+        QTRY_COMPARE(menu->hiddenKeys(), QList<int>{});  // no cat, one "the"
+        QVERIFY(m_window->keyHiding()->hiddenTokens().isEmpty());
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat on the mat"));
+        controller()->waitForIdle();
+        QCOMPARE(menu->hiddenKeys(), QList<int>{});  // forgotten, not waiting
+
+        m_window->toggleHiddenKey(2);
+        QCOMPARE(menu->hiddenKeys(), QList<int>{2});
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        QTRY_VERIFY(controller()->hasModel());
+        QTRY_COMPARE(menu->hiddenKeys(), QList<int>{});
+        QVERIFY(!m_window->viewTabs()->shownHiddenKeys()[2]);
     }
 
     // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every

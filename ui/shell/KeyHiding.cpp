@@ -2,6 +2,7 @@
 
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
+#include "ui/controller/AttentionController.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/MessageBar.h"
@@ -10,11 +11,89 @@
 
 #include <QAction>
 #include <QMenu>
+#include <QScopedValueRollback>
 
 namespace attn {
 
 KeyHiding::KeyHiding(MainWindow& window) : QObject(&window), m_window(window)
 {
+    connect(window.heatmapMenu(), &HeatmapMenu::hiddenKeysChanged, this, &KeyHiding::record);
+    connect(window.controller(), &AttentionController::modelOpened, this, &KeyHiding::forgetTokens);
+    connect(window.controller(), &AttentionController::modelClosed, this, &KeyHiding::forgetTokens);
+}
+
+namespace {
+
+// Which occurrence of its text the key at `position` is (0: the first).
+int occurrenceOf(const TokenList& keys, int position)
+{
+    int occurrence = 0;
+    for (int i = 0; i < position; ++i)
+        if (keys[size_t(i)].text == keys[size_t(position)].text)
+            ++occurrence;
+    return occurrence;
+}
+
+}  // namespace
+
+void KeyHiding::record(const QList<int>& positions)
+{
+    if (m_applying)
+        return;
+    const auto result = m_window.result();
+    // Before a model's first input the result shown is another's: its tokens are not the ones meant.
+    const bool bind = result && m_window.controller()->openingModelDir().isEmpty();
+    m_tokens.clear();
+    m_positions.clear();
+    for (int position : positions) {
+        if (bind && position < result->keyLen()) {
+            const TokenList& keys = result->keyTokens();
+            m_tokens.append({keys[size_t(position)].text, occurrenceOf(keys, position)});
+        } else {
+            m_positions.append(position);
+        }
+    }
+}
+
+void KeyHiding::followResult(const AttentionResult& result)
+{
+    if (!m_window.controller()->openingModelDir().isEmpty())
+        return;  // the model's own input is on its way
+    // Positions this input has become its tokens; longer ones wait.
+    QList<int> waiting;
+    for (int position : std::as_const(m_positions)) {
+        if (position < result.keyLen())
+            m_tokens.append({result.keyTokens()[size_t(position)].text, occurrenceOf(result.keyTokens(), position)});
+        else
+            waiting.append(position);
+    }
+    m_positions = waiting;
+    // Where the tokens are now; those this input does not have are forgotten.
+    const TokenList& keys = result.keyTokens();
+    QList<int> shown;
+    QList<HiddenToken> kept;
+    for (const HiddenToken& token : std::as_const(m_tokens)) {
+        int seen = 0;
+        for (int i = 0; i < int(keys.size()); ++i)
+            if (keys[size_t(i)].text == token.text && seen++ == token.occurrence) {
+                shown.append(i);
+                kept.append(token);
+                break;
+            }
+    }
+    m_tokens = kept;
+    shown += m_positions;
+    const QScopedValueRollback<bool> applying(m_applying, true);
+    m_window.heatmapMenu()->setHiddenKeys(shown);
+}
+
+void KeyHiding::forgetTokens()
+{
+    if (m_tokens.isEmpty())
+        return;
+    m_tokens.clear();
+    const QScopedValueRollback<bool> applying(m_applying, true);
+    m_window.heatmapMenu()->setHiddenKeys(m_positions);
 }
 
 void KeyHiding::toggle(int key)

@@ -517,7 +517,8 @@ void MainWindow::showResult(std::shared_ptr<const AttentionResult> result)
     // The keys' strip shows the padding; the other one shows none.
     m_tokens->setPadding(m_result->isCross() ? std::vector<bool>{} : m_result->trace.key_padding);
     m_kv_tokens->setPadding(m_result->isCross() ? m_result->trace.key_padding : std::vector<bool>{});
-    m_tabs->setResult(m_result);  // the visible view now, the others when they are shown
+    m_key_hiding->followResult(*m_result);  // the hidden tokens where this input has them
+    m_tabs->setResult(m_result);            // the visible view now, the others when they are shown
     m_key_hiding->showOnStrips();
     m_panel->showResult(*m_result);
     m_status->showResult(*m_result);

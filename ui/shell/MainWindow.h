@@ -122,6 +122,7 @@ public:
     // What the token chips' context menu does: hide key `key` in the heatmaps, or show it again.
     // Hiding the last key shown is refused in the message bar.
     void toggleHiddenKey(int key) { m_key_hiding->toggle(key); }
+    KeyHiding* keyHiding() const { return m_key_hiding; }
     void copyImage() { m_file_actions->copyImage(); }
     // Where Export image proposes to save: in the folder of the last image exported, else the
     // pictures folder, the documents folder or the home folder, the first that exists.
