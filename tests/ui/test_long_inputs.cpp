@@ -93,6 +93,29 @@ private slots:
         QCOMPARE(m_window->controller()->sentence(), chapter);
     }
 
+    // A sentence still being computed, then emptied at once: the pass under way is not drawn
+    // afterwards (it cleared the error and showed an input that was never on screen); the
+    // views, the strip and the message keep the last input drawn.
+    void aFastEditToNothingKeepsTheLastInputDrawn()
+    {
+        AttentionController* controller = m_window->controller();
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat"));
+        controller->waitForIdle();
+        QCOMPARE(controller->result()->seqLen(), 3);
+        m_window->sentenceEdit()->setText(words(1500));  // on the worker: about a second
+        QVERIFY(controller->isBusy());
+        m_window->sentenceEdit()->clear();
+        controller->waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(controller->result()->seqLen(), 3);
+        QCOMPARE(m_window->headsGrid()->plot(0)->fullColumnCount(), 3);
+        QCOMPARE(m_window->tokenStrip()->tokens().size(), 3);
+        QVERIFY(m_window->tokenStrip()->isStale());
+        const QString shown = m_window->sentenceError()->text();
+        QVERIFY2(shown.contains(QStringLiteral("previous input (3 tokens)")), qPrintable(shown));
+        QVERIFY(!m_window->sentenceError()->isHidden());
+    }
+
     void aSentenceOverTheBudgetIsRefusedBesideTheFieldAndTheLastResultStays()
     {
         AttentionController* controller = m_window->controller();

@@ -14,6 +14,7 @@
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/compare/CompareFigure.h"
@@ -246,6 +247,25 @@ private slots:
         QTRY_VERIFY(controller()->hasModel());
         QTRY_COMPARE(menu->hiddenKeys(), QList<int>{});
         QVERIFY(!m_window->viewTabs()->shownHiddenKeys()[2]);
+    }
+
+    // A bad token id is said once, under the field, as the ids' error: no "Sentence:" banner.
+    void tokenIdErrorIsNotASentenceBanner()
+    {
+        m_window->sentenceEdit()->setText(QStringLiteral("The cat sat."));
+        m_window->openModelFolder(attn::testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        controller()->waitForIdle();
+        m_window->setTokenIdsInput(true);
+        m_window->setTokenIds(QStringLiteral("464, 3797, x"));
+        controller()->waitForIdle();
+        QCoreApplication::processEvents();
+        const QString shown = m_window->sentenceError()->text();
+        QVERIFY2(!m_window->sentenceError()->isHidden() && !shown.isEmpty(), qPrintable(shown));
+        QVERIFY2(!shown.contains(QStringLiteral("Sentence")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("previous input")), qPrintable(shown));
+        QVERIFY2(
+            m_window->messageBar()->isHidden() || !m_window->messageBar()->text().contains(QStringLiteral("Sentence")),
+            qPrintable(m_window->messageBar()->text()));
     }
 
     // 13 tokens in a 1400 x 900 window: every token labelled on both axes of every head (every

@@ -175,6 +175,10 @@ bool AttentionController::setSentence(const QString& sentence)
     if (showsExample())
         leaveExample();
     if (sentence.trimmed().isEmpty()) {
+        // A pass still running for what was typed before would be drawn over the last result the
+        // window says it shows, and clear this error: dropped (unless it brings a model or file).
+        if (!m_pending_model && !(m_pending && m_pending->readsFile()))
+            dropResultRequests();
         reportError(SettingField::Sentence,
                     m_token_ids_input && modelInUse() ? tr("type token ids, e.g. 1, 2, 3") : tr("type a sentence"));
         return false;
