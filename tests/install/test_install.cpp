@@ -2,10 +2,11 @@
 // then checks what a Linux desktop reads from it: the program, the .desktop entry (validated by
 // desktop-file-validate), the icon in every size, the AppStream metainfo (validated by
 // appstreamcli) and the man page, all named after one application id and consistent with each
-// other and with the program. The validators come from Debian's desktop-file-utils and appstream
+// other and with the program, and the documentation Help › User guide opens. The validators come from Debian's desktop-file-utils and appstream
 // (scripts/bootstrap.sh installs them); without them those two checks are skipped.
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
+#include "ui/shell/UserGuide.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -69,6 +70,12 @@ QStringList expectedFiles()
         files.append(pngPath(size));
     if (ATTENTION_LAB_MAN_PAGE)
         files.append(QStringLiteral("share/man/man1/attention-lab.1"));
+    // The documentation Help › User guide opens: the README and docs/ with its pictures.
+    files.append(QStringLiteral("share/doc/attention-lab/README.md"));
+    const QDir docs(sourcePath("docs"));
+    QDirIterator doc(docs.path(), {"*.md", "*.png", "*.svg"}, QDir::Files, QDirIterator::Subdirectories);
+    while (doc.hasNext())
+        files.append(QStringLiteral("share/doc/attention-lab/docs/") + docs.relativeFilePath(doc.next()));
     files.sort();
     return files;
 }
@@ -164,6 +171,17 @@ private slots:
         const Run version = run(program, {"--version"});
         QVERIFY2(version.exit_code == 0, version.err.constData());
         QCOMPARE(version.out, QByteArray("attention-lab " ATTENTION_LAB_VERSION "\n"));
+    }
+
+    // Help › User guide of the installed program finds the installed guide (the checkout's only
+    // from a build folder).
+    void installedProgramFindsItsUserGuide()
+    {
+        const QString guide = installed(QStringLiteral("share/doc/attention-lab/docs/window.md"));
+        QVERIFY(QFileInfo(guide).isFile());
+        QCOMPARE(readAll(guide), readAll(sourcePath("docs/window.md")));
+        QCOMPARE(attn::UserGuide::locate(installed(QStringLiteral("bin"))), QFileInfo(guide).canonicalFilePath());
+        QVERIFY(attn::UserGuide::missingText(installed(QStringLiteral("bin"))).contains(QDir::cleanPath(guide)));
     }
 
     void scalableIconIsTheSource()

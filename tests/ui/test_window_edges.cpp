@@ -2,6 +2,7 @@
 // heads, exports into a missing folder, the settings dock, the Help menu, the walkthrough's
 // scrolling and colours, and the settings panel's error flags.
 #include "core/pipeline/AttentionResult.h"
+#include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WeightFileWriters.h"
 #include "tests/support/WindowTest.h"
@@ -12,6 +13,7 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/SettingsPanel.h"
+#include "ui/shell/UserGuide.h"
 
 #include <QAction>
 #include <QApplication>
@@ -29,7 +31,6 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
-
 
 using namespace attn;
 using namespace attn::testing;
@@ -241,6 +242,26 @@ private slots:
                 ? nullptr
                 : qobject_cast<QMenu*>(m_window->actions()->get(ActionId::AboutQt)->associatedObjects().first());
         QVERIFY2(help && help->title() == "&Help", "About Qt is in the Help menu");
+    }
+
+    // Help › User guide is in the Help menu, and the program of this build folder finds the
+    // checkout's guide (the installed program's is checked by test_install); where none is
+    // found, the message says where the guide is.
+    void helpOpensTheUserGuide()
+    {
+        QAction* action = m_window->actions()->get(ActionId::UserGuide);
+        QVERIFY(action);
+        QVERIFY(!action->associatedObjects().isEmpty());
+        auto* help = qobject_cast<QMenu*>(action->associatedObjects().first());
+        QVERIFY2(help && help->title() == "&Help", "User guide is in the Help menu");
+        const QString program_dir = QFileInfo(attn::testing::requiredEnvironment("ATTENTION_LAB_EXE")).absolutePath();
+        const QString guide = UserGuide::locate(program_dir);
+        QCOMPARE(guide, QFileInfo(attn::testing::sourcePath("docs/window.md")).canonicalFilePath());
+        QTemporaryDir elsewhere;  // a program with no guide beside it, nor a build folder
+        QCOMPARE(UserGuide::locate(elsewhere.path()), QString());
+        const QString missing = UserGuide::missingText(elsewhere.path());
+        QVERIFY2(missing.contains("share/doc/attention-lab/docs/window.md"), qPrintable(missing));
+        QVERIFY2(missing.contains("README.md"), qPrintable(missing));
     }
 
     void refusedFieldKeepsItsNativeLook()

@@ -33,6 +33,7 @@ enum class ActionId {
     FocusSentence,
     Causal,
     InductionProbe,
+    UserGuide,
     KeyboardShortcuts,
     About,
     AboutQt,

@@ -18,6 +18,7 @@
 #include "ui/shell/ResultStatus.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
+#include "ui/shell/UserGuide.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
@@ -274,6 +275,7 @@ void MainWindow::buildMenus()
     model->addAction(a->get(ActionId::InductionProbe));
     m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(a->get(ActionId::UserGuide));
     help->addAction(a->get(ActionId::KeyboardShortcuts));
     help->addSeparator();
     help->addAction(a->get(ActionId::About));
@@ -317,6 +319,7 @@ void MainWindow::buildMenus()
         if (!m_controller->setConfig(config))
             showConfig(m_controller->config());  // refused: back to the option in use
     });
+    connect(a->get(ActionId::UserGuide), &QAction::triggered, this, [this] { UserGuide::open(this); });
     connect(a->get(ActionId::KeyboardShortcuts), &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
     connect(a->get(ActionId::About), &QAction::triggered, this, &MainWindow::showAbout);
     connect(a->get(ActionId::AboutQt), &QAction::triggered, qApp, &QApplication::aboutQt);
