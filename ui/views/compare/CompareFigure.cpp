@@ -345,10 +345,13 @@ QString CompareFigure::caption() const
 // is left out.
 QString CompareFigure::shownCaption() const
 {
-    const QString full = caption();
-    if (m_arrangement == Arrangement::Row)
-        return full;
-    return tr("%1\nA \u2212 B is drawn in a larger window.").arg(full.section(QLatin1Char('\n'), 0, 0));
+    if (m_arrangement == Arrangement::Row || !m_a.result)
+        return caption();
+    return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, %2 = disjoint); largest |A \u2212 B| = "
+              "%3. A \u2212 B is drawn in a larger window.")
+        .arg(m_comparison->divergence, 0, 'f', 4)
+        .arg(std::numbers::ln2, 0, 'f', 3)
+        .arg(double(m_comparison->largest_difference), 0, 'f', 3);
 }
 
 void CompareFigure::paint(QPainter* painter, const QRectF& target)
