@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/views/lines/LineChoice.h"
 #include "ui/workers/LatestJob.h"
 
 #include <QColor>
@@ -55,31 +56,20 @@ public:
     // A line's opacity for weight / strongest weight shown: (w / w_max)^1.5, so that the T^2
     // near-uniform lines of a long sentence fade and the strong ones stand out.
     static double opacityFor(double relative_weight);
-    // Lines below this fraction of the strongest weight (opacity < 0.02) are not drawn.
-    static constexpr float kMinRelativeWeight = 0.075f;
+    static constexpr float kMinRelativeWeight = LineChoice::kMinRelativeWeight;
     // Up to this many weights (over the heads shown) every line above the threshold is drawn.
     static constexpr std::int64_t kAllLinesCells = 64 * 64 * 4;
     static constexpr int kKeysPerQuery = 3;
     static constexpr int kMaxLines = 8000;
 
-    struct Line {
-        float weight;
-        int head, query, key;
-        // The line's strength as drawn (opacity and width), 0..1: the weight over the strongest
-        // weight shown, or with keys per query over its query's strongest.
-        float shade = 1.0f;
-    };
-    // The lines to draw for `heads` of `result`, weakest shade first. All keys (keys_per_query
-    // 0): the weights above the threshold of the strongest weight shown. Else each query's
-    // `keys_per_query` strongest, above the threshold of that query's strongest. At most
-    // `max_lines`, spread over the input: the strongest of each block of queriesPerBlock queries,
-    // an equal share each. With top_mass < 1 only the keys of each row that
-    // AttentionDisplay::topMass keeps. Reads each weight once; allocates only the lines (and the
-    // top-mass flags of one head at a time).
+    using Line = LineChoice::Line;
+    // The lines to draw (LineChoice::choose).
     static std::vector<Line> chooseLines(const AttentionResult& result, const std::vector<int>& heads,
-                                         int keys_per_query, int max_lines, double top_mass = 1.0);
-    static constexpr int kLinesPerBlock = 8;  // of max_lines: the blocks are this many lines each
-    static int queriesPerBlock(int queries, int max_lines);
+                                         int keys_per_query, int max_lines, double top_mass = 1.0)
+    {
+        return LineChoice::choose(result, heads, keys_per_query, max_lines, top_mass);
+    }
+    static int queriesPerBlock(int queries, int max_lines) { return LineChoice::queriesPerBlock(queries, max_lines); }
     // "strongest 3 keys per query of 2,166, ..." while long inputs are thinned, else empty.
     QString thinningNote() const;
     bool linesPending() const { return m_pending_generation != 0; }  // being chosen or drawn off the GUI thread
@@ -112,7 +102,6 @@ private:
     Layout layoutFor(const QRectF& rect) const;
     std::vector<int> shownHeads() const;
     static bool passesFocus(Side side, int index, int query, int key);
-    static std::vector<Line> spreadOverQueries(std::vector<Line> lines, int queries, int max_lines);
     // The lines that pass the focus filter, as paint() draws them.
     static void drawLines(QPainter& painter, const Layout& layout, const std::vector<Line>& lines,
                           const std::vector<int>& heads, int head_mode, int num_heads, int num_rows, Side focus_side,
