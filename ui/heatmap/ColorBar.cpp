@@ -108,7 +108,10 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
                               Qt::AlignLeft | Qt::AlignVCenter, QString::number(tick, 'g', 1));
         }
     } else if (range > 0 && std::isfinite(range)) {
-        const double step = niceStep(range);
+        double step = niceStep(range);
+        // A short bar (a small window's): fewer ticks, their labels at least a line apart.
+        while (step < range && bar.height() * step / range < metrics.height() + 2)
+            step = niceStep(step * 10.0);  // the next of 1, 2, 5 x 10^n
         const int decimals = std::max(0, int(-std::floor(std::log10(step))));
         painter->setPen(QColor(0x30, 0x30, 0x30));
         for (double tick = std::ceil(m_low / step) * step; tick <= m_high + step * 1e-6; tick += step) {
