@@ -397,12 +397,9 @@ void HeadsGrid::render(QPainter* painter, const QRectF& target)
     painter->setFont(font);
     painter->setPen(QColor(0x30, 0x30, 0x30));
     painter->drawText(geometry.caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
-    // A picture shows the heads, not the window's state: no frame around the current head.
-    for (int i = 0; i < m_plots.size(); ++i) {
-        m_plots[i]->setHighlighted(false);
+    // HeatmapPlot::render leaves out the frame around the current head: the window's state.
+    for (int i = 0; i < m_plots.size(); ++i)
         m_plots[i]->render(painter, geometry.heads[i]);
-        m_plots[i]->setHighlighted(i == m_current);
-    }
     groupMarks().paint(*painter, geometry.heads);
     m_color_bar->paintTo(painter, geometry.color_bar);
     painter->restore();

@@ -172,9 +172,8 @@ const ModelGridPainter::Reduced& ModelGridPainter::reduced(int bins) const
             std::vector<AttentionThumbnail> fused(groups.size());
 #pragma omp parallel for schedule(dynamic)
             for (int g = 0; g < int(groups.size()); ++g)
-                fused[size_t(g)] =
-                    AttentionThumbnail::reduceFused(maps, groups[size_t(g)], *m_aggregate, bins, bins, m_reduction,
-                                                                  m_hidden);
+                fused[size_t(g)] = AttentionThumbnail::reduceFused(maps, groups[size_t(g)], *m_aggregate, bins, bins,
+                                                                   m_reduction, m_hidden);
             r.layer_aggregates.assign(fused.begin(), fused.begin() + layers);
             r.head_aggregates.assign(fused.begin() + layers, fused.end());
         }
@@ -225,9 +224,12 @@ QString ModelGridPainter::scaleNote(int bins) const
             return m_run->attention.isCausal() && top(bins) < reduced(bins).top_all
                        ? QCoreApplication::translate("ModelGridPainter", "row 0 (one key) off scale")
                        : QString();
-        case ColorScale::AllCells: return {};
-        case ColorScale::PerRow: return QCoreApplication::translate("ModelGridPainter", "each row / its max");
-        case ColorScale::Log: return QCoreApplication::translate("ModelGridPainter", "log scale");
+        case ColorScale::AllCells:
+            return {};
+        case ColorScale::PerRow:
+            return QCoreApplication::translate("ModelGridPainter", "each row / its max");
+        case ColorScale::Log:
+            return QCoreApplication::translate("ModelGridPainter", "log scale");
         case ColorScale::Percentile:
             return QCoreApplication::translate("ModelGridPainter", "clipped at the %1th percentile")
                 .arg(ColorScales::kPercentile);
@@ -238,7 +240,8 @@ QString ModelGridPainter::scaleNote(int bins) const
 int ModelGridPainter::levelFor(double value, double top, double row_top) const
 {
     switch (m_scale) {
-        case ColorScale::PerRow: return levelOf(value, row_top);
+        case ColorScale::PerRow:
+            return levelOf(value, row_top);
         case ColorScale::Log: {
             if (!(value > 0.0))
                 return 0;
@@ -246,7 +249,8 @@ int ModelGridPainter::levelFor(double value, double top, double row_top) const
             return std::clamp(int(std::lround((1.0 + decades / ColorScales::kLogDecades) * (kLevels - 1))), 0,
                               kLevels - 1);
         }
-        default: return levelOf(value, top);
+        default:
+            return levelOf(value, top);
     }
 }
 
@@ -267,8 +271,9 @@ ModelGridPainter::Layout ModelGridPainter::layoutFor(const QSizeF& size) const
         return layout;
     const QFontMetricsF metrics(labelFont(QFont()));
     const double row_label_width =
-        std::max(metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)),
-                 m_aggregate ? metrics.horizontalAdvance(QCoreApplication::translate("ModelGridPainter", "all")) : 0.0) +
+        std::max(
+            metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)),
+            m_aggregate ? metrics.horizontalAdvance(QCoreApplication::translate("ModelGridPainter", "all")) : 0.0) +
         8;
     // An aggregate adds a column and a row, set apart by a wider gap.
     const int columns = heads + (m_aggregate ? 1 : 0);
@@ -492,9 +497,12 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     painter.setFont(labelFont(painter.font()));
     const QFontMetricsF metrics(painter.font());
     const int heads = numHeads();
+    // The current head is the window's state: a picture shows no trace of it.
+    const int current_layer = output == Output::Screen ? m_current_layer : -1;
+    const int current_head = output == Output::Screen ? m_current_head : -1;
     for (int layer : layout.row_labels) {
         const QRectF row = layout.thumbnails[layer * heads];
-        painter.setPen(layer == m_current_layer ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
+        painter.setPen(layer == current_layer ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
         painter.drawText(QRectF(0, row.center().y() - metrics.height() / 2, layout.grid.left() - 4, metrics.height()),
                          Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(layer));
     }
@@ -504,7 +512,7 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
                          Qt::AlignHCenter | Qt::AlignBottom, text);
     };
     for (int column : layout.column_labels) {
-        const bool current = !isOrdered() && column == m_current_head;
+        const bool current = !isOrdered() && column == current_head;
         painter.setPen(current ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
         column_label(layout.columns[column],
                      isOrdered() ? QStringLiteral("#%1").arg(column + 1) : QStringLiteral("H%1").arg(column));
@@ -566,10 +574,10 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     if (groups.isGrouped() && !isOrdered())
         groups.paint(painter, layout.thumbnails.mid(0, heads), metrics.height() + 3, layout.grid.top(),
                      layout.grid.bottom());
-    if (m_framed && m_current_layer >= 0) {
+    if (current_layer >= 0 && current_head >= 0) {
         painter.setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2));
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(layout.thumbnails[m_current_layer * heads + m_current_head].adjusted(-2, -2, 2, 2));
+        painter.drawRect(layout.thumbnails[current_layer * heads + current_head].adjusted(-2, -2, 2, 2));
     }
 
     ColorBar bar;

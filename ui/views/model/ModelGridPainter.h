@@ -62,13 +62,16 @@ public:
     ThumbnailReduction reduction() const { return m_reduction; }
     void setColorScale(ColorScale scale) { m_scale = scale; }
     ColorScale colorScale() const { return m_scale; }
-    void setCurrent(int layer, int head);  // framed (keyboard focus, last opened); -1 for none
+    // Framed on screen (keyboard focus, last opened), its row and column labels coloured; -1 for none.
+    void setCurrent(int layer, int head);
     int currentLayer() const { return m_current_layer; }
     int currentHead() const { return m_current_head; }
-    void setFramed(bool framed) { m_framed = framed; }
     // Heads marked by a score in [0, 1] (L x H, layer after layer; empty: none): a frame as
     // strong as the score and, where a thumbnail has room, the score written in its corner.
-    void setHeadMarks(std::vector<double> scores, const QString& name) { m_arrangement.setMarks(std::move(scores), name); }
+    void setHeadMarks(std::vector<double> scores, const QString& name)
+    {
+        m_arrangement.setMarks(std::move(scores), name);
+    }
     const std::vector<double>& headMarks() const { return m_arrangement.marks(); }
     // Each layer's heads drawn in the order of a score, highest first (L x H, layer after layer; empty:
     // head order): column c of layer l shows the head with the c-th highest score, named in its corner.
@@ -137,11 +140,10 @@ private:
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     int m_current_layer = -1;
     int m_current_head = -1;
-    bool m_framed = true;
     HeadArrangement m_arrangement;
     std::optional<HeadFusion> m_aggregate;
-    QList<int> m_hidden_positions;  // as set
-    std::vector<int> m_hidden;      // those inside the input, sorted, unless that is every key
+    QList<int> m_hidden_positions;         // as set
+    std::vector<int> m_hidden;             // those inside the input, sorted, unless that is every key
     mutable std::vector<Reduced> m_cache;  // a few sizes (screen, picture) of the current run
 };
 

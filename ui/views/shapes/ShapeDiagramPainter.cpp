@@ -173,11 +173,10 @@ QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.setPen(QPen(QColor(0xd5, 0xdb, 0xe1), f));
     painter.drawLine(QPointF(footer.left(), footer.top() - 6 * f), QPointF(footer.right(), footer.top() - 6 * f));
     painter.setPen(kInk);
-    painter.drawText(
-        QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
-        QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
-            .arg(countWithCompact(model.totalParameters()), ShapeData::formatCount(model.totalMultiplyAdds()),
-                 countWithCompact(model.totalFlops())));
+    painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
+                     QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
+                         .arg(countWithCompact(model.totalParameters()),
+                              ShapeData::formatCount(model.totalMultiplyAdds()), countWithCompact(model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
     painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h),
@@ -320,7 +319,8 @@ ShapeDiagramPainter::ShapeDiagramPainter(ShapeData model, int selected_head)
 {
 }
 
-std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect) const
+std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect,
+                                                                       PaintTarget target) const
 {
     std::vector<HitRegion> hits;
     const ShapeConfig& c = m_model.config();
@@ -404,8 +404,8 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
         }
     }
 
-    const StageStyle style{fonts,          f, unit, item_gap, item_label_h, title_band, m_selected_head,
-                           m_hovered_step, c, steps};
+    const int hovered = target == PaintTarget::Screen ? m_hovered_step : -1;
+    const StageStyle style{fonts, f, unit, item_gap, item_label_h, title_band, m_selected_head, hovered, c, steps};
     std::vector<std::vector<QRectF>> groups(rows.size());
     int number = 0;
     for (size_t r = 0; r < placed.size(); ++r) {
