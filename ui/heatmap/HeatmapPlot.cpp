@@ -308,7 +308,7 @@ void HeatmapPlot::scheduleReplot()
 
 DrawnGrid HeatmapPlot::drawnGrid() const
 {
-    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_blocks};
+    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_blocks, m_full_rows == m_full_columns};
 }
 
 ReductionRecipe HeatmapPlot::recipe() const

@@ -353,8 +353,12 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
 void HeadsGrid::relayout()
 {
     const Geometry geometry = layoutFor(size());
-    for (int i = 0; i < m_plots.size(); ++i)
-        m_plots[i]->setGeometry(geometry.heads.value(i).toAlignedRect());
+    // Every head the same size in whole pixels (aligned rectangles differ by one), so that every
+    // map of the grid labels the same tokens.
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const QRectF head = geometry.heads.value(i);
+        m_plots[i]->setGeometry(QRect(head.topLeft().toPoint(), head.size().toSize()));
+    }
     m_color_bar->setGeometry(geometry.color_bar.toAlignedRect());
     // The scale chooser at the right of the caption row (on screen only: not part of a picture).
     const QSize hint = m_scale_box->sizeHint();
