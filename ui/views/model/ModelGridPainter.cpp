@@ -172,8 +172,9 @@ const ModelGridPainter::Reduced& ModelGridPainter::reduced(int bins) const
             std::vector<AttentionThumbnail> fused(groups.size());
 #pragma omp parallel for schedule(dynamic)
             for (int g = 0; g < int(groups.size()); ++g)
-                fused[size_t(g)] = AttentionThumbnail::reduceFused(maps, groups[size_t(g)], *m_aggregate, bins, bins,
-                                                                   m_reduction, m_hidden);
+                fused[size_t(g)] =
+                    AttentionThumbnail::reduceFused(maps, groups[size_t(g)], *m_aggregate, bins, bins, m_reduction,
+                                                                  m_hidden);
             r.layer_aggregates.assign(fused.begin(), fused.begin() + layers);
             r.head_aggregates.assign(fused.begin() + layers, fused.end());
         }
@@ -224,12 +225,9 @@ QString ModelGridPainter::scaleNote(int bins) const
             return m_run->attention.isCausal() && top(bins) < reduced(bins).top_all
                        ? QCoreApplication::translate("ModelGridPainter", "row 0 (one key) off scale")
                        : QString();
-        case ColorScale::AllCells:
-            return {};
-        case ColorScale::PerRow:
-            return QCoreApplication::translate("ModelGridPainter", "each row / its max");
-        case ColorScale::Log:
-            return QCoreApplication::translate("ModelGridPainter", "log scale");
+        case ColorScale::AllCells: return {};
+        case ColorScale::PerRow: return QCoreApplication::translate("ModelGridPainter", "each row / its max");
+        case ColorScale::Log: return QCoreApplication::translate("ModelGridPainter", "log scale");
         case ColorScale::Percentile:
             return QCoreApplication::translate("ModelGridPainter", "clipped at the %1th percentile")
                 .arg(ColorScales::kPercentile);
@@ -240,8 +238,7 @@ QString ModelGridPainter::scaleNote(int bins) const
 int ModelGridPainter::levelFor(double value, double top, double row_top) const
 {
     switch (m_scale) {
-        case ColorScale::PerRow:
-            return levelOf(value, row_top);
+        case ColorScale::PerRow: return levelOf(value, row_top);
         case ColorScale::Log: {
             if (!(value > 0.0))
                 return 0;
@@ -249,8 +246,7 @@ int ModelGridPainter::levelFor(double value, double top, double row_top) const
             return std::clamp(int(std::lround((1.0 + decades / ColorScales::kLogDecades) * (kLevels - 1))), 0,
                               kLevels - 1);
         }
-        default:
-            return levelOf(value, top);
+        default: return levelOf(value, top);
     }
 }
 
@@ -271,9 +267,8 @@ ModelGridPainter::Layout ModelGridPainter::layoutFor(const QSizeF& size) const
         return layout;
     const QFontMetricsF metrics(labelFont(QFont()));
     const double row_label_width =
-        std::max(
-            metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)),
-            m_aggregate ? metrics.horizontalAdvance(QCoreApplication::translate("ModelGridPainter", "all")) : 0.0) +
+        std::max(metrics.horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)),
+                 m_aggregate ? metrics.horizontalAdvance(QCoreApplication::translate("ModelGridPainter", "all")) : 0.0) +
         8;
     // An aggregate adds a column and a row, set apart by a wider gap.
     const int columns = heads + (m_aggregate ? 1 : 0);

@@ -68,10 +68,7 @@ public:
     int currentHead() const { return m_current_head; }
     // Heads marked by a score in [0, 1] (L x H, layer after layer; empty: none): a frame as
     // strong as the score and, where a thumbnail has room, the score written in its corner.
-    void setHeadMarks(std::vector<double> scores, const QString& name)
-    {
-        m_arrangement.setMarks(std::move(scores), name);
-    }
+    void setHeadMarks(std::vector<double> scores, const QString& name) { m_arrangement.setMarks(std::move(scores), name); }
     const std::vector<double>& headMarks() const { return m_arrangement.marks(); }
     // Each layer's heads drawn in the order of a score, highest first (L x H, layer after layer; empty:
     // head order): column c of layer l shows the head with the c-th highest score, named in its corner.
@@ -142,8 +139,8 @@ private:
     int m_current_head = -1;
     HeadArrangement m_arrangement;
     std::optional<HeadFusion> m_aggregate;
-    QList<int> m_hidden_positions;         // as set
-    std::vector<int> m_hidden;             // those inside the input, sorted, unless that is every key
+    QList<int> m_hidden_positions;  // as set
+    std::vector<int> m_hidden;      // those inside the input, sorted, unless that is every key
     mutable std::vector<Reduced> m_cache;  // a few sizes (screen, picture) of the current run
 };
 

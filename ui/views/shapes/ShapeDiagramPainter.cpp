@@ -173,10 +173,11 @@ QRectF drawFooter(QPainter& painter, const QRectF& page, const Fonts& fonts, dou
     painter.setPen(QPen(QColor(0xd5, 0xdb, 0xe1), f));
     painter.drawLine(QPointF(footer.left(), footer.top() - 6 * f), QPointF(footer.right(), footer.top() - 6 * f));
     painter.setPen(kInk);
-    painter.drawText(QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
-                         .arg(countWithCompact(model.totalParameters()),
-                              ShapeData::formatCount(model.totalMultiplyAdds()), countWithCompact(model.totalFlops())));
+    painter.drawText(
+        QRectF(footer.left(), footer.top(), footer.width(), totals_h), Qt::AlignLeft | Qt::AlignVCenter,
+        QStringLiteral("Parameters: %1      Multiply-adds: %2      FLOPs per forward pass: %3")
+            .arg(countWithCompact(model.totalParameters()), ShapeData::formatCount(model.totalMultiplyAdds()),
+                 countWithCompact(model.totalFlops())));
     painter.setFont(fonts.note);
     painter.setPen(kMuted);
     painter.drawText(QRectF(footer.left(), footer.top() + totals_h + 4 * f, footer.width(), note_h),

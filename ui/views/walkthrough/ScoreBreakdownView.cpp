@@ -132,9 +132,9 @@ void ScoreBreakdownView::paint(QPainter& painter, const QRectF& rect) const
         const QRectF row(rect.left(), g.cells.top() + j * g.cell_h, g.label_w - kGap, g.cell_h);
         painter.drawText(row, Qt::AlignRight | Qt::AlignVCenter, m_products.row_labels.value(j));
         if (m_raw_scores && j < m_raw_scores->size())
-            painter.drawText(QRectF(g.cells.right() + kGap, row.top(), g.score_w, g.cell_h),
-                             Qt::AlignLeft | Qt::AlignVCenter,
-                             QStringLiteral("= ") + WalkthroughItemModel::formatValue((*m_raw_scores)[j], m_precision));
+            painter.drawText(
+                QRectF(g.cells.right() + kGap, row.top(), g.score_w, g.cell_h), Qt::AlignLeft | Qt::AlignVCenter,
+                QStringLiteral("= ") + WalkthroughItemModel::formatValue((*m_raw_scores)[j], m_precision));
     }
     // Dimension numbers, as many as fit.
     const double label_w = fm.horizontalAdvance(QStringLiteral("000"));

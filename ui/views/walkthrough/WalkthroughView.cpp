@@ -551,7 +551,7 @@ void WalkthroughView::renderPicture(QPainter* painter, const QRectF& target)
 WalkthroughPainter WalkthroughView::pictureOf(const WalkthroughData& walk) const
 {
     QString summary;
-    if (!walk.steps.empty() && m_result) {
+    if (!walk.steps.empty() && m_result && walk.query < m_result->input.tokens.size()) {
         summary = tr("Head %1, query token %2 “%3”: the numbers of every step of attention, read from the engine’s "
                      "trace.")
                       .arg(walk.head)
