@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace attn {
 
@@ -19,9 +21,26 @@ QList<std::pair<int, QString>> ticksOf(QCPAxisTickerText& ticker, const QCPRange
     QList<std::pair<int, QString>> shown;
     for (auto tick = ticker.ticks().cbegin(); tick != ticker.ticks().cend(); ++tick)
         if (range.contains(tick.key()))
-            shown.append({first + int(std::lround(tick.key())) * factor, tick.value()});
+            shown.append({first + int(std::lround((tick.key() + 0.5) * factor - 0.5)), tick.value()});
     return shown;
 }
+
+}  // namespace
+
+int niceTickStep(double least)
+{
+    // 1, 2, 5, then 10, 20, 25, 50 times a power of ten.
+    for (const int step : {1, 2, 5})
+        if (least <= step + 1e-9)
+            return step;
+    for (std::int64_t decade = 10; decade <= std::numeric_limits<int>::max() / 5; decade *= 10)
+        for (const std::int64_t step : {decade, 2 * decade, 5 * decade / 2, 5 * decade})
+            if (least <= double(step) + 1e-9)
+                return int(step);
+    return std::numeric_limits<int>::max();
+}
+
+namespace {
 
 // Square cells for `columns` x `rows` cells in a width x height room: the cells' width and
 // height. A matrix much longer than wide (3,388 queries x 7 keys) would be a sliver with square
@@ -254,12 +273,11 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
     // (height() is a line's) left half of the labels out where every one fits (13 tokens).
     const double across = std::ceil(metrics.capHeight() + metrics.descent());
     const double x_need = rotate ? across + gap : longest + 6;
-    int x_step = std::max(1, int(std::ceil(x_need / std::max(0.05, cell_width) - 1e-9)));
-    int y_step = std::max(1, int(std::ceil((across + gap) / std::max(0.05, cell_height) - 1e-9)));
-    // Square cells with turned labels: one step on both axes, so that a token labelled on one
-    // is labelled on the other.
-    if (rotate && std::abs(cell_width - cell_height) < 0.5)
-        x_step = y_step = std::max(x_step, y_step);
+    // Steps in tokens of the matrix (a reduced axis has several per drawn cell).
+    const int x_block = std::max(1, grid.blocks.columns);
+    const int y_block = std::max(1, grid.blocks.rows);
+    double x_tokens = x_need / std::max(0.05, cell_width) * x_block;
+    double y_tokens = (across + gap) / std::max(0.05, cell_height) * y_block;
     const QCPRange x_range = x->range();
     const QCPRange y_range = m_y->range();
     const int x_from = std::clamp(int(std::ceil(x_range.lower - 1e-9)), 0, columns);
@@ -271,9 +289,15 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
         // tick labels per axis, and with more every replot renders and shapes all of them again
         // (at T = 512 that was ~5% of the CPU time of a keystroke). Exports keep every label
         // that fits: they are drawn once.
-        x_step = std::max(x_step, (columns + kMaxCachedTicks - 1) / kMaxCachedTicks);
-        y_step = std::max(y_step, (rows + kMaxCachedTicks - 1) / kMaxCachedTicks);
+        x_tokens = std::max(x_tokens, double(columns * x_block) / kMaxCachedTicks);
+        y_tokens = std::max(y_tokens, double(rows * y_block) / kMaxCachedTicks);
     }
+    // One rule for both axes of a map whose rows and columns are the same tokens: one "nice"
+    // step, the larger need of the two (a grid's maps, all of one size, get the same).
+    if (grid.same_tokens)
+        x_tokens = y_tokens = std::max(x_tokens, y_tokens);
+    int x_step = niceTickStep(x_tokens);
+    int y_step = niceTickStep(y_tokens);
     if (at_least_current && m_ticks.rows == rows && m_ticks.columns == columns &&
         m_ticks.x_to - m_ticks.x_from == x_to - x_from && m_ticks.y_to - m_ticks.y_from == y_to - y_from) {
         x_step = std::max(x_step, m_ticks.x_step);
@@ -284,17 +308,20 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
         return rotate != was_rotated;
     m_ticks = ticks;
     auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
-    const int first_x_block = grid.window.first_column / grid.blocks.columns;
-    const int first_y_block = grid.window.first_row / grid.blocks.rows;
-    auto first_tick = [](int from, int first_block, int step) {
-        return from + (step - (first_block + from) % step) % step;
+    // Every token at a multiple of the step, wherever the view is panned, at its own place in
+    // its drawn cell (the centre of cell i is coordinate i; a reduced cell holds `block` tokens).
+    const auto add_ticks = [&](QCPAxisTickerText& ticker, int step, int block, int first, int count, int from, int to,
+                               auto label) {
+        ticker.clear();
+        const int first_token = first + from * block;
+        const int end_token = std::min(first + to * block, first + count);
+        for (int token = (first_token + step - 1) / step * step; token < end_token; token += step)
+            ticker.addTick((token - first + 0.5) / block - 0.5, elided(label(token)));
     };
-    m_x_ticker->clear();
-    for (int column = first_tick(x_from, first_x_block, x_step); column < x_to; column += x_step)
-        m_x_ticker->addTick(column, elided(columnLabel(grid.window.first_column + column * grid.blocks.columns)));
-    m_y_ticker->clear();
-    for (int row = first_tick(y_from, first_y_block, y_step); row < y_to; row += y_step)
-        m_y_ticker->addTick(row, elided(rowLabel(grid.window.first_row + row * grid.blocks.rows)));
+    add_ticks(*m_x_ticker, x_step, x_block, grid.window.first_column, grid.window.columns, x_from, x_to,
+              [this](int token) { return columnLabel(token); });
+    add_ticks(*m_y_ticker, y_step, y_block, grid.window.first_row, grid.window.rows, y_from, y_to,
+              [this](int token) { return rowLabel(token); });
     return true;
 }
 

@@ -29,7 +29,12 @@ struct DrawnGrid {
     int columns = 0;
     CellWindow window;
     BlockShape blocks;
+    bool same_tokens = false;  // rows and columns are the same tokens (a square matrix): one label step
 };
+
+// The label step for at least `least` tokens between labels: 1, 2, 5, 10, 20, 25, 50, 100, 200,
+// 250, 500, ... (every token when one fits).
+int niceTickStep(double least);
 
 // A heatmap's texts and the layout that fits them:
 // - the title across the plot and the colour bar's label along its bar, never clipped: the first

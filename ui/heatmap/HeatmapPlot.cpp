@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace attn {
 
@@ -244,6 +245,10 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
     // Qt's PDF engine stores as JPEG.
     d->map->setVisible(false);
     d->overlay.draw_cells = true;
+    // A picture shows the matrix, not the window's state: no frame, no selected row or cell.
+    const bool highlighted = std::exchange(d->overlay.highlighted, false);
+    d->overlay.selected_row = -1;
+    d->overlay.selected_column = -1;
     QPicture picture;
     {
         QCPPainter recorder(&picture);
@@ -251,6 +256,8 @@ void HeatmapPlot::render(QPainter* painter, const QRectF& target)
         d->plot->toPainter(&recorder, size.width(), size.height());
     }
     d->overlay.draw_cells = false;
+    d->overlay.highlighted = highlighted;
+    outlineSelection();
     d->map->setVisible(m_values.size() > 0);
     // QPicture records at its own resolution and playback scales to the device's; undo that so
     // the plot fills `target` on every device (the exporters all use 96 dpi, where it is 1).
@@ -301,7 +308,7 @@ void HeatmapPlot::scheduleReplot()
 
 DrawnGrid HeatmapPlot::drawnGrid() const
 {
-    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_blocks};
+    return {int(m_values.rows()), int(m_values.cols()), m_drawn, m_blocks, m_full_rows == m_full_columns};
 }
 
 ReductionRecipe HeatmapPlot::recipe() const

@@ -130,10 +130,10 @@ public:
     void setCellText(CellText mode);
     void setCompact(bool compact);  // small fonts and margins, for a grid of thumbnails
     bool isCompact() const { return m_compact; }
-    void setHighlighted(bool highlighted);  // a frame, e.g. for the current head of a grid
+    void setHighlighted(bool highlighted);  // a frame on screen, e.g. for the current head of a grid
     void setSquareCells(bool square);       // pad the plot so that every cell is square
     // Outlines a row (column -1) or one cell, e.g. the query and key selected elsewhere; row -1
-    // clears. Drawn in every rendering; out-of-range values draw nothing.
+    // clears. Drawn on screen only (render leaves it out); out-of-range values draw nothing.
     void setSelection(int row, int column = -1);
     int selectedRow() const { return m_selected_row; }
     int selectedColumn() const { return m_selected_column; }

@@ -388,8 +388,12 @@ HeadsGrid::Geometry HeadsGrid::layoutFor(const QSizeF& size) const
 void HeadsGrid::relayout()
 {
     const Geometry geometry = layoutFor(size());
-    for (int i = 0; i < m_plots.size(); ++i)
-        m_plots[i]->setGeometry(geometry.heads.value(i).toAlignedRect());
+    // Every head the same size in whole pixels (aligned rectangles differ by one), so that every
+    // map of the grid labels the same tokens.
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const QRectF head = geometry.heads.value(i);
+        m_plots[i]->setGeometry(QRect(head.topLeft().toPoint(), head.size().toSize()));
+    }
     m_color_bar->setGeometry(geometry.color_bar.toAlignedRect());
     // The scale chooser at the right of the caption row (on screen only: not part of a picture).
     const QSize hint = m_scale_box->sizeHint();
@@ -432,12 +436,9 @@ void HeadsGrid::render(QPainter* painter, const QRectF& target)
     painter->setFont(font);
     painter->setPen(QColor(0x30, 0x30, 0x30));
     painter->drawText(geometry.caption, Qt::AlignLeft | Qt::AlignVCenter, caption());
-    // A picture shows the heads, not the window's state: no frame around the current head.
-    for (int i = 0; i < m_plots.size(); ++i) {
-        m_plots[i]->setHighlighted(false);
+    // HeatmapPlot::render leaves out the frame around the current head: the window's state.
+    for (int i = 0; i < m_plots.size(); ++i)
         m_plots[i]->render(painter, geometry.heads[i]);
-        m_plots[i]->setHighlighted(i == m_current);
-    }
     groupMarks().paint(*painter, geometry.heads);
     m_color_bar->paintTo(painter, geometry.color_bar);
     painter->restore();

@@ -492,9 +492,12 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     painter.setFont(labelFont(painter.font()));
     const QFontMetricsF metrics(painter.font());
     const int heads = numHeads();
+    // The current head is the window's state: a picture shows no trace of it.
+    const int current_layer = output == Output::Screen ? m_current_layer : -1;
+    const int current_head = output == Output::Screen ? m_current_head : -1;
     for (int layer : layout.row_labels) {
         const QRectF row = layout.thumbnails[layer * heads];
-        painter.setPen(layer == m_current_layer ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
+        painter.setPen(layer == current_layer ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
         painter.drawText(QRectF(0, row.center().y() - metrics.height() / 2, layout.grid.left() - 4, metrics.height()),
                          Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(layer));
     }
@@ -504,7 +507,7 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
                          Qt::AlignHCenter | Qt::AlignBottom, text);
     };
     for (int column : layout.column_labels) {
-        const bool current = !isOrdered() && column == m_current_head;
+        const bool current = !isOrdered() && column == current_head;
         painter.setPen(current ? QColor(0x1e, 0x88, 0xe5) : QColor(0x30, 0x30, 0x30));
         column_label(layout.columns[column],
                      isOrdered() ? QStringLiteral("#%1").arg(column + 1) : QStringLiteral("H%1").arg(column));
@@ -566,10 +569,10 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     if (groups.isGrouped() && !isOrdered())
         groups.paint(painter, layout.thumbnails.mid(0, heads), metrics.height() + 3, layout.grid.top(),
                      layout.grid.bottom());
-    if (m_framed && m_current_layer >= 0) {
+    if (current_layer >= 0 && current_head >= 0) {
         painter.setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2));
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(layout.thumbnails[m_current_layer * heads + m_current_head].adjusted(-2, -2, 2, 2));
+        painter.drawRect(layout.thumbnails[current_layer * heads + current_head].adjusted(-2, -2, 2, 2));
     }
 
     ColorBar bar;

@@ -62,10 +62,10 @@ public:
     ThumbnailReduction reduction() const { return m_reduction; }
     void setColorScale(ColorScale scale) { m_scale = scale; }
     ColorScale colorScale() const { return m_scale; }
-    void setCurrent(int layer, int head);  // framed (keyboard focus, last opened); -1 for none
+    // Framed on screen (keyboard focus, last opened), its row and column labels coloured; -1 for none.
+    void setCurrent(int layer, int head);
     int currentLayer() const { return m_current_layer; }
     int currentHead() const { return m_current_head; }
-    void setFramed(bool framed) { m_framed = framed; }
     // Heads marked by a score in [0, 1] (L x H, layer after layer; empty: none): a frame as
     // strong as the score and, where a thumbnail has room, the score written in its corner.
     void setHeadMarks(std::vector<double> scores, const QString& name) { m_arrangement.setMarks(std::move(scores), name); }
@@ -137,7 +137,6 @@ private:
     ColorScale m_scale = ColorScale::WithoutOneKeyRows;
     int m_current_layer = -1;
     int m_current_head = -1;
-    bool m_framed = true;
     HeadArrangement m_arrangement;
     std::optional<HeadFusion> m_aggregate;
     QList<int> m_hidden_positions;  // as set

@@ -266,7 +266,8 @@ QString ModelChainPainter::toolTip(Box box) const
     return {};
 }
 
-QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, const QRectF& rect) const
+QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, const QRectF& rect,
+                                                             PaintTarget target) const
 {
     QList<HitRegion> hits;
     // Designed at defaultSize(); a taller rectangle centres the chain.
@@ -312,12 +313,12 @@ QList<ModelChainPainter::HitRegion> ModelChainPainter::paint(QPainter& painter, 
     const double gap = 26 * f;
     auto drawBox = [&](const Item& item, const QRectF& box) {
         const bool attention = item.box == Box::Attention;
-        const bool hovered = int(item.box) == m_hovered;
+        const bool hovered = target == PaintTarget::Screen && int(item.box) == m_hovered;
         painter.setPen(QPen(attention ? kAttentionEdge : kBoxEdge, (attention || hovered ? 2.2 : 1.2) * f));
         painter.setBrush(attention ? kAttentionFill : kBoxFill);
         painter.drawRoundedRect(box, 7 * f, 7 * f);
         const QRectF inner = box.adjusted(7 * f, 6 * f, -7 * f, -6 * f);
-        const bool hint = attention && m_interactive;
+        const bool hint = attention && m_interactive && target == PaintTarget::Screen;
         // The wrapped detail stops short of the hint's line, at a whole line of its own.
         const double text_bottom = inner.bottom() - (hint ? QFontMetricsF(detail_font).height() : 0.0);
         double y = inner.top();

@@ -2,6 +2,7 @@
 
 #include "core/analysis/ModelParameters.h"
 #include "core/model/ModelConfig.h"
+#include "ui/views/PaintTarget.h"
 
 #include <QList>
 #include <QRectF>
@@ -54,11 +55,11 @@ public:
     int seqLen() const { return m_seq_len; }
     const QList<Item>& items() const { return m_items; }
     void setCaption(const QString& caption) { m_caption = caption; }
-    void setHovered(Box box, bool hovered);
-    // On screen the attention box says it can be opened; pictures leave that out.
+    void setHovered(Box box, bool hovered);  // drawn on screen only
+    // The attention box can be opened: on screen it says so, and its tooltip too.
     void setInteractive(bool interactive) { m_interactive = interactive; }
 
-    QList<HitRegion> paint(QPainter& painter, const QRectF& rect) const;
+    QList<HitRegion> paint(QPainter& painter, const QRectF& rect, PaintTarget target = PaintTarget::Picture) const;
     QString toolTip(Box box) const;
 
     static QSize defaultSize() { return {1200, 660}; }

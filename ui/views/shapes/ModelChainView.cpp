@@ -36,7 +36,7 @@ QRectF ModelChainView::boxRect(ModelChainPainter::Box box) const
     if (m_hits.isEmpty()) {  // laid out by painting into a throwaway image of the widget's size
         QImage scratch(size(), QImage::Format_RGB32);
         QPainter painter(&scratch);
-        m_hits = m_chain->paint(painter, rect());
+        m_hits = m_chain->paint(painter, rect(), PaintTarget::Screen);
     }
     for (const ModelChainPainter::HitRegion& hit : m_hits)
         if (hit.box == box)
@@ -59,7 +59,7 @@ void ModelChainView::paintEvent(QPaintEvent*)
         painter.fillRect(rect(), Qt::white);
         return;
     }
-    m_hits = m_chain->paint(painter, rect());
+    m_hits = m_chain->paint(painter, rect(), PaintTarget::Screen);
 }
 
 void ModelChainView::mouseMoveEvent(QMouseEvent* event)

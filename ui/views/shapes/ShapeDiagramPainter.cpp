@@ -320,7 +320,8 @@ ShapeDiagramPainter::ShapeDiagramPainter(ShapeData model, int selected_head)
 {
 }
 
-std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect) const
+std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter& painter, const QRectF& rect,
+                                                                       PaintTarget target) const
 {
     std::vector<HitRegion> hits;
     const ShapeConfig& c = m_model.config();
@@ -404,8 +405,8 @@ std::vector<ShapeDiagramPainter::HitRegion> ShapeDiagramPainter::paint(QPainter&
         }
     }
 
-    const StageStyle style{fonts,          f, unit, item_gap, item_label_h, title_band, m_selected_head,
-                           m_hovered_step, c, steps};
+    const int hovered = target == PaintTarget::Screen ? m_hovered_step : -1;
+    const StageStyle style{fonts, f, unit, item_gap, item_label_h, title_band, m_selected_head, hovered, c, steps};
     std::vector<std::vector<QRectF>> groups(rows.size());
     int number = 0;
     for (size_t r = 0; r < placed.size(); ++r) {

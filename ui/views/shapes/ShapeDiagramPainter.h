@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/ShapeData.h"
+#include "ui/views/PaintTarget.h"
 
 #include <QRectF>
 #include <QSize>
@@ -29,11 +30,12 @@ public:
     const ShapeData& model() const { return m_model; }
     int selectedHead() const { return m_selected_head; }
     void setSelectedHead(int head) { m_selected_head = head; }
-    void setHoveredStep(int step) { m_hovered_step = step; }
+    void setHoveredStep(int step) { m_hovered_step = step; }  // drawn on screen only
     // A line under the title, e.g. "random (seed 0) · 11 tokens".
     void setCaption(const QString& caption) { m_caption = caption; }
 
-    std::vector<HitRegion> paint(QPainter& painter, const QRectF& rect) const;
+    std::vector<HitRegion> paint(QPainter& painter, const QRectF& rect,
+                                 PaintTarget target = PaintTarget::Picture) const;
 
     // Rich text for a step's tooltip: formula, shape, parameters, multiply-adds.
     QString toolTip(int step) const;

@@ -72,7 +72,7 @@ void ShapeDiagramView::layoutHits() const
         // so draw once into a scratch image of the widget's size.
         QImage scratch(size().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
         QPainter painter(&scratch);
-        m_hits = m_diagram->paint(painter, QRectF(rect()));
+        m_hits = m_diagram->paint(painter, QRectF(rect()), PaintTarget::Screen);
     }
     m_hits_valid = true;
 }
@@ -102,7 +102,7 @@ void ShapeDiagramView::paintEvent(QPaintEvent*)
         return;
     }
     m_diagram->setHoveredStep(m_hovered);
-    m_hits = m_diagram->paint(painter, QRectF(rect()));
+    m_hits = m_diagram->paint(painter, QRectF(rect()), PaintTarget::Screen);
     m_hits_valid = true;
 }
 

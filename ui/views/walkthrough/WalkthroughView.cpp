@@ -4,6 +4,7 @@
 #include "ui/views/walkthrough/ScoreBreakdownView.h"
 #include "ui/views/walkthrough/WalkthroughHeaderView.h"
 #include "ui/views/walkthrough/WalkthroughItemModel.h"
+#include "ui/views/walkthrough/WalkthroughPainter.h"
 #include "ui/views/walkthrough/WidestLabel.h"
 
 #include <QComboBox>
@@ -543,18 +544,28 @@ void WalkthroughView::showResult(const ViewInput& input)
 
 void WalkthroughView::renderPicture(QPainter* painter, const QRectF& target)
 {
-    // The page as on screen, scaled to the target.
-    const QSize shown = size();
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(target.width() / std::max(1, shown.width()), target.height() / std::max(1, shown.height()));
-    render(painter, QPoint());
-    painter->restore();
+    // A figure of the steps, not the page on screen: no selectors, no scroll state, whole tables.
+    pictureOf(m_walk).paint(*painter, target);
+}
+
+WalkthroughPainter WalkthroughView::pictureOf(const WalkthroughData& walk) const
+{
+    QString summary;
+    if (!walk.steps.empty() && m_result && walk.query < m_result->input.tokens.size()) {
+        summary = tr("Head %1, query token %2 “%3”: the numbers of every step of attention, read from the engine’s "
+                     "trace.")
+                      .arg(walk.head)
+                      .arg(walk.query)
+                      .arg(m_result->input.tokens[walk.query].text);
+        if (!walk.note.isEmpty())
+            summary += QStringLiteral(" %1.").arg(walk.note);
+    }
+    return WalkthroughPainter(walk, summary, m_precision);
 }
 
 QSize WalkthroughView::pictureSize() const
 {
-    return size();
+    return pictureOf(m_walk).naturalSize(QSizeF(size())).toSize();
 }
 
 QString WalkthroughView::exportName() const

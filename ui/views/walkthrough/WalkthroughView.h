@@ -23,6 +23,7 @@ namespace attn {
 
 struct AttentionResult;
 class ScoreBreakdownView;
+class WalkthroughPainter;
 
 // The numbers of every step of attention for one head and one query token, in the order a
 // tutorial explains them (WalkthroughData), as tables with the query's row highlighted, plus the
@@ -42,8 +43,9 @@ public:
 
     // ViewPage: the tab as the window and Export image see it.
     void showResult(const ViewInput& input) override;
+    // The picture is a figure of the steps (WalkthroughPainter), not the page on screen.
     void renderPicture(QPainter* painter, const QRectF& target) override;
-    QSize pictureSize() const override;
+    QSize pictureSize() const override;  // the figure at its own scale, laid out for the tab's shape
     QString exportName() const override;
 
     int head() const { return m_head; }
@@ -87,6 +89,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    WalkthroughPainter pictureOf(const WalkthroughData& walk) const;
     struct TableSlot {
         QLabel* caption = nullptr;
         QTableView* view = nullptr;
