@@ -33,13 +33,37 @@ TokenPrediction largest(const float* logits, int vocab, int k)
 
 }  // namespace
 
+Status TokenPredictions::logits(const ModelConfig& config, const ModelWeights& weights, const ConstBlockRef& h,
+                                Matrix& logits)
+{
+    if (!weights.head)
+        return Error{QStringLiteral("the checkpoint has no prediction head (%1)").arg(weights.head_missing)};
+    const PredictionHeadWeights& head = *weights.head;
+    const WeightMatrix& decoder = weights.decoder();
+    const auto vocab = decoder.view();                     // (V, C)
+    if (!head.transform.isEmpty()) {                       // BERT family: dense, activation, LayerNorm
+        Matrix transformed(h.rows(), config.hidden_size);  // (n, C)
+        if (!multiply(h, head.transform, head.transform_bias, transformed))
+            return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(head.transform.name())};
+        applyActivation(config.activation, transformed);
+        layerNorm(transformed, head.norm_weight, head.norm_bias, float(config.layer_norm_eps), transformed);
+        logits.noalias() = transformed * vocab.transpose();  // (n, V)
+    } else {
+        logits.noalias() = h * vocab.transpose();  // (n, V)
+    }
+    if (head.decoder_bias.size() > 0)
+        logits.rowwise() += head.decoder_bias;
+    if (!allFinite(logits))
+        return Error{QStringLiteral("the logits of '%1' are not finite (NaN or infinite weights)").arg(decoder.name())};
+    return {};
+}
+
 Result<std::vector<TokenPrediction>> TokenPredictions::topK(const ModelConfig& config, const ModelWeights& weights,
                                                             const Matrix& last_hidden_state,
                                                             const std::vector<int>& positions, int k)
 {
     if (!weights.head)
         return Error{QStringLiteral("the checkpoint has no prediction head (%1)").arg(weights.head_missing)};
-    const PredictionHeadWeights& head = *weights.head;
     for (int p : positions)
         if (p < 0 || p >= last_hidden_state.rows())
             return Error{QStringLiteral("position %1 is outside the input").arg(p)};
@@ -48,28 +72,15 @@ Result<std::vector<TokenPrediction>> TokenPredictions::topK(const ModelConfig& c
     for (int i = 0; i < count; ++i)
         h.row(i) = last_hidden_state.row(positions[size_t(i)]);
 
-    if (!head.transform.isEmpty()) {                    // BERT family: dense, activation, LayerNorm
-        Matrix transformed(count, config.hidden_size);  // (P, C)
-        if (!multiply(h, head.transform, head.transform_bias, transformed))
-            return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(head.transform.name())};
-        applyActivation(config.activation, transformed);
-        layerNorm(transformed, head.norm_weight, head.norm_bias, float(config.layer_norm_eps), h);
-    }
-
-    const WeightMatrix& decoder = weights.decoder();
-    const auto vocab = decoder.view();  // (V, C)
     std::vector<TokenPrediction> predictions;
     predictions.reserve(size_t(count));
+    Matrix block_logits;  // (rows, V)
     for (int first = 0; first < count; first += kPositionBlock) {
         const int rows = std::min(kPositionBlock, count - first);
-        Matrix logits = h.middleRows(first, rows) * vocab.transpose();  // (rows, V)
-        if (head.decoder_bias.size() > 0)
-            logits.rowwise() += head.decoder_bias;
-        if (!allFinite(logits))
-            return Error{
-                QStringLiteral("the logits of '%1' are not finite (NaN or infinite weights)").arg(decoder.name())};
+        if (Status s = logits(config, weights, h.middleRows(first, rows), block_logits); !s)
+            return Error{s.error()};
         for (int r = 0; r < rows; ++r) {
-            TokenPrediction best = largest(logits.row(r).data(), int(logits.cols()), k);
+            TokenPrediction best = largest(block_logits.row(r).data(), int(block_logits.cols()), k);
             best.position = positions[size_t(first + r)];
             predictions.push_back(std::move(best));
         }

@@ -10,7 +10,8 @@ namespace attn {
 Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
                               const std::vector<TokenPrediction>& predictions,
                               const std::function<QString(int)>& token_text,
-                              const AttentionRollout::Options& rollout_options, QIODevice& device)
+                              const AttentionRollout::Options& rollout_options, QIODevice& device,
+                              const HeadsReport& heads)
 {
     auto rollout = AttentionRollout::compute(run.attention, rollout_options);  // (T, T)
     if (!rollout)
@@ -102,6 +103,7 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
         }
         json.endArray();
     }
+    HeadsJson::write(json, heads, token_text);
     json.endObject();
     if (!json.finish() || device.write("\n", 1) != 1)
         return failed();
