@@ -154,6 +154,8 @@ QString CommandLine::helpText()
                "  --top-k K              tokens per cell of --logit-lens, 1 to 100 (default 5)\n"
                "  --attribution          with --model and --metric, pre-norm models: --json's \"attribution\",\n"
                "                         the metric split into embeddings, every head, biases and MLPs\n"
+               "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
+               "                         times the norm of its value vector through the output projection\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"

@@ -8,7 +8,7 @@
 
 namespace attn {
 
-const char* const HeadsCommandLine::kValued[] = {"metric", "position", "top-k", nullptr};
+const char* const HeadsCommandLine::kValued[] = {"metric", "position", "top-k", "attention-kind", nullptr};
 const char* const HeadsCommandLine::kFlags[] = {"logit-lens", "attribution", nullptr};
 
 Result<HeadsOptions> HeadsCommandLine::parse(const QCommandLineParser& parser)
@@ -16,7 +16,7 @@ Result<HeadsOptions> HeadsCommandLine::parse(const QCommandLineParser& parser)
     HeadsOptions options;
     for (const char* const* names : {kValued, kFlags})
         for (const char* const* name = names; *name; ++name)
-            if (parser.isSet(QLatin1String(*name)) && !parser.isSet("model"))
+            if (parser.isSet(QLatin1String(*name)) && !parser.isSet("model") && qstrcmp(*name, "attention-kind") != 0)
                 return Error{QStringLiteral("--%1: only with --model (it reads the model's prediction head)")
                                  .arg(QLatin1String(*name))};
     if (parser.isSet("metric")) {
@@ -41,6 +41,17 @@ Result<HeadsOptions> HeadsCommandLine::parse(const QCommandLineParser& parser)
                              .arg(LogitLens::kMaxTopK)
                              .arg(parser.value("top-k"))};
         options.top_k = int(value);
+    }
+    if (parser.isSet("attention-kind")) {
+        const QString kind = parser.value("attention-kind").trimmed();
+        if (kind != u"weights" && kind != u"norms")
+            return Error{QStringLiteral("--attention-kind: expected weights or norms, got '%1'")
+                             .arg(parser.value("attention-kind"))};
+        options.attention_norms = kind == u"norms";
+        if (options.attention_norms && (!parser.isSet("json") || parser.isSet("export")))
+            return Error{
+                QStringLiteral("--attention-kind norms: only with --json for now (the views do not draw "
+                               "value norms yet)")};
     }
     options.logit_lens = parser.isSet("logit-lens");
     options.attribution = parser.isSet("attribution");

@@ -3,6 +3,7 @@
 #include "app/ExportOptions.h"
 #include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
+#include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
 #include "core/lens/LogitMetric.h"
@@ -112,6 +113,12 @@ Result<HeadsReport> computeHeads(const HeadsOptions& heads, const std::optional<
         if (!attribution)
             return Error{QStringLiteral("--attribution: %1").arg(attribution.error())};
         report.attribution = std::move(attribution).value();
+    }
+    if (heads.attention_norms) {
+        auto norms = AttentionNorms::ofModel(model.config(), model.weights(), run);
+        if (!norms)
+            return Error{QStringLiteral("--attention-kind norms: %1").arg(norms.error())};
+        report.value_norms = std::move(norms).value();
     }
     return report;
 }

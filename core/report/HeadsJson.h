@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace attn {
 
@@ -22,6 +23,9 @@ struct HeadsReport {
     std::optional<Metric> metric;
     std::optional<LensResult> lens;
     std::optional<AttributionResult> attribution;
+    // --attention-kind norms: every layer's value norms ||f^h(x_j)||, L x (H, T)
+    // (AttentionNorms::ofModel); empty: no "attention_norms".
+    std::vector<Matrix> value_norms;
 };
 
 // The keys of the contract's "What heads do":

@@ -58,6 +58,9 @@ private slots:
     void tokensAsVocabularyStrings();
     void defaults();
     void tiesGoToTheLowerId();
+    void modelNormsAgreeWithReference_data();
+    void modelNormsAgreeWithReference();
+    void singleLayerNorms();
     void contractErrors_data();
     void contractErrors();
 };
@@ -65,8 +68,8 @@ private slots:
 void TestCliHeads::jsonAgreesWithReference_data()
 {
     QTest::addColumn<QString>("fixture");
-    for (const char* name : {"gpt2-tiny", "bert-tiny", "distilbert-tiny", "llama-tiny", "qwen2-tiny", "pythia-tiny",
-                             "neox-sequential"})
+    for (const char* name :
+         {"gpt2-tiny", "bert-tiny", "distilbert-tiny", "llama-tiny", "qwen2-tiny", "pythia-tiny", "neox-sequential"})
         QTest::newRow(name) << QString::fromLatin1(name);
 }
 
@@ -77,11 +80,17 @@ void TestCliHeads::jsonAgreesWithReference()
     QVERIFY(!expected.isEmpty());
     const QJsonObject metric = expected["metric"].toObject();
     const bool pre_norm = expected.contains("attribution");
-    QStringList arguments = {"--model",    modelFixture(fixture),
-                             "--token-ids", idsOf(expected),
-                             "--metric",   metricOf(metric),
-                             "--position", QString::number(metric["position"].toInt()),
-                             "--logit-lens", "--top-k", QString::number(expected["top_k"].toInt())};
+    QStringList arguments = {"--model",
+                             modelFixture(fixture),
+                             "--token-ids",
+                             idsOf(expected),
+                             "--metric",
+                             metricOf(metric),
+                             "--position",
+                             QString::number(metric["position"].toInt()),
+                             "--logit-lens",
+                             "--top-k",
+                             QString::number(expected["top_k"].toInt())};
     if (pre_norm)
         arguments << "--attribution";
     const QJsonObject json = runJson(arguments);
@@ -148,7 +157,8 @@ void TestCliHeads::jsonAgreesWithReference()
         const QJsonArray parts = attribution[key].toArray();
         QCOMPARE(parts.size(), reference[key].toArray().size());
         for (int l = 0; l < parts.size(); ++l) {
-            QVERIFY(std::abs(parts[l].toDouble() - reference[key].toArray()[l].toDouble()) <= kContractTolerance * scale);
+            QVERIFY(std::abs(parts[l].toDouble() - reference[key].toArray()[l].toDouble()) <=
+                    kContractTolerance * scale);
             sum += parts[l].toDouble();
         }
     }
@@ -157,8 +167,8 @@ void TestCliHeads::jsonAgreesWithReference()
     for (int l = 0; l < heads.size(); ++l) {
         QCOMPARE(heads[l].toArray().size(), reference["heads"].toArray()[l].toArray().size());
         for (int h = 0; h < heads[l].toArray().size(); ++h) {
-            QVERIFY(std::abs(heads[l].toArray()[h].toDouble() - reference["heads"].toArray()[l].toArray()[h].toDouble()) <=
-                    kContractTolerance * scale);
+            QVERIFY(std::abs(heads[l].toArray()[h].toDouble() -
+                             reference["heads"].toArray()[l].toArray()[h].toDouble()) <= kContractTolerance * scale);
             sum += heads[l].toArray()[h].toDouble();
         }
     }
@@ -175,8 +185,8 @@ void TestCliHeads::tokensAsVocabularyStrings()
     QCOMPARE(by_string["metric"].toObject()["target"].toInt(), 262);
     QCOMPARE(by_string["metric"].toObject()["foil"].toInt(), 257);
     QCOMPARE(by_string["metric"].toObject()["value"].toDouble(), by_id["metric"].toObject()["value"].toDouble());
-    const QJsonObject bert =
-        runJson({"--model", modelFixture("bert-tiny"), "--sentence", "Hello [MASK].", "--metric", "##ing", "--position", "2"});
+    const QJsonObject bert = runJson(
+        {"--model", modelFixture("bert-tiny"), "--sentence", "Hello [MASK].", "--metric", "##ing", "--position", "2"});
     QCOMPARE(bert["metric"].toObject()["target"].toInt(), 2075);
     QVERIFY(bert["metric"].toObject()["foil"].isNull());
     QCOMPARE(bert["metric"].toObject()["position"].toInt(), 2);
@@ -186,7 +196,8 @@ void TestCliHeads::defaults()
 {
     // K = 5, the last position, no "target" without --metric; the lens's last row is the model's
     // own prediction: its top 5 are "top5"'s ids at every position.
-    const QJsonObject json = runJson({"--model", modelFixture("gpt2-tiny"), "--sentence", "The cat sat on", "--logit-lens"});
+    const QJsonObject json =
+        runJson({"--model", modelFixture("gpt2-tiny"), "--sentence", "The cat sat on", "--logit-lens"});
     const QJsonObject lens = json["logit_lens"].toObject();
     QVERIFY(!lens.contains("target"));
     const QJsonArray top = lens["top"].toArray();
@@ -200,9 +211,9 @@ void TestCliHeads::defaults()
             QCOMPARE(last_row[t].toArray()[r].toObject()["id"].toInt(),
                      predictions[t].toObject()["ids"].toArray()[r].toInt());
     }
-    const QJsonObject metric = runJson({"--model", modelFixture("gpt2-tiny"), "--sentence", "The cat sat on", "--metric",
-                                        "5"})["metric"]
-                                   .toObject();
+    const QJsonObject metric =
+        runJson({"--model", modelFixture("gpt2-tiny"), "--sentence", "The cat sat on", "--metric", "5"})["metric"]
+            .toObject();
     QCOMPARE(metric["position"].toInt(), 3);
     QVERIFY(metric["foil"].isNull());
 }
@@ -220,8 +231,8 @@ void TestCliHeads::tiesGoToTheLowerId()
             if (s.name == QStringLiteral("lm_head.weight"))
                 s.data.fill('\0');
     }));
-    const QJsonObject json = runJson({"--model", folder, "--token-ids", "3,1,4,1,5", "--logit-lens", "--top-k", "3",
-                                      "--metric", "7"});
+    const QJsonObject json =
+        runJson({"--model", folder, "--token-ids", "3,1,4,1,5", "--logit-lens", "--top-k", "3", "--metric", "7"});
     const QJsonObject lens = json["logit_lens"].toObject();
     const QJsonArray top = lens["top"].toArray();
     QCOMPARE(top.size(), 3);
@@ -234,6 +245,82 @@ void TestCliHeads::tiesGoToTheLowerId()
             }
             QCOMPARE(lens["target"].toObject()["rank"].toArray()[l].toArray()[t].toInt(), 7);
         }
+}
+
+void TestCliHeads::modelNormsAgreeWithReference_data()
+{
+    QTest::addColumn<QString>("fixture");
+    for (const char* name : {"gpt2-tiny", "distilbert-tiny", "llama-biased", "pythia-tiny"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestCliHeads::modelNormsAgreeWithReference()
+{
+    QFETCH(QString, fixture);
+    const QJsonObject expected = readJsonObject(modelFixture(fixture) + "/heads.json");
+    const QJsonObject json =
+        runJson({"--model", modelFixture(fixture), "--token-ids", idsOf(expected), "--attention-kind", "norms"});
+    const QJsonArray norms = json["attention_norms"].toArray();
+    const QJsonArray reference = expected["attention_norms"].toArray();
+    QCOMPARE(norms.size(), reference.size());
+    QCOMPARE(norms.size(), json["attention"].toArray().size());
+    // The contract's 2e-5 x max(1, the largest norm).
+    double largest = 1.0;
+    double worst = 0.0;
+    for (int l = 0; l < norms.size(); ++l)
+        for (int h = 0; h < norms[l].toArray().size(); ++h)
+            for (int i = 0; i < norms[l].toArray()[h].toArray().size(); ++i) {
+                const QJsonArray row = norms[l].toArray()[h].toArray()[i].toArray();
+                const QJsonArray want = reference[l].toArray()[h].toArray()[i].toArray();
+                QCOMPARE(row.size(), want.size());
+                for (int j = 0; j < row.size(); ++j) {
+                    largest = std::max(largest, std::abs(want[j].toDouble()));
+                    worst = std::max(worst, std::abs(row[j].toDouble() - want[j].toDouble()));
+                }
+            }
+    QVERIFY2(worst <= kContractTolerance * largest, qPrintable(QStringLiteral("off by %1").arg(worst)));
+    // weights (the default) adds nothing.
+    QVERIFY(!runJson({"--model", modelFixture(fixture), "--token-ids", idsOf(expected), "--attention-kind", "weights"})
+                 .contains("attention_norms"));
+}
+
+void TestCliHeads::singleLayerNorms()
+{
+    // A hand-written layer: 2 heads of 2 features, W_O mixing them; ||A_ij v_j^h W_O^h|| from the
+    // trace's own V and A.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString weights = dir.filePath("toy.json");
+    QFile file(weights);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"num_heads": 2,
+        "wq": [[1,0,0,1],[0,1,1,0],[1,1,0,0],[0,0,1,1]],
+        "wk": [[0,1,0,1],[1,0,1,0],[0,0,1,1],[1,1,0,0]],
+        "wv": [[1,2,0,0],[0,1,0,3],[2,0,1,0],[0,0,1,1]],
+        "bv": [0.5,-0.5,0.25,0],
+        "wo": [[1,0,2,0],[0,1,0,0],[3,0,1,1],[0,2,0,1]]})");
+    file.close();
+    const QJsonObject json = runJson(
+        {"--weights", weights, "--sentence", "one two three", "--causal", "--attention-kind", "norms", "--json-trace"});
+    QVERIFY(!json.isEmpty());
+    const QJsonArray attention = json["attention"].toArray();
+    const QJsonArray norms = json["attention_norms"].toArray();
+    const QJsonArray v = json["trace"].toObject()["v"].toArray();  // per head (T, D)
+    const double wo[4][4] = {{1, 0, 2, 0}, {0, 1, 0, 0}, {3, 0, 1, 1}, {0, 2, 0, 1}};
+    QCOMPARE(norms.size(), 2);
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                double f[4] = {0, 0, 0, 0};
+                for (int d = 0; d < 2; ++d)
+                    for (int c = 0; c < 4; ++c)
+                        f[c] += v[h].toArray()[j].toArray()[d].toDouble() * wo[h * 2 + d][c];
+                const double norm = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2] + f[3] * f[3]);
+                const double want = attention[h].toArray()[i].toArray()[j].toDouble() * norm;
+                QVERIFY(std::abs(norms[h].toArray()[i].toArray()[j].toDouble() - want) <=
+                        kContractTolerance * std::max(1.0, norm));
+            }
+    QCOMPARE(norms[0].toArray()[0].toArray()[2].toDouble(), 0.0);  // causal: above the diagonal
 }
 
 void TestCliHeads::contractErrors_data()
@@ -266,6 +353,10 @@ void TestCliHeads::contractErrors_data()
                                        << "--position";
     QTest::newRow("metric without model") << "" << QStringList{"--metric", "5"} << "--metric";
     QTest::newRow("lens without model") << "" << QStringList{"--logit-lens"} << "--logit-lens";
+    QTest::newRow("unknown attention kind")
+        << "gpt2-tiny" << QStringList{"--attention-kind", "values"} << "--attention-kind";
+    QTest::newRow("unknown attention kind, single layer")
+        << "" << QStringList{"--attention-kind", "Norms"} << "--attention-kind";
 }
 
 void TestCliHeads::contractErrors()

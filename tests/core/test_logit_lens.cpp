@@ -2,6 +2,7 @@
 // tests/fixtures/models/ and their heads.json (reference_models.heads_run): the logit lens
 // (top K with ties, the tracked token's p and rank), the metric, and the direct logit
 // attribution with its sum identity on every pre-norm family.
+#include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
 #include "core/lens/LogitMetric.h"
@@ -72,6 +73,9 @@ private slots:
     void metricAgreesWithReference();
     void attributionAgreesWithReference_data() { addFolders(std::begin(kPreNormFolders), std::end(kPreNormFolders)); }
     void attributionAgreesWithReference();
+    void valueNormsAgreeWithReference_data() { addFolders(std::begin(kAllFolders), std::end(kAllFolders)); }
+    void valueNormsAgreeWithReference();
+    void valueNormsWithoutOutputProjection();
     void lastPositionComesFirst();
     void cachedRunGivesTheSameLens();
     void refusals();
@@ -198,6 +202,56 @@ void TestLogitLens::attributionAgreesWithReference()
     QVERIFY2(identity <= 1e-4,
              qPrintable(QStringLiteral("parts sum to %1, logit %2").arg(result->sum()).arg(result->logit)));
     qInfo("attribution worst part error %.3g, sum identity %.3g (relative)", worst / scale, identity);
+}
+
+void TestLogitLens::valueNormsAgreeWithReference()
+{
+    QFETCH(QString, folder);
+    const QJsonObject expected = readHeads(folder);
+    auto model = TransformerModel::load(folder);
+    QVERIFY2(model, qPrintable(model.error()));
+    const ModelConfig& config = (*model)->config();
+    auto run = (*model)->forward(intList(expected["token_ids"].toArray()));
+    QVERIFY2(run, qPrintable(run.error()));
+    auto norms = AttentionNorms::ofModel(config, (*model)->weights(), *run);
+    QVERIFY2(norms, qPrintable(norms.error()));
+    const QJsonArray reference = expected["attention_norms"].toArray();
+    QCOMPARE(int(reference.size()), config.num_layers);
+    // The contract's 2e-5 x max(1, the largest norm): ||A_ij f(x_j)|| is made of the weights and
+    // the layer's input, both within 2e-5 of float64.
+    double largest = 1.0;
+    double worst = 0.0;
+    for (int l = 0; l < config.num_layers; ++l)
+        for (int h = 0; h < config.num_heads; ++h)
+            for (int i = 0; i < run->seqLen(); ++i)
+                for (int j = 0; j < run->seqLen(); ++j) {
+                    const double want = reference[l].toArray()[h].toArray()[i].toArray()[j].toDouble();
+                    const double got = double(run->attention.at(l, h, i, j)) * double((*norms)[size_t(l)](h, j));
+                    largest = std::max(largest, std::abs(want));
+                    worst = std::max(worst, std::abs(got - want));
+                }
+    QVERIFY2(worst <= kContractTolerance * largest, qPrintable(QStringLiteral("off by %1").arg(worst)));
+    qInfo("value-weighted attention max abs error %.3g (largest norm %.3g)", worst, largest);
+}
+
+void TestLogitLens::valueNormsWithoutOutputProjection()
+{
+    // Without W_O the output is the heads' concatenation: f^h(x_j) = v_j^h. Two heads sharing one
+    // key/value head (grouped): both see the same norms.
+    Matrix values(2, 2);  // (T_kv, kv_dim): one key/value head of 2 features
+    values << 3, 4, 0, -2;
+    const Matrix norms = AttentionNorms::valueNorms(values, 2, 1, Matrix());
+    QCOMPARE(norms.rows(), Eigen::Index(2));
+    QCOMPARE(norms(0, 0), 5.0f);
+    QCOMPARE(norms(1, 0), 5.0f);
+    QCOMPARE(norms(0, 1), 2.0f);
+    // With W_O (D = 2 rows per head, C = 3): ||v W_O^h||.
+    Matrix out_proj(4, 3);
+    out_proj << 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0;
+    const Matrix projected = AttentionNorms::valueNorms(values, 2, 1, out_proj);
+    QCOMPARE(projected(0, 0), 5.0f);  // (3, 4, 0)
+    QCOMPARE(projected(1, 0), 6.0f);  // (0, 0, 6)
+    QCOMPARE(projected(1, 1), 0.0f);  // (0, 0, 0)
 }
 
 void TestLogitLens::lastPositionComesFirst()
