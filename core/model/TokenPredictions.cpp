@@ -1,6 +1,7 @@
 #include "core/model/TokenPredictions.h"
 
 #include "core/ops/LayerNorm.h"
+#include "core/ops/ParallelWork.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,8 @@ namespace {
 
 // Rows of logits computed at once: (64, V) floats, 13 MB for GPT-2's vocabulary.
 constexpr int kPositionBlock = 64;
+// Vocabulary rows multiplied as one product: (512, C) floats, 1.5 MB at C = 768.
+constexpr Eigen::Index kVocabBlock = 512;
 
 // The k largest entries of one row of logits, best first (ties: the lower id first).
 TokenPrediction largest(const float* logits, int vocab, int k)
@@ -40,16 +43,28 @@ Status TokenPredictions::logits(const ModelConfig& config, const ModelWeights& w
         return Error{QStringLiteral("the checkpoint has no prediction head (%1)").arg(weights.head_missing)};
     const PredictionHeadWeights& head = *weights.head;
     const WeightMatrix& decoder = weights.decoder();
-    const auto vocab = decoder.view();                     // (V, C)
-    if (!head.transform.isEmpty()) {                       // BERT family: dense, activation, LayerNorm
-        Matrix transformed(h.rows(), config.hidden_size);  // (n, C)
+    const auto vocab = decoder.view();  // (V, C)
+    Matrix transformed;                 // (n, C): BERT family: dense, activation, LayerNorm
+    if (!head.transform.isEmpty()) {
+        transformed.resize(h.rows(), config.hidden_size);
         if (!multiply(h, head.transform, head.transform_bias, transformed))
             return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(head.transform.name())};
         applyActivation(config.activation, transformed);
         layerNorm(transformed, head.norm_weight, head.norm_bias, float(config.layer_norm_eps), transformed);
-        logits.noalias() = transformed * vocab.transpose();  // (n, V)
-    } else {
-        logits.noalias() = h * vocab.transpose();  // (n, V)
+    }
+    const ConstBlockRef rows = head.transform.isEmpty() ? h : ConstBlockRef(transformed);
+    // A block of the vocabulary at a time, the blocks shared out among the threads: each
+    // product packs only its block (in cache), where rows W_vocab^T whole would have Eigen copy
+    // the whole (V, C) matrix on one thread before multiplying.
+    const Eigen::Index vocab_size = vocab.rows();
+    logits.resize(rows.rows(), vocab_size);
+    const Eigen::Index blocks = (vocab_size + kVocabBlock - 1) / kVocabBlock;
+    const bool parallel = std::int64_t(rows.rows()) * vocab_size * rows.cols() > kParallelWork;
+#pragma omp parallel for schedule(dynamic) if (parallel)
+    for (Eigen::Index block = 0; block < blocks; ++block) {
+        const Eigen::Index first = block * kVocabBlock;
+        const Eigen::Index count = std::min(kVocabBlock, vocab_size - first);
+        logits.middleCols(first, count).noalias() = rows * vocab.middleRows(first, count).transpose();
     }
     if (head.decoder_bias.size() > 0)
         logits.rowwise() += head.decoder_bias;
