@@ -5,6 +5,8 @@
 //                PyTorch peer (ln_f + unembedding per layer + softmax + torch.topk, same threads).
 //   attribution: "attribution gpt2 T=256": direct logit attribution at the last position,
 //                LogitAttribution::compute (beyond the forward pass, which is not timed).
+//   metric:      "metric gpt2 T=256": the logit difference at the last position alone (one row of
+//                the head), the part of the attribution that does not depend on the layers.
 //   memory:      printed, not timed: the bytes the lens holds besides the run at T = 1024, and the
 //                residual stream the pass keeps for it.
 //
@@ -63,6 +65,7 @@ private slots:
     void lens_data();
     void lens();
     void attribution();
+    void metric();
     void memory();
 };
 
@@ -96,6 +99,17 @@ void LensBench::attribution()
     {
         auto parts = LogitAttribution::compute(m.config(), m.weights(), run, 255, tokens);
         Q_UNUSED(parts);
+    }
+}
+
+void LensBench::metric()
+{
+    const TransformerModel& m = gpt2();
+    const ModelRun& run = runOf(256);
+    QBENCHMARK
+    {
+        auto value = LogitMetric::value(m.config(), m.weights(), run, 255, MetricTokens{464, 262});
+        Q_UNUSED(value);
     }
 }
 
