@@ -145,6 +145,17 @@ QString CommandLine::helpText()
                "                         highest first (previous, duplicate, induction, entropy or first)\n"
                "  --induction-probe N    with --model: the input is N random token ids given twice, which\n"
                "                         makes induction heads stand out (head_scores, --view model)\n"
+               "  --metric T[,F]         with --model: --json's \"metric\", the logit of token T at --position,\n"
+               "                         or logit(T) - logit(F); a token is an id or a vocabulary string (Ġcat)\n"
+               "  --position P           with --model: the 0-based token position of --metric and --attribution\n"
+               "                         (default: the last token)\n"
+               "  --logit-lens           with --model: --json's \"logit_lens\", each layer's hidden state read by\n"
+               "                         the model's own head: the top --top-k tokens per layer and position\n"
+               "  --top-k K              tokens per cell of --logit-lens, 1 to 100 (default 5)\n"
+               "  --attribution          with --model and --metric, pre-norm models: --json's \"attribution\",\n"
+               "                         the metric split into embeddings, every head, biases and MLPs\n"
+               "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
+               "                         times the norm of its value vector through the output projection\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -173,6 +184,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         parser.addOption(QCommandLineOption(name, {}, QStringLiteral("value")));
     for (const char* flag : {"causal", "identity", "no-positional", "help", "version", "json-trace"})
         parser.addOption(QCommandLineOption(QString::fromLatin1(flag)));
+    for (const char* const* name = HeadsCommandLine::kValued; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
+    for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
     if (!parser.parse(arguments))
@@ -400,6 +415,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (parser.isSet(QLatin1String(rollout)) && !parser.isSet("model"))
             return Error{QStringLiteral("--%1: only with --model (the rollout runs across a model's layers)")
                              .arg(QLatin1String(rollout))};
+    auto heads = HeadsCommandLine::parse(parser);
+    if (!heads)
+        return Error{heads.error()};
+    options.heads = std::move(heads).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

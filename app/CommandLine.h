@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/HeadsOptions.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
@@ -44,6 +45,8 @@ struct CommandLineOptions {
     std::optional<HeadScoreKind> mark_heads;
     // --sort-heads S (an addition, --view model): each layer's heads drawn highest score S first.
     std::optional<HeadOrderKind> sort_heads;  // none: head order
+    // What heads do (with --model): --metric, --position, --logit-lens, --top-k, --attribution.
+    HeadsOptions heads;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -4,6 +4,7 @@
 #include "app/JsonOutput.h"
 #include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
+#include "core/lens/AttentionNorms.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/MemoryPlan.h"
 #include "core/report/JsonReport.h"
@@ -177,10 +178,18 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         if (Status s = ExportOptions::exportResult(options, *result); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
 
+    std::optional<Matrix> value_norms;  // --attention-kind norms: (H, T_kv)
+    if (options.heads.attention_norms && !options.json_path.isEmpty()) {
+        auto weights = AttentionPipeline::buildWeights(options.config);  // the same weights again, for W_O
+        if (!weights)
+            return fail(weights.error());
+        const AttentionWeights& w = weights->weights;
+        value_norms = AttentionNorms::valueNorms(result->trace.v, w.num_heads, w.kvHeads(), w.out_proj);
+    }
     if (!options.json_path.isEmpty()) {
         // The document written as it is made (JsonReport::write): its text is never whole in memory.
         const auto document = [&](QIODevice& device) -> Status {
-            if (JsonReport::write(*result, device, options.json_trace))
+            if (JsonReport::write(*result, device, options.json_trace, -1, value_norms ? &*value_norms : nullptr))
                 return {};
             if (options.json_path == u"-")
                 return Error{QStringLiteral("cannot write to standard output")};

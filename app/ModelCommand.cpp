@@ -3,6 +3,10 @@
 #include "app/ExportOptions.h"
 #include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
+#include "core/lens/AttentionNorms.h"
+#include "core/lens/LogitAttribution.h"
+#include "core/lens/LogitLens.h"
+#include "core/lens/LogitMetric.h"
 #include "core/model/TransformerForward.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/report/ModelJsonReport.h"
@@ -26,7 +30,8 @@ Result<ModelInput> modelInput(const CommandLineOptions& options, const ModelSess
 {
     ModelInput input;
     if (options.induction_probe > 0 || options.token_ids_given) {
-        input.option = options.induction_probe > 0 ? QStringLiteral("--induction-probe") : QStringLiteral("--token-ids");
+        input.option =
+            options.induction_probe > 0 ? QStringLiteral("--induction-probe") : QStringLiteral("--token-ids");
         input.ids = options.induction_probe > 0
                         ? InductionProbe::tokens(options.induction_probe, session.config().vocab_size)
                         : options.token_ids;
@@ -44,13 +49,78 @@ Result<ModelInput> modelInput(const CommandLineOptions& options, const ModelSess
 }
 
 Status writeJson(const CommandLineOptions& options, QTextStream& out, const ModelSession& session, const ModelRun& run,
-                 const ModelInput& input, const std::vector<TokenPrediction>& predictions)
+                 const ModelInput& input, const std::vector<TokenPrediction>& predictions, const HeadsReport& heads)
 {
     const auto spell = [&session](int id) { return session.tokenText(id); };
     const AttentionRollout::Options rollout{options.rollout_fusion, options.residual_weight, -1};
     return JsonOutput::write(options.json_path, out, [&](QIODevice& device) {
-        return ModelJsonReport::write(session.config(), run, input.tokens, predictions, spell, rollout, device);
+        return ModelJsonReport::write(session.config(), run, input.tokens, predictions, spell, rollout, device, heads);
     });
+}
+
+// What the options of "What heads do" refuse before the pass: a folder without a prediction
+// head, attribution on a post-norm (BERT-family) model, a metric token that is neither an id nor
+// exactly one vocabulary entry.   -> the metric's tokens, when --metric is given
+Result<std::optional<MetricTokens>> checkHeads(const HeadsOptions& heads, const ModelSession& session)
+{
+    const ModelConfig& config = session.config();
+    if (!heads.any())
+        return std::optional<MetricTokens>();
+    const char* option = heads.logit_lens ? "--logit-lens" : heads.attribution ? "--attribution" : "--metric";
+    if (!session.model().hasPredictionHead())
+        return Error{QStringLiteral("%1: the model folder has no prediction head (%2)")
+                         .arg(QLatin1String(option), session.model().weights().head_missing)};
+    if (heads.attribution &&
+        (config.architecture == ModelArchitecture::Bert || config.architecture == ModelArchitecture::DistilBert))
+        return Error{QStringLiteral("--attribution: only for pre-norm models (GPT-2, Llama, Qwen2, Mistral, "
+                                    "GPT-NeoX); %1 normalises after each block")
+                         .arg(config.model_type)};
+    if (heads.metric.isEmpty())
+        return std::optional<MetricTokens>();
+    LogitMetric::TokenLookup lookup;
+    if (const ModelTokenizer* tokenizer = session.tokenizer())
+        lookup = [tokenizer](const QString& token) { return tokenizer->tokenId(token); };
+    auto tokens = LogitMetric::parse(heads.metric, config.vocab_size, lookup);
+    if (!tokens)
+        return Error{QStringLiteral("--metric: %1").arg(tokens.error())};
+    return std::optional<MetricTokens>(*tokens);
+}
+
+// The metric, the logit lens and the attribution of a run, as the options ask.
+Result<HeadsReport> computeHeads(const HeadsOptions& heads, const std::optional<MetricTokens>& tokens,
+                                 const TransformerModel& model, const ModelRun& run)
+{
+    HeadsReport report;
+    const int position = heads.position.value_or(run.seqLen() - 1);
+    if (tokens) {
+        auto value = LogitMetric::value(model.config(), model.weights(), run, position, *tokens);
+        if (!value)
+            return Error{QStringLiteral("--metric: %1").arg(value.error())};
+        report.metric = HeadsReport::Metric{*tokens, position, *value};
+    }
+    if (heads.logit_lens) {
+        LensRequest request;
+        request.top_k = heads.top_k;
+        if (tokens)
+            request.tracked = tokens->target;
+        auto lens = LogitLens::compute(model.config(), model.weights(), run, request);
+        if (!lens)
+            return Error{QStringLiteral("--logit-lens: %1").arg(lens.error())};
+        report.lens = std::move(lens).value();
+    }
+    if (heads.attribution) {
+        auto attribution = LogitAttribution::compute(model.config(), model.weights(), run, position, *tokens);
+        if (!attribution)
+            return Error{QStringLiteral("--attribution: %1").arg(attribution.error())};
+        report.attribution = std::move(attribution).value();
+    }
+    if (heads.attention_norms) {
+        auto norms = AttentionNorms::ofModel(model.config(), model.weights(), run);
+        if (!norms)
+            return Error{QStringLiteral("--attention-kind norms: %1").arg(norms.error())};
+        report.value_norms = std::move(norms).value();
+    }
+    return report;
 }
 
 // "gpt2-tiny (gpt2) · 12 tokens": the folder and the input, above a picture of the whole model.
@@ -100,15 +170,26 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = ExportOptions::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
+    auto metric_tokens = checkHeads(options.heads, **session);
+    if (!metric_tokens)
+        return fail(metric_tokens.error());
+
     auto input = modelInput(options, **session);
     if (!input)
         return fail(input.error());
     if (Status s = TransformerForward::checkInput(config, input->ids, options.config.layer); !s)
         return fail(QStringLiteral("%1: %2").arg(input->option, s.error()));
+    if (options.heads.position && *options.heads.position >= int(input->ids.size()))
+        return fail(QStringLiteral("--position %1: outside the input (positions 0 to %2)")
+                        .arg(*options.heads.position)
+                        .arg(input->ids.size() - 1));
     const TransformerModel& model = (*session)->model();
-    auto run = model.forward(input->ids, options.config.layer);
+    auto run = model.forward(input->ids, options.config.layer, options.heads.logit_lens);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
+    auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
+    if (!heads)
+        return fail(heads.error());
 
     std::vector<TokenPrediction> predictions;
     const std::vector<int> positions = (*session)->predictedPositions(input->ids);
@@ -123,7 +204,7 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         if (Status s = exportPicture(options, **session, *run, input->tokens); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     if (!options.json_path.isEmpty())
-        if (Status s = writeJson(options, out, **session, *run, *input, predictions); !s)
+        if (Status s = writeJson(options, out, **session, *run, *input, predictions, *heads); !s)
             return fail(s.error());
     return 0;
 }

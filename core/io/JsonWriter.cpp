@@ -187,6 +187,13 @@ JsonWriter& JsonWriter::value(bool flag)
     return *this;
 }
 
+JsonWriter& JsonWriter::null()
+{
+    separate();
+    m_out += "null";
+    return *this;
+}
+
 JsonWriter& JsonWriter::array(const QStringList& texts)
 {
     beginArray();

@@ -32,6 +32,7 @@ public:
     JsonWriter& value(int number);
     JsonWriter& value(qint64 number);
     JsonWriter& value(bool flag);
+    JsonWriter& null();
 
     JsonWriter& array(const QStringList& texts);
     JsonWriter& array(const std::vector<int>& numbers);

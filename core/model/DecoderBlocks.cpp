@@ -36,23 +36,6 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
     return trace;
 }
 
-// LlamaMLP: down_proj(act_fn(gate_proj(h)) * up_proj(h)).   h (T, C) -> (T, I) -> (T, C)
-Result<Matrix> gatedFeedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h)
-{
-    Matrix gate(h.rows(), config.intermediate_size);  // (T, I)
-    if (!multiply(h, w.mlp_gate, {}, gate))
-        return notFinite(w.mlp_gate);
-    Matrix up(h.rows(), config.intermediate_size);  // (T, I)
-    if (!multiply(h, w.mlp_in, {}, up))
-        return notFinite(w.mlp_in);
-    applyActivation(config.activation, gate);
-    gate.array() *= up.array();
-    Matrix out(h.rows(), config.hidden_size);  // (T, C)
-    if (!multiply(gate, w.mlp_out, {}, out))
-        return notFinite(w.mlp_out);
-    return out;
-}
-
 }  // namespace
 
 Result<AttentionTrace> DecoderBlocks::llama(const ModelConfig& config, int layer, const LayerWeights& w,

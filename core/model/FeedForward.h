@@ -15,4 +15,8 @@ Error notFinite(const WeightMatrix& w);
 // (GPTNeoXMLP): MLP(h) = act(h W_in + b_in) W_out + b_out.   h (T, C) -> (T, I) -> (T, C)
 Result<Matrix> feedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h);
 
+// LlamaMLP (also Qwen2's and Mistral's): down_proj(act_fn(gate_proj(h)) * up_proj(h)).
+//   h (T, C) -> (T, I) -> (T, C)
+Result<Matrix> gatedFeedForward(const ModelConfig& config, const LayerWeights& w, const Matrix& h);
+
 }  // namespace attn

@@ -19,6 +19,11 @@ struct ModelRun {
     // Every layer's attention input, L x (T, C) (after ln_1 for GPT-2): any layer's Q, K, V can be
     // made again from it with one attention layer, without running the layers before it.
     std::vector<Matrix> layer_inputs;
+    // Pre-norm models (GPT-2, the Llama family, GPT-NeoX), when the pass was asked to keep it:
+    // every block's input, L x (T, C), i.e. transformers' hidden_states[0..L-1] (hidden_states[L]
+    // is last_hidden_state, after the final norm). Empty otherwise; the BERT family's block
+    // inputs are layer_inputs already.
+    std::vector<Matrix> residual_stream;
 
     int selected_layer = 0;
     Matrix layer_input;          // (T, C): what the selected layer's attention reads (after ln_1 for GPT-2)

@@ -21,6 +21,11 @@ struct TokenPrediction {
 // W_vocab (V, C) is the word embeddings when tied. Needs weights.head.
 class TokenPredictions {
 public:
+    // The head's logits of hidden-state rows: h (n, C) -> logits (n, V), resized. Refuses a
+    // checkpoint without a head and non-finite results (NaN or infinite weights).
+    static Status logits(const ModelConfig& config, const ModelWeights& weights, const ConstBlockRef& h,
+                         Matrix& logits);
+
     // last_hidden_state (T, C); positions in [0, T).
     static Result<std::vector<TokenPrediction>> topK(const ModelConfig& config, const ModelWeights& weights,
                                                      const Matrix& last_hidden_state, const std::vector<int>& positions,

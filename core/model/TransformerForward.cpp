@@ -139,7 +139,8 @@ void stackSelectedLayer(const ModelRun& earlier, int reused, ModelRun& run)
 // earlier = nullptr: the whole input). keys_values: one cache per layer, appended to; nullptr
 // for a pass without a cache. The input has been checked.
 Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& token_ids,
-                      int selected_layer, const ModelRun* earlier, int reused, std::vector<KeyValueCache>* keys_values)
+                      int selected_layer, const ModelRun* earlier, int reused, std::vector<KeyValueCache>* keys_values,
+                      bool keep_residual_stream)
 {
     auto embeddings = embed(config, weights, token_ids, reused);
     if (!embeddings)
@@ -156,12 +157,17 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
         run.attention.copyRows(earlier->attention, reused);
     run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
+    const bool keep_residuals = keep_residual_stream && (pre_norm || config.hasRotaryPositions());
+    if (keep_residuals)
+        run.residual_stream.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
     const RotaryEmbedding rotary =
         config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
     for (int layer = 0; layer < config.num_layers; ++layer) {
         Matrix* attention_input = &run.layer_inputs[size_t(layer)];
         KeyValueCache* cache = keys_values ? &(*keys_values)[size_t(layer)] : nullptr;
         const LayerWeights& w = weights.layers[size_t(layer)];
+        if (keep_residuals)
+            run.residual_stream[size_t(layer)] = x;
         const LayerCapture capture = layer == selected_layer
                                          ? LayerCapture{attention_input, &run.q_before_rotation, &run.k_before_rotation}
                                          : LayerCapture{attention_input};
@@ -192,6 +198,8 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
         for (int layer = 0; layer < config.num_layers; ++layer)
             run.layer_inputs[size_t(layer)] =
                 stacked(earlier->layer_inputs[size_t(layer)], reused, run.layer_inputs[size_t(layer)]);
+        for (size_t layer = 0; layer < run.residual_stream.size(); ++layer)
+            run.residual_stream[layer] = stacked(earlier->residual_stream[layer], reused, run.residual_stream[layer]);
         stackSelectedLayer(*earlier, reused, run);
     }
     return run;
@@ -238,17 +246,18 @@ Status TransformerForward::checkInput(const ModelConfig& config, const std::vect
 }
 
 Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelWeights& weights,
-                                         const std::vector<int>& token_ids, int selected_layer)
+                                         const std::vector<int>& token_ids, int selected_layer,
+                                         bool keep_residual_stream)
 {
     if (Status s = checkInput(config, token_ids, selected_layer); !s)
         return Error{s.error()};
-    return pass(config, weights, token_ids, selected_layer, nullptr, 0, nullptr);
+    return pass(config, weights, token_ids, selected_layer, nullptr, 0, nullptr, keep_residual_stream);
 }
 
 Result<ModelRun> TransformerForward::runAppending(const ModelConfig& config, const ModelWeights& weights,
                                                   const std::vector<int>& token_ids, int selected_layer,
                                                   const ModelRun* earlier, int reused,
-                                                  std::vector<KeyValueCache>& keys_values)
+                                                  std::vector<KeyValueCache>& keys_values, bool keep_residual_stream)
 {
     if (Status s = checkInput(config, token_ids, selected_layer); !s)
         return Error{s.error()};
@@ -257,7 +266,10 @@ Result<ModelRun> TransformerForward::runAppending(const ModelConfig& config, con
         config.causal && reused >= 0 && reused < int(token_ids.size()) &&
         (earlier ? earlier->selected_layer == selected_layer && earlier->seqLen() >= reused &&
                        std::equal(token_ids.begin(), token_ids.begin() + reused, earlier->token_ids.begin()) &&
-                       int(keys_values.size()) == config.num_layers
+                       int(keys_values.size()) == config.num_layers &&
+                       (!keep_residual_stream || config.architecture == ModelArchitecture::Bert ||
+                        config.architecture == ModelArchitecture::DistilBert ||
+                        int(earlier->residual_stream.size()) == config.num_layers)
                  : reused == 0);
     if (!reusable)
         return Error{QStringLiteral("the cached pass does not fit this input (%1 tokens reused of %2)")
@@ -271,7 +283,7 @@ Result<ModelRun> TransformerForward::runAppending(const ModelConfig& config, con
                              .arg(reused)};
         layer.truncate(reused);
     }
-    auto run = pass(config, weights, token_ids, selected_layer, earlier, reused, &keys_values);
+    auto run = pass(config, weights, token_ids, selected_layer, earlier, reused, &keys_values, keep_residual_stream);
     if (!run)
         keys_values.clear();
     return run;

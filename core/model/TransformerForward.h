@@ -31,8 +31,11 @@ public:
     // the block weights (12 L C^2) below that.
     static Status checkInput(const ModelConfig& config, const std::vector<int>& token_ids, int selected_layer);
 
+    // keep_residual_stream: also keep ModelRun::residual_stream (pre-norm models; L T C floats
+    // more), what the logit lens reads.
     static Result<ModelRun> run(const ModelConfig& config, const ModelWeights& weights,
-                                const std::vector<int>& token_ids, int selected_layer = 0);
+                                const std::vector<int>& token_ids, int selected_layer = 0,
+                                bool keep_residual_stream = false);
 
     // run() for a causal model, computing only tokens reused.. : the first `reused` tokens are
     // those of `earlier` (same ids, same selected layer; reused < T), whose keys and values
@@ -40,10 +43,12 @@ public:
     // attention rows, last hidden state rows and selected layer's rows are copied from `earlier`;
     // the new tokens' queries attend to every key, and their keys and values are appended to
     // keys_values. earlier == nullptr: reused is 0, keys_values is filled from nothing.
-    // On an error keys_values is left cleared.
+    // On an error keys_values is left cleared. keep_residual_stream: as run(); `earlier` must then
+    // have kept its own.
     static Result<ModelRun> runAppending(const ModelConfig& config, const ModelWeights& weights,
                                          const std::vector<int>& token_ids, int selected_layer, const ModelRun* earlier,
-                                         int reused, std::vector<KeyValueCache>& keys_values);
+                                         int reused, std::vector<KeyValueCache>& keys_values,
+                                         bool keep_residual_stream = false);
 
     // The config key that bounds the number of tokens ("n_positions", "max_position_embeddings").
     static QString positionsKey(const ModelConfig& config);

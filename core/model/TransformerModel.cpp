@@ -27,23 +27,26 @@ Result<std::unique_ptr<TransformerModel>> TransformerModel::load(const QString& 
     return model;
 }
 
-Result<ModelRun> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer) const
+Result<ModelRun> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer,
+                                           bool keep_residual_stream) const
 {
-    return TransformerForward::run(m_config, m_weights, token_ids, selected_layer);
+    return TransformerForward::run(m_config, m_weights, token_ids, selected_layer, keep_residual_stream);
 }
 
 Result<std::shared_ptr<const ModelRun>> TransformerModel::forward(const std::vector<int>& token_ids, int selected_layer,
-                                                                  ForwardCache& cache) const
+                                                                  ForwardCache& cache, bool keep_residual_stream) const
 {
     // Every row changes with a new token in a bidirectional model: it is computed whole.
     if (!m_config.causal) {
         cache.clear();
-        auto run = forward(token_ids, selected_layer);
+        auto run = forward(token_ids, selected_layer, keep_residual_stream);
         if (!run)
             return Error{run.error()};
         return std::make_shared<const ModelRun>(std::move(run).value());
     }
-    if (cache.model != this || (cache.run && cache.run->selected_layer != selected_layer))
+    const bool lacks_residuals =
+        keep_residual_stream && cache.run && int(cache.run->residual_stream.size()) != m_config.num_layers;
+    if (cache.model != this || (cache.run && cache.run->selected_layer != selected_layer) || lacks_residuals)
         cache.clear();
     const ModelRun* earlier = cache.run.get();
     if (earlier && earlier->token_ids == token_ids)
@@ -61,8 +64,8 @@ Result<std::shared_ptr<const ModelRun>> TransformerModel::forward(const std::vec
         reused = 0;
         cache.layers.clear();
     }
-    auto run =
-        TransformerForward::runAppending(m_config, m_weights, token_ids, selected_layer, earlier, reused, cache.layers);
+    auto run = TransformerForward::runAppending(m_config, m_weights, token_ids, selected_layer, earlier, reused,
+                                                cache.layers, keep_residual_stream);
     if (!run) {
         cache.clear();
         return Error{run.error()};

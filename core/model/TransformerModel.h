@@ -25,7 +25,9 @@ public:
 
     // TransformerForward::run: every layer's attention, the last hidden state, and the selected
     // layer's attention input and Q, K, V.
-    Result<ModelRun> forward(const std::vector<int>& token_ids, int selected_layer = 0) const;
+    // keep_residual_stream: ModelRun::residual_stream too (the logit lens reads it).
+    Result<ModelRun> forward(const std::vector<int>& token_ids, int selected_layer = 0,
+                             bool keep_residual_stream = false) const;
 
     // forward() for live typing: the same run, computing only what the cache cannot give.
     //   Causal model (GPT-2, the Llama family, GPT-NeoX): the tokens shared with the cache's run, from the start, are reused
@@ -43,8 +45,9 @@ public:
     // which keeps it for the next call (the caller's copy costs nothing). On an error the cache is cleared.
     // Not thread-safe: one cache per sequence of calls, one call at a time (a worker thread may own
     // it); the model itself may serve several caches at once.
+    // keep_residual_stream: as above; a cached run that did not keep it is not reused.
     Result<std::shared_ptr<const ModelRun>> forward(const std::vector<int>& token_ids, int selected_layer,
-                                                    ForwardCache& cache) const;
+                                                    ForwardCache& cache, bool keep_residual_stream = false) const;
 
     bool hasPredictionHead() const { return m_weights.head.has_value(); }
     Result<std::vector<TokenPrediction>> predict(const ModelRun& run, const std::vector<int>& positions,

@@ -61,7 +61,8 @@ QByteArray JsonReport::build(const AttentionResult& result, bool with_trace, int
     return document;
 }
 
-bool JsonReport::write(const AttentionResult& result, QIODevice& device, bool with_trace, int trace_head)
+bool JsonReport::write(const AttentionResult& result, QIODevice& device, bool with_trace, int trace_head,
+                       const Matrix* value_norms)
 {
     const AttentionTrace& trace = result.trace;
     const int seq_len = result.seqLen();  // T_q
@@ -133,6 +134,29 @@ bool JsonReport::write(const AttentionResult& result, QIODevice& device, bool wi
     if (open_head >= 0)
         json.endArray();
     json.endArray();
+    if (value_norms) {
+        json.key("attention_norms").beginArray();
+        open_head = -1;
+        RowVector weighted(key_len);
+        const bool normed = forEachHeadRows(trace, [&](int head, int, const ConstBlockRef& rows) {
+            if (head != open_head) {
+                if (open_head >= 0)
+                    json.endArray();
+                json.beginArray();
+                open_head = head;
+            }
+            for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+                weighted.array() = rows.row(i).array() * value_norms->row(head).array();
+                json.row(weighted.data(), weighted.size());
+            }
+            return json.ok();
+        });
+        if (!normed)
+            return false;
+        if (open_head >= 0)
+            json.endArray();
+        json.endArray();
+    }
     if (!trace.key_padding.empty()) {
         // Queries that see no key at all: their weights (and head outputs) are all zeros.
         std::vector<int> empty_rows;

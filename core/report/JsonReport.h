@@ -38,7 +38,10 @@ public:
     // the weights a block of queries at a time (forEachHeadRows: a long input's heads, one kept,
     // recomputed), the head metrics and divergences from every row (HeadTables), so neither the
     // text nor a long input's heads are ever whole in memory. False when a write failed.
-    static bool write(const AttentionResult& result, QIODevice& device, bool trace = false, int trace_head = -1);
+    // value_norms (H, T_kv), when given: "attention_norms" (h, T_q, T_kv), each weight times its
+    // key's value norm ||f^h(x_j)|| (AttentionNorms::valueNorms), after "attention".
+    static bool write(const AttentionResult& result, QIODevice& device, bool trace = false, int trace_head = -1,
+                      const Matrix* value_norms = nullptr);
     // The "trace" object alone, for the window's export of one head.
     static void writeTrace(JsonWriter& json, const TraceData& trace, float scale);
 };

@@ -10,7 +10,8 @@ namespace attn {
 Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
                               const std::vector<TokenPrediction>& predictions,
                               const std::function<QString(int)>& token_text,
-                              const AttentionRollout::Options& rollout_options, QIODevice& device)
+                              const AttentionRollout::Options& rollout_options, QIODevice& device,
+                              const HeadsReport& heads)
 {
     auto rollout = AttentionRollout::compute(run.attention, rollout_options);  // (T, T)
     if (!rollout)
@@ -52,6 +53,29 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
         json.endArray();
     }
     json.endArray();
+    if (!heads.value_norms.empty()) {
+        // ||A_ij f^h(x_j)|| = A_ij ||f^h(x_j)||: the weights' rows times the layer's value norms.
+        json.key("attention_norms").beginArray();
+        for (int l = 0; l < maps.numLayers(); ++l) {
+            json.beginArray();
+            for (int h = 0; h < maps.numHeads(); ++h) {
+                const auto norms = heads.value_norms[size_t(l)].row(h);  // (T)
+                json.beginArray();
+                for (int i = 0; i < maps.seqLen(); ++i) {
+                    const int stored = maps.rowLength(i);
+                    std::copy_n(maps.row(l, h, i), stored, row.data());
+                    row.tail(maps.seqLen() - stored).setZero();
+                    row.array() *= norms.array();
+                    json.row(row.data(), row.size());
+                }
+                json.endArray();
+                if (!json.ok())
+                    return failed();
+            }
+            json.endArray();
+        }
+        json.endArray();
+    }
     json.key("last_hidden_state").matrix(run.last_hidden_state);
     if (!json.ok())
         return failed();
@@ -102,6 +126,7 @@ Status ModelJsonReport::write(const ModelConfig& config, const ModelRun& run, co
         }
         json.endArray();
     }
+    HeadsJson::write(json, heads, token_text);
     json.endObject();
     if (!json.finish() || device.write("\n", 1) != 1)
         return failed();

@@ -5,6 +5,7 @@
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelRun.h"
 #include "core/model/TokenPredictions.h"
+#include "core/report/HeadsJson.h"
 
 #include <QIODevice>
 #include <QStringList>
@@ -27,9 +28,11 @@ class ModelJsonReport {
 public:
     // token_text: a vocabulary id's string (convert_ids_to_tokens), for the predictions.
     // rollout: how "rollout" fuses heads and mixes the residual (after the last layer).
+    // heads: "metric", "logit_lens", "attribution" when computed (HeadsJson), after "top5";
+    // "attention_norms" (L, H, T, T) after "attention" with heads.value_norms.
     static Status write(const ModelConfig& config, const ModelRun& run, const QStringList& tokens,
                         const std::vector<TokenPrediction>& predictions, const std::function<QString(int)>& token_text,
-                        const AttentionRollout::Options& rollout, QIODevice& device);
+                        const AttentionRollout::Options& rollout, QIODevice& device, const HeadsReport& heads = {});
 };
 
 }  // namespace attn

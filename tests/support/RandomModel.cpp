@@ -194,6 +194,7 @@ std::unique_ptr<TransformerModel> randomModel(const ModelConfig& c, std::uint64_
     if (pre_norm) {
         w.final_norm_weight = around(width, 1.0, 0.1, rng);
         w.final_norm_bias = around(width, 0.0, 0.05, rng);
+        w.head = PredictionHeadWeights{};  // GPT-2's LM head: tied to the word embeddings
     }
     return std::make_unique<TransformerModel>(c, std::move(w));
 }
