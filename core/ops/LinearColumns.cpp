@@ -211,6 +211,11 @@ void packedStrip(const float* packed, Index rows, const ConstBlockRef& w, BlockR
 
 }  // namespace
 
+Index kernelPacketFloats()
+{
+    return kPacket;
+}
+
 void setStripReading(StripReading reading)
 {
     strip_reading = reading;

@@ -66,6 +66,11 @@ struct InnerBlock {
     bool accumulate = false;
 };
 
+// The floats in one of the kernels' vector packets as this build of the engine was compiled (16
+// with AVX-512, 8 with AVX, 4 with SSE): its caller may be compiled for another instruction set
+// (ATTENTION_LAB_HWCAPS: the program is baseline x86-64, the engine a -v3 or -v4 copy).
+Eigen::Index kernelPacketFloats();
+
 // out = x w on the calling thread, x given packed by packRowTiles: the same sums in the same order
 // as directProduct for the columns in whole packets; the last cols % packet columns are left unset
 // (returns the number of columns done). With an inner block, only that block's terms, continuing

@@ -2,6 +2,7 @@
 // the numbers of the numpy reference (tests/fixtures/analysis/make_analysis_reference.py, run on
 // the fixtures' PyTorch attention), through the real executable, and each bad value of
 // --rollout-fusion / --residual-weight as one `error:` line.
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/ProgramRun.h"
 #include "tests/support/TestPaths.h"
@@ -14,16 +15,61 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace attn::testing;
+
+namespace {
+
+// How far the program's rollout may lie from the reference's, derived from the contract: every
+// attention weight within kContractTolerance (eps) of float64. Per layer, the fused map F (mean,
+// max or min over heads: each moves by at most eps) mixed with the identity,
+// G = (1 - w) F + w I, moves by (1 - w) eps per entry, and its rows normalised, A = G / s, by at
+// most 2 T (1 - w) eps / s in a row's sum of |changes| (T keys; s the row's sum, at least the
+// program's s less T (1 - w) eps). A product of row-stochastic maps (each of norm 1 in the norm of
+// row sums) moves by at most prod (1 + d_l) - 1 over its layers' changes d_l, and no entry by more.
+// The rollout is printed as shortest double text, which reads back exactly.
+double rolloutBound(const QJsonArray& attention, const QString& fusion, double residual_weight, int last_layer)
+{
+    const double eps = kContractTolerance;
+    double product = 1.0;
+    for (int l = 0; l <= last_layer; ++l) {
+        const QJsonArray heads = attention[l].toArray();
+        const int tokens = int(heads[0].toArray().size());
+        double smallest_sum = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < tokens; ++i) {
+            double sum = 0.0;
+            for (int j = 0; j < tokens; ++j) {
+                double fused = fusion == QLatin1String("mean") ? 0.0 : heads[0][i][j].toDouble();
+                for (const QJsonValue& head : heads) {
+                    const double a = head[i][j].toDouble();
+                    if (fusion == QLatin1String("mean"))
+                        fused += a / double(heads.size());
+                    else
+                        fused = fusion == QLatin1String("max") ? std::max(fused, a) : std::min(fused, a);
+                }
+                sum += (1 - residual_weight) * fused + (i == j ? residual_weight : 0.0);
+            }
+            smallest_sum = std::min(smallest_sum, sum);
+        }
+        const double moved = tokens * (1 - residual_weight) * eps;
+        if (smallest_sum <= moved)  // a row that may sum to 0: nothing to claim
+            return std::numeric_limits<double>::infinity();
+        product *= 1.0 + 2 * moved / (smallest_sum - moved);
+    }
+    return product - 1.0;
+}
+
+}  // namespace
 
 class TestCliRollout : public QObject {
     Q_OBJECT
 
 private slots:
-    // The program's attention agrees with PyTorch within 2e-5 per weight (the model tests); the
-    // rollout multiplies L row-stochastic maps and the scores average them, so 1e-4 covers it.
+    // The program's attention agrees with float64 within the contract's 2e-5 per weight (the model
+    // tests); the rollout is held to the bound that carries through its layers (rolloutBound).
     void jsonMatchesTheReference_data()
     {
         QTest::addColumn<QString>("model");
@@ -69,7 +115,13 @@ private slots:
                 }
                 QVERIFY(std::abs(sum - 1.0) < 1e-9);
             }
-            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+            const int last = entry["last_layer"].toInt() < 0 ? int(json["attention"].toArray().size()) - 1
+                                                             : entry["last_layer"].toInt();
+            const double bound = rolloutBound(json["attention"].toArray(), entry["fusion"].toString(),
+                                              entry["residual_weight"].toDouble(), last);
+            QVERIFY2(worst <= bound, qPrintable(QStringLiteral("%1, bound %2").arg(worst).arg(bound)));
+            qInfo("%s, residual %g: worst %.3g, bound %.3g", qPrintable(entry["fusion"].toString()),
+                  entry["residual_weight"].toDouble(), worst, bound);
             ++checked;
         }
         QCOMPARE(checked, 4);

@@ -5,13 +5,14 @@
 // The rotation is checked by an independent route: x_i' = x_i cos(p θ_i) - x_(i+R/2) sin(p θ_i)
 // computed here in double from the Q and K the layer kept before the rotation and the result's θ_i
 // (RotaryEmbedding::inverseFrequencies, checked against transformers in test_rotary_embedding; with
-// the default scaling, 1 / rope_theta^(2i/R) here); tolerance 1e-5 relative to the largest entry (the engine turns float32 values by
-// float32 cosines and sines).
+// the default scaling, 1 / rope_theta^(2i/R) here), within the float32 rounding of the engine's turn
+// (its angle a float32 product, its cosines and sines rounded to float32, a c - b s rounded twice).
 #include "core/analysis/ShapeData.h"
 #include "core/analysis/WalkthroughData.h"
 #include "core/model/TransformerModel.h"
 #include "core/pipeline/ModelLayerResult.h"
 
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 
@@ -170,18 +171,22 @@ private slots:
         const int d = c.headDim();
         const int half = c.rotary_dim / 2;
         QCOMPARE(pair.cols(), Eigen::Index(d));
-        const double largest = std::max(1.0f, pair.cwiseAbs().maxCoeff());
         for (int row : {0, 2}) {
             for (int i = 0; i < d; ++i) {
                 double expected = pair(row, i);
+                double bound = 0.0;  // features past the rotary ones pass through unchanged
                 if (i < c.rotary_dim) {
                     const int j = i < half ? i + half : i - half;
                     const double theta = result.inverse_frequencies[size_t(i % half)];
                     const double angle = query * theta;
                     expected = i < half ? pair(row, i) * std::cos(angle) - pair(row, j) * std::sin(angle)
                                         : pair(row, i) * std::cos(angle) + pair(row, j) * std::sin(angle);
+                    // The engine's angle p θ is a float32 product (u angle), its cosine and sine
+                    // rounded to float32 (u): tables within u (1 + angle); then two roundings.
+                    bound =
+                        (std::abs(pair(row, i)) + std::abs(pair(row, j))) * (kUnitRoundoff * (1 + angle) + gammaOf(2));
                 }
-                QVERIFY2(std::abs(pair(row + 1, i) - expected) <= 1e-5 * largest,
+                QVERIFY2(std::abs(pair(row + 1, i) - expected) <= bound,
                          qPrintable(QStringLiteral("row %1 feature %2: %3, expected %4")
                                         .arg(row + 1)
                                         .arg(i)
@@ -196,10 +201,16 @@ private slots:
         const Matrix& angles = step.tables[2].values;  // (R/2, 4)
         QCOMPARE(angles.rows(), Eigen::Index(half));
         for (int i = 0; i < half; ++i) {
+            // θ_i = 1 / powf(theta, 2i/R): the exponent rounded (u, times ln theta 2i/R in the
+            // power), powf within 1 ulp (2 u) and the division (u).
+            const double exponent = 2.0 * i / c.rotary_dim;
+            const double theta = std::pow(c.rope_theta, -exponent);
+            const double relative = 3 * kUnitRoundoff + kUnitRoundoff * exponent * std::log(c.rope_theta);
             if (c.rope_scaling.type == RopeScaling::Type::Default)
-                QVERIFY(std::abs(angles(i, 0) - std::pow(c.rope_theta, -2.0 * i / c.rotary_dim)) < 1e-6);
-            QVERIFY(std::abs(angles(i, 1) - query * angles(i, 0)) < 1e-5 * std::max(1.0f, angles(i, 1)));
-            QVERIFY(std::abs(angles(i, 2) - std::cos(angles(i, 1))) < 1e-6);
+                QVERIFY(std::abs(angles(i, 0) - theta) <= theta * relative / (1 - relative));
+            // p θ_i a float32 product (u); its cosine from cosf, within 1 ulp of a value up to 1 (2 u).
+            QVERIFY(std::abs(angles(i, 1) - query * double(angles(i, 0))) <= kUnitRoundoff * std::abs(angles(i, 1)));
+            QVERIFY(std::abs(angles(i, 2) - std::cos(double(angles(i, 1)))) <= 2 * kUnitRoundoff);
         }
         QVERIFY(walk.step(2).tables[1].title.contains(QStringLiteral("after rotation")));
     }

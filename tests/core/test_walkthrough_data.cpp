@@ -4,6 +4,7 @@
 
 #include "core/analysis/WalkthroughData.h"
 #include "core/pipeline/Examples.h"
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/LongInput.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
@@ -22,6 +23,15 @@ namespace {
 
 // The tutorial prints four decimals; the engine's float32 numbers agree to rounding.
 constexpr double kPrinted = 0.5e-4;
+
+// Two float32 sums of the same n rounded products in any order, one of them perhaps with fused
+// multiply-adds on the exact products: within u (the products' rounding) + 2 gamma_n of the sum of
+// |products| of each other (tests/support/Float32Bounds.h).
+double twoSumsBound(const RowVector& products)
+{
+    const Eigen::Index n = products.size();
+    return (kUnitRoundoff + 2 * gammaOf(n)) * (1 + kUnitRoundoff) * double(products.cwiseAbs().sum());
+}
 
 void compareRow(const Matrix& values, int row, std::initializer_list<double> expected, double tolerance)
 {
@@ -67,10 +77,11 @@ private slots:
         compareRow(walk.step(8).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(9).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
         compareRow(walk.step(10).tables[0].values, 0, {1.9366, 6.6831, 1.5951}, kPrinted);
-        // Step 8 is the sum of step 7's rows (float32 sums in another order: 1 ulp of ~7).
+        // Step 8 is the sum of step 7's rows (float32 sums in another order).
         const RowVector sum = weighted.colwise().sum();
         for (int i = 0; i < 3; ++i)
-            QVERIFY(std::abs(sum[i] - walk.step(8).tables[0].values(0, i)) < 1e-5f);
+            QVERIFY(std::abs(sum[i] - walk.step(8).tables[0].values(0, i)) <=
+                    twoSumsBound(weighted.col(i).transpose()));
         // Breakdown of score (0, 0) = q0 . k0 = (1, 0, 2) . (0, 1, 1) = 0 + 0 + 2.
         compareRow(walk.products.values, 0, {0, 0, 2}, 0);
         compareRow(walk.products.values, 1, {4, 0, 0}, 0);
@@ -171,7 +182,7 @@ private slots:
         QCOMPARE(walk.products.values.cols(), qsizetype(trace.head_dim));
         for (int j = 0; j < seq_len; ++j) {
             const float sum = walk.products.values.row(j).sum();
-            QVERIFY2(std::abs(sum - trace.scores[head](query, j)) <= 1e-5f * (1 + std::abs(sum)),
+            QVERIFY2(std::abs(sum - trace.scores[head](query, j)) <= twoSumsBound(walk.products.values.row(j)),
                      qPrintable(QStringLiteral("key %1: %2 vs %3").arg(j).arg(sum).arg(trace.scores[head](query, j))));
         }
     }
@@ -186,7 +197,9 @@ private slots:
         QVERIFY(WalkthroughData::build(AttentionResult{}, 0, 0).steps.empty());
 
         // Without the full trace the raw scores are computed for the head from Q and K: the same
-        // numbers as the full trace's, up to the order of the additions (float32, d_k = 4: 1e-5).
+        // numbers as the full trace's, up to the order of the additions: two float32 passes over
+        // d_k products (2 gamma_{d_k} of the sum of |q_i k_i|), and for the scaled and masked
+        // steps each pass's division by the scale (u of the result).
         RunSettings config;
         config.d_model = 8;
         config.num_heads = 2;
@@ -208,7 +221,12 @@ private slots:
                         QCOMPARE(computed(i, j), kept(i, j));  // masked: -inf in both
                         continue;
                     }
-                    QVERIFY2(std::abs(computed(i, j) - kept(i, j)) <= 1e-5f * std::max(1.0f, std::abs(kept(i, j))),
+                    const auto q = full->trace.qHead(1).row(i).cast<double>();
+                    const auto k = full->trace.kHead(1).row(j).cast<double>();
+                    const double divisor = n == 3 ? 1.0 : double(full->trace.scale);
+                    const double bound = 2 * gammaOf(q.size()) * q.cwiseProduct(k).cwiseAbs().sum() / divisor +
+                                         (n == 3 ? 0.0 : 2 * kUnitRoundoff * std::abs(kept(i, j)));
+                    QVERIFY2(std::abs(computed(i, j) - kept(i, j)) <= bound,
                              qPrintable(QStringLiteral("step %1 (%2, %3)").arg(n).arg(i).arg(j)));
                 }
         }
@@ -244,7 +262,7 @@ private slots:
         const RowVector sums = walk.products.values.rowwise().sum().transpose();
         for (int j = 0; j < 600; ++j)
             QVERIFY(std::abs(sums(j) - walk.step(3).tables[0].values(0, j)) <=
-                    1e-5f * std::max(1.0f, std::abs(sums(j))));  // float32 sums of 4 products
+                    twoSumsBound(walk.products.values.row(j)));  // float32 sums of 4 products
     }
 
     // The long route (one head kept): a head that was not kept shows the query's row of its
