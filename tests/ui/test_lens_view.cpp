@@ -28,7 +28,7 @@ class TestLensView : public attn::test::ModelWindowTest {
     bool complete() const
     {
         const auto& result = lens()->painter().result();
-        if (!result || !lens()->painter().message().isEmpty())
+        if (!result || !lens()->upToDate())
             return false;
         for (bool done : result->done)
             if (!done)
@@ -122,7 +122,7 @@ private slots:
         showLens();
         const LensResult& result = *lens()->painter().result();
         const QString hover = lens()->painter().hoverText(1, 2);
-        QVERIFY(hover.startsWith(QLatin1String("hidden_states[1] · position 2")));
+        QVERIFY(hover.startsWith(QStringLiteral("hidden_states[1] · position 2")));
         QVERIFY(hover.contains(QStringLiteral("%1").arg(result.at(1, 2).top.front().p, 0, 'f', 4)));
         QCOMPARE(hover.count(QLatin1Char('\n')), result.top_k);  // the heading and K lines
 

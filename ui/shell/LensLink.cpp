@@ -12,13 +12,19 @@ LensLink::LensLink(AttentionController* controller, ViewTabs* tabs, QObject* par
     connect(controller, &AttentionController::modelRunReady, m_lens, [this](std::shared_ptr<const ModelRun> run) {
         m_lens->setModel(m_controller->model());
         m_lens->setModelRun(std::move(run), m_controller->modelLabels());
+        followTab();  // the tab may have been chosen before the model opened (--tab lens)
     });
     connect(controller, &AttentionController::layerChanged, m_lens, &LensView::setLayer);
     connect(controller, &AttentionController::modelClosed, m_lens, &LensView::clearModel);
     // The residual stream (L T C floats) is kept only while the tab that reads it is shown.
-    connect(tabs, &QTabWidget::currentChanged, this,
-            [this] { m_controller->setKeepResidualStream(m_tabs->currentWidget() == m_lens); });
+    connect(tabs, &QTabWidget::currentChanged, this, &LensLink::followTab);
     m_lens->setLayer(0);
+    followTab();
+}
+
+void LensLink::followTab()
+{
+    m_controller->setKeepResidualStream(m_tabs->currentWidget() == m_lens);
 }
 
 }  // namespace attn

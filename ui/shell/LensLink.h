@@ -17,6 +17,7 @@ public:
     LensLink(AttentionController* controller, ViewTabs* tabs, QObject* parent);
 
 private:
+    void followTab();
     AttentionController* m_controller;
     ViewTabs* m_tabs;
     LensView* m_lens;

@@ -55,6 +55,8 @@ public:
     QLabel* trackedError() const { return m_tracked_error; }
     QSpinBox* topKBox() const { return m_top_k; }
     std::optional<int> trackedId() const { return m_tracked_id; }
+    // The grid shown is the whole lens of the current run and choices.
+    bool upToDate() const { return !m_stale && m_painter.message().isEmpty(); }
 
 signals:
     void computed();  // the whole grid is in
