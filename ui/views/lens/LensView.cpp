@@ -290,6 +290,14 @@ void LensView::bringUpToDate()
 
 void LensView::computeNow()
 {
+    // A picture wanted now (--screenshot) of a run made before the stream was asked for: the pass
+    // is made again here, keeping it.
+    if (m_model && m_run && !ResidualRows::check(m_model->config(), *m_run)) {
+        if (auto again = m_model->model().forward(m_run->token_ids, m_run->selected_layer, true)) {
+            m_run = std::make_shared<const ModelRun>(std::move(again).value());
+            changed();
+        }
+    }
     if (!m_stale || !m_painter.message().isEmpty() || !m_run || !m_model)
         return;
     auto model = m_model;
