@@ -135,16 +135,18 @@ QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 }  // namespace
 
 Status ModelCommand::exportPicture(const CommandLineOptions& options, const ModelSession& session, const ModelRun& run,
-                                   const QStringList& tokens)
+                                   const QStringList& tokens, std::optional<int> tracked)
 {
     // The tokens as a person reads them ("Ġcat" -> "␣cat"), for the pictures that label them here.
     const QStringList labels = session.tokenLabels(tokens);
-    const ExportRequest request = ExportOptions::request(options);
+    ExportRequest request = ExportOptions::request(options);
+    request.top_k = options.heads.top_k;
+    request.tracked_token = tracked;
     const QString caption = modelCaption(options.model_dir, session.config(), run.seqLen());
     // A view drawn from the whole run (every layer x head, the rollout, the model's chain of blocks)
     // or the selected layer, drawn by the single-layer views.
     if (options.model_chain || ViewRegistry::row(options.view).source == ViewSource::ModelRun)
-        return ViewExporter::exportRun(run, session.config(), labels, caption, request);
+        return ViewExporter::exportRun(run, session.config(), labels, caption, request, &session);
     auto result = ModelLayerResult::make(session.model(), options.model_dir, run, labels, run.selected_layer);
     if (!result)
         return Error{result.error()};
@@ -184,7 +186,9 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
                         .arg(*options.heads.position)
                         .arg(input->ids.size() - 1));
     const TransformerModel& model = (*session)->model();
-    auto run = model.forward(input->ids, options.config.layer, options.heads.logit_lens);
+    // The logit lens (--logit-lens, --view lens) reads the residual stream.
+    const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
+    auto run = model.forward(input->ids, options.config.layer, lens);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
@@ -201,7 +205,8 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     }
 
     if (!options.export_path.isEmpty())
-        if (Status s = exportPicture(options, **session, *run, input->tokens); !s)
+        if (Status s = exportPicture(options, **session, *run, input->tokens,
+                                          *metric_tokens ? std::optional<int>((*metric_tokens)->target) : std::nullopt); !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     if (!options.json_path.isEmpty())
         if (Status s = writeJson(options, out, **session, *run, *input, predictions, *heads); !s)

@@ -6,6 +6,8 @@
 
 #include <QTextStream>
 
+#include <optional>
+
 namespace attn {
 
 // --model DIR headless: opens the folder (ModelSession, the window's policy too), tokenizes (or
@@ -19,9 +21,10 @@ public:
 
     // --export: --view model draws every layer x head, --view model-shapes the whole model's chain
     // of blocks, --view rollout the rollout across layers, the other views (shapes too) the selected
-    // layer. tokens: as convert_ids_to_tokens spells them.
+    // layer, --view lens the logit lens (tracking `tracked`, --metric's TARGET). tokens: as
+    // convert_ids_to_tokens spells them.
     static Status exportPicture(const CommandLineOptions& options, const ModelSession& session, const ModelRun& run,
-                                const QStringList& tokens);
+                                const QStringList& tokens, std::optional<int> tracked = std::nullopt);
 };
 
 }  // namespace attn

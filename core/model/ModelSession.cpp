@@ -76,10 +76,11 @@ std::vector<int> ModelSession::predictedPositions(const std::vector<int>& ids) c
 }
 
 Result<std::shared_ptr<const ModelRun>> ModelSession::forwardWithCache(const std::vector<int>& ids,
-                                                                       int selected_layer) const
+                                                                       int selected_layer,
+                                                                       bool keep_residual_stream) const
 {
     const std::lock_guard lock(m_cache_mutex);
-    return m_model->forward(ids, selected_layer, m_cache);
+    return m_model->forward(ids, selected_layer, m_cache, keep_residual_stream);
 }
 
 }  // namespace attn

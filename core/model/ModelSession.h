@@ -65,7 +65,8 @@ public:
 
     // TransformerModel::forward with the session's cache (live typing): one call at a time,
     // from any thread.
-    Result<std::shared_ptr<const ModelRun>> forwardWithCache(const std::vector<int>& ids, int selected_layer) const;
+    Result<std::shared_ptr<const ModelRun>> forwardWithCache(const std::vector<int>& ids, int selected_layer,
+                                                             bool keep_residual_stream = false) const;
 
 private:
     ModelSession() = default;

@@ -95,7 +95,7 @@ private slots:
         QCOMPARE(viewFromKey("pie"), std::nullopt);
         // The command-line contract's names, in --help's order.
         QCOMPARE(ViewRegistry::exportKeys(), QStringList({"grid", "head", "compare", "lines", "shapes", "model",
-                                                          "model-shapes", "rollout", "qk"}));
+                                                          "model-shapes", "rollout", "qk", "lens"}));
     }
 
     void everyRowIsATabWithItsAction()

@@ -436,6 +436,16 @@ bool AttentionController::setLayer(int layer)
     return true;
 }
 
+void AttentionController::setKeepResidualStream(bool keep)
+{
+    if (keep == m_keep_residual_stream)
+        return;
+    m_keep_residual_stream = keep;
+    // A run in hand without the stream is run again for the tab that reads it.
+    if (keep && m_model && m_model_run && m_model_run->residual_stream.empty() && !m_pending_model)
+        requestModel(true);
+}
+
 void AttentionController::requestModel(bool forward)
 {
     ModelPass::Request job;
@@ -444,6 +454,7 @@ void AttentionController::requestModel(bool forward)
     job.sentence = m_sentence;
     job.token_ids_input = m_token_ids_input;
     job.layer = m_layer;
+    job.keep_residual_stream = m_keep_residual_stream;
     if (!forward && !m_pending_model && m_model_run) {
         job.run = m_model_run;
         job.tokens = m_model_tokens;

@@ -108,6 +108,10 @@ public:
     // The layer every view shows; false (and errorChanged for Layer) when out of range. With a
     // run in hand the layer's result is made from it: no forward pass.
     bool setLayer(int layer);
+    // Whether a model's pass keeps its residual stream (L T C floats): only while a view reads it
+    // (the Lens tab). Turned on with a run in hand that lacks it, the run is made again.
+    void setKeepResidualStream(bool keep);
+    bool keepsResidualStream() const { return m_keep_residual_stream; }
     // Whether a model's sentence is a list of token ids ("464, 3797") used as they are, instead of
     // text through its tokenizer (a folder without one takes ids only). Refusals (not numbers, an
     // id outside the vocabulary, more ids than positions) are on the Sentence field. Takes effect
@@ -195,6 +199,7 @@ private:
     bool adoptWeights(const LayerPass::Outcome& outcome);  // false: a refused file, handled here
     bool readFileForModel(const RunSettings& config);      // setConfig's file while a model is open
     void deliverFileForModel(const std::shared_ptr<PendingWeights>& pending);
+    bool m_keep_residual_stream = false;
     void requestModel(bool forward);  // a whole model's result (ModelPass); false: from the run in hand
     void deliverModel(ModelPass::Outcome outcome);
     bool adoptModel();  // the folder the newest pass read; false: refused, handled here

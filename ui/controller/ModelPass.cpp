@@ -67,7 +67,7 @@ ModelPass::Outcome ModelPass::run(const Request& job)
             outcome.error = fits.error();
             return outcome;
         }
-        auto forward = model->forwardWithCache(ids, layer);
+        auto forward = model->forwardWithCache(ids, layer, job.keep_residual_stream);
         if (!forward) {
             outcome.error_field = SettingField::Model;
             outcome.error = QStringLiteral("%1: %2").arg(model->dir(), forward.error());

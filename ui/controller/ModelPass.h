@@ -32,6 +32,7 @@ public:
         std::shared_ptr<const ModelRun> run;  // the run to take the layer from; null: a forward pass
         QStringList tokens;                   // the run's tokens
         QStringList labels;                   // and as the views label them
+        bool keep_residual_stream = false;    // the Lens tab reads it
     };
 
     struct Outcome {

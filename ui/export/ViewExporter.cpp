@@ -219,7 +219,7 @@ Status ViewExporter::exportView(const AttentionResult& result, const ExportReque
 }
 
 Status ViewExporter::exportRun(const ModelRun& run, const ModelConfig& config, const QStringList& labels,
-                               const QString& caption, const ExportRequest& request)
+                               const QString& caption, const ExportRequest& request, const ModelSession* session)
 {
     const ViewRow& row = ViewRegistry::row(request.view);
     const PictureMaker make = request.model_chain                  ? row.model_picture
@@ -230,6 +230,7 @@ Status ViewExporter::exportRun(const ModelRun& run, const ModelConfig& config, c
     PictureInput input;
     input.run = &run;
     input.config = &config;
+    input.session = session;
     input.labels = labels;
     input.caption = caption;
     input.png = formatOf(request.path) && formatOf(request.path).value() == Format::Png;

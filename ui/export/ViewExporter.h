@@ -18,6 +18,7 @@ namespace attn {
 struct AttentionResult;
 struct ModelConfig;
 struct ModelRun;
+class ModelSession;
 
 // The one picture writer of attention-lab: every view, from the window and from --export, is
 // written here, in one convention. A picture is laid out in pixels of 1/96 inch (CSS pixels):
@@ -54,8 +55,10 @@ public:
     // request.view's picture of a whole model's run: a view drawn from the run (Model, Rollout),
     // or with request.model_chain the view's picture of the whole model (--view model-shapes).
     // `labels`: the tokens as a person reads them; `caption` goes on top.
+    // `session`: the opened folder, for the views that read its head (Lens).
     static Status exportRun(const ModelRun& run, const ModelConfig& config, const QStringList& labels,
-                            const QString& caption, const ExportRequest& request);
+                            const QString& caption, const ExportRequest& request,
+                            const ModelSession* session = nullptr);
 
     // What QSvgGenerator writes made portable: the size in px instead of mm (viewers turn mm back
     // into different pixel counts), and a generic family after every font (a browser otherwise

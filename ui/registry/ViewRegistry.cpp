@@ -5,6 +5,8 @@
 #include "ui/views/heads/HeadPictures.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lens/LensPicture.h"
+#include "ui/views/lens/LensView.h"
 #include "ui/views/lines/LinesPicture.h"
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelGridPicture.h"
@@ -32,7 +34,7 @@ ViewPage* createPage(QWidget* parent)
 }
 
 // clang-format off
-const std::array<ViewRow, 9> kRows = {{
+const std::array<ViewRow, 10> kRows = {{
     {.id = View::Grid, .key = "grid",
      .title = QT_TRANSLATE_NOOP("ViewRegistry", "All heads"),
      .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Every head as a small heatmap; click one to open it"),
@@ -110,6 +112,15 @@ const std::array<ViewRow, 9> kRows = {{
      .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show the selected head's queries and keys in one scatter"),
      .shortcut = Qt::CTRL | Qt::Key_9, .source = ViewSource::Result, .follows_hidden_keys = true,
      .create = createPage<QueryKeyView>, .picture = QueryKeyPicture::fromRequest},
+    {.id = View::Lens, .key = "lens",
+     .title = QT_TRANSLATE_NOOP("ViewRegistry", "Lens"),
+     .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "The logit lens: what the model would predict from each layer's "
+                                                  "residual stream, at every position"),
+     .action = QT_TRANSLATE_NOOP("ViewRegistry", "Logit &lens"),
+     .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show the prediction read from every layer at every position"),
+     .shortcut = Qt::CTRL | Qt::SHIFT | Qt::Key_L, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
+     .create = createPage<LensView>, .picture = LensPicture::fromRequest,
+     .needs_model = "it reads every layer through the model's prediction head"},
 }};
 // clang-format on
 

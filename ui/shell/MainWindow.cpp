@@ -12,6 +12,7 @@
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
+#include "ui/shell/LensLink.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ModelActions.h"
 #include "ui/shell/PlaceholderContrast.h"
@@ -183,6 +184,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
         m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels());
     });
+    new LensLink(m_controller, m_tabs, this);
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();
     connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);

@@ -40,6 +40,8 @@ struct ExportRequest {
     std::optional<HeadOrderKind> sort_heads;        // model: each layer's heads sorted by this score (--sort-heads)
     CellReduction reduction = CellReduction::Max;   // grid, head, compare: what a reduced pixel shows
     AttentionRollout::Options rollout;              // rollout: --rollout-fusion, --residual-weight
+    int top_k = 5;                                  // lens: --top-k
+    std::optional<int> tracked_token;               // lens: --metric's TARGET
 };
 
 }  // namespace attn

@@ -17,6 +17,7 @@ struct AttentionResult;
 struct ExportRequest;
 struct ModelConfig;
 struct ModelRun;
+class ModelSession;
 
 // What a view's picture is drawn from without a window (--export): one result, or a whole
 // model's run. The pointers are only read while the picture is made and drawn.
@@ -26,6 +27,7 @@ struct PictureInput {
     std::shared_ptr<const AttentionResult> shown;
     const ModelRun* run = nullptr;
     const ModelConfig* config = nullptr;  // the model of `run`
+    const ModelSession* session = nullptr;  // the opened folder of `run`, when there is one (its head, its tokens)
     QStringList labels;                   // the run's tokens as a person reads them
     QString caption;                      // above a picture of a whole model ("gpt2-tiny (gpt2) · 12 tokens")
     bool png = true;                      // a PNG, else a vector page (SVG, PDF)

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QObject>
+
+namespace attn {
+
+class AttentionController;
+class LensView;
+class ViewTabs;
+
+// The Lens tab joined to the window: each model run (with its model) and the layer chooser go to
+// the tab, and the controller keeps the run's residual stream only while the tab is shown.
+class LensLink : public QObject {
+    Q_OBJECT
+
+public:
+    LensLink(AttentionController* controller, ViewTabs* tabs, QObject* parent);
+
+private:
+    void followTab();
+    AttentionController* m_controller;
+    ViewTabs* m_tabs;
+    LensView* m_lens;
+};
+
+}  // namespace attn
