@@ -16,7 +16,7 @@ Result<Matrix> ValueNormsSource::ofResult(const AttentionController& controller,
     const std::shared_ptr<const ModelRun> run = controller.modelRun();
     const std::shared_ptr<const LoadedWeights> loaded = controller.weights();
     if (model && run) {
-        const int layer = run->selected_layer;
+        const int layer = result.config.layer;  // the layer chooser's, not the run's first
         if (layer < 0 || layer >= int(model->model().weights().layers.size()))
             return Error{QStringLiteral("no weights for layer %1").arg(layer)};
         weights = &model->model().weights().layers[size_t(layer)].attention;
