@@ -586,13 +586,8 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     } else {
         bar.setRange(0.0, m_scale == ColorScale::PerRow ? 1.0 : scale_top);
     }
-    const bool whole = m_reduction == ThumbnailReduction::Max || bins == seq_len;
-    if (m_run->value_norms)
-        bar.setLabel(whole ? QCoreApplication::translate("ModelGridPainter", "norm ||A f(x)||")
-                           : QCoreApplication::translate("ModelGridPainter", "mean norm ||A f(x)||"));
-    else
-        bar.setLabel(whole ? QCoreApplication::translate("ModelGridPainter", "weight")
-                           : QCoreApplication::translate("ModelGridPainter", "mean weight"));
+    const QString what = m_run->value_norms ? QStringLiteral("norm ||A f(x)||") : QStringLiteral("weight");
+    bar.setLabel(m_reduction == ThumbnailReduction::Max || bins == seq_len ? what : QStringLiteral("mean ") + what);
     bar.setMaskLegendVisible(m_run->attention.isCausal());
     bar.setNote(scaleNote(bins));
     bar.paintTo(&painter, layout.color_bar);
