@@ -4,6 +4,7 @@
 #include "app/JsonOutput.h"
 #include "app/ModelCommand.h"
 #include "core/io/NpyReader.h"
+#include "core/analysis/AttentionDisplay.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/MemoryPlan.h"
@@ -174,17 +175,25 @@ int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTe
         return fail(result.error());
     if (Status s = ExportOptions::checkHeads(options, result->numHeads()); !s)
         return fail(s.error());
-    if (!options.export_path.isEmpty())
-        if (Status s = ExportOptions::exportResult(options, *result); !s)
-            return fail(QStringLiteral("--export %1").arg(s.error()));
-
     std::optional<Matrix> value_norms;  // --attention-kind norms: (H, T_kv)
-    if (options.heads.attention_norms && !options.json_path.isEmpty()) {
+    if (options.heads.attention_norms) {
         auto weights = AttentionPipeline::buildWeights(options.config);  // the same weights again, for W_O
         if (!weights)
             return fail(weights.error());
         const AttentionWeights& w = weights->weights;
         value_norms = AttentionNorms::valueNorms(result->trace.v, w.num_heads, w.kvHeads(), w.out_proj);
+    }
+    if (!options.export_path.isEmpty()) {
+        // --attention-kind norms: every view draws ||A_ij f(x_j)|| in place of the weights.
+        std::optional<AttentionResult> weighted;
+        if (value_norms) {
+            auto norms = AttentionDisplay::withValueNorms(*result, *value_norms);
+            if (!norms)
+                return fail(QStringLiteral("--attention-kind norms: %1").arg(norms.error()));
+            weighted = std::move(norms).value();
+        }
+        if (Status s = ExportOptions::exportResult(options, weighted ? *weighted : *result); !s)
+            return fail(QStringLiteral("--export %1").arg(s.error()));
     }
     if (!options.json_path.isEmpty()) {
         // The document written as it is made (JsonReport::write): its text is never whole in memory.

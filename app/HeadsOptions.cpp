@@ -48,10 +48,6 @@ Result<HeadsOptions> HeadsCommandLine::parse(const QCommandLineParser& parser)
             return Error{QStringLiteral("--attention-kind: expected weights or norms, got '%1'")
                              .arg(parser.value("attention-kind"))};
         options.attention_norms = kind == u"norms";
-        if (options.attention_norms && (!parser.isSet("json") || parser.isSet("export")))
-            return Error{
-                QStringLiteral("--attention-kind norms: only with --json for now (the views do not draw "
-                               "value norms yet)")};
     }
     options.logit_lens = parser.isSet("logit-lens");
     options.attribution = parser.isSet("attribution");

@@ -3,6 +3,7 @@
 #include "app/ExportOptions.h"
 #include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
+#include "core/analysis/AttentionDisplay.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
@@ -134,8 +135,9 @@ QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 
 }  // namespace
 
-Status ModelCommand::exportPicture(const CommandLineOptions& options, const ModelSession& session, const ModelRun& run,
-                                   const QStringList& tokens, std::optional<int> tracked)
+Status ModelCommand::exportPicture(const CommandLineOptions& options, const ModelSession& session, ModelRun& run,
+                                   const QStringList& tokens, std::optional<int> tracked,
+                                   const std::vector<Matrix>* value_norms)
 {
     // The tokens as a person reads them ("Ġcat" -> "␣cat"), for the pictures that label them here.
     const QStringList labels = session.tokenLabels(tokens);
@@ -145,12 +147,32 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Mode
     const QString caption = modelCaption(options.model_dir, session.config(), run.seqLen());
     // A view drawn from the whole run (every layer x head, the rollout, the model's chain of blocks)
     // or the selected layer, drawn by the single-layer views.
-    if (options.model_chain || ViewRegistry::row(options.view).source == ViewSource::ModelRun)
-        return ViewExporter::exportRun(run, session.config(), labels, caption, request, &session);
+    if (options.model_chain || ViewRegistry::row(options.view).source == ViewSource::ModelRun) {
+        if (!value_norms || options.model_chain)
+            return ViewExporter::exportRun(run, session.config(), labels, caption, request, &session);
+        // The run's maps weighed by the norms while the picture is drawn, then its weights again
+        // (the JSON written after reads them).
+        auto weighed = AttentionDisplay::weighedMaps(run.attention, *value_norms);
+        if (!weighed)
+            return Error{QStringLiteral("--attention-kind norms: %1").arg(weighed.error())};
+        if (options.view == View::Rollout)  // the rollout mixes distributions with the identity
+            weighed.value() = AttentionDisplay::rowNormalisedMaps(*weighed);
+        std::swap(run.attention, weighed.value());
+        run.value_norms = true;
+        const Status drawn = ViewExporter::exportRun(run, session.config(), labels, caption, request, &session);
+        std::swap(run.attention, weighed.value());
+        run.value_norms = false;
+        return drawn;
+    }
     auto result = ModelLayerResult::make(session.model(), options.model_dir, run, labels, run.selected_layer);
     if (!result)
         return Error{result.error()};
-    return ExportOptions::exportResult(options, *result);
+    if (!value_norms)
+        return ExportOptions::exportResult(options, *result);
+    auto weighted = AttentionDisplay::withValueNorms(*result, (*value_norms)[size_t(run.selected_layer)]);
+    if (!weighted)
+        return Error{QStringLiteral("--attention-kind norms: %1").arg(weighted.error())};
+    return ExportOptions::exportResult(options, *weighted);
 }
 
 int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)
@@ -206,7 +228,9 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
 
     if (!options.export_path.isEmpty())
         if (Status s = exportPicture(options, **session, *run, input->tokens,
-                                          *metric_tokens ? std::optional<int>((*metric_tokens)->target) : std::nullopt); !s)
+                                     *metric_tokens ? std::optional<int>((*metric_tokens)->target) : std::nullopt,
+                                     options.heads.attention_norms ? &heads->value_norms : nullptr);
+            !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));
     if (!options.json_path.isEmpty())
         if (Status s = writeJson(options, out, **session, *run, *input, predictions, *heads); !s)

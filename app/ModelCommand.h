@@ -22,9 +22,11 @@ public:
     // --export: --view model draws every layer x head, --view model-shapes the whole model's chain
     // of blocks, --view rollout the rollout across layers, the other views (shapes too) the selected
     // layer, --view lens the logit lens (tracking `tracked`, --metric's TARGET). tokens: as
-    // convert_ids_to_tokens spells them.
-    static Status exportPicture(const CommandLineOptions& options, const ModelSession& session, const ModelRun& run,
-                                const QStringList& tokens, std::optional<int> tracked = std::nullopt);
+    // convert_ids_to_tokens spells them. value_norms (--attention-kind norms): every layer's (H, T),
+    // drawn as ||A_ij f(x_j)|| in place of the weights; null: the weights.
+    static Status exportPicture(const CommandLineOptions& options, const ModelSession& session, ModelRun& run,
+                                const QStringList& tokens, std::optional<int> tracked = std::nullopt,
+                                const std::vector<Matrix>* value_norms = nullptr);
 };
 
 }  // namespace attn

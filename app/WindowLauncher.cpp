@@ -8,6 +8,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
+#include "ui/shell/AttentionKindSwitch.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewTabs.h"
@@ -85,6 +86,8 @@ Status WindowLauncher::apply(MainWindow& window, const CommandLineOptions& optio
     heatmaps->setTopMass(options.top_mass);
     heatmaps->setAggregate(options.aggregate);
     heatmaps->setHiddenKeys(options.hidden_tokens);
+    if (options.heads.attention_norms)  // --attention-kind norms: the switch on, as Ctrl+Shift+N
+        window.attentionKind()->setNorms(true);
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "core/analysis/AttentionDisplay.h"
 
+#include "core/model/AttentionMaps.h"
 #include "core/pipeline/AttentionResult.h"
 
 #include <algorithm>
@@ -55,6 +56,12 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
     for (Matrix& weights : shown.trace.probabilities) {
         if (weights.size() == 0 && !shown.trace.keepsEveryHead())
             continue;  // a long input's head not kept: hidden when it is recomputed
+        if (shown.value_norms) {  // not a distribution: the hidden keys' columns are 0, nothing renormalised
+            for (Eigen::Index key = 0; key < weights.cols() && key < Eigen::Index(hidden.size()); ++key)
+                if (hidden[size_t(key)])
+                    weights.col(key).setZero();
+            continue;
+        }
         std::vector<int> rows;
         weights = hideKeys(weights, hidden, &rows);
         empty.insert(rows.begin(), rows.end());
@@ -66,6 +73,72 @@ AttentionResult AttentionDisplay::withHiddenKeys(const AttentionResult& result, 
     if (empty_rows)
         empty_rows->assign(empty.begin(), empty.end());
     return shown;
+}
+
+Result<AttentionResult> AttentionDisplay::withValueNorms(const AttentionResult& result, const Matrix& norms)
+{
+    if (!result.trace.keepsEveryHead())
+        return Error{QStringLiteral("value norms need every head's weights, and this long input keeps only one")};
+    if (norms.rows() != result.numHeads() || norms.cols() != result.keyLen())
+        return Error{QStringLiteral("value norms of shape (%1, %2) for %3 heads and %4 keys")
+                         .arg(norms.rows())
+                         .arg(norms.cols())
+                         .arg(result.numHeads())
+                         .arg(result.keyLen())};
+    AttentionResult shown = result;
+    shown.value_norms = true;
+    shown.derived = std::make_shared<AttentionResult::Derived>();  // of other matrices
+    for (int head = 0; head < int(shown.trace.probabilities.size()); ++head) {
+        Matrix& weights = shown.trace.probabilities[size_t(head)];
+        weights = (weights.array().rowwise() * norms.row(head).array()).matrix();
+    }
+    return shown;
+}
+
+Result<AttentionMaps> AttentionDisplay::weighedMaps(const AttentionMaps& maps, const std::vector<Matrix>& norms)
+{
+    AttentionMaps weighed(maps.numLayers(), maps.numHeads(), maps.seqLen(), maps.isCausal());
+    weighed.setSlidingWindow(maps.slidingWindow());
+    if (int(norms.size()) != maps.numLayers())
+        return Error{QStringLiteral("value norms of %1 layers for %2").arg(norms.size()).arg(maps.numLayers())};
+    for (int layer = 0; layer < maps.numLayers(); ++layer) {
+        const Matrix& layer_norms = norms[size_t(layer)];
+        if (layer_norms.rows() != maps.numHeads() || layer_norms.cols() != maps.seqLen())
+            return Error{QStringLiteral("value norms of layer %1 of shape (%2, %3)")
+                             .arg(layer)
+                             .arg(layer_norms.rows())
+                             .arg(layer_norms.cols())};
+        std::vector<Matrix> heads = maps.layer(layer);
+        for (int head = 0; head < int(heads.size()); ++head)
+            heads[size_t(head)] =
+                (heads[size_t(head)].array().rowwise() * layer_norms.row(head).array()).matrix();
+        weighed.setLayer(layer, std::move(heads));
+    }
+    return weighed;
+}
+
+AttentionMaps AttentionDisplay::rowNormalisedMaps(const AttentionMaps& maps)
+{
+    AttentionMaps normalised(maps.numLayers(), maps.numHeads(), maps.seqLen(), maps.isCausal());
+    normalised.setSlidingWindow(maps.slidingWindow());
+    for (int layer = 0; layer < maps.numLayers(); ++layer) {
+        std::vector<Matrix> heads = maps.layer(layer);
+        for (Matrix& head : heads)
+            head = rowNormalised(head);
+        normalised.setLayer(layer, std::move(heads));
+    }
+    return normalised;
+}
+
+Matrix AttentionDisplay::rowNormalised(const Matrix& weights)
+{
+    Matrix normalised = weights;
+    for (Eigen::Index row = 0; row < normalised.rows(); ++row) {
+        const double mass = normalised.row(row).cast<double>().sum();
+        if (mass > 0.0)
+            normalised.row(row) = (normalised.row(row).cast<double>() / mass).cast<float>();
+    }
+    return normalised;
 }
 
 std::shared_ptr<const Matrix> AttentionDisplay::headProbabilities(const AttentionResult& result, int head)

@@ -3,6 +3,7 @@
 #include "core/base/MaskMatrix.h"
 #include "core/base/Result.h"
 #include "core/base/Tensor.h"
+#include "core/model/AttentionMaps.h"
 
 #include <QList>
 
@@ -59,6 +60,19 @@ struct AttentionDisplay {
     // head's only.
     static AttentionResult withHiddenKeys(const AttentionResult& result, const std::vector<bool>& hidden,
                                           std::vector<int>* empty_rows = nullptr);
+    // Value-weighted attention (AttentionNorms): every head's weights times its keys' value norms
+    // `norms` (H, key_len), column by column, marked value_norms; the rows are not renormalised.
+    // An error for a long input (only one head's weights kept) or norms of another shape.
+    static Result<AttentionResult> withValueNorms(const AttentionResult& result, const Matrix& norms);
+    // The same for a whole model's maps: every layer l times norms[l] (H, T).
+    static Result<AttentionMaps> weighedMaps(const AttentionMaps& maps, const std::vector<Matrix>& norms);
+    // Every row of every layer and head divided by its sum: value-weighted maps as distributions,
+    // for the rollout and the head scores.
+    static AttentionMaps rowNormalisedMaps(const AttentionMaps& maps);
+    // Each row divided by its sum (a row summing to 0 stays 0): value-weighted attention as a
+    // distribution, for what is defined on distributions (entropy, divergences, rollout).
+    static Matrix rowNormalised(const Matrix& weights);
+
     // Head `head`'s weights (query_len, key_len) as the views show them: the trace's, or for a
     // long input's heads that were not kept recomputed (AttentionTrace::headProbabilities), the hidden
     // keys then hidden. Null when there is no such head. The pointer may share the result's

@@ -111,10 +111,17 @@ HeadTables HeadTables::compute(const AttentionResult& result, std::int64_t diver
         return recomputedTables(result, divergence_cells, cancelled);
     HeadTables tables;
     tables.query_rows = tables.divergence_rows = trace.queryLength();
-    tables.metrics = computeHeadMetrics(trace.probabilities);
+    // Metrics and divergences are defined on distributions: value-weighted attention is read
+    // with each row normalised to sum 1.
+    std::vector<Matrix> normalised;
+    if (result.value_norms)
+        for (const Matrix& head : trace.probabilities)
+            normalised.push_back(AttentionDisplay::rowNormalised(head));
+    const std::vector<Matrix>& heads = result.value_norms ? normalised : trace.probabilities;
+    tables.metrics = computeHeadMetrics(heads);
     if (cancelled && cancelled())
         return tables;
-    tables.divergence = similarityMatrix(trace.probabilities);
+    tables.divergence = similarityMatrix(heads);
     tables.complete = true;
     return tables;
 }

@@ -12,7 +12,10 @@ namespace attn {
 // the base model's output, and what a walkthrough of one selected layer needs.
 struct ModelRun {
     std::vector<int> token_ids;  // (T)
-    AttentionMaps attention;     // (L, H, T, T), rows sum to 1
+    AttentionMaps attention;     // (L, H, T, T), rows sum to 1 (unless value_norms)
+    // `attention` holds value-weighted attention ||A_ij f^h(x_j)|| (AttentionDisplay::
+    // weighMaps): rows do not sum to 1 and the views say "norms".
+    bool value_norms = false;
     Matrix last_hidden_state;    // (T, C): after ln_f (GPT-2), the last layer's output (BERT-family)
 
     int num_kv_heads = 0;  // key/value heads: query head h uses h / (H / num_kv_heads)

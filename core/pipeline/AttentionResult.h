@@ -28,6 +28,9 @@ struct AttentionResult {
     // Keys hidden from the views (AttentionDisplay::withHiddenKeys): their weights are 0 and each
     // row is renormalised over the others; the views mark them. Empty = none hidden.
     std::vector<bool> hidden_keys;
+    // The heads' matrices are value-weighted attention ||A_ij f^h(x_j)|| (AttentionDisplay::
+    // withValueNorms), not probabilities: rows do not sum to 1 and the views say "norms".
+    bool value_norms = false;
     // Rotary positions (a Llama-family or GPT-NeoX layer): the first rotary_dim features of each
     // head were turned by position x inverse_frequencies[i] (rotate_half pairs (i, i + R/2));
     // Q (T, H D) and K (T, H_kv D) as they were before, trace.q and trace.k being after. 0: none.

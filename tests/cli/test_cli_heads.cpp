@@ -61,6 +61,8 @@ private slots:
     void modelNormsAgreeWithReference_data();
     void modelNormsAgreeWithReference();
     void singleLayerNorms();
+    void exportsDrawNorms_data();
+    void exportsDrawNorms();
     void contractErrors_data();
     void contractErrors();
 };
@@ -321,6 +323,50 @@ void TestCliHeads::singleLayerNorms()
                         kContractTolerance * std::max(1.0, norm));
             }
     QCOMPARE(norms[0].toArray()[0].toArray()[2].toDouble(), 0.0);  // causal: above the diagonal
+}
+
+void TestCliHeads::exportsDrawNorms_data()
+{
+    QTest::addColumn<QStringList>("source");
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("title");  // what the SVG's text says is drawn
+    const QJsonObject expected = readJsonObject(modelFixture("gpt2-tiny") + "/heads.json");
+    const QStringList model = {"--model", modelFixture("gpt2-tiny"), "--token-ids", idsOf(expected)};
+    const QStringList layer = {"--sentence", "the cat sat on the mat", "--causal", "--heads", "2"};
+    for (const char* view : {"grid", "head", "compare", "lines"}) {
+        QTest::addRow("model %s", view) << model << QString::fromLatin1(view) << "norms ||A f(x)||";
+        QTest::addRow("layer %s", view) << layer << QString::fromLatin1(view) << "norms ||A f(x)||";
+    }
+    QTest::newRow("model grid") << model << "model"
+                                << "norms ||A f(x)||";
+    QTest::newRow("rollout") << model << "rollout"
+                             << "row-normalised norms";
+}
+
+// --attention-kind norms with --export: every view that draws attention draws the norms, its
+// title saying so (the numbers against the core's: tests/ui's test_value_norms).
+void TestCliHeads::exportsDrawNorms()
+{
+    QFETCH(QStringList, source);
+    QFETCH(QString, view);
+    QFETCH(QString, title);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString svg = dir.filePath("view.svg");
+    const ProgramRun run =
+        runProgram(source + QStringList{"--attention-kind", "norms", "--export", svg, "--view", view});
+    QVERIFY2(run.exit_code == 0, run.err.constData());
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll()).replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+    QVERIFY2(text.contains(title) || text.contains(QString(title).replace(u'|', QStringLiteral("&#124;"))),
+             qPrintable(view));
+    // The weights (the default) say so instead.
+    const ProgramRun weights = runProgram(source + QStringList{"--export", svg, "--view", view});
+    QCOMPARE(weights.exit_code, 0);
+    QFile again(svg);
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    QVERIFY(!QString::fromUtf8(again.readAll()).contains(QStringLiteral("norms")));
 }
 
 void TestCliHeads::contractErrors_data()

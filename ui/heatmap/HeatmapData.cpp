@@ -20,6 +20,7 @@ HeatmapData HeatmapData::fromResult(const AttentionResult& result, ColorScale sc
     data.key_labels.reserve(result.keyTokens().size());
     for (const Token& token : result.keyTokens())
         data.key_labels.append(token.text);
+    data.value_norms = result.value_norms;
     const AttentionTrace& trace = result.trace;
     const int queries = trace.queryLength();
     const int keys = trace.keyLength();
@@ -121,6 +122,12 @@ bool HeatmapData::computePercentile(const AttentionResult& result, const std::fu
     return true;
 }
 
+QString HeatmapData::kindLabel(bool value_norms)
+{
+    return value_norms ? QCoreApplication::translate("HeatmapData", "norms ||A f(x)||")
+                       : QCoreApplication::translate("HeatmapData", "weights");
+}
+
 QString HeatmapData::struck(const QString& label)
 {
     QString out;
@@ -159,6 +166,11 @@ HeatmapData::Range HeatmapData::range(ColorScale scale) const
                              : QCoreApplication::translate("HeatmapData", "clipped at the %1th percentile")
                                    .arg(ColorScales::kPercentile);
             break;
+    }
+    if (value_norms && (scale == ColorScale::AllCells || scale == ColorScale::WithoutOneKeyRows)) {
+        const QString largest = QCoreApplication::translate("HeatmapData", "0 .. largest norm %1")
+                                    .arg(QString::number(range.high, 'g', 3));
+        range.note = range.note.isEmpty() ? largest : range.note + QStringLiteral(" · ") + largest;
     }
     if (!hidden_keys.isEmpty()) {
         const QString hidden =

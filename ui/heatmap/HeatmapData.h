@@ -31,6 +31,9 @@ struct HeatmapData {
     // passes over every head recomputed, AttentionResult::derived, ViewTabs starts it); until it
     // is there the scale is 0 .. the largest weight, and its note says so.
     bool percentile_pending = false;
+    // The matrices are value-weighted attention ||A_ij f(x_j)|| (AttentionResult::value_norms):
+    // rows do not sum to 1, the linear scales run 0 .. the largest norm and the bar says so.
+    bool value_norms = false;
 
     static HeatmapData fromResult(const AttentionResult& result, ColorScale scale = ColorScale::WithoutOneKeyRows);
     // A long input's percentile (probabilityPercentile of the weights the views show, outside their
@@ -54,6 +57,8 @@ struct HeatmapData {
         QString note;
     };
     Range range(ColorScale scale) const;
+    // Which matrices a view draws, for its title: "weights" or "norms ||A f(x)||".
+    static QString kindLabel(bool value_norms);
     // A token label drawn struck through (a hidden key).
     static QString struck(const QString& label);
 };

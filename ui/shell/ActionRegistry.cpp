@@ -99,6 +99,12 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner), m_owner(owner)
          {QKeySequence(Qt::CTRL | Qt::Key_M)},
          QT_TR_NOOP("Decoder mask: query i sees keys 0..i only"),
          true},
+        {ActionId::ValueNorms,
+         QT_TR_NOOP("Draw value-weighted &norms ||A f(x)||"),
+         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N)},
+         QT_TR_NOOP("Every heatmap view draws ||A_ij f(x_j)|| (attention times each key's value norm through the "
+                    "output projection) instead of the weights; rows do not sum to 1"),
+         true},
         {ActionId::UserGuide,
          QT_TR_NOOP("&User guide"),
          {},

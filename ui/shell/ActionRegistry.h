@@ -32,6 +32,7 @@ enum class ActionId {
     ZoomWhole,
     FocusSentence,
     Causal,
+    ValueNorms,
     InductionProbe,
     UserGuide,
     KeyboardShortcuts,

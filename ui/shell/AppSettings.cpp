@@ -25,6 +25,7 @@ const Setting<bool> kPositional{"model/positional_encoding", true};
 const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
 const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
 const Setting<QString> kReduction{"view/reduction", QStringLiteral("max")};  // cellReductionKey
+const Setting<bool> kValueNorms{"view/value-norms", false};
 const Setting<qint64> kMemoryBudget{"memory/budget", 0};                     // bytes; 0 = MemoryPlan::defaultBudget()
 const Setting<QString> kView{"view/current", QStringLiteral("grid")};        // a viewKey
 const Setting<int> kHead{"view/head", 0};
@@ -144,6 +145,16 @@ CellReduction AppSettings::reduction() const
 void AppSettings::setReduction(CellReduction how)
 {
     set(kReduction, cellReductionKey(how));
+}
+
+bool AppSettings::valueNorms() const
+{
+    return get(kValueNorms);
+}
+
+void AppSettings::setValueNorms(bool norms)
+{
+    set(kValueNorms, norms);
 }
 
 std::int64_t AppSettings::memoryBudget() const

@@ -54,6 +54,8 @@ public:
     void setTokenIds(const QString& ids);
     CellReduction reduction() const;  // what a reduced pixel of every heatmap shows
     void setReduction(CellReduction how);
+    bool valueNorms() const;  // the heatmaps draw ||A f(x)|| rather than the weights
+    void setValueNorms(bool norms);
     // The File menu's recent weight files and model folders (RecentItems), each under its key.
     enum class RecentList { WeightFiles, ModelFolders };
     QStringList recent(RecentList list) const;

@@ -9,6 +9,7 @@
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/BreakableText.h"
 #include "ui/shell/FileActions.h"
+#include "ui/shell/AttentionKindSwitch.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
@@ -26,7 +27,6 @@
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
 #include "ui/views/model/ModelView.h"
-#include "ui/views/rollout/RolloutView.h"
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
@@ -143,6 +143,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_settings_dock = dock;
 
     m_heatmap_menu = new HeatmapMenu(this);
+    m_kind = new AttentionKindSwitch(m_controller, m_tabs, m_actions->get(ActionId::ValueNorms), this);
     m_key_hiding = new KeyHiding(*this);
     buildMenus();
     for (QLineEdit* field : findChildren<QLineEdit*>())
@@ -180,10 +181,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     // The Model tab's table lists the heads of the layer the chooser shows.
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
-    connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
-    connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
-        m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels());
-    });
+    connect(m_controller, &AttentionController::modelRunReady, m_kind, &AttentionKindSwitch::showModelRun);
     new LensLink(m_controller, m_tabs, this);
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();
@@ -266,6 +264,7 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(a->get(ActionId::FocusSentence));
     view->addSeparator();
+    m_heatmap_menu->insertAction(m_heatmap_menu->actions().value(0), a->get(ActionId::ValueNorms));
     view->addMenu(m_heatmap_menu);
     view->addSeparator();
     QAction* settings_panel = m_settings_dock->toggleViewAction();  // brings a closed panel back
@@ -365,6 +364,7 @@ void MainWindow::restoreSettings()
     m_tabs->setColorScale(m_settings->colorScale());
     m_heatmap_menu->setReduction(m_settings->reduction());
     m_tabs->setReduction(m_settings->reduction());
+    m_kind->setNorms(m_settings->valueNorms());
     m_controller->setMemoryBudget(m_settings->memoryBudget());
     m_panel->setMemoryBudget(m_settings->memoryBudget());
 
@@ -404,6 +404,7 @@ void MainWindow::saveSettings()
     m_settings->setColorMap(m_panel->colorMap());
     m_settings->setColorScale(m_heatmap_menu->colorScale());
     m_settings->setReduction(m_heatmap_menu->reduction());
+    m_settings->setValueNorms(m_kind->norms());
     m_settings->setMemoryBudget(m_panel->memoryBudget());
     m_settings->setCurrentView(currentView());
     m_settings->setCurrentHead(m_head_view->head());

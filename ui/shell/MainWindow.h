@@ -25,6 +25,7 @@ struct AttentionResult;
 class ActionRegistry;
 class AppSettings;
 class AttentionController;
+class AttentionKindSwitch;
 class HeadView;
 class HeadsGrid;
 class LayerChooser;
@@ -78,6 +79,7 @@ public:
     HeadView* headView() const { return m_head_view; }
     ViewTabs* viewTabs() const { return m_tabs; }
     HeatmapMenu* heatmapMenu() const { return m_heatmap_menu; }
+    AttentionKindSwitch* attentionKind() const { return m_kind; }
     WalkthroughView* walkthrough() const;
     QMenu* examplesMenu() const { return m_examples_menu; }
     SettingsPanel* settingsPanel() const { return m_panel; }
@@ -176,6 +178,7 @@ private:
     SettingsPanel* m_panel = nullptr;
     QDockWidget* m_settings_dock = nullptr;
     HeatmapMenu* m_heatmap_menu = nullptr;
+    AttentionKindSwitch* m_kind = nullptr;  // weights <-> norms
     LayerChooser* m_layer_chooser = nullptr;
     QMenu* m_examples_menu = nullptr;
     ResultStatus* m_status = nullptr;

@@ -90,10 +90,24 @@ void ViewTabs::updateShown()
     const std::vector<bool> hidden = shownHiddenKeys();
     const bool any = std::find(hidden.begin(), hidden.end(), true) != hidden.end();
     const bool every = !hidden.empty() && std::find(hidden.begin(), hidden.end(), false) == hidden.end();
-    if (m_result && any && !every)  // every key hidden would leave nothing: shown as computed
-        m_shown = std::make_shared<const AttentionResult>(AttentionDisplay::withHiddenKeys(*m_result, hidden));
+    std::shared_ptr<const AttentionResult> drawn = m_result;  // the weights, or the norms
+    m_norms_error.clear();
+    if (m_result && m_value_norms) {
+        if (m_norms_of != m_result.get()) {
+            m_norms = m_value_norms(*m_result);
+            m_norms_of = m_result.get();
+        }
+        auto weighed = m_norms ? AttentionDisplay::withValueNorms(*m_result, *m_norms)
+                              : Result<AttentionResult>(Error{m_norms.error()});
+        if (weighed)
+            drawn = std::make_shared<const AttentionResult>(std::move(weighed).value());
+        else
+            m_norms_error = weighed.error();
+    }
+    if (drawn && any && !every)  // every key hidden would leave nothing: shown as computed
+        m_shown = std::make_shared<const AttentionResult>(AttentionDisplay::withHiddenKeys(*drawn, hidden));
     else
-        m_shown = m_result;
+        m_shown = drawn;
     requestPercentile();
 }
 
@@ -128,6 +142,21 @@ void ViewTabs::setHiddenKeys(const QList<int>& positions)
     m_hidden_keys = positions;
     m_model->setHiddenKeys(positions);
     m_rollout->setHiddenKeys(positions);
+    if (!m_result)
+        return;
+    updateShown();
+    for (const ViewRow& row : ViewRegistry::rows())
+        if (row.follows_hidden_keys)
+            m_stale[size_t(row.id)] = true;
+    bringUpToDate(currentIndex());
+}
+
+void ViewTabs::setValueNorms(ValueNorms norms)
+{
+    if (!norms && !m_value_norms)
+        return;
+    m_value_norms = std::move(norms);
+    m_norms_of = nullptr;
     if (!m_result)
         return;
     updateShown();

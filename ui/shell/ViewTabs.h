@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/base/Result.h"
+#include "core/base/Tensor.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeadAggregate.h"
@@ -12,6 +14,7 @@
 #include <QString>
 #include <QTabWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -64,6 +67,15 @@ public:
     void renderCurrent(QPainter* painter, const QRectF& target);
     QSize currentViewSize() const;
     QString currentExportName() const;
+
+    // The weights <-> norms switch: where the value norms (H, T_kv) of a result come from, drawn
+    // as ||A_ij f(x_j)|| by every view (AttentionDisplay::withValueNorms); empty: the weights.
+    // Asked once per result (the pass is not repeated).
+    using ValueNorms = std::function<Result<Matrix>(const AttentionResult& result)>;
+    void setValueNorms(ValueNorms norms);
+    bool drawsValueNorms() const { return bool(m_value_norms); }
+    // Why the norms cannot be drawn for this result (the weights are drawn meanwhile); "" when they are.
+    QString valueNormsError() const { return m_norms_error; }
 
 public slots:
     void setResult(std::shared_ptr<const attn::AttentionResult> result);
@@ -119,6 +131,10 @@ private:
     LatestJob m_percentile_job{this};
     void requestPercentile();
     QList<int> m_hidden_keys;
+    ValueNorms m_value_norms;
+    const AttentionResult* m_norms_of = nullptr;  // the result m_norms belong to
+    Result<Matrix> m_norms = Matrix();
+    QString m_norms_error;
     void updateShown();
     std::vector<ViewPage*> m_pages;  // one per row of ViewRegistry, the tabs' widgets
     std::vector<bool> m_stale;

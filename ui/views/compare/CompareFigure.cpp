@@ -177,9 +177,25 @@ Result<std::shared_ptr<const HeadComparison>> CompareFigure::computeComparison(c
     auto weights_b = CompareData::headProbabilities(*b.result, b.head);
     if (!weights_b)
         return Error{QStringLiteral("B: %1").arg(weights_b.error())};
+    // Value-weighted attention is no distribution: the divergence and the metrics are of its
+    // rows normalised to sum 1, the heatmaps of the norms themselves.
+    const bool norms = a.result->value_norms || b.result->value_norms;
+    std::optional<HeadComparison> of_rows;
+    if (norms) {
+        auto normalised = CompareData::compare(AttentionDisplay::rowNormalised(*weights_a),
+                                               AttentionDisplay::rowNormalised(*weights_b));
+        if (!normalised)
+            return Error{normalised.error()};
+        of_rows = std::move(normalised).value();
+    }
     auto comparison = CompareData::compare(std::move(weights_a).value(), std::move(weights_b).value());
     if (!comparison)
         return Error{comparison.error()};
+    if (of_rows) {
+        comparison->divergence = of_rows->divergence;
+        comparison->metric_a = of_rows->metric_a;
+        comparison->metric_b = of_rows->metric_b;
+    }
     if (recomputesHeads(a, b)) {  // a long input's, here on the worker rather than when the scale is chosen
         comparison->percentile_a =
             matrixPercentile(comparison->a, HeatmapData::fromResult(*a.result).mask, ColorScales::kPercentile);
@@ -288,10 +304,11 @@ void CompareFigure::applyColorScale()
     for (HeatmapPlot* plot : {m_plot_a, m_plot_b}) {
         plot->setColorMapping(mapping);
         plot->setValueRange(low, high);
-        const QString weight = tr("weight");  // the note says how it is scaled
+        const bool norms = m_a.result && m_a.result->value_norms;
+        const QString weight = norms ? HeatmapData::kindLabel(true) : tr("weight");  // the note says how it is scaled
         // Beside a narrow plot's bar a longer label runs off the plot's edge.
         plot->setColorBarLabel(plot->isCompact() ? weight
-                               : note.isEmpty()  ? tr("weight (shared scale)\u009Cweight")
+                               : note.isEmpty()  ? tr("%1 (shared scale)\u009C%1").arg(weight)
                                                  : tr("%1 · %2\u009C%1").arg(weight, note));
     }
 }
@@ -310,8 +327,8 @@ QString CompareFigure::header() const
     QStringList words;
     for (const Token& token : r.input.tokens)
         words << token.text;
-    return tr("Compare heads — %1 weights, d_model %2, %3 heads%4 — %5 tokens: %6")
-        .arg(r.weights_description)
+    return tr("Compare heads (%1) — %2 weights, d_model %3, %4 heads%5 — %6 tokens: %7")
+        .arg(HeatmapData::kindLabel(r.value_norms), r.weights_description)
         .arg(r.trace.dModel())
         .arg(r.numHeads())
         .arg(r.trace.causal ? tr(", causal") : QString())
@@ -333,12 +350,19 @@ QString CompareFigure::caption() const
             .arg(m.previous, 0, 'f', 3)
             .arg(m.first, 0, 'f', 3);
     };
-    return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, ln 2 = %2 = disjoint); "
+    return normsNote() + tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, ln 2 = %2 = disjoint); "
               "largest |A \u2212 B| = %3\nA: %4\nB: %5")
         .arg(m_comparison->divergence, 0, 'f', 4)
         .arg(std::numbers::ln2, 0, 'f', 3)
         .arg(double(m_comparison->largest_difference), 0, 'f', 3)
         .arg(metrics(a), metrics(b));
+}
+
+// Value-weighted attention: what the divergence and the metrics are of.
+QString CompareFigure::normsNote() const
+{
+    const bool norms = (m_a.result && m_a.result->value_norms) || (m_b.result && m_b.result->value_norms);
+    return norms ? tr("Norms ||A f(x)||; divergence and metrics of their rows normalised to sum 1. ") : QString();
 }
 
 // A small window's caption: the divergence alone (the metrics are in the head table), and what
@@ -347,8 +371,8 @@ QString CompareFigure::shownCaption() const
 {
     if (m_arrangement == Arrangement::Row || !m_a.result)
         return caption();
-    return tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, %2 = disjoint); largest |A \u2212 B| = "
-              "%3. A \u2212 B is drawn in a larger window.")
+    return normsNote() + tr("Jensen\u2013Shannon divergence of A and B: %1 (0 = the same, %2 = disjoint); "
+                            "largest |A \u2212 B| = %3. A \u2212 B is drawn in a larger window.")
         .arg(m_comparison->divergence, 0, 'f', 4)
         .arg(std::numbers::ln2, 0, 'f', 3)
         .arg(double(m_comparison->largest_difference), 0, 'f', 3);

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QBoxLayout;
 class QLabel;
@@ -62,6 +63,7 @@ public:
     Arrangement arrangement() const { return m_arrangement; }
     QString header() const;        // the settings of A and the tokens
     QString shownCaption() const;  // the caption as the window shows it at its size
+    QString normsNote() const;     // "" unless a side is value-weighted
 
     void paint(QPainter* painter, const QRectF& target);
 

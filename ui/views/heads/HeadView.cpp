@@ -176,7 +176,8 @@ void HeadView::applyColorRange(const HeatmapData& data)
         const QString top = tr("top %1% per row").arg(std::lround(m_top_mass * 100));
         note = note.isEmpty() ? top : note + QStringLiteral(" · ") + top;
     }
-    const QString label = tr("attention weight");  // the note says how it is scaled
+    // The note says how it is scaled.
+    const QString label = m_result && m_result->value_norms ? HeatmapData::kindLabel(true) : tr("attention weight");
     m_plot->setColorBarLabel(note.isEmpty() ? label : tr("%1 · %2").arg(label, note));
 }
 
@@ -241,10 +242,11 @@ void HeadView::updateTitle()
     const QString mask = !m_result->config.causal   ? QString()
                          : trace.sliding_window > 0 ? tr(" · causal, sliding window %1").arg(trace.sliding_window)
                                                     : tr(" · causal");
-    const QString title = tr("Head %1 of %2%3%4%5")
+    const QString title = tr("Head %1 of %2 · %3%4%5%6")
                               .arg(m_head)
                               .arg(m_result->numHeads())
-                              .arg(kv_head, mask, reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced);
+                              .arg(HeatmapData::kindLabel(m_result->value_norms), kv_head, mask,
+                                   reduced.isEmpty() ? QString() : QStringLiteral(" · ") + reduced);
     // Zoomed, a narrow plot keeps the window rather than the head's details.
     m_plot->setTitle(m_plot->isZoomed() ? title + QChar(0x9c) + tr("Head %1 · %2").arg(m_head).arg(reduced) : title);
 }

@@ -260,6 +260,7 @@ void HeadsGrid::applyColorScale()
     if (!reduced.isEmpty())
         note = note.isEmpty() ? reduced : note + QStringLiteral(" · ") + reduced;
     m_color_bar->setNote(note);
+    m_color_bar->setLabel(m_result->value_norms ? HeatmapData::kindLabel(true) : tr("weight"));
 }
 
 void HeadsGrid::setColorMap(ColorMaps::Map map)
@@ -288,7 +289,8 @@ QString HeadsGrid::caption() const
                                                 : (tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
     const QString groups = groupMarks().summary();
     // The mask early: a narrow window elides the end of the line.
-    return tr("%1 · %2%3 · d_model %4 · head_dim %5 · %6%7")
+    return tr("%1 %2 · %3%4 · d_model %5 · head_dim %6 · %7%8")
+        .arg(HeatmapData::kindLabel(m_result->value_norms))
         .arg(heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads), lengths,
              !config.causal ? QString()
              : m_result->trace.sliding_window > 0

@@ -1,5 +1,7 @@
 #include "ui/views/lines/LinesCanvas.h"
 
+#include "ui/heatmap/HeatmapData.h"
+
 #include "core/analysis/AttentionDisplay.h"
 #include "core/pipeline/AttentionResult.h"
 
@@ -362,6 +364,7 @@ QString LinesCanvas::title() const
     QString title = m_head == kAllHeads
                         ? tr("All heads overlaid (%1 of %2 shown)").arg(shownHeads().size()).arg(m_result->numHeads())
                         : tr("Head %1").arg(m_head);
+    title += QStringLiteral(" — ") + HeatmapData::kindLabel(m_result->value_norms);
     if (const QString note = thinningNote(); !note.isEmpty())
         title += QStringLiteral(" — ") + note;
     if (m_top_mass < 1.0)

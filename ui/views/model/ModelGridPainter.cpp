@@ -422,13 +422,16 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.restore();
         return;
     }
-    QString caption = m_caption;
+    QString caption =
+        m_caption + (m_run->value_norms ? QStringLiteral(" · norms ||A f(x)||") : QStringLiteral(" · weights"));
+    const QString scored_on = m_run->value_norms ? QStringLiteral(" of row-normalised norms") : QString();
     if (!m_arrangement.marks().empty())
-        caption += QStringLiteral(" · frames: %1 score (0 to 1)").arg(m_arrangement.marksName());
+        caption += QStringLiteral(" · frames: %1 score (0 to 1)%2").arg(m_arrangement.marksName(), scored_on);
     if (isOrdered())
         caption += m_arrangement.orderName() == u"entropy"
-                       ? QStringLiteral(" · heads sorted by entropy, highest first")
-                       : QStringLiteral(" · heads sorted by %1 score, highest first").arg(m_arrangement.orderName());
+                       ? QStringLiteral(" · heads sorted by entropy%1, highest first").arg(scored_on)
+                       : QStringLiteral(" · heads sorted by %1 score%2, highest first")
+                             .arg(m_arrangement.orderName(), scored_on);
     if (!m_hidden.empty()) {
         QStringList keys;
         for (int key : m_hidden)
@@ -583,9 +586,8 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
     } else {
         bar.setRange(0.0, m_scale == ColorScale::PerRow ? 1.0 : scale_top);
     }
-    bar.setLabel(m_reduction == ThumbnailReduction::Max || bins == seq_len
-                     ? QCoreApplication::translate("ModelGridPainter", "weight")
-                     : QCoreApplication::translate("ModelGridPainter", "mean weight"));
+    const QString what = m_run->value_norms ? QStringLiteral("norm ||A f(x)||") : QStringLiteral("weight");
+    bar.setLabel(m_reduction == ThumbnailReduction::Max || bins == seq_len ? what : QStringLiteral("mean ") + what);
     bar.setMaskLegendVisible(m_run->attention.isCausal());
     bar.setNote(scaleNote(bins));
     bar.paintTo(&painter, layout.color_bar);

@@ -27,7 +27,10 @@ Result<HeadlessPicture> ModelGridPicture::fromRequest(const PictureInput& input,
     grid->setReduction(request.reduction == CellReduction::Mean ? ThumbnailReduction::Mean : ThumbnailReduction::Max);
     grid->setAggregate(headFusionOf(request.aggregate));
     if (request.mark_heads || request.sort_heads) {
-        const std::vector<HeadScore> scores = HeadScores::compute(run.attention, run.token_ids);
+        // Scores are defined on distributions: value-weighted maps are scored row-normalised.
+        const std::vector<HeadScore> scores =
+            run.value_norms ? HeadScores::compute(AttentionDisplay::rowNormalisedMaps(run.attention), run.token_ids)
+                            : HeadScores::compute(run.attention, run.token_ids);
         if (request.mark_heads) {
             const QString name = headScoreKindKey(*request.mark_heads);
             grid->setHeadMarks(headScoreValues(scores, name), name);

@@ -1,5 +1,7 @@
 #include "ui/views/model/ModelView.h"
 
+#include "core/analysis/AttentionDisplay.h"
+
 #include "ui/views/model/ModelGridCanvas.h"
 
 #include <QComboBox>
@@ -12,6 +14,8 @@
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <optional>
 
 namespace attn {
 namespace {
@@ -226,8 +230,12 @@ void ModelView::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLi
 std::shared_ptr<const ModelView::HeadTables> ModelView::computeTables(const ModelRun& run)
 {
     auto tables = std::make_shared<HeadTables>();
-    tables->scores = HeadScores::compute(run.attention, run.token_ids);
-    const AttentionMaps& maps = run.attention;
+    // Scores and metrics are defined on distributions: value-weighted maps are read row-normalised.
+    std::optional<AttentionMaps> normalised;
+    if (run.value_norms)
+        normalised = AttentionDisplay::rowNormalisedMaps(run.attention);
+    const AttentionMaps& maps = normalised ? *normalised : run.attention;
+    tables->scores = HeadScores::compute(maps, run.token_ids);
     tables->metrics.reserve(size_t(maps.numLayers() * maps.numHeads()));
     for (int layer = 0; layer < maps.numLayers(); ++layer)
         for (int head = 0; head < maps.numHeads(); ++head)

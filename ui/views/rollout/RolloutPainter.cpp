@@ -234,6 +234,8 @@ void RolloutPainter::paint(QPainter& painter, const QRectF& target) const
     const QString method = m_flow ? QStringLiteral("flow") : QStringLiteral("rollout");
     QString title =
         m_caption.isEmpty() ? QStringLiteral("Attention ") + method : m_caption + QStringLiteral(" · ") + method;
+    title += m_run && m_run->value_norms ? QStringLiteral(" of row-normalised norms ||A f(x)||")
+                                         : QStringLiteral(" of weights");
     if (m_run)
         title += QStringLiteral(" after layer %1 of %2 · heads fused by %3 · residual weight %4")
                      .arg(last)
