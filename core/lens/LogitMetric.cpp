@@ -56,7 +56,7 @@ Result<double> LogitMetric::value(const ModelConfig& config, const ModelWeights&
         // Only the metric's one or two logits, h . W_U[id] (+ the head's bias): the whole row of
         // the head would cost V x C multiply-adds for them.
         const auto h = run.last_hidden_state.row(position).cast<double>();  // (C)
-        const auto vocab = weights.decoder().view();                       // (V, C)
+        const auto vocab = weights.decoder().view();                        // (V, C)
         const RowVector& bias = weights.head->decoder_bias;
         const auto logit = [&](int id) {
             return h.dot(vocab.row(id).cast<double>()) + (bias.size() > 0 ? double(bias(id)) : 0.0);
