@@ -1,5 +1,6 @@
 #include "ui/registry/ViewRegistry.h"
 
+#include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/ComparePicture.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadPictures.h"
@@ -32,7 +33,7 @@ ViewPage* createPage(QWidget* parent)
 }
 
 // clang-format off
-const std::array<ViewRow, 9> kRows = {{
+const std::array<ViewRow, 10> kRows = {{
     {.id = View::Grid, .key = "grid",
      .title = QT_TRANSLATE_NOOP("ViewRegistry", "All heads"),
      .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Every head as a small heatmap; click one to open it"),
@@ -110,6 +111,15 @@ const std::array<ViewRow, 9> kRows = {{
      .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show the selected head's queries and keys in one scatter"),
      .shortcut = Qt::CTRL | Qt::Key_9, .source = ViewSource::Result, .follows_hidden_keys = true,
      .create = createPage<QueryKeyView>, .picture = QueryKeyPicture::fromRequest},
+    {.id = View::Attribution, .key = "attribution",
+     .title = QT_TRANSLATE_NOOP("ViewRegistry", "Attribution"),
+     .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Direct logit attribution: what each head, MLP and bias adds "
+                                                  "to a model's logit (difference) at one position"),
+     .action = QT_TRANSLATE_NOOP("ViewRegistry", "&Attribution: heads to logit"),
+     .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show what each head, MLP and bias adds to a predicted token's logit"),
+     .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_A, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
+     .create = createPage<AttributionView>, .picture = nullptr,
+     .needs_model = "it splits a model's logit into its heads' parts"},
 }};
 // clang-format on
 

@@ -20,6 +20,7 @@
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/UserGuide.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
@@ -182,6 +183,10 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::modelRunReady, m_tabs, &ViewTabs::setModelRun);
     connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
         m_tabs->rolloutView()->setModelRun(run, m_controller->modelLabels());
+    });
+    connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
+        m_tabs->attributionView()->setModel(m_controller->model());
+        m_tabs->attributionView()->setModelRun(run, m_controller->modelLabels());
     });
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();

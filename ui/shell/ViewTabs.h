@@ -26,6 +26,7 @@ class HeadsGrid;
 class LinesView;
 class ModelView;
 class RolloutView;
+class AttributionView;
 class QueryKeyView;
 struct ModelRun;
 class ShapesPanel;
@@ -52,6 +53,7 @@ public:
     WalkthroughView* walkthrough() const { return m_walkthrough; }
     ModelView* modelView() const { return m_model; }
     RolloutView* rolloutView() const { return m_rollout; }
+    AttributionView* attributionView() const;
     QueryKeyView* queryKeyView() const { return m_query_key; }
 
     // The tab of each View, in the order of View (ViewRegistry's rows).
