@@ -5,6 +5,8 @@
 #include "core/model/RmsNorm.h"
 #include "core/ops/LayerNorm.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <numeric>
 
@@ -31,6 +33,21 @@ void mlpNorm(const ModelConfig& config, const LayerWeights& w, const RowVector& 
     else
         layerNorm(x, w.mlp_norm_weight, w.mlp_norm_bias, float(config.layer_norm_eps), out);
 }
+
+// While it lives, the calling thread's parallel regions run on that thread alone. The attribution
+// follows one row through the blocks: each MLP row (GPT-2 small: 2.4 M multiply-adds) is just
+// above the engine's parallel threshold, and a region per product costs more than it saves when
+// the other thread of the team waits for a core.
+class OneThreadTeams {
+public:
+    OneThreadTeams() : m_threads(omp_get_max_threads()) { omp_set_num_threads(1); }
+    ~OneThreadTeams() { omp_set_num_threads(m_threads); }
+    OneThreadTeams(const OneThreadTeams&) = delete;
+    OneThreadTeams& operator=(const OneThreadTeams&) = delete;
+
+private:
+    int m_threads;
+};
 
 }  // namespace
 
@@ -67,6 +84,7 @@ Result<AttributionResult> LogitAttribution::compute(const ModelConfig& config, c
     const auto biasRow = [&](int l) { return 1 + L * H + l; };
     const auto mlpRow = [&](int l) { return 1 + L * H + L + l; };
 
+    const OneThreadTeams one_thread;
     RowVector residual = embedding(weights, run, position);  // (C): the residual stream at P
     parts.row(0) = residual;
     Matrix mlp_in;

@@ -2,6 +2,8 @@
 
 #include "core/model/TokenPredictions.h"
 
+#include <cmath>
+
 namespace attn {
 
 Result<int> LogitMetric::parseToken(const QString& token, int vocab_size, const TokenLookup& lookup)
@@ -50,7 +52,22 @@ Result<double> LogitMetric::value(const ModelConfig& config, const ModelWeights&
     if (position < 0 || position >= run.seqLen())
         return Error{
             QStringLiteral("position %1 is outside the input (positions 0 to %2)").arg(position).arg(run.seqLen() - 1)};
-    Matrix logits;  // (1, V)
+    if (weights.head && weights.head->transform.isEmpty()) {
+        // Only the metric's one or two logits, h . W_U[id] (+ the head's bias): the whole row of
+        // the head would cost V x C multiply-adds for them.
+        const auto h = run.last_hidden_state.row(position).cast<double>();  // (C)
+        const auto vocab = weights.decoder().view();                        // (V, C)
+        const RowVector& bias = weights.head->decoder_bias;
+        const auto logit = [&](int id) {
+            return h.dot(vocab.row(id).cast<double>()) + (bias.size() > 0 ? double(bias(id)) : 0.0);
+        };
+        const double value = logit(tokens.target) - (tokens.foil ? logit(*tokens.foil) : 0.0);
+        if (!std::isfinite(value))
+            return Error{QStringLiteral("the logits of '%1' are not finite (NaN or infinite weights)")
+                             .arg(weights.decoder().name())};
+        return value;
+    }
+    Matrix logits;  // (1, V): the BERT family's head transforms the row first
     if (Status s = TokenPredictions::logits(config, weights, run.last_hidden_state.middleRows(position, 1), logits); !s)
         return Error{s.error()};
     double value = double(logits(0, tokens.target));

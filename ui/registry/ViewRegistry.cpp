@@ -1,5 +1,6 @@
 #include "ui/registry/ViewRegistry.h"
 
+#include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/ComparePicture.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadPictures.h"
@@ -34,7 +35,7 @@ ViewPage* createPage(QWidget* parent)
 }
 
 // clang-format off
-const std::array<ViewRow, 10> kRows = {{
+const std::array<ViewRow, 11> kRows = {{
     {.id = View::Grid, .key = "grid",
      .title = QT_TRANSLATE_NOOP("ViewRegistry", "All heads"),
      .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Every head as a small heatmap; click one to open it"),
@@ -121,6 +122,15 @@ const std::array<ViewRow, 10> kRows = {{
      .shortcut = Qt::CTRL | Qt::SHIFT | Qt::Key_L, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
      .create = createPage<LensView>, .picture = LensPicture::fromRequest,
      .needs_model = "it reads every layer through the model's prediction head"},
+    {.id = View::Attribution, .key = "attribution",
+     .title = QT_TRANSLATE_NOOP("ViewRegistry", "Attribution"),
+     .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Direct logit attribution: what each head, MLP and bias adds "
+                                                  "to a model's logit (difference) at one position"),
+     .action = QT_TRANSLATE_NOOP("ViewRegistry", "&Attribution: heads to logit"),
+     .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show what each head, MLP and bias adds to a predicted token's logit"),
+     .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_A, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
+     .create = createPage<AttributionView>, .picture = nullptr,
+     .needs_model = "it splits a model's logit into its heads' parts"},
 }};
 // clang-format on
 

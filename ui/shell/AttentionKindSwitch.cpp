@@ -17,6 +17,8 @@ AttentionKindSwitch::AttentionKindSwitch(AttentionController* controller, ViewTa
 {
     m_action->setChecked(false);
     connect(m_action, &QAction::toggled, this, &AttentionKindSwitch::setNorms);
+    // Every model run reaches the Model and Rollout tabs through here, as weights or as norms.
+    connect(m_controller, &AttentionController::modelRunReady, this, &AttentionKindSwitch::showModelRun);
 }
 
 void AttentionKindSwitch::setNorms(bool norms)

@@ -1,6 +1,5 @@
 #include "ui/shell/MainWindow.h"
 
-#include "core/model/ModelSession.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -22,7 +21,6 @@
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/UserGuide.h"
 #include "ui/shell/ViewTabs.h"
-#include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -180,9 +178,11 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::layerChanged, m_layer_chooser, &LayerChooser::setLayer);
     // The Model tab's table lists the heads of the layer the chooser shows.
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
-    // The Model tab shows every layer x head of each run; a head chosen there opens in One head.
-    connect(m_controller, &AttentionController::modelRunReady, m_kind, &AttentionKindSwitch::showModelRun);
+    // Each model run also reaches the Lens and the Attribution tabs as computed (never as norms).
     new LensLink(m_controller, m_tabs, this);
+    connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
+        m_tabs->showAttributionRun(m_controller->model(), std::move(run), m_controller->modelLabels());
+    });
     // Side B of the compare view under other settings is computed by the controller's worker.
     CompareView* compare = m_tabs->compareView();
     connect(compare, &CompareView::variantRequested, m_controller, &AttentionController::requestVariant);

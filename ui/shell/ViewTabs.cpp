@@ -4,6 +4,7 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/heatmap/HeatmapData.h"
 #include "ui/views/ViewPage.h"
+#include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -42,6 +43,7 @@ ViewTabs::ViewTabs(QWidget* parent) : QTabWidget(parent)
     connect(this, &QTabWidget::currentChanged, this, &ViewTabs::bringUpToDate);
     connect(m_grid, &HeadsGrid::headActivated, this, &ViewTabs::openHead);
     connect(m_model, &ModelView::headActivated, this, &ViewTabs::modelHeadActivated);
+    connect(attributionView(), &AttributionView::headActivated, this, &ViewTabs::modelHeadActivated);
     // The cell clicked on a grid head is selected as if clicked in the head view.
     connect(m_grid, &HeadsGrid::cellActivated, this, [this](int head, int query, int key) {
         m_head_view->highlightCell(query, key);
@@ -216,10 +218,23 @@ void ViewTabs::setModelRun(std::shared_ptr<const ModelRun> run, const QStringLis
     m_model->setModelRun(std::move(run), tokens);
 }
 
+AttributionView* ViewTabs::attributionView() const
+{
+    return dynamic_cast<AttributionView*>(page(View::Attribution));
+}
+
+void ViewTabs::showAttributionRun(std::shared_ptr<const ModelSession> model, std::shared_ptr<const ModelRun> run,
+                                  const QStringList& labels)
+{
+    attributionView()->setModel(std::move(model));
+    attributionView()->setModelRun(std::move(run), labels);
+}
+
 void ViewTabs::clearModel()
 {
     m_model->clearModel();
     m_rollout->clearModel();
+    attributionView()->clearModel();
 }
 
 void ViewTabs::setColorMap(ColorMaps::Map map)

@@ -29,8 +29,10 @@ class HeadsGrid;
 class LinesView;
 class ModelView;
 class RolloutView;
+class AttributionView;
 class QueryKeyView;
 struct ModelRun;
+class ModelSession;
 class ShapesPanel;
 class WalkthroughView;
 
@@ -55,6 +57,11 @@ public:
     WalkthroughView* walkthrough() const { return m_walkthrough; }
     ModelView* modelView() const { return m_model; }
     RolloutView* rolloutView() const { return m_rollout; }
+    AttributionView* attributionView() const;
+    // The Attribution tab reads the run's own probabilities (never the drawn norms) through the
+    // model's head.
+    void showAttributionRun(std::shared_ptr<const ModelSession> model, std::shared_ptr<const ModelRun> run,
+                            const QStringList& labels);
     QueryKeyView* queryKeyView() const { return m_query_key; }
 
     // The tab of each View, in the order of View (ViewRegistry's rows).
