@@ -227,7 +227,7 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     }
 
     if (!options.export_path.isEmpty())
-        if (Status s = exportPicture(options, **session, *run, input->tokens,
+        if (Status s = exportPicture(options, **session, run.value(), input->tokens,
                                      *metric_tokens ? std::optional<int>((*metric_tokens)->target) : std::nullopt,
                                      options.heads.attention_norms ? &heads->value_norms : nullptr);
             !s)

@@ -21,6 +21,7 @@
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/UserGuide.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/compare/CompareFigure.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -293,8 +294,7 @@ void MainWindow::buildMenus()
             [this] { m_head_view->setHead(m_head_view->head() + 1); });
     connect(a->get(ActionId::PreviousHead), &QAction::triggered, this,
             [this] { m_head_view->setHead(m_head_view->head() - 1); });
-    // Zooming is the One head view's and Compare's, whose three plots follow head A's (the grid's
-    // thumbnails stay whole).
+    // Zooming is One head's and Compare's, whose three plots follow head A's (grid thumbnails stay whole).
     const auto zoomed = [this] {
         return currentView() == View::Compare ? m_tabs->compareView()->figure()->plotA() : m_head_view->plot();
     };
