@@ -8,6 +8,7 @@
 #include "core/lens/LogitMetric.h"
 #include "core/model/TransformerModel.h"
 #include "tests/support/Float32Bounds.h"
+#include "tests/support/ModelFolders.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 
@@ -31,10 +32,7 @@ const char* const kPreNormFolders[] = {"gpt2-tiny",    "gpt2-prefixed", "llama-t
 
 QJsonObject readHeads(const QString& dir)
 {
-    QFile file(dir + QStringLiteral("/heads.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return readJsonObject(dir + QStringLiteral("/heads.json"));
 }
 
 std::vector<int> intList(const QJsonArray& array)
@@ -172,9 +170,7 @@ void TestLogitLens::attributionAgreesWithReference()
     auto run = (*model)->forward(intList(expected["token_ids"].toArray()));
     QVERIFY2(run, qPrintable(run.error()));
     const QJsonObject reference = expected["attribution"].toObject();
-    const MetricTokens tokens{reference["target"].toInt(), reference["foil"].isNull()
-                                                               ? std::optional<int>()
-                                                               : std::optional<int>(reference["foil"].toInt())};
+    const MetricTokens tokens = tokensOf(reference);
     auto result = LogitAttribution::compute(config, (*model)->weights(), *run, reference["position"].toInt(), tokens);
     QVERIFY2(result, qPrintable(result.error()));
 
