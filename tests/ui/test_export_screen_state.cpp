@@ -4,6 +4,7 @@
 // screen shows it), exports again and requires the same pixels. The walkthrough's picture is a
 // figure of its steps, not a grab of the page.
 #include "core/analysis/WalkthroughData.h"
+#include "tests/support/ExternalTool.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 #include "tests/support/WindowTest.h"
@@ -37,19 +38,6 @@
 using namespace attn;
 
 namespace {
-
-// Runs a tool; the empty string on success, else what went wrong.
-QString run(const QString& program, const QStringList& arguments)
-{
-    const QString found = QStandardPaths::findExecutable(program);
-    if (found.isEmpty())
-        return QStringLiteral("%1 is not installed (scripts/bootstrap.sh installs it)").arg(program);
-    QProcess process;
-    process.start(found, arguments);
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
-        return QStringLiteral("%1 failed: %2").arg(program, QString::fromLocal8Bit(process.readAllStandardError()));
-    return {};
-}
 
 int channelDistance(QRgb a, QRgb b)
 {
@@ -260,13 +248,13 @@ private slots:
         // The SVG and the PDF as librsvg and poppler draw them, against the PNG.
         const QString svg_png = m_dir.filePath(QStringLiteral("walkthrough.svg.png"));
         QString error =
-            run(QStringLiteral("rsvg-convert"), {QStringLiteral("-b"), QStringLiteral("white"), QStringLiteral("-o"),
+            attn::testing::runTool(QStringLiteral("rsvg-convert"), {QStringLiteral("-b"), QStringLiteral("white"), QStringLiteral("-o"),
                                                  svg_png, m_dir.filePath(QStringLiteral("walkthrough.svg"))});
         if (!error.isEmpty())
             QSKIP(qPrintable(error));
         QVERIFY(m_window->exportImage(m_dir.filePath(QStringLiteral("walkthrough.pdf")), QSize(900, 700)));
         error =
-            run(QStringLiteral("pdftoppm"),
+            attn::testing::runTool(QStringLiteral("pdftoppm"),
                 {QStringLiteral("-r"), QStringLiteral("96"), QStringLiteral("-singlefile"), QStringLiteral("-png"),
                  m_dir.filePath(QStringLiteral("walkthrough.pdf")), m_dir.filePath(QStringLiteral("walkthrough.pdf"))});
         if (!error.isEmpty())

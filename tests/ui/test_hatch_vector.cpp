@@ -1,6 +1,7 @@
 // The masked-cell hatch of a causal map in SVG and PDF, zoomed in as a reader would (librsvg and
 // poppler at 8 times the picture's size): every line stays inside the masked cells, so the cells
 // beside them show their own colour up to their edges, with no stub of a line on them.
+#include "tests/support/ExternalTool.h"
 #include "tests/support/TestSuite.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/HeatmapPlot.h"
@@ -24,19 +25,6 @@ namespace {
 
 constexpr int kTokens = 6;
 constexpr int kZoom = 8;  // device pixels per pixel of the picture
-
-// Runs a tool; the empty string on success, else what went wrong.
-QString run(const QString& program, const QStringList& arguments)
-{
-    const QString found = QStandardPaths::findExecutable(program);
-    if (found.isEmpty())
-        return QStringLiteral("%1 is not installed (scripts/bootstrap.sh installs it)").arg(program);
-    QProcess process;
-    process.start(found, arguments);
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
-        return QStringLiteral("%1 failed: %2").arg(program, QString::fromLocal8Bit(process.readAllStandardError()));
-    return {};
-}
 
 void keep(const QString& path)
 {
@@ -151,9 +139,9 @@ class TestHatchVector : public QObject {
         plot.replotNow();  // render restores the screen's layout: the same size, so the same cells
         const QString png = path + QStringLiteral(".zoomed.png");
         const QString error = format == u"svg"
-                                  ? run(QStringLiteral("rsvg-convert"),
+                                  ? attn::testing::runTool(QStringLiteral("rsvg-convert"),
                                         {QStringLiteral("-z"), QString::number(kZoom), QStringLiteral("-o"), png, path})
-                                  : run(QStringLiteral("pdftoppm"),
+                                  : attn::testing::runTool(QStringLiteral("pdftoppm"),
                                         {QStringLiteral("-r"), QString::number(96 * kZoom),
                                          QStringLiteral("-singlefile"), QStringLiteral("-png"), path, png.chopped(4)});
         if (!error.isEmpty())

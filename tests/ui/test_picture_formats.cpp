@@ -26,6 +26,7 @@
 
 #include <vector>
 
+#include "tests/support/ExternalTool.h"
 #include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 
@@ -43,25 +44,11 @@ void keep(const QString& path)
     QFile::copy(path, target);
 }
 
-// Runs a tool; the empty string on success, else what went wrong.
-QString run(const QString& program, const QStringList& arguments)
-{
-    const QString found = QStandardPaths::findExecutable(program);
-    if (found.isEmpty())
-        return QStringLiteral("%1 is not installed (scripts/bootstrap.sh installs it)").arg(program);
-    QProcess process;
-    process.start(found, arguments);
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
-        return QStringLiteral("%1 %2 failed: %3")
-            .arg(program, arguments.join(u' '), QString::fromLocal8Bit(process.readAllStandardError()));
-    return {};
-}
-
 // The SVG as librsvg draws it at its own size (1 px per pixel).
 QImage drawSvg(const QString& svg, QString* error)
 {
     const QString png = svg + QStringLiteral(".rsvg.png");
-    *error = run(QStringLiteral("rsvg-convert"),
+    *error = attn::testing::runTool(QStringLiteral("rsvg-convert"),
                  {QStringLiteral("-b"), QStringLiteral("white"), QStringLiteral("-o"), png, svg});
     keep(png);
     return QImage(png).convertToFormat(QImage::Format_RGB32);
@@ -71,7 +58,7 @@ QImage drawSvg(const QString& svg, QString* error)
 QImage drawPdf(const QString& pdf, QString* error)
 {
     const QString stem = pdf + QStringLiteral(".poppler");
-    *error = run(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("96"), QStringLiteral("-singlefile"),
+    *error = attn::testing::runTool(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("96"), QStringLiteral("-singlefile"),
                                               QStringLiteral("-png"), pdf, stem});
     keep(stem + QStringLiteral(".png"));
     return QImage(stem + QStringLiteral(".png")).convertToFormat(QImage::Format_RGB32);
