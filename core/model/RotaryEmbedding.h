@@ -22,6 +22,7 @@ public:
 
     bool isEmpty() const { return m_half == 0; }
     int rotaryDim() const { return 2 * m_half; }
+    int positions() const { return int(m_cos.rows()); }
 
     // inv_freq of _compute_default_rope_parameters, adjusted by _compute_linear_scaling_rope_parameters
     // or _compute_llama3_parameters: (rotary_dim / 2) frequencies.

@@ -205,7 +205,95 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
     return run;
 }
 
+// The layers over tokens first..T-1 only, their keys and values appended to keys_values (which
+// holds tokens 0..first-1): the new rows of everything, nothing copied from before.
+Result<AppendedRows> appendedPass(const ModelConfig& config, const ModelWeights& weights,
+                                  const std::vector<int>& token_ids, int first, int selected_layer,
+                                  std::vector<KeyValueCache>& keys_values, bool keep_residual_stream,
+                                  const RotaryEmbedding& rotary)
+{
+    auto embeddings = embed(config, weights, token_ids, first);
+    if (!embeddings)
+        return Error{embeddings.error()};
+    Matrix x = std::move(embeddings).value();  // (n, C): the residual stream of the new rows
+
+    AppendedRows rows;
+    rows.first = first;
+    rows.attention.resize(size_t(config.num_layers));
+    rows.layer_inputs.resize(size_t(config.num_layers));
+    const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
+    if (keep_residual_stream && (pre_norm || config.hasRotaryPositions()))
+        rows.residual_stream.resize(size_t(config.num_layers));
+    for (int layer = 0; layer < config.num_layers; ++layer) {
+        Matrix* attention_input = &rows.layer_inputs[size_t(layer)];
+        KeyValueCache* cache = &keys_values[size_t(layer)];
+        const LayerWeights& w = weights.layers[size_t(layer)];
+        if (!rows.residual_stream.empty())
+            rows.residual_stream[size_t(layer)] = x;
+        const LayerCapture capture =
+            layer == selected_layer ? LayerCapture{attention_input, &rows.q_before_rotation, &rows.k_before_rotation}
+                                    : LayerCapture{attention_input};
+        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture, cache)
+                     : config.architecture == ModelArchitecture::GptNeox
+                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture, cache)
+                         : preNormBlock(config, layer, w, x, attention_input, cache);
+        if (!trace)
+            return Error{trace.error()};
+        rows.attention[size_t(layer)] = std::move(trace->probabilities);
+        if (layer == selected_layer) {
+            trace->probabilities.clear();
+            rows.layer_trace = std::move(trace).value();
+            rows.layer_trace.k = Matrix();  // every key's: the cache holds them
+            rows.layer_trace.v = Matrix();
+        }
+    }
+    if (config.isLlamaFamily())
+        rmsNorm(x, weights.final_norm_weight, float(config.layer_norm_eps), x);
+    else if (weights.final_norm_weight.size() > 0)
+        layerNorm(x, weights.final_norm_weight, weights.final_norm_bias, float(config.layer_norm_eps), x);
+    rows.last_hidden_state = std::move(x);
+    return rows;
+}
+
 }  // namespace
+
+Result<AppendedRows> TransformerForward::appendTokens(const ModelConfig& config, const ModelWeights& weights,
+                                                      const std::vector<int>& token_ids, int first, int selected_layer,
+                                                      std::vector<KeyValueCache>& keys_values,
+                                                      bool keep_residual_stream, const RotaryEmbedding* rotary)
+{
+    if (Status s = checkInput(config, token_ids, selected_layer); !s)
+        return Error{s.error()};
+    // A bidirectional model's earlier rows change with every new token: they cannot be kept.
+    if (!config.causal || first < 0 || first >= int(token_ids.size()) ||
+        (first > 0 && int(keys_values.size()) != config.num_layers))
+        return Error{QStringLiteral("the cached keys do not fit this input (%1 tokens cached of %2)")
+                         .arg(first)
+                         .arg(token_ids.size())};
+    keys_values.resize(size_t(config.num_layers));
+    for (KeyValueCache& layer : keys_values) {
+        if (layer.length() < first) {
+            keys_values.clear();
+            return Error{QStringLiteral("the cache holds %1 tokens' keys, fewer than the %2 cached")
+                             .arg(layer.length())
+                             .arg(first)};
+        }
+        layer.truncate(first);
+    }
+    const int length = int(token_ids.size());
+    if (rotary && config.rotary_dim > 0 && rotary->positions() < length) {
+        keys_values.clear();
+        return Error{QStringLiteral("the rotary table has %1 positions, fewer than the %2 tokens")
+                         .arg(rotary->positions())
+                         .arg(length)};
+    }
+    const RotaryEmbedding own = !rotary && config.rotary_dim > 0 ? RotaryEmbedding(config, length) : RotaryEmbedding();
+    auto rows = appendedPass(config, weights, token_ids, first, selected_layer, keys_values, keep_residual_stream,
+                             rotary ? *rotary : own);
+    if (!rows)
+        keys_values.clear();
+    return rows;
+}
 
 QString TransformerForward::positionsKey(const ModelConfig& config)
 {

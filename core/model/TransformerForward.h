@@ -1,9 +1,11 @@
 #pragma once
 
 #include "core/attention/KeyValueCache.h"
+#include "core/model/AppendedRows.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelRun.h"
 #include "core/model/ModelWeights.h"
+#include "core/model/RotaryEmbedding.h"
 
 #include <vector>
 
@@ -49,6 +51,18 @@ public:
                                          const std::vector<int>& token_ids, int selected_layer, const ModelRun* earlier,
                                          int reused, std::vector<KeyValueCache>& keys_values,
                                          bool keep_residual_stream = false);
+
+    // The rows of tokens first..T-1 of a causal model over keys_values, which holds the keys and
+    // values of tokens 0..first-1 (one KeyValueCache per layer; rows past `first` are dropped) and
+    // gets the new tokens' appended: runAppending without the earlier rows, so that a step costs
+    // only its own rows (generation: one token at a time). rotary: the cosines and sines of at
+    // least T positions (rotary models; built once for a whole generation), or nullptr to build
+    // them here. Checks as runAppending (token_ids whole, against checkInput). On an error
+    // keys_values is left cleared.
+    static Result<AppendedRows> appendTokens(const ModelConfig& config, const ModelWeights& weights,
+                                             const std::vector<int>& token_ids, int first, int selected_layer,
+                                             std::vector<KeyValueCache>& keys_values, bool keep_residual_stream,
+                                             const RotaryEmbedding* rotary = nullptr);
 
     // The config key that bounds the number of tokens ("n_positions", "max_position_embeddings").
     static QString positionsKey(const ModelConfig& config);
