@@ -155,6 +155,15 @@ QString CommandLine::helpText()
                "  --top-k K              tokens per cell of --logit-lens and --view lens, 1 to 100 (default 5)\n"
                "  --attribution          with --model and --metric, pre-norm models: --json's \"attribution\",\n"
                "                         the metric split into embeddings, every head, biases and MLPs\n"
+               "  --generate N           with --model, a causal model: append up to N tokens (1 to 4096), each\n"
+               "                         the most likely (ties: the lower id), stopping after eos_token_id\n"
+               "                         (generation_config.json, else config.json); everything written or\n"
+               "                         drawn then describes the final sequence, and --json adds \"generated\"\n"
+               "  --temperature X        with --generate: sample instead, logits / X (X > 0, default 1)\n"
+               "  --sample-seed S        with --generate: sample, reproducibly for the seed S (default 0)\n"
+               "  --sample-top-k K       with --generate: sample among the K most likely tokens\n"
+               "  --sample-top-p P       with --generate: sample among the most likely tokens whose\n"
+               "                         probabilities add up to P (0 < P <= 1)\n"
                "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
                "                         times the norm of its value vector through the output projection;\n"
                "                         --export draws the norms in every --view that draws attention\n"
@@ -191,6 +200,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
+    for (const char* const* name = GenerationCommandLine::kValued; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
     if (!parser.parse(arguments))
@@ -422,6 +433,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (!heads)
         return Error{heads.error()};
     options.heads = std::move(heads).value();
+    auto generation = GenerationCommandLine::parse(parser);
+    if (!generation)
+        return Error{generation.error()};
+    options.generation = std::move(generation).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/GenerationOptions.h"
 #include "app/HeadsOptions.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
@@ -47,6 +48,8 @@ struct CommandLineOptions {
     std::optional<HeadOrderKind> sort_heads;  // none: head order
     // What heads do (with --model): --metric, --position, --logit-lens, --top-k, --attribution.
     HeadsOptions heads;
+    // Generation (with --model): --generate N, --temperature, --sample-seed, --sample-top-k, --sample-top-p.
+    GenerationOptions generation;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

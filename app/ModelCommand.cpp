@@ -1,6 +1,7 @@
 #include "app/ModelCommand.h"
 
 #include "app/ExportOptions.h"
+#include "app/GenerationOptions.h"
 #include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
 #include "core/analysis/AttentionDisplay.h"
@@ -203,19 +204,34 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         return fail(input.error());
     if (Status s = TransformerForward::checkInput(config, input->ids, options.config.layer); !s)
         return fail(QStringLiteral("%1: %2").arg(input->option, s.error()));
+    const TransformerModel& model = (*session)->model();
+    // The logit lens (--logit-lens, --view lens) reads the residual stream.
+    const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
+    // --generate: the input becomes the final sequence, and its run the one made step by step.
+    std::optional<ModelRun> generated_run;
+    std::optional<int> generated;
+    if (options.generation.any()) {
+        auto generation =
+            GenerationCommandLine::run(options.generation, **session, input->ids, options.config.layer, lens);
+        if (!generation)
+            return fail(generation.error());
+        input->ids = (*generation)->tokenIds();
+        input->tokens = (*session)->tokenTexts(input->ids);
+        generated = (*generation)->generated();
+        generated_run = (*generation)->run();
+    }
     if (options.heads.position && *options.heads.position >= int(input->ids.size()))
         return fail(QStringLiteral("--position %1: outside the input (positions 0 to %2)")
                         .arg(*options.heads.position)
                         .arg(input->ids.size() - 1));
-    const TransformerModel& model = (*session)->model();
-    // The logit lens (--logit-lens, --view lens) reads the residual stream.
-    const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
-    auto run = model.forward(input->ids, options.config.layer, lens);
+    auto run = generated_run ? Result<ModelRun>(std::move(*generated_run))
+                             : model.forward(input->ids, options.config.layer, lens);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
     if (!heads)
         return fail(heads.error());
+    heads->generated = generated;
 
     std::vector<TokenPrediction> predictions;
     const std::vector<int> positions = (*session)->predictedPositions(input->ids);

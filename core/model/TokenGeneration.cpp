@@ -84,7 +84,9 @@ Status TokenGeneration::plan(const TransformerModel& model, const std::vector<in
     if (Status s = TransformerForward::checkInput(config, prompt, request.selected_layer); !s)
         return s;
     const std::int64_t final_length = std::int64_t(prompt.size()) + request.max_new_tokens;
-    if (!config.hasRotaryPositions() && final_length > config.max_positions)
+    // Every causal model, rotary ones too (whose passes take any length): the command-line contract
+    // bounds a generation by the positions the config states.
+    if (final_length > config.max_positions)
         return Error{QStringLiteral("%1 tokens and %2 new ones are more than the model's %3 positions (%4)")
                          .arg(prompt.size())
                          .arg(request.max_new_tokens)

@@ -46,7 +46,8 @@ public:
     // Everything refused before anything is allocated: a bidirectional model, a folder without a
     // prediction head, max_new_tokens outside 1..kMaxNewTokens, bad sampling values, and a prompt
     // that checkInput refuses or whose final length (prompt + max_new_tokens) exceeds the model's
-    // learned positions or the attention maps' limit. Messages name no option; the command line
+    // positions (n_positions / max_position_embeddings, rotary models too) or the attention maps'
+    // limit. Messages name no option; the command line
     // adds it.
     static Status plan(const TransformerModel& model, const std::vector<int>& prompt, const GenerationRequest& request);
 

@@ -100,6 +100,8 @@ void HeadsJson::write(JsonWriter& json, const HeadsReport& report, const std::fu
         writeLens(json, *report.lens, token_text);
     if (report.attribution)
         writeAttribution(json, *report.attribution);
+    if (report.generated)
+        json.key("generated").value(*report.generated);
 }
 
 }  // namespace attn

@@ -26,6 +26,8 @@ struct HeadsReport {
     // --attention-kind norms: every layer's value norms ||f^h(x_j)||, L x (H, T)
     // (AttentionNorms::ofModel); empty: no "attention_norms".
     std::vector<Matrix> value_norms;
+    // --generate: how many tokens the generation appended ("generated"); the run is the final sequence's.
+    std::optional<int> generated;
 };
 
 // The keys of the contract's "What heads do":

@@ -410,11 +410,15 @@ void TestGeneration::refusals()
     }
     request.sampling = SamplingSettings{};
 
-    // Rotary models have no learned positions: the maps' limit bounds them (4096 new tokens on
-    // llama-tiny: 2 x 4 x 4100^2 weights, within the limit).
+    // Rotary models take a pass of any length, but a generation stops at max_position_embeddings
+    // as the contract says (llama-tiny: 128).
     const auto llama = loadFolder(modelFixture("llama-tiny"));
-    request.max_new_tokens = 4096;
+    request.max_new_tokens = 124;
     QVERIFY(TokenGeneration::plan(*llama, {1, 2, 3, 4}, request));
+    request.max_new_tokens = 125;
+    auto rotary = TokenGeneration::plan(*llama, {1, 2, 3, 4}, request);
+    QVERIFY(!rotary);
+    QVERIFY2(rotary.error().contains("128 positions (max_position_embeddings)"), qPrintable(rotary.error()));
 
     const auto bert = loadFolder(modelFixture("bert-tiny"));
     request.max_new_tokens = 2;
