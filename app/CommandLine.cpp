@@ -123,7 +123,8 @@ QString CommandLine::helpText()
                "                         model-shapes: the blocks of --model, each tensor with its shape;\n"
                "                         rollout: attention rollout of --model across its layers;\n"
                "                         qk: the queries and keys of --head in one scatter;\n"
-               "                         lens: the logit lens of --model (--top-k, --metric's token)\n"
+               "                         lens: the logit lens of --model (--top-k, --metric's token);\n"
+               "                         attribution: --metric at --position split into the parts of --model\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
@@ -511,6 +512,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         options.model_dir = parser.value("model");
         if (Status s = checkModelOptions(parser, options); !s)
             return Error{s.error()};
+        if (!options.export_path.isEmpty() && options.view == View::Attribution && options.heads.metric.isEmpty())
+            return Error{
+                QStringLiteral("--view attribution: needs --metric TARGET[,FOIL] (the logit it splits into parts)")};
     } else if (parser.isSet("view")) {
         const ViewRow& row = ViewRegistry::row(options.view);
         if (options.model_chain)

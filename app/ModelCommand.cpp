@@ -3,15 +3,17 @@
 #include "app/ExportOptions.h"
 #include "app/GenerationOptions.h"
 #include "app/JsonOutput.h"
-#include "core/analysis/InductionProbe.h"
 #include "core/analysis/AttentionDisplay.h"
+#include "core/analysis/InductionProbe.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
 #include "core/lens/LogitMetric.h"
 #include "core/model/TransformerForward.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/report/ModelJsonReport.h"
+#include "ui/controller/LensMemory.h"
 #include "ui/export/ViewExporter.h"
 
 #include <QDir>
@@ -63,20 +65,28 @@ Status writeJson(const CommandLineOptions& options, QTextStream& out, const Mode
 // What the options of "What heads do" refuse before the pass: a folder without a prediction
 // head, attribution on a post-norm (BERT-family) model, a metric token that is neither an id nor
 // exactly one vocabulary entry.   -> the metric's tokens, when --metric is given
-Result<std::optional<MetricTokens>> checkHeads(const HeadsOptions& heads, const ModelSession& session)
+// --view attribution (with --export) asks what --attribution does and is refused the same way.
+Result<std::optional<MetricTokens>> checkHeads(const HeadsOptions& heads, bool attribution_view,
+                                               const ModelSession& session)
 {
     const ModelConfig& config = session.config();
-    if (!heads.any())
+    if (!heads.any() && !attribution_view)
         return std::optional<MetricTokens>();
-    const char* option = heads.logit_lens ? "--logit-lens" : heads.attribution ? "--attribution" : "--metric";
+    const bool attribution = heads.attribution || attribution_view;
+    const char* option = heads.logit_lens    ? "--logit-lens"
+                         : heads.attribution ? "--attribution"
+                         : attribution_view  ? "--view attribution"
+                                             : "--metric";
     if (!session.model().hasPredictionHead())
         return Error{QStringLiteral("%1: the model folder has no prediction head (%2)")
                          .arg(QLatin1String(option), session.model().weights().head_missing)};
-    if (heads.attribution &&
+    if (attribution &&
         (config.architecture == ModelArchitecture::Bert || config.architecture == ModelArchitecture::DistilBert))
-        return Error{QStringLiteral("--attribution: only for pre-norm models (GPT-2, Llama, Qwen2, Mistral, "
-                                    "GPT-NeoX); %1 normalises after each block")
-                         .arg(config.model_type)};
+        return Error{
+            QStringLiteral("%1: only for pre-norm models (GPT-2, Llama, Qwen2, Mistral, "
+                           "GPT-NeoX); %2 normalises after each block")
+                .arg(QLatin1String(attribution_view && !heads.attribution ? "--view attribution" : "--attribution"),
+                     config.model_type)};
     if (heads.metric.isEmpty())
         return std::optional<MetricTokens>();
     LogitMetric::TokenLookup lookup;
@@ -137,14 +147,15 @@ QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 }  // namespace
 
 Status ModelCommand::exportPicture(const CommandLineOptions& options, const ModelSession& session, ModelRun& run,
-                                   const QStringList& tokens, std::optional<int> tracked,
+                                   const QStringList& tokens, std::optional<MetricTokens> metric,
                                    const std::vector<Matrix>* value_norms)
 {
     // The tokens as a person reads them ("Ġcat" -> "␣cat"), for the pictures that label them here.
     const QStringList labels = session.tokenLabels(tokens);
     ExportRequest request = ExportOptions::request(options);
     request.top_k = options.heads.top_k;
-    request.tracked_token = tracked;
+    request.metric = metric;
+    request.position = options.heads.position;
     const QString caption = modelCaption(options.model_dir, session.config(), run.seqLen());
     // A view drawn from the whole run (every layer x head, the rollout, the model's chain of blocks)
     // or the selected layer, drawn by the single-layer views.
@@ -195,7 +206,8 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = ExportOptions::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
-    auto metric_tokens = checkHeads(options.heads, **session);
+    const bool attribution_view = !options.export_path.isEmpty() && options.view == View::Attribution;
+    auto metric_tokens = checkHeads(options.heads, attribution_view, **session);
     if (!metric_tokens)
         return fail(metric_tokens.error());
 
@@ -207,6 +219,15 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     const TransformerModel& model = (*session)->model();
     // The logit lens (--logit-lens, --view lens) reads the residual stream.
     const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
+    if (lens) {  // planned before the pass keeps the stream, at the length the pass will have
+        const int tokens = int(input->ids.size()) + options.generation.max_new_tokens;
+        const std::int64_t budget = options.memory_budget > 0 ? options.memory_budget : MemoryPlan::defaultBudget();
+        if (Status s = LensMemory::check(config, tokens, options.heads.top_k, budget); !s)
+            return fail(
+                QStringLiteral("%1: %2 (--memory-budget)")
+                    .arg(options.heads.logit_lens ? QStringLiteral("--logit-lens") : QStringLiteral("--view lens"),
+                         s.error()));
+    }
     // --generate: the input becomes the final sequence, and its run the one made step by step.
     std::optional<ModelRun> generated_run;
     std::optional<int> generated;
@@ -243,8 +264,7 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     }
 
     if (!options.export_path.isEmpty())
-        if (Status s = exportPicture(options, **session, run.value(), input->tokens,
-                                     *metric_tokens ? std::optional<int>((*metric_tokens)->target) : std::nullopt,
+        if (Status s = exportPicture(options, **session, run.value(), input->tokens, *metric_tokens,
                                      options.heads.attention_norms ? &heads->value_norms : nullptr);
             !s)
             return fail(QStringLiteral("--export %1").arg(s.error()));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes the window's pictures of docs/window.md: All heads, Compare and Lines with a small GPT-2
-# open, at 1400 x 900, 1000 x 700 and the window's minimum size, under the light palette and a
-# dark one (Fusion with Breeze Dark's colours), into docs/images/window-<tab>-<size>-<light|dark>.png.
+# Makes the window's pictures of docs/window.md: All heads, Compare, Lines, Lens and Attribution
+# with a small GPT-2 open, at 1400 x 900, 1000 x 700 and the window's minimum size, under the light
+# palette and a dark one (Fusion with Breeze Dark's colours), into docs/images/window-<tab>-<size>-<light|dark>.png.
 #   scripts/make_window_shots.sh [build-dir]
 # The window is the real MainWindow, driven by the test suite test_window_palette (which checks
 # the dark palette and, with ATTENTION_WINDOW_SHOTS set, saves these pictures). Headless: works

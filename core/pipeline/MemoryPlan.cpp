@@ -57,6 +57,7 @@ MemoryEstimate MemoryPlan::estimate(const MemoryRequest& request)
         estimate.view_copies += heads * ((2 * kFloat + 1) * blocks + kFloat * queries);
     }
     estimate.held = std::max<std::int64_t>(0, request.held);
+    estimate.lens = request.lens ? std::max<std::int64_t>(0, request.lens(int(queries))) : 0;
     // The JSON is written as it is made: a chunk of its text (and the row that fills it past the
     // chunk), and the head tables' block of query rows of every head (JsonReport::write).
     estimate.json = request.json ? 2 * std::int64_t(OutputChunk::kBytes) + kJsonBytesPerValue * keys +
@@ -158,6 +159,7 @@ Status MemoryPlan::check(const MemoryRequest& request, std::int64_t budget)
     part(need.json, QStringLiteral("JSON"));
     part(need.vectors, QStringLiteral("vectors"));
     part(need.held, QStringLiteral("the result shown"));
+    part(need.lens, QStringLiteral("logit lens"));
     const int keys = request.self_attention ? request.query_len : request.key_len;
     QString message =
         QStringLiteral("%1 tokens x %2 keys x %3 heads need about %4%5, over the memory budget of %6")

@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 
 namespace attn {
 
@@ -35,6 +36,10 @@ struct MemoryRequest {
     // 3: the kept one, the one recomputed last, one a view may still hold). 0: every head's.
     int block_factor = 0;
     int kept_heads = 0;
+    // A whole model's logit lens beside the pass, at an input of `seq_len` tokens: the residual
+    // stream the pass keeps for it and what the lens holds besides (LensMemory, from
+    // LogitLens::extraBytes). Null: no lens.
+    std::function<std::int64_t(int seq_len)> lens;
 };
 
 // The request's bytes by what they are for.
@@ -47,8 +52,12 @@ struct MemoryEstimate {
                                    // a long input's reduced heads
     std::int64_t json = 0;      // the JSON being written: a chunk of text and a block of rows
     std::int64_t held = 0;      // the earlier result still shown
+    std::int64_t lens = 0;      // the logit lens and the residual stream it reads
 
-    std::int64_t total() const { return baseline + vectors + probabilities + scores + view_copies + json + held; }
+    std::int64_t total() const
+    {
+        return baseline + vectors + probabilities + scores + view_copies + json + held + lens;
+    }
 };
 
 // Memory planned before computing, never discovered: the program estimates what a request takes

@@ -1,13 +1,17 @@
 // Keystroke to redrawn grid, in the real window (offscreen): set the sentence, then process
-// events until every head of the grid has replotted. d_model 512, 8 heads.
+// events until every head of the grid has replotted. d_model 512, 8 heads. Also the Lens tab's
+// first row after a keystroke on GPT-2 small's shape.
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/window_bench [-iterations N]
 #include "core/base/SplitMix64.h"
+#include "core/lens/LensResult.h"
 #include "core/model/ModelRun.h"
+#include "tests/support/RandomModel.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lens/LensView.h"
 #include "ui/views/model/ModelGridCanvas.h"
 #include "ui/views/model/ModelView.h"
 
@@ -204,6 +208,51 @@ private slots:
             }
             disconnect(connection);
         }
+    }
+
+    // Keystroke to the first row of the Lens tab: GPT-2 small's shape (random weights, written as
+    // a checkpoint folder of 498 MB and opened as a user opens one) at T = 32, the token ids
+    // changed in the window, until the tab has its first block of the lens (the last position
+    // first): the model pass with its residual stream, then the lens on its worker, through the
+    // controller and LensLink as on screen. Goal: 100 ms.
+    void keystrokeToFirstLensRow()
+    {
+        QTemporaryDir folder;
+        QVERIFY(folder.isValid());
+        QVERIFY2(testing::writeGpt2Folder(folder.path(), testing::gpt2SmallConfig(), 11),
+                 "could not write the checkpoint");
+        m_window->openModelFolder(folder.path());
+        m_window->controller()->waitForIdle();
+        QVERIFY(m_window->controller()->hasModel());
+        const auto ids = [](int last) {
+            QStringList list;
+            for (int i = 0; i < 31; ++i)
+                list << QString::number((i * 397 + 11) % 50000);
+            list << QString::number(last);
+            return list.join(QStringLiteral(", "));
+        };
+        auto* lens = dynamic_cast<LensView*>(m_window->viewTabs()->page(View::Lens));
+        QVERIFY(lens);
+        m_window->setTokenIds(ids(262));
+        m_window->setCurrentView(View::Lens);
+        m_window->controller()->waitForIdle();
+        QTRY_VERIFY_WITH_TIMEOUT(lens->upToDate(), 60000);
+        const auto firstRowIn = [lens](const LensResult* before) {
+            const auto& result = lens->painter().result();
+            return result && result.get() != before && result->seq_len == 32 && result->done.back();
+        };
+        int i = 0;
+        QBENCHMARK
+        {
+            const LensResult* before = lens->painter().result().get();
+            m_window->setTokenIds(ids(++i % 2 ? 3797 : 262));
+            while (!firstRowIn(before))
+                QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(lens->upToDate(), 60000);
+        QCOMPARE(m_window->controller()->modelRun()->seqLen(), 32);
+        m_window->closeModel();
+        m_window->setCurrentView(View::Grid);
     }
 
     // How long the GUI thread is held by a 2,000-token paste, and by a keystroke typed while

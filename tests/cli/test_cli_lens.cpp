@@ -59,6 +59,32 @@ private slots:
         QVERIFY(QImage(out.filePath("k2.png")) != plain);
     }
 
+    // The lens is planned with the pass (LensMemory through MemoryPlan): gpt2-tiny's (64, V) block
+    // of logits alone is 12.3 MiB, so a budget of the program's 256 MiB baseline and 12 MiB more
+    // refuses --logit-lens and --view lens before the pass, saying so, and 300 MiB draws it.
+    void aLensOverTheMemoryBudgetIsRefused()
+    {
+        QTemporaryDir out;
+        const QString json = out.filePath("lens.json");
+        const QStringList lens = {
+            "--model", modelFixture("gpt2-tiny"), "--sentence", "the cat sat on the mat", "--logit-lens", "--json",
+            json};
+        const ProgramRun refused = runProgram(lens + QStringList{"--memory-budget", "268M"});
+        QVERIFY(refused.exit_code > 0);
+        QVERIFY2(refused.err.startsWith("error: --logit-lens: the logit lens of 6 tokens needs about ") &&
+                     refused.err.contains("--memory-budget") && refused.err.count('\n') == 1,
+                 refused.err.constData());
+        QVERIFY(!QFileInfo::exists(json));
+        const QString path = out.filePath("lens.png");
+        const ProgramRun picture = runProgram(lensOf(path) + QStringList{"--memory-budget", "268M"});
+        QVERIFY2(picture.exit_code > 0 && picture.err.startsWith("error: --view lens: the logit lens"),
+                 picture.err.constData());
+        QVERIFY(!QFileInfo::exists(path));
+        const ProgramRun fits = runProgram(lens + QStringList{"--memory-budget", "300M"});
+        QVERIFY2(fits.exit_code == 0, fits.err.constData());
+        QVERIFY(QFileInfo::exists(json));
+    }
+
     void badValuesAreOneErrorLine()
     {
         QTemporaryDir out;

@@ -104,6 +104,32 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(computed.count() >= 1 && view()->painter().result()->tokens.target == 7, 20000);
     }
 
+    // The target and foil written as the rest of the window writes tokens ("␣cat", never "Ġcat"),
+    // in the fields and in the picture's title, and typed that way too.
+    void tokensAsTheWindowWritesThem()
+    {
+        openOnTab(QStringLiteral("gpt2-tiny"), QStringLiteral("the cat sat on the"));
+        QTRY_VERIFY_WITH_TIMEOUT(view()->targetBox()->count() > 0, 20000);
+        const auto model = controller()->model();
+        for (QComboBox* box : {view()->targetBox(), view()->foilBox()})
+            for (int i = 0; i < box->count(); ++i) {
+                QVERIFY2(!box->itemText(i).contains(QChar(0x0120)), qPrintable(box->itemText(i)));
+                QCOMPARE(box->itemText(i), model->tokenLabels({model->tokenText(box->itemData(i).toInt())}).value(0));
+            }
+        QVERIFY2(!view()->painter().metric().contains(QChar(0x0120)), qPrintable(view()->painter().metric()));
+
+        QSignalSpy computed(view(), &AttributionView::computed);
+        typeInto(view()->targetBox(), QStringLiteral("\u2423the"));
+        typeInto(view()->foilBox(), QStringLiteral("\u0120cat"));  // the vocabulary's spelling still works
+        QVERIFY(!view()->targetError()->isVisible());
+        QVERIFY(!view()->foilError()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(view()->painter().result() && view()->painter().result()->tokens.target == 262 &&
+                                     view()->painter().result()->tokens.foil == std::optional<int>(3797),
+                                 20000);
+        QVERIFY2(view()->painter().metric().startsWith(QStringLiteral("logit(\u2423the) \u2212 logit(\u2423cat)")),
+                 qPrintable(view()->painter().metric()));
+    }
+
     // A click on a head's cell opens that layer and head in One head.
     void clickingAHeadOpensIt()
     {

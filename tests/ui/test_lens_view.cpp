@@ -8,6 +8,7 @@
 #include "tests/ui/ModelWindowTest.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/SettingsPanel.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/lens/LensView.h"
 
@@ -172,6 +173,65 @@ private slots:
         QVERIFY(lens()->trackedError()->text().isEmpty());
         lens()->shadeBox()->setCurrentIndex(2);
         QCOMPARE(lens()->painter().shade(), LensPainter::Shade::TrackedRank);
+    }
+
+    // The tab chosen while the model is still opening (as --tab lens does): the first run lacks
+    // the residual stream, and is run again with it rather than waiting for the next keystroke.
+    void tabChosenWhileTheModelOpens()
+    {
+        m_window->openModelFolder(fixturesPath("models/gpt2-tiny"));
+        m_window->setCurrentView(View::Lens);
+        controller()->waitForIdle();
+        QTRY_VERIFY_WITH_TIMEOUT(complete(), 20000);
+        checkAgainstCore(5, std::nullopt);
+    }
+
+    // A lens over the memory budget (Settings › Memory budget) is refused in the tab, saying what
+    // it needs, and the pass stops keeping the residual stream for it; a larger budget draws it.
+    void aLensOverTheBudgetIsRefusedInTheTab()
+    {
+        open(fixturesPath("models/gpt2-tiny"), QStringLiteral("the cat sat"));
+        // The program's 256 MiB baseline and 12 MiB: less than the lens's (64, V) block of logits.
+        m_window->setMemoryBudget(std::int64_t(268) << 20);
+        controller()->waitForIdle();
+        m_window->setCurrentView(View::Lens);
+        QTRY_VERIFY(lens()->painter().message().contains(QStringLiteral("the logit lens of 3 tokens needs about")));
+        QVERIFY2(lens()->painter().message().contains(QStringLiteral("Memory budget")),
+                 qPrintable(lens()->painter().message()));
+        QVERIFY(!controller()->keepsResidualStream());
+
+        m_window->setMemoryBudget(std::int64_t(512) << 20);
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat on"));
+        controller()->waitForIdle();
+        QTRY_VERIFY_WITH_TIMEOUT(complete(), 20000);
+        QVERIFY(controller()->keepsResidualStream());
+        checkAgainstCore(5, std::nullopt);
+    }
+
+    // The tokens written as the rest of the window writes them ("␣cat", never "Ġcat"), and typed
+    // that way too; the cells in the window's colour map.
+    void tokensAsTheWindowWritesThemInItsColourMap()
+    {
+        open(fixturesPath("models/gpt2-tiny"), QStringLiteral("the cat sat on the"));
+        showLens();
+        QTRY_VERIFY_WITH_TIMEOUT(complete() && lens()->trackedBox()->count() > 0, 20000);
+        const auto model = controller()->model();
+        for (int i = 0; i < lens()->trackedBox()->count(); ++i) {
+            const QString item = lens()->trackedBox()->itemText(i);
+            QVERIFY2(!item.contains(QChar(0x0120)), qPrintable(item));
+            QCOMPARE(item, model->tokenLabels({model->tokenText(lens()->trackedBox()->itemData(i).toInt())}).value(0));
+        }
+
+        // "␣the" typed: id 262 (" the"), as its vocabulary spelling "Ġthe" is.
+        QLineEdit* field = lens()->trackedBox()->lineEdit();
+        field->setText(QStringLiteral("\u2423the"));
+        emit field->editingFinished();
+        QVERIFY2(lens()->trackedError()->text().isEmpty(), qPrintable(lens()->trackedError()->text()));
+        QCOMPARE(lens()->trackedId(), std::optional<int>(262));
+
+        QCOMPARE(lens()->painter().colorMap(), ColorMaps::Map::Viridis);
+        m_window->settingsPanel()->setColorMap(ColorMaps::Map::Magma);
+        QCOMPARE(lens()->painter().colorMap(), ColorMaps::Map::Magma);
     }
 };
 

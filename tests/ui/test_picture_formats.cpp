@@ -3,13 +3,17 @@
 // compared with the PNG: the same size, the same layout within a few pixels, and heatmap cells
 // of exactly the same colour at their centres. Both tools come from scripts/bootstrap.sh.
 //
+// The views of a whole model's run are walked from the view registry, drawn from gpt2-tiny.
+//
 // Set ATTENTION_PICTURES_DIR to keep the pictures and their rasterisations for a look.
+#include "core/model/ModelSession.h"
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "ui/export/ViewExporter.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/HeatmapCells.h"
 #include "ui/heatmap/HeatmapPlot.h"
+#include "ui/registry/ViewRegistry.h"
 #include "ui/shell/AppSettings.h"
 #include "ui/shell/MainWindow.h"
 
@@ -24,9 +28,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <vector>
 
 #include "tests/support/ExternalTool.h"
+#include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
 
@@ -119,39 +125,19 @@ class TestPictureFormats : public QObject {
 
     QTemporaryDir m_dir;
 
-private slots:
-    void everyViewIsTheSamePictureInEveryFormat_data()
+    // `request` exported by `exportTo` as PNG, SVG and PDF, the SVG drawn by librsvg and the PDF
+    // by poppler: each the same layout as the PNG within a few pixels, with fonts a browser finds.
+    void checkSamePictureInEveryFormat(const QString& name, ExportRequest request,
+                                       const std::function<Status(const ExportRequest&)>& exportTo)
     {
-        QTest::addColumn<int>("view");
-        QTest::addColumn<bool>("causal");
-        QTest::addColumn<QString>("name");
-        QTest::addRow("grid") << int(View::Grid) << false << "grid";
-        QTest::addRow("grid causal") << int(View::Grid) << true << "grid-causal";
-        QTest::addRow("head causal") << int(View::Head) << true << "head-causal";
-        QTest::addRow("compare") << int(View::Compare) << false << "compare";
-        QTest::addRow("lines") << int(View::Lines) << false << "lines";
-        QTest::addRow("shapes") << int(View::Shapes) << true << "shapes";
-    }
-    void everyViewIsTheSamePictureInEveryFormat()
-    {
-        QFETCH(int, view);
-        QFETCH(bool, causal);
-        QFETCH(QString, name);
-        const AttentionResult result = sentenceResult(causal);
-        const QSize size(1000, 720);
+        const QSize size = request.size;
         QImage pictures[3];
         QString error;
         const char* formats[] = {"png", "svg", "pdf"};
         for (int f = 0; f < 3; ++f) {
-            ExportRequest request;
             request.path = m_dir.filePath(QStringLiteral("%1.%2").arg(name, QLatin1String(formats[f])));
-            request.view = View(view);
-            request.head = 2;
-            request.compare_a = 2;
-            request.compare_b = 5;
-            request.size = size;
-            const Status status = ViewExporter::exportView(result, request);
-            QVERIFY2(status.ok(), qPrintable(status.error()));
+            const Status status = exportTo(request);
+            QVERIFY2(status.ok(), qPrintable(name + QStringLiteral(": ") + status.error()));
             keep(request.path);
             if (f == 0)
                 pictures[0] = QImage(request.path).convertToFormat(QImage::Format_RGB32);
@@ -186,9 +172,71 @@ private slots:
                      qPrintable(value));
         }
         QVERIFY(families > 0);
-        QVERIFY(svg.contains(QStringLiteral("<svg width=\"1000\" height=\"720\"")));
+        QVERIFY(svg.contains(QStringLiteral("<svg width=\"%1\" height=\"%2\"").arg(size.width()).arg(size.height())));
         // No JPEG anywhere in the PDF.
         QVERIFY(!readAll(m_dir.filePath(name + QStringLiteral(".pdf"))).contains("/DCTDecode"));
+    }
+
+private slots:
+    void everyViewIsTheSamePictureInEveryFormat_data()
+    {
+        QTest::addColumn<int>("view");
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<QString>("name");
+        QTest::addRow("grid") << int(View::Grid) << false << "grid";
+        QTest::addRow("grid causal") << int(View::Grid) << true << "grid-causal";
+        QTest::addRow("head causal") << int(View::Head) << true << "head-causal";
+        QTest::addRow("compare") << int(View::Compare) << false << "compare";
+        QTest::addRow("lines") << int(View::Lines) << false << "lines";
+        QTest::addRow("shapes") << int(View::Shapes) << true << "shapes";
+    }
+    void everyViewIsTheSamePictureInEveryFormat()
+    {
+        QFETCH(int, view);
+        QFETCH(bool, causal);
+        QFETCH(QString, name);
+        const AttentionResult result = sentenceResult(causal);
+        ExportRequest request;
+        request.view = View(view);
+        request.head = 2;
+        request.compare_a = 2;
+        request.compare_b = 5;
+        request.size = QSize(1000, 720);
+        checkSamePictureInEveryFormat(name, request,
+                                      [&](const ExportRequest& r) { return ViewExporter::exportView(result, r); });
+    }
+
+    // Every view the registry draws from a whole model's run (model, rollout, lens, attribution,
+    // and the model's chain of blocks), from gpt2-tiny, in the three formats.
+    void everyModelViewIsTheSamePictureInEveryFormat()
+    {
+        auto session = ModelSession::open(testing::modelFixture(QStringLiteral("gpt2-tiny")));
+        QVERIFY2(session, qPrintable(session.error()));
+        const std::vector<int> ids = {464, 3797, 3332, 319, 262, 2603, 13};
+        auto run = (*session)->model().forward(ids, 1, true);
+        QVERIFY2(run, qPrintable(run.error()));
+        const QStringList labels = (*session)->tokenLabels((*session)->tokenTexts(ids));
+        int drawn = 0;
+        for (const ViewRow& row : ViewRegistry::rows()) {
+            for (const bool chain : {false, true}) {
+                if (chain ? !row.model_picture : (!row.picture || row.source != ViewSource::ModelRun))
+                    continue;
+                ExportRequest request;
+                request.view = row.id;
+                request.model_chain = chain;
+                request.size = QSize(1000, 720);
+                request.metric = MetricTokens{262, 13};  // the lens tracks it, the attribution splits it
+                const QString name = QStringLiteral("model-%1").arg(QLatin1String(chain ? row.model_key : row.key));
+                checkSamePictureInEveryFormat(name, request, [&](const ExportRequest& r) {
+                    return ViewExporter::exportRun(*run, (*session)->config(), labels, QStringLiteral("gpt2-tiny"), r,
+                                                   session->get());
+                });
+                if (QTest::currentTestFailed())
+                    return;
+                ++drawn;
+            }
+        }
+        QVERIFY(drawn >= 5);
     }
 
     // A heatmap's cells come out in exactly the same colour in the PNG, in the SVG drawn by

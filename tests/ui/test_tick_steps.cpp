@@ -2,15 +2,21 @@
 // 5, 10, 20, 25, 50, ...), the smallest whose labels do not overlap; the same n on both axes of a
 // map whose rows and columns are the same tokens, and on every map of one grid; each label at a
 // multiple of n, naming the token it sits at (also on a reduced axis, where a drawn cell holds
-// several tokens).
+// several tokens). In a grid of thumbnails the labels are shortened so that the maps keep most of
+// their room, and a colour bar too short for two round ticks labels its two ends.
 #include "core/pipeline/AttentionPipeline.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/RunSettings.h"
 #include "tests/support/TestSuite.h"
+#include "ui/heatmap/ColorBar.h"
 #include "ui/heatmap/HeatmapLabels.h"
 #include "ui/heatmap/HeatmapPlot.h"
 #include "ui/views/heads/HeadsGrid.h"
 
+#include <QBuffer>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSvgGenerator>
 #include <QTest>
 
 using namespace attn;
@@ -181,6 +187,71 @@ private slots:
             QCOMPARE(grid.plot(i)->shownRowLabels(), first_rows);
             QCOMPARE(grid.plot(i)->shownColumnLabels(), first_rows);
         }
+    }
+
+    // 16 heads in a small area (All heads at the window's minimum size): the token labels are
+    // shortened to a sixth of a thumbnail at most, and left out of thumbnails under 120 pixels,
+    // so that the map keeps most of its room.
+    void thumbnailLabelsLeaveTheMapMostOfIt_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("minimum window") << QSize(580, 360);  // thumbnails of about 80 px: no labels
+        QTest::addRow("1400 x 900") << QSize(1100, 680);     // about 150 px: short labels
+    }
+    void thumbnailLabelsLeaveTheMapMostOfIt()
+    {
+        QFETCH(QSize, size);
+        RunSettings settings;
+        settings.num_heads = 16;
+        settings.d_model = 64;
+        auto computed = AttentionPipeline::run(
+            settings, QStringLiteral("internationalization responsibilities extraordinarily misunderstanding "
+                                     "the cat sat on the mat"),
+            TraceDetail::Probabilities);
+        QVERIFY2(computed, qPrintable(computed.error()));
+        const auto result = std::make_shared<const AttentionResult>(std::move(computed).value());
+        HeadsGrid grid;
+        grid.setAttribute(Qt::WA_DontShowOnScreen);
+        grid.resize(size);
+        grid.show();
+        grid.setResult(result);
+        QCoreApplication::processEvents();
+        QVERIFY(grid.plot(15) != nullptr);
+        for (int i = 0; grid.plot(i); ++i) {
+            HeatmapPlot* plot = grid.plot(i);
+            plot->replotNow();
+            QFont tick_font = plot->font();
+            tick_font.setPixelSize(10);  // a thumbnail's (HeatmapLabels::setCompact)
+            const QFontMetrics metrics(tick_font);
+            const int room = std::max(24, std::min(plot->width(), plot->height()) / 6);
+            const Labels shown = plot->shownColumnLabels() + plot->shownRowLabels();
+            const int side = std::min(plot->width(), plot->height());
+            QCOMPARE(shown.isEmpty(), side < 120);
+            for (const auto& [at, text] : shown)
+                QVERIFY2(metrics.horizontalAdvance(text) <= room + 1,
+                         qPrintable(QStringLiteral("head %1: '%2' in %3 px").arg(i).arg(text).arg(room)));
+        }
+    }
+
+    // A colour bar too short for two round ticks (the Model tab at the window's minimum size)
+    // still labels both its ends, not "0" alone.
+    void aShortColourBarLabelsBothEnds()
+    {
+        ColorBar bar;
+        bar.setRange(0.0, 0.83);
+        bar.setLabel(QStringLiteral("weight"));
+        bar.setMaskLegendVisible(true);
+        QBuffer svg;
+        svg.open(QIODevice::WriteOnly);
+        QSvgGenerator generator;
+        generator.setOutputDevice(&svg);
+        generator.setSize(QSize(80, 80));
+        QPainter painter(&generator);
+        bar.paintTo(&painter, QRectF(0, 0, 80, 80));  // a bar of about 20 px
+        painter.end();
+        const QString text = QString::fromUtf8(svg.data());
+        static const QRegularExpression low(QStringLiteral(">\\s*0\\s*<")), high(QStringLiteral(">\\s*0\\.83\\s*<"));
+        QVERIFY2(text.contains(low) && text.contains(high), qPrintable(text.right(1500)));
     }
 };
 

@@ -1,7 +1,8 @@
 // The weights <-> norms switch in a real MainWindow on a whole model (the tiny GPT-2 fixture):
 // its action (View › Heatmaps, Ctrl+Shift+N), the grid's and One head's values against the core's
 // value-weighted attention A_ij ||f^h(x_j)|| (AttentionNorms) of the run in hand, no new forward
-// pass, the titles saying which is drawn, the Model and Rollout tabs, and the setting kept.
+// pass, the titles saying which is drawn, the Model and Rollout tabs, the setting kept, and a
+// long input's reason for drawing the weights shown beside the switch.
 #include "core/lens/AttentionNorms.h"
 #include "core/model/ModelRun.h"
 #include "core/model/ModelSession.h"
@@ -22,8 +23,11 @@
 #include "ui/views/rollout/RolloutView.h"
 
 #include <QAction>
+#include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolButton>
 
 using namespace attn;
 using namespace attn::testing;
@@ -106,6 +110,45 @@ private slots:
         QVERIFY(grid->caption().startsWith("weights"));
         QVERIFY(grid->plot(0)->values() == run->attention.head(1, 0));
         QVERIFY(!m_window->viewTabs()->modelView()->canvas()->gridPainter().run()->value_norms);
+    }
+
+    // A long input whose heads are not all kept cannot draw norms: the weights are drawn, the
+    // switch stays on and says why beside its button; a shorter input draws the norms again.
+    void aLongInputSaysWhyBesideTheSwitch()
+    {
+        AttentionController* controller = m_window->controller();
+        controller->setLongRouteBytes(0);  // so that 1,100 tokens take the long route
+        RunSettings config = controller->config();
+        config.d_model = 16;
+        config.num_heads = 4;
+        QVERIFY(controller->setConfig(config));
+        controller->waitForIdle();
+        AttentionKindSwitch* kind = m_window->attentionKind();
+        QVERIFY(m_window->viewTabs()->cornerWidget(Qt::TopRightCorner)->isAncestorOf(kind->button()));
+        kind->button()->click();
+        QVERIFY(kind->norms());
+        QVERIFY(kind->problemShown().isEmpty());
+        QVERIFY(m_window->headsGrid()->caption().startsWith("norms"));
+
+        QStringList words;
+        for (int i = 0; i < 1100; ++i)
+            words << QStringLiteral("w%1").arg((i * 7) % 53);
+        m_window->sentenceEdit()->setText(words.join(u' '));
+        controller->waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(controller->result()->seqLen(), 1100);
+        QVERIFY2(kind->problemShown().contains(QStringLiteral("keeps only one")), qPrintable(kind->problemShown()));
+        QVERIFY(kind->problemLabel()->isVisibleTo(m_window.get()));
+        QVERIFY(kind->norms());  // the choice stays
+        QVERIFY(m_window->actions()->get(ActionId::ValueNorms)->isChecked());
+        QVERIFY2(m_window->headsGrid()->caption().startsWith("weights"), qPrintable(m_window->headsGrid()->caption()));
+
+        m_window->sentenceEdit()->setText(QStringLiteral("the cat sat"));
+        controller->waitForIdle();
+        QCoreApplication::processEvents();
+        QVERIFY(kind->problemShown().isEmpty());
+        QVERIFY(!kind->problemLabel()->isVisibleTo(m_window.get()));
+        QVERIFY(m_window->headsGrid()->caption().startsWith("norms"));
     }
 
     void switchIsRemembered()

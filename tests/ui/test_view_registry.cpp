@@ -95,7 +95,7 @@ private slots:
         QCOMPARE(viewFromKey("pie"), std::nullopt);
         // The command-line contract's names, in --help's order.
         QCOMPARE(ViewRegistry::exportKeys(), QStringList({"grid", "head", "compare", "lines", "shapes", "model",
-                                                          "model-shapes", "rollout", "qk", "lens"}));
+                                                          "model-shapes", "rollout", "qk", "lens", "attribution"}));
     }
 
     void everyRowIsATabWithItsAction()
@@ -147,8 +147,10 @@ private slots:
                 QVERIFY(refused.exit_code != 0);
                 QVERIFY2(refused.err.contains(QLatin1String(row.needs_model)), qPrintable(refused.err));
             }
-            // With a whole model every exported view draws: the run, or its selected layer.
-            checkExport(model + view, QStringLiteral("model-%1").arg(row.key));
+            // With a whole model every exported view draws: the run, or its selected layer. The
+            // attribution splits a metric's logit, so it needs one.
+            const QStringList metric = row.id == View::Attribution ? QStringList{"--metric", "5"} : QStringList();
+            checkExport(model + view + metric, QStringLiteral("model-%1").arg(row.key));
             if (row.model_key)
                 checkExport(model + QStringList{"--view", QString::fromLatin1(row.model_key)},
                             QStringLiteral("model-%1").arg(row.model_key));

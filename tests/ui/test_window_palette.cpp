@@ -2,7 +2,8 @@
 // fields' placeholders stay readable, and every view's picture is a white figure on purpose (as
 // its exports are) with dark text, while the controls around it follow the palette.
 // With ATTENTION_WINDOW_SHOTS=<folder> it also writes the window at 1400 x 900, 1000 x 700 and
-// its minimum size, light and dark, with a small GPT-2 open, for docs/window.md
+// its minimum size, light and dark, with a small GPT-2 open (All heads, Compare, Lines, Lens and
+// Attribution), for docs/window.md
 // (scripts/make_window_shots.sh).
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
@@ -10,8 +11,9 @@
 #include "ui/controller/AttentionController.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/PlaceholderContrast.h"
-#include "ui/views/View.h"
 #include "ui/shell/ViewTabs.h"
+#include "ui/views/View.h"
+#include "ui/views/ViewPage.h"
 
 #include <QApplication>
 #include <QDir>
@@ -147,8 +149,10 @@ private slots:
             setDark(dark);
             for (const auto& size : sizes) {
                 m_window->resize(size.size);
-                for (const View view : {View::Grid, View::Compare, View::Lines}) {
+                for (const View view : {View::Grid, View::Compare, View::Lines, View::Lens, View::Attribution}) {
                     showView(view);
+                    m_window->viewTabs()->page(view)->computeNow();  // the Lens and Attribution draw on a worker
+                    QCoreApplication::processEvents();
                     const QString name =
                         QStringLiteral("window-%1-%2-%3.png").arg(viewKey(view), size.name, dark ? "dark" : "light");
                     QVERIFY(m_window->grab().save(QDir(folder).filePath(name)));

@@ -114,11 +114,20 @@ void ColorBar::paintTo(QPainter* painter, const QRectF& target) const
             step = niceStep(step * 10.0);  // the next of 1, 2, 5 x 10^n
         const int decimals = std::max(0, int(-std::floor(std::log10(step))));
         painter->setPen(QColor(0x30, 0x30, 0x30));
-        for (double tick = std::ceil(m_low / step) * step; tick <= m_high + step * 1e-6; tick += step) {
+        const auto drawTick = [&](double tick, const QString& text) {
             const double y = bar.bottom() - (tick - m_low) / range * bar.height();
             painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
             painter->drawText(QRectF(bar.right() + 7, y - 8, target.right() - bar.right() - 7, 16),
-                              Qt::AlignLeft | Qt::AlignVCenter, QString::number(tick, 'f', decimals));
+                              Qt::AlignLeft | Qt::AlignVCenter, text);
+        };
+        const double first = std::ceil(m_low / step) * step;
+        if (first + step > m_high + step * 1e-6) {
+            // Too short for two round ticks: the two ends, so that the scale can still be read.
+            drawTick(m_low, QString::number(m_low, 'g', 2));
+            drawTick(m_high, QString::number(m_high, 'g', 2));
+        } else {
+            for (double tick = first; tick <= m_high + step * 1e-6; tick += step)
+                drawTick(tick, QString::number(tick, 'f', decimals));
         }
     }
     if (m_mask_legend) {

@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kMaxCachedTicks = 16;  // QCPAxisPainterPrivate's label cache: setMaxCost(16)
 constexpr int kLongestLabel = 90;    // pixels; longer token labels are elided
+constexpr int kSmallestLabelledThumbnail = 120;  // pixels a side; smaller thumbnails have no token labels
 
 QList<std::pair<int, QString>> ticksOf(QCPAxisTickerText& ticker, const QCPRange& range, int first, int factor)
 {
@@ -120,17 +121,31 @@ void HeatmapLabels::setCompact(bool compact, const QFont& font)
 bool HeatmapLabels::layOut(const QSize& size, const DrawnGrid& grid, bool square, bool thumbnail)
 {
     fitTexts(size);
+    // In a grid of thumbnails a label gets a sixth of the thumbnail at most, so that the map keeps
+    // most of it: longer token labels are elided, as a small-multiples figure shortens them.
+    const int room =
+        m_compact ? std::clamp(std::min(size.width(), size.height()) / 6, 24, kLongestLabel) : kLongestLabel;
+    if (room != m_label_room) {
+        m_label_room = room;
+        m_ticks = {};
+    }
+    // A thumbnail too small for labels to leave the map its room (16 heads in a small window):
+    // none at all; the head's title and the hover still say what it shows.
+    const bool labelled = !m_compact || std::min(size.width(), size.height()) >= kSmallestLabelledThumbnail;
+    for (QCPAxis* axis : {m_x, m_y})
+        if (axis->tickLabels() != labelled)
+            axis->setTickLabels(labelled);
     const int rows = grid.rows;
     const int columns = grid.columns;
-    const int longest = longestLabel(grid);
+    const int longest = labelled ? std::min(longestLabel(grid), m_label_room) : 0;
     // Estimated axis rect: the widget minus room for labels, titles and the colour bar.
-    const int reserve_x = std::min(longest, 90) + (m_compact ? 8 : 30) + (m_scale->visible() ? 70 : 0);
+    const int reserve_x = longest + (m_compact ? 8 : 30) + (m_scale->visible() ? 70 : 0);
     const int reserve_y = (m_compact ? 30 : 50) + (m_title_element->text().isEmpty() ? 0 : 20);
     // Zoomed, only part of the drawn cells is visible.
     const double shown_columns = std::min<double>(std::max(1, columns), visibleDrawnColumns());
     const double shown_rows = std::min<double>(std::max(1, rows), visibleDrawnRows());
     const double cell_width = double(std::max(10, size.width() - reserve_x)) / shown_columns;
-    const double cell_height = double(std::max(10, size.height() - reserve_y - std::min(longest, 90))) / shown_rows;
+    const double cell_height = double(std::max(10, size.height() - reserve_y - longest)) / shown_rows;
 
     // Square cells are as small as the smaller of the two estimates (squaredCell).
     const auto [square_width, square_height] =
@@ -266,7 +281,7 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
     const QFontMetricsF metrics(x->tickLabelFont());
     const double gap = 1;
     const bool was_rotated = x->tickLabelRotation() != 0;
-    const int longest = std::min(m_longest_label, kLongestLabel);
+    const int longest = std::min(m_longest_label, m_label_room);
     const bool rotate = longest + 4 > cell_width || (at_least_current && was_rotated);
     x->setTickLabelRotation(rotate ? -90 : 0);
     // What a label's glyphs take across its axis, capitals to descenders: the font's leading
@@ -307,7 +322,7 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
     if (ticks == m_ticks)
         return rotate != was_rotated;
     m_ticks = ticks;
-    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, kLongestLabel); };
+    auto elided = [&](const QString& text) { return metrics.elidedText(text, Qt::ElideRight, m_label_room); };
     // Every token at a multiple of the step, wherever the view is panned, at its own place in
     // its drawn cell (the centre of cell i is coordinate i; a reduced cell holds `block` tokens).
     const auto add_ticks = [&](QCPAxisTickerText& ticker, int step, int block, int first, int count, int from, int to,
@@ -327,11 +342,15 @@ bool HeatmapLabels::setTickSteps(double cell_width, double cell_height, bool at_
 
 QList<std::pair<int, QString>> HeatmapLabels::shownRowLabels(const DrawnGrid& grid) const
 {
+    if (!m_y->tickLabels())
+        return {};
     return ticksOf(*m_y_ticker, m_y->range(), grid.window.first_row, grid.blocks.rows);
 }
 
 QList<std::pair<int, QString>> HeatmapLabels::shownColumnLabels(const DrawnGrid& grid) const
 {
+    if (!m_x->tickLabels())
+        return {};
     return ticksOf(*m_x_ticker, m_x->range(), grid.window.first_column, grid.blocks.columns);
 }
 

@@ -102,6 +102,7 @@ private:
     QStringList m_row_labels;
     QStringList m_column_labels;
     int m_longest_label = -1;            // widest column label in the tick font, -1 = to be measured
+    int m_label_room = 90;               // pixels a token label may take; longer ones are elided
     QHash<QString, int> m_label_widths;  // label -> width in the tick font (typing changes one label)
     struct TickKey {
         int x_step = -1, y_step = -1, rows = -1, columns = -1;

@@ -444,6 +444,11 @@ QList<std::pair<int, QString>> HeatmapPlot::shownRowLabels() const
     return d->labels->shownRowLabels(drawnGrid());
 }
 
+QRect HeatmapPlot::cellsRect() const
+{
+    return d->rect->rect();
+}
+
 QList<std::pair<int, QString>> HeatmapPlot::shownColumnLabels() const
 {
     return d->labels->shownColumnLabels(drawnGrid());

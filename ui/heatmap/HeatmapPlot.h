@@ -152,6 +152,7 @@ public:
     // only within the view.
     QList<std::pair<int, QString>> shownRowLabels() const;
     QList<std::pair<int, QString>> shownColumnLabels() const;
+    QRect cellsRect() const;  // where the cells are drawn, in the widget
     double valueLow() const { return m_colouring.valueLow(); }
     double valueHigh() const { return m_colouring.valueHigh(); }
     // What the colours are computed from: the values, or (PerRow) the row-scaled values over

@@ -1,5 +1,6 @@
 #include "ui/registry/ViewRegistry.h"
 
+#include "ui/views/attribution/AttributionPicture.h"
 #include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/ComparePicture.h"
 #include "ui/views/compare/CompareView.h"
@@ -129,7 +130,7 @@ const std::array<ViewRow, 11> kRows = {{
      .action = QT_TRANSLATE_NOOP("ViewRegistry", "&Attribution: heads to logit"),
      .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show what each head, MLP and bias adds to a predicted token's logit"),
      .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_A, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
-     .create = createPage<AttributionView>, .picture = nullptr,
+     .create = createPage<AttributionView>, .picture = AttributionPicture::fromRequest,
      .needs_model = "it splits a model's logit into its heads' parts"},
 }};
 // clang-format on

@@ -1,6 +1,9 @@
 #include "ui/shell/LensLink.h"
 
+#include "core/model/ModelRun.h"
+#include "core/model/ModelSession.h"
 #include "ui/controller/AttentionController.h"
+#include "ui/controller/LensMemory.h"
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/lens/LensView.h"
 
@@ -24,7 +27,26 @@ LensLink::LensLink(AttentionController* controller, ViewTabs* tabs, QObject* par
 
 void LensLink::followTab()
 {
-    m_controller->setKeepResidualStream(m_tabs->currentWidget() == m_lens);
+    const bool keep = m_tabs->currentWidget() == m_lens && lensFits();
+    // The tab chosen while the model was still opening: the controller already keeps the stream,
+    // but the first run was made without it. Asked again, a run without it is run once more.
+    if (keep && m_controller->keepsResidualStream())
+        m_controller->setKeepResidualStream(false);
+    m_controller->setKeepResidualStream(keep);
+}
+
+bool LensLink::lensFits()
+{
+    const auto model = m_controller->model();
+    const auto run = m_controller->modelRun();
+    QString refusal;
+    if (model && run)
+        if (Status s = LensMemory::check(model->config(), run->seqLen(), m_lens->request().top_k,
+                                         m_controller->memoryBudget());
+            !s)
+            refusal = tr("%1 (Settings \u203a Memory budget)").arg(s.error());
+    m_lens->setRefusal(refusal);
+    return refusal.isEmpty();
 }
 
 }  // namespace attn

@@ -8,6 +8,7 @@
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
+#include "ui/views/lens/LensView.h"
 #include "ui/views/lines/LinesCanvas.h"
 #include "ui/views/lines/LinesView.h"
 #include "ui/views/model/ModelView.h"
@@ -93,6 +94,7 @@ void ViewTabs::updateShown()
     const bool any = std::find(hidden.begin(), hidden.end(), true) != hidden.end();
     const bool every = !hidden.empty() && std::find(hidden.begin(), hidden.end(), false) == hidden.end();
     std::shared_ptr<const AttentionResult> drawn = m_result;  // the weights, or the norms
+    const QString problem_before = m_norms_error;
     m_norms_error.clear();
     if (m_result && m_value_norms) {
         if (m_norms_of != m_result.get()) {
@@ -106,6 +108,8 @@ void ViewTabs::updateShown()
         else
             m_norms_error = weighed.error();
     }
+    if (m_norms_error != problem_before)
+        emit valueNormsProblem(m_norms_error);
     if (drawn && any && !every)  // every key hidden would leave nothing: shown as computed
         m_shown = std::make_shared<const AttentionResult>(AttentionDisplay::withHiddenKeys(*drawn, hidden));
     else
@@ -244,6 +248,8 @@ void ViewTabs::setColorMap(ColorMaps::Map map)
     m_grid->setColorMap(map);
     m_head_view->setColorMap(map);
     m_compare->setColorMap(map);
+    if (auto* lens = dynamic_cast<LensView*>(page(View::Lens)))
+        lens->setColorMap(map);
 }
 
 void ViewTabs::setSentence(const QString& sentence)

@@ -116,6 +116,8 @@ signals:
     void modelHeadActivated(int layer, int head);
     // A model's layer chosen on a tab (the Q-K tab's layer box).
     void layerChosen(int layer);
+    // valueNormsError() changed (a result whose norms cannot be drawn, or one whose can again).
+    void valueNormsProblem(const QString& message);
 
 private:
     void bringUpToDate(int tab);

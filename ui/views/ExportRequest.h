@@ -2,6 +2,7 @@
 
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
+#include "core/lens/LogitMetric.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeadAggregate.h"
@@ -41,7 +42,9 @@ struct ExportRequest {
     CellReduction reduction = CellReduction::Max;   // grid, head, compare: what a reduced pixel shows
     AttentionRollout::Options rollout;              // rollout: --rollout-fusion, --residual-weight
     int top_k = 5;                                  // lens: --top-k
-    std::optional<int> tracked_token;               // lens: --metric's TARGET
+    // --metric's tokens: the lens tracks its TARGET, the attribution splits its logit (difference).
+    std::optional<MetricTokens> metric;
+    std::optional<int> position;  // attribution: --position (default: the last token)
 };
 
 }  // namespace attn

@@ -66,6 +66,14 @@ void AttributionPainter::setMessage(const QString& message)
     m_message = message;
 }
 
+QString AttributionPainter::metricText(const QString& target, const QString& foil, int position, const QString& at)
+{
+    QString text = QStringLiteral("logit(%1)").arg(target);
+    if (!foil.isEmpty())
+        text += QStringLiteral(" \u2212 logit(%1)").arg(foil);
+    return text + QStringLiteral(" at position %1 \u2018%2\u2019").arg(position).arg(at);
+}
+
 QString AttributionPainter::sumLine(const AttributionResult& result)
 {
     return QStringLiteral("parts sum to %1; the model's logit%2 is %3")

@@ -23,8 +23,12 @@ public:
     void setMessage(const QString& message);  // no result: why (drawn in place of the picture)
     const std::shared_ptr<const AttributionResult>& result() const { return m_result; }
     const QString& message() const { return m_message; }
+    const QString& metric() const { return m_metric; }
     void setUpdating(bool updating) { m_updating = updating; }
 
+    // "logit(␣Paris) − logit(␣Rome) at position 7 ‘of’": the metric, its tokens and the
+    // position's token as a person reads them (foil empty: none).
+    static QString metricText(const QString& target, const QString& foil, int position, const QString& at);
     // "parts sum to X; the model's logit difference is Y" (or "...the model's logit is Y" without a foil).
     static QString sumLine(const AttributionResult& result);
     // The largest |contribution| of a head: the colour scale runs from -it to +it.

@@ -2,6 +2,7 @@
 
 #include "core/lens/LogitMetric.h"
 #include "core/lens/ResidualRows.h"
+#include "ui/views/TokenField.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -51,8 +52,8 @@ AttributionView::AttributionView(QWidget* parent) : QWidget(parent)
 {
     m_target = tokenBox(this, QStringLiteral("AttributionTarget"), tr("top prediction"));
     m_target->setToolTip(
-        tr("The token whose logit is split into parts: one of the head's top predictions, or "
-           "typed as the vocabulary spells it (\u201c\u0120cat\u201d) or as an id"));
+        tr("The token whose logit is split into parts: one of the head's top predictions, or typed as "
+           "the window shows it (\u2423cat), as the vocabulary spells it (\u0120cat) or as an id"));
     m_foil = tokenBox(this, QStringLiteral("AttributionFoil"), tr("none"));
     m_foil->setToolTip(tr("Optional: attribute logit(target) \u2212 logit(foil) instead"));
     m_target_error = errorLabel(this, QStringLiteral("AttributionTargetError"));
@@ -144,7 +145,7 @@ void AttributionView::setModelRun(std::shared_ptr<const ModelRun> run, const QSt
 
 QString AttributionView::tokenShown(int id) const
 {
-    return m_model ? m_model->tokenText(id) : QString::number(id);
+    return m_model ? TokenField::label(*m_model, id) : QString::number(id);
 }
 
 std::optional<AttributionView::Job> AttributionView::pendingJob()
@@ -171,9 +172,6 @@ std::optional<AttributionView::Job> AttributionView::pendingJob()
         return std::nullopt;
     }
 
-    LogitMetric::TokenLookup lookup;
-    if (const ModelTokenizer* tokenizer = m_model->tokenizer())
-        lookup = [tokenizer](const QString& token) { return tokenizer->tokenId(token); };
     Job job{m_model, m_run, m_position->value(), std::nullopt, std::nullopt};
     bool ok = true;
     const auto read = [&](QComboBox* box, QLabel* error, std::optional<int>& id) {
@@ -182,7 +180,7 @@ std::optional<AttributionView::Job> AttributionView::pendingJob()
             showError(error, QString());
             return;
         }
-        auto parsed = LogitMetric::parseToken(text, config.vocab_size, lookup);
+        auto parsed = TokenField::read(*box, *m_model);
         if (!parsed) {
             showError(error, parsed.error());
             ok = false;
@@ -246,12 +244,8 @@ void AttributionView::showOutcome(Outcome outcome, const Job& job)
     if (items != m_top) {  // refilled only when they change: the text being typed stays as it is
         m_top = items;
         m_filling = true;
-        for (QComboBox* box : {m_target, m_foil}) {
-            const QString typed = box->currentText();
-            box->clear();
-            box->addItems(items);
-            box->setEditText(typed);
-        }
+        for (QComboBox* box : {m_target, m_foil})
+            TokenField::fill(*box, *m_model, outcome.top);
         m_filling = false;
     }
     if (!outcome.attribution) {
@@ -260,10 +254,9 @@ void AttributionView::showOutcome(Outcome outcome, const Job& job)
         const AttributionResult& r = *outcome.attribution;
         const QString position_label =
             job.position < m_labels.size() ? m_labels[job.position] : QString::number(job.position);
-        QString metric = QStringLiteral("logit(%1)").arg(tokenShown(r.tokens.target));
-        if (r.tokens.foil)
-            metric += QStringLiteral(" \u2212 logit(%1)").arg(tokenShown(*r.tokens.foil));
-        metric += tr(" at position %1 \u2018%2\u2019").arg(job.position).arg(position_label);
+        const QString metric = AttributionPainter::metricText(tokenShown(r.tokens.target),
+                                                              r.tokens.foil ? tokenShown(*r.tokens.foil) : QString(),
+                                                              job.position, position_label);
         m_painter.setResult(std::make_shared<const AttributionResult>(std::move(outcome.attribution).value()), metric);
     }
     m_canvas->update();

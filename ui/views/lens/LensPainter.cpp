@@ -163,7 +163,8 @@ void LensPainter::paint(QPainter& painter, const QRectF& target) const
         const QRectF label_box(box.grid.left() + t * cell_w, box.columns.top(), cell_w * stride, box.columns.height());
         const QString text = t < m_columns.size() ? m_columns[t] : QString::number(t);
         painter.setPen(t == m_pinned ? kFrame : kInk);
-        painter.drawText(label_box, Qt::AlignLeft | Qt::AlignVCenter,
+        // Over its own column, as the cells' texts are centred; with a stride, from its column on.
+        painter.drawText(label_box, (stride == 1 ? Qt::AlignHCenter : Qt::AlignLeft) | Qt::AlignVCenter,
                          metrics.elidedText(text, Qt::ElideRight, label_box.width() - 2));
     }
     const int row_stride = std::max(1, int(std::ceil(12.0 / std::max(1.0, cell_h))));

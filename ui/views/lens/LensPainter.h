@@ -46,6 +46,7 @@ public:
     void setMessage(const QString& message) { m_message = message; }
     const QString& message() const { return m_message; }
     void setColorMap(ColorMaps::Map map) { m_map = map; }
+    ColorMaps::Map colorMap() const { return m_map; }
 
     void paint(QPainter& painter, const QRectF& target) const;
 

@@ -19,7 +19,8 @@ Result<HeadlessPicture> LensPicture::fromRequest(const PictureInput& input, cons
     const ModelSession& session = *input.session;
     LensRequest wanted;
     wanted.top_k = request.top_k;
-    wanted.tracked = request.tracked_token;
+    if (request.metric)
+        wanted.tracked = request.metric->target;
     auto lens = LogitLens::compute(session.config(), session.model().weights(), *input.run, wanted);
     if (!lens)
         return Error{QStringLiteral("--view lens: %1").arg(lens.error())};

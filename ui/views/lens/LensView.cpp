@@ -1,8 +1,8 @@
 #include "ui/views/lens/LensView.h"
 
-#include "core/lens/LogitMetric.h"
 #include "core/lens/ResidualRows.h"
 #include "core/model/ModelSession.h"
+#include "ui/views/TokenField.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -72,8 +72,8 @@ LensView::LensView(QWidget* parent) : QWidget(parent)
     m_tracked->setInsertPolicy(QComboBox::NoInsert);
     m_tracked->lineEdit()->setPlaceholderText(tr("token to track"));
     m_tracked->setToolTip(
-        tr("A token id or one vocabulary entry as the tokenizer spells it (Ġcat), or one of "
-           "the model's top predictions at the last position"));
+        tr("One of the model's top predictions at the last position, a token as the window shows it "
+           "(\u2423cat), a vocabulary entry as the tokenizer spells it (\u0120cat), or an id"));
     m_tracked_error = new QLabel(this);
     m_tracked_error->setStyleSheet(QStringLiteral("color: #c62828"));
     m_tracked_error->setWordWrap(true);
@@ -117,7 +117,7 @@ void LensView::setModel(std::shared_ptr<const ModelSession> model)
     m_tracked_error->clear();
     if (m_model) {
         const ModelSession* session = m_model.get();
-        m_painter.setTokenLabel([session](int id) { return session->tokenLabels({session->tokenText(id)}).value(0); });
+        m_painter.setTokenLabel([session](int id) { return TokenField::label(*session, id); });
         m_painter.setVocabSize(m_model->config().vocab_size);
     } else {
         m_painter.setTokenLabel({});
@@ -156,6 +156,14 @@ void LensView::setColorMap(ColorMaps::Map map)
     m_canvas->update();
 }
 
+void LensView::setRefusal(const QString& refusal)
+{
+    if (refusal == m_refusal)
+        return;
+    m_refusal = refusal;
+    changed();
+}
+
 void LensView::pin(int position)
 {
     m_painter.setPinned(position);
@@ -174,6 +182,8 @@ void LensView::refreshMessage()
                       .arg(m_model->model().weights().head_missing);
     else if (!m_run)
         message = tr("Waiting for the model's run…");
+    else if (!m_refusal.isEmpty())
+        message = m_refusal;
     else if (!ResidualRows::check(m_model->config(), *m_run))
         message = tr("Running the model again to keep its residual stream…");
     m_painter.setMessage(message);
@@ -217,10 +227,7 @@ void LensView::trackedEdited()
         changed();
         return;
     }
-    LogitMetric::TokenLookup lookup;
-    if (const ModelTokenizer* tokenizer = m_model->tokenizer())
-        lookup = [tokenizer](const QString& token) { return tokenizer->tokenId(token); };
-    auto id = LogitMetric::parseToken(text, m_model->config().vocab_size, lookup);
+    auto id = TokenField::read(*m_tracked, *m_model);
     if (!id) {
         m_tracked_error->setText(id.error());  // the last good token stays tracked
         return;
@@ -242,12 +249,11 @@ void LensView::fillTrackedChoices()
     const auto& result = m_painter.result();
     if (!m_model || !result || result->seq_len == 0 || !result->done.back())
         return;
-    const QString typed = m_tracked->currentText();
-    const QSignalBlocker block(m_tracked);
-    m_tracked->clear();
+    std::vector<int> ids;
     for (const LensEntry& entry : result->at(result->num_rows - 1, result->seq_len - 1).top)
-        m_tracked->addItem(m_model->tokenText(entry.id), entry.id);
-    m_tracked->setEditText(typed);
+        ids.push_back(entry.id);
+    const QSignalBlocker block(m_tracked);
+    TokenField::fill(*m_tracked, *m_model, ids);
 }
 
 void LensView::deliver(Outcome outcome)
@@ -291,8 +297,8 @@ void LensView::bringUpToDate()
 void LensView::computeNow()
 {
     // A picture wanted now (--screenshot) of a run made before the stream was asked for: the pass
-    // is made again here, keeping it.
-    if (m_model && m_run && !ResidualRows::check(m_model->config(), *m_run)) {
+    // is made again here, keeping it (not for a lens refused by the memory budget).
+    if (m_model && m_run && m_refusal.isEmpty() && !ResidualRows::check(m_model->config(), *m_run)) {
         if (auto again = m_model->model().forward(m_run->token_ids, m_run->selected_layer, true)) {
             m_run = std::make_shared<const ModelRun>(std::move(again).value());
             changed();

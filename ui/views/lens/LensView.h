@@ -40,6 +40,9 @@ public:
     void clearModel();
     // The window's layer: the row of hidden_states[layer + 1] (that layer's output) is framed.
     void setLayer(int layer);
+    LensRequest request() const;  // the top K and the tracked token chosen
+    // Why the lens of the run is not computed (it would exceed the memory budget); "" to compute it.
+    void setRefusal(const QString& refusal);
     void setColorMap(ColorMaps::Map map);
     // Pins a position (-1: none).
     void pin(int position);
@@ -73,7 +76,6 @@ private:
     void refreshMessage();
     void deliver(Outcome outcome);
     void fillTrackedChoices();
-    LensRequest request() const;
 
     LensPainter m_painter;
     std::shared_ptr<const ModelSession> m_model;
@@ -85,6 +87,7 @@ private:
     QSpinBox* m_top_k = nullptr;
     std::optional<int> m_tracked_id;
     int m_layer = 0;
+    QString m_refusal;
     bool m_requested = false;
     bool m_stale = true;
     OwnWorkers m_workers;
