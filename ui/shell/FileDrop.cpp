@@ -1,6 +1,7 @@
 #include "ui/shell/FileDrop.h"
 
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/SessionActions.h"
 
 #include <QFileInfo>
 #include <QMimeData>
@@ -20,6 +21,8 @@ void FileDrop::open(MainWindow& window, const QString& path)
 {
     if (QFileInfo(path).isDir())
         window.openModelFolder(path);  // a Hugging Face model folder
+    else if (SessionActions::isSessionFile(path))
+        window.sessionActions()->openSession(path);
     else
         window.openWeightsFile(path);
 }

@@ -17,6 +17,7 @@
 #include "ui/shell/ModelActions.h"
 #include "ui/shell/PlaceholderContrast.h"
 #include "ui/shell/ResultStatus.h"
+#include "ui/shell/SessionActions.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
 #include "ui/shell/ViewTabs.h"
@@ -227,6 +228,7 @@ void MainWindow::buildMenus()
     m_file_actions = new FileActions(*this, m_settings, menus->recentFiles());
     connect(m_file_actions, &FileActions::dataExported, this, &MainWindow::dataExported);
     m_model_actions = new ModelActions(*this, m_settings, menus->recentModels(), m_examples_menu);
+    m_session_actions = new SessionActions(*this, m_settings, menus->recentSessions());
     // The causal action is the config's causal option: it shows the controller's config
     // (showConfig, like the settings panel) and changes it when the user toggles it.
     connect(m_actions->get(ActionId::Causal), &QAction::triggered, this, [this](bool causal) {

@@ -31,6 +31,7 @@ class HeadsGrid;
 class LayerChooser;
 class MessageBar;
 class ResultStatus;
+class SessionActions;
 class SettingsPanel;
 class TokenStrip;
 class HeatmapMenu;
@@ -60,6 +61,8 @@ public:
     AttentionController* controller() const { return m_controller; }
     FileActions* fileActions() const { return m_file_actions; }
     ModelActions* modelActions() const { return m_model_actions; }
+    // File › Save session, Open session, Recent sessions, a dropped session file.
+    SessionActions* sessionActions() const { return m_session_actions; }
     // The result the views show (the controller's, but for a sentence typed to leave an example).
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
     QLabel* sentenceError() const { return m_sentence_error; }
@@ -163,6 +166,7 @@ private:
     ActionRegistry* m_actions = nullptr;
     FileActions* m_file_actions = nullptr;
     ModelActions* m_model_actions = nullptr;
+    SessionActions* m_session_actions = nullptr;
     KeyHiding* m_key_hiding = nullptr;
     InputErrors* m_input_errors = nullptr;
     QLineEdit* m_sentence = nullptr;

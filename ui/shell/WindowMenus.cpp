@@ -31,6 +31,10 @@ WindowMenus::WindowMenus(MainWindow& window, QDockWidget* settings_dock) : QObje
     m_recent_models = file->addMenu(tr("Recen&t models"));
     file->addAction(a->get(ActionId::CloseModel));
     file->addSeparator();
+    file->addAction(a->get(ActionId::OpenSession));
+    m_recent_sessions = file->addMenu(tr("Recent se&ssions"));
+    file->addAction(a->get(ActionId::SaveSession));
+    file->addSeparator();
     file->addAction(a->get(ActionId::ExportImage));
     file->addAction(a->get(ActionId::CopyImage));
     file->addAction(a->get(ActionId::ExportData));

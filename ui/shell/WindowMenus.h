@@ -20,6 +20,7 @@ public:
 
     QMenu* recentFiles() const { return m_recent_files; }
     QMenu* recentModels() const { return m_recent_models; }
+    QMenu* recentSessions() const { return m_recent_sessions; }
     QMenu* examples() const { return m_examples; }
 
 private:
@@ -30,6 +31,7 @@ private:
     MainWindow& m_window;
     QMenu* m_recent_files = nullptr;
     QMenu* m_recent_models = nullptr;
+    QMenu* m_recent_sessions = nullptr;
     QMenu* m_examples = nullptr;
 };
 
