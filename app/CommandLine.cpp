@@ -1,5 +1,7 @@
 #include "app/CommandLine.h"
 
+#include "app/SessionOptions.h"
+
 #include "core/io/OutputPath.h"
 #include "core/model/TokenIdList.h"
 #include "core/pipeline/MemoryPlan.h"
@@ -168,6 +170,9 @@ QString CommandLine::helpText()
                "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
                "                         times the norm of its value vector through the output projection;\n"
                "                         --export draws the norms in every --view that draws attention\n"
+               "  --save-session FILE    write the state these options give (model or weights, input, layer, head,\n"
+               "                         view, heatmap options, metric) as a session file, once the run succeeded\n"
+               "  --session FILE         the options a session file holds; options given beside it replace its values\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -201,8 +206,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
-    for (const char* const* name = GenerationCommandLine::kValued; *name; ++name)
-        parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
+    for (const char* const* table : {GenerationCommandLine::kValued, SessionCommandLine::kValued})
+        for (const char* const* name = table; *name; ++name)
+            parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
     if (!parser.parse(arguments))
@@ -212,6 +218,13 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     for (const QString& name : parser.optionNames()) {
         if (parser.optionNames().count(name) > 1)
             return Error{QStringLiteral("--%1 is given more than once").arg(name)};
+    }
+    // --session FILE: its values are options placed before the others, which replace them.
+    if (parser.isSet("session")) {
+        auto expanded = SessionCommandLine::expanded(arguments, parser);
+        if (!expanded)
+            return Error{expanded.error()};
+        return parse(*expanded);
     }
 
     CommandLineOptions options;
@@ -469,9 +482,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     }
     // The heatmap options draw pictures: --export (or the window); a --json alone has none.
     if (!parser.isSet("export") && parser.isSet("json"))
-        for (const char* picture : {"color-scale", "hide-tokens", "top-mass", "aggregate-heads", "reduce"})
-            if (parser.isSet(QLatin1String(picture)))
-                return Error{QStringLiteral("--%1: only for --export or the window").arg(QLatin1String(picture))};
+        for (const char* const* picture = SessionCommandLine::kPictureOnly; *picture; ++picture)
+            if (parser.isSet(QLatin1String(*picture)))
+                return Error{QStringLiteral("--%1: only for --export or the window").arg(QLatin1String(*picture))};
+    options.save_session_path = parser.value("save-session");  // a run without a window
     if (options.induction_probe > 0 && !options.headless())
         return Error{QStringLiteral("--induction-probe: only with --json or --export")};
     if (options.json_trace && !parser.isSet("json"))
@@ -521,6 +535,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
             return Error{QStringLiteral("--view %1: needs --model DIR (%2)").arg(row.model_key, row.model_key_needs)};
         if (row.needs_model)
             return Error{QStringLiteral("--view %1: needs --model DIR (%2)").arg(row.key, row.needs_model)};
+    }
+    if (parser.isSet("save-session")) {
+        auto session = SessionCommandLine::toSave(parser);
+        if (!session)
+            return Error{session.error()};
+        options.session_to_save = std::move(session).value();
     }
     return options;
 }

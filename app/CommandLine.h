@@ -5,6 +5,7 @@
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
+#include "core/io/Session.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
 #include "ui/heatmap/ColorScale.h"
@@ -51,6 +52,11 @@ struct CommandLineOptions {
     // Generation (with --model): --generate N, --temperature, --sample-seed, --sample-top-k, --sample-top-p.
     GenerationOptions generation;
 
+    // --save-session FILE: the options of the session table given (on the command line or by
+    // --session), written there once the run succeeds.
+    QString save_session_path;
+    Session session_to_save;
+
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf
     View view = View::Grid;  // what --export draws: any view but the walkthrough
@@ -91,7 +97,7 @@ struct CommandLineOptions {
     bool show_version = false;
 
     bool isCross() const { return !kv_sentence.isEmpty() || !kv_input_path.isEmpty(); }
-    bool headless() const { return !json_path.isEmpty() || !export_path.isEmpty(); }
+    bool headless() const { return !json_path.isEmpty() || !export_path.isEmpty() || !save_session_path.isEmpty(); }
 };
 
 class CommandLine {

@@ -162,6 +162,20 @@ Result<AttentionResult> HeadlessRunner::compute(const CommandLineOptions& option
 
 int HeadlessRunner::run(const CommandLineOptions& options, QTextStream& out, QTextStream& err)
 {
+    const int status = runOutputs(options, out, err);
+    if (status != 0 || options.save_session_path.isEmpty())
+        return status;
+    // --save-session: written last, so a run that fails leaves no session behind.
+    if (Status s = options.session_to_save.write(options.save_session_path); !s) {
+        err << "error: --save-session " << s.error() << '\n';
+        err.flush();
+        return 1;
+    }
+    return 0;
+}
+
+int HeadlessRunner::runOutputs(const CommandLineOptions& options, QTextStream& out, QTextStream& err)
+{
     auto fail = [&](const QString& message) {
         err << "error: " << message << '\n';
         err.flush();

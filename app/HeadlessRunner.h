@@ -24,6 +24,10 @@ public:
                                        const AttentionWeights& weights, TraceDetail detail);
     static Status checkMemory(const CommandLineOptions& options, int query_len, int key_len,
                               const AttentionWeights& weights, TraceDetail detail);
+
+private:
+    // --json and --export (--model: ModelCommand); run adds --save-session once they succeeded.
+    static int runOutputs(const CommandLineOptions& options, QTextStream& out, QTextStream& err);
 };
 
 }  // namespace attn

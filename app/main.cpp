@@ -93,14 +93,20 @@ int main(int argc, char** argv)
     QTextStream out(stdout);
     QTextStream err(stderr);
     const QStringList raw = rawArguments(argc, argv);
-    const bool without_window = mentions(raw, {"json", "export", "screenshot"});
+    const bool without_window = mentions(raw, {"json", "export", "screenshot", "save-session"});
     auto options = CommandLine::parse(raw);
     std::unique_ptr<QCoreApplication> app;
     if (!options && (hasDisplay() || without_window || mentions(raw, {"platform"}))) {
         // Perhaps Qt's own options (-style, -platform, -stylesheet, -reverse, ...): QApplication
         // takes them out of argv; the command line reads what is left.
         app = without_window ? startHeadlessApplication(argc, argv) : startWindowApplication(argc, argv);
-        options = CommandLine::parse(QCoreApplication::arguments());
+        // QGuiApplication takes -session ID (X11 session management) out of argv as one of its own
+        // options: the command line's --session FILE goes back in.
+        QStringList arguments = QCoreApplication::arguments();
+        for (qsizetype i = 1; i + 1 < raw.size(); ++i)
+            if ((raw[i] == u"--session" || raw[i] == u"-session") && !arguments.contains(raw[i]))
+                arguments << raw[i] << raw[i + 1];
+        options = CommandLine::parse(arguments);
     }
     if (!options) {
         err << "error: " << options.error() << '\n';
@@ -153,7 +159,7 @@ int main(int argc, char** argv)
     MainWindow window(&settings);
     // Options given on the command line (besides Qt's, taken by QApplication) win over the
     // remembered settings.
-    if (QCoreApplication::arguments().size() > 1)
+    if (QCoreApplication::arguments().size() > 1 || mentions(raw, {"session"}))
         if (Status applied = WindowLauncher::apply(window, *options); !applied)
             err << "error: " << applied.error() << '\n';  // the window opens anyway
     window.show();

@@ -16,7 +16,7 @@ shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fuzz_safetensors fuzz_npy fuzz_npz fuzz_json_weights fuzz_weight_file fuzz_model_config
-    fuzz_tokenizer_json fuzz_vocab_json fuzz_merges_txt fuzz_vocab_txt fuzz_model_index)
+    fuzz_tokenizer_json fuzz_vocab_json fuzz_merges_txt fuzz_vocab_txt fuzz_model_index fuzz_session)
 fi
 
 missing=()

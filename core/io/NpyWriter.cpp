@@ -1,7 +1,7 @@
 #include "core/io/NpyWriter.h"
 
-#include <QFileInfo>
-#include <QSaveFile>
+#include "core/io/AtomicFile.h"
+
 #include <QtEndian>
 
 #include <cstring>
@@ -92,13 +92,7 @@ Status NpyWriter::write(QIODevice& device, const QByteArray& npy)
 
 Status NpyWriter::writeFile(const QString& path, const QByteArray& npy)
 {
-    const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return Error{QStringLiteral("%1: cannot be written (%2)").arg(name, file.errorString())};
-    if (file.write(npy) != npy.size() || !file.commit())
-        return Error{QStringLiteral("%1: cannot be written (%2)").arg(name, file.errorString())};
-    return {};
+    return AtomicFile::write(path, npy);
 }
 
 }  // namespace attn

@@ -18,7 +18,7 @@
     X(safetensors)                                                                                                   \
     X(npy)                                                                                                           \
     X(npz) X(json_weights) X(weight_file) X(model_config) X(tokenizer_json) X(vocab_json) X(merges_txt) X(vocab_txt) \
-        X(model_index)
+        X(model_index) X(session)
 
 #define ATTENTION_DECLARE_FUZZ_TARGET(parser) extern "C" int fuzzReplay_##parser(const std::uint8_t* data, size_t size);
 ATTENTION_FUZZ_TARGETS(ATTENTION_DECLARE_FUZZ_TARGET)

@@ -48,6 +48,16 @@ ActionRegistry::ActionRegistry(QWidget* owner) : QObject(owner), m_owner(owner)
          QT_TR_NOOP("C&lose model"),
          {},
          QT_TR_NOOP("Close the model and go back to the weights of the settings panel")},
+        {ActionId::OpenSession,
+         QT_TR_NOOP("Open &session…"),
+         {},
+         QT_TR_NOOP("Open a saved session: the model or weights, the input, the layer, head and tab, the "
+                    "heatmap options, hidden tokens and metric")},
+        {ActionId::SaveSession,
+         QT_TR_NOOP("Sa&ve session…"),
+         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)},
+         QT_TR_NOOP("Save what the window shows (model or weights, input, layer, head, tab, heatmap options, "
+                    "hidden tokens, metric) as a session file, to open again here or with --session")},
         {ActionId::ExportImage,
          QT_TR_NOOP("&Export image…"),
          {QKeySequence(Qt::CTRL | Qt::Key_E)},

@@ -19,6 +19,8 @@ enum class ActionId {
     OpenWeights,
     OpenModel,
     CloseModel,
+    OpenSession,
+    SaveSession,
     ExportImage,
     CopyImage,
     ExportData,

@@ -26,8 +26,8 @@ const Setting<QString> kColorMap{"view/colormap", QStringLiteral("viridis")};
 const Setting<QString> kColorScale{"view/color-scale", QStringLiteral("without-one-key-rows")};
 const Setting<QString> kReduction{"view/reduction", QStringLiteral("max")};  // cellReductionKey
 const Setting<bool> kValueNorms{"view/value-norms", false};
-const Setting<qint64> kMemoryBudget{"memory/budget", 0};                     // bytes; 0 = MemoryPlan::defaultBudget()
-const Setting<QString> kView{"view/current", QStringLiteral("grid")};        // a viewKey
+const Setting<qint64> kMemoryBudget{"memory/budget", 0};               // bytes; 0 = MemoryPlan::defaultBudget()
+const Setting<QString> kView{"view/current", QStringLiteral("grid")};  // a viewKey
 const Setting<int> kHead{"view/head", 0};
 const Setting<QString> kModelFolder{"model/folder", QString()};  // a whole model's folder; empty: none
 const Setting<int> kModelLayer{"model/folder_layer", 0};
@@ -35,6 +35,20 @@ const Setting<bool> kTokenIdsInput{"input/token_ids_mode", false};
 const Setting<QString> kTokenIds{"input/token_ids", QString()};
 const Setting<QStringList> kRecent{"files/recent", QStringList()};
 const Setting<QStringList> kRecentModels{"files/recentModels", QStringList()};
+const Setting<QStringList> kRecentSessions{"files/recentSessions", QStringList()};
+
+const Setting<QStringList>& recentSetting(AppSettings::RecentList list)
+{
+    switch (list) {
+        case AppSettings::RecentList::ModelFolders:
+            return kRecentModels;
+        case AppSettings::RecentList::Sessions:
+            return kRecentSessions;
+        case AppSettings::RecentList::WeightFiles:
+            break;
+    }
+    return kRecent;
+}
 const Setting<QByteArray> kGeometry{"window/geometry", QByteArray()};
 const Setting<QByteArray> kState{"window/state", QByteArray()};
 
@@ -208,7 +222,7 @@ void AppSettings::setTokenIds(const QString& ids)
 }
 QStringList AppSettings::recent(RecentList list) const
 {
-    return get(list == RecentList::ModelFolders ? kRecentModels : kRecent);
+    return get(recentSetting(list));
 }
 
 void AppSettings::addRecent(RecentList list, const QString& path)
@@ -219,14 +233,14 @@ void AppSettings::addRecent(RecentList list, const QString& path)
     paths.prepend(clean);
     while (paths.size() > kMaxRecentFiles)
         paths.removeLast();
-    set(list == RecentList::ModelFolders ? kRecentModels : kRecent, paths);
+    set(recentSetting(list), paths);
 }
 
 void AppSettings::removeRecent(RecentList list, const QString& path)
 {
     QStringList paths = recent(list);
     paths.removeAll(QDir::cleanPath(path));
-    set(list == RecentList::ModelFolders ? kRecentModels : kRecent, paths);
+    set(recentSetting(list), paths);
 }
 
 QByteArray AppSettings::windowGeometry() const

@@ -57,7 +57,7 @@ public:
     bool valueNorms() const;  // the heatmaps draw ||A f(x)|| rather than the weights
     void setValueNorms(bool norms);
     // The File menu's recent weight files and model folders (RecentItems), each under its key.
-    enum class RecentList { WeightFiles, ModelFolders };
+    enum class RecentList { WeightFiles, ModelFolders, Sessions };
     QStringList recent(RecentList list) const;
     void addRecent(RecentList list, const QString& path);  // most recent first, at most kMaxRecentFiles
     void removeRecent(RecentList list, const QString& path);

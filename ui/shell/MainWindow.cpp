@@ -3,13 +3,13 @@
 #include "core/pipeline/AttentionResult.h"
 #include "ui/controller/AttentionController.h"
 #include "ui/heatmap/HeatmapPlot.h"
-#include "ui/shell/AboutText.h"
 #include "ui/shell/ActionRegistry.h"
 #include "ui/shell/AppSettings.h"
-#include "ui/shell/BreakableText.h"
-#include "ui/shell/FileActions.h"
 #include "ui/shell/AttentionKindSwitch.h"
+#include "ui/shell/FileActions.h"
+#include "ui/shell/FileDrop.h"
 #include "ui/shell/HeatmapMenu.h"
+#include "ui/shell/InputErrors.h"
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
 #include "ui/shell/LensLink.h"
@@ -17,11 +17,11 @@
 #include "ui/shell/ModelActions.h"
 #include "ui/shell/PlaceholderContrast.h"
 #include "ui/shell/ResultStatus.h"
+#include "ui/shell/SessionActions.h"
 #include "ui/shell/SettingsPanel.h"
 #include "ui/shell/TokenStrip.h"
-#include "ui/shell/UserGuide.h"
 #include "ui/shell/ViewTabs.h"
-#include "ui/views/compare/CompareFigure.h"
+#include "ui/shell/WindowMenus.h"
 #include "ui/views/compare/CompareView.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -29,20 +29,15 @@
 #include "ui/views/walkthrough/WalkthroughView.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QMimeData>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -50,13 +45,6 @@
 #include <algorithm>
 
 namespace attn {
-
-QString MainWindow::kvToolTip()
-{
-    return tr(
-        "Cross-attention: queries from the sentence above, keys and values from this one, as in "
-        "forward(q, k, v). Empty: self-attention. Click a key's token to mask it as padding.");
-}
 
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings)
 {
@@ -72,7 +60,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_sentence = new QLineEdit(central);
     m_sentence->setPlaceholderText(tr("Type a sentence…"));
     m_sentence->setClearButtonEnabled(true);
-    m_sentence->setToolTip(tr("The sentence: every keystroke recomputes every head (Ctrl+L)"));
+    m_sentence->setToolTip(InputErrors::sentenceToolTip());
     QFont big = m_sentence->font();
     big.setPointSizeF(big.pointSizeF() * 1.35);
     m_sentence->setFont(big);
@@ -103,7 +91,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
         tr("Keys and values from the same sentence (self-attention); type a second "
            "sentence here for cross-attention"));
     m_kv_sentence->setClearButtonEnabled(true);
-    m_kv_sentence->setToolTip(kvToolTip());
+    m_kv_sentence->setToolTip(InputErrors::kvToolTip());
     m_kv_tokens = new TokenStrip(central);
     m_kv_tokens->setClickable(true);
     m_kv_tokens->setVisible(false);
@@ -144,6 +132,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_heatmap_menu = new HeatmapMenu(this);
     m_kind = new AttentionKindSwitch(m_controller, m_tabs, m_actions->get(ActionId::ValueNorms), this);
     m_key_hiding = new KeyHiding(*this);
+    m_input_errors = new InputErrors({m_sentence, m_sentence_error, m_tokens, m_kv_sentence, m_message}, this);
     buildMenus();
     for (QLineEdit* field : findChildren<QLineEdit*>())
         PlaceholderContrast::keepReadable(field);
@@ -233,118 +222,21 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus()
 {
-    auto* a = m_actions;
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(a->get(ActionId::OpenWeights));
-    QMenu* recent_files = file->addMenu(tr("Open &recent"));
-    file->addAction(a->get(ActionId::OpenModel));
-    QMenu* recent_models = file->addMenu(tr("Recen&t models"));
-    file->addAction(a->get(ActionId::CloseModel));
-    file->addSeparator();
-    file->addAction(a->get(ActionId::ExportImage));
-    file->addAction(a->get(ActionId::CopyImage));
-    file->addAction(a->get(ActionId::ExportData));
-    file->addSeparator();
-    file->addAction(a->get(ActionId::Quit));
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (const ViewRow& row : ViewRegistry::rows()) {
-        const View shown = row.id;
-        QAction* action = a->view(shown);
-        view->addAction(action);
-        connect(action, &QAction::triggered, this, [this, shown] { setCurrentView(shown); });
-    }
-    view->addSeparator();
-    view->addAction(a->get(ActionId::PreviousHead));
-    view->addAction(a->get(ActionId::NextHead));
-    view->addAction(a->get(ActionId::PreviousLayer));
-    view->addAction(a->get(ActionId::NextLayer));
-    view->addSeparator();
-    view->addAction(a->get(ActionId::ZoomIn));
-    view->addAction(a->get(ActionId::ZoomOut));
-    view->addAction(a->get(ActionId::ZoomWhole));
-    view->addSeparator();
-    view->addAction(a->get(ActionId::FocusSentence));
-    view->addSeparator();
-    m_heatmap_menu->insertAction(m_heatmap_menu->actions().value(0), a->get(ActionId::ValueNorms));
-    view->addMenu(m_heatmap_menu);
-    view->addSeparator();
-    QAction* settings_panel = m_settings_dock->toggleViewAction();  // brings a closed panel back
-    settings_panel->setText(tr("Se&ttings panel"));
-    settings_panel->setToolTip(tr("Show or hide the settings panel"));
-    view->addAction(settings_panel);
-    QMenu* model = menuBar()->addMenu(tr("&Model"));
-    model->addAction(a->get(ActionId::Causal));
-    model->addAction(a->get(ActionId::InductionProbe));
-    m_examples_menu = menuBar()->addMenu(tr("E&xamples"));
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(a->get(ActionId::UserGuide));
-    help->addAction(a->get(ActionId::KeyboardShortcuts));
-    help->addSeparator();
-    help->addAction(a->get(ActionId::About));
-    help->addAction(a->get(ActionId::AboutQt));
-    for (QMenu* menu : {file, view, model, m_examples_menu, help})
-        menu->setToolTipsVisible(true);
-
+    auto* menus = new WindowMenus(*this, m_settings_dock);
+    m_examples_menu = menus->examples();
     // The file and model actions connect their own menu items.
-    m_file_actions = new FileActions(*this, m_settings, recent_files);
+    m_file_actions = new FileActions(*this, m_settings, menus->recentFiles());
     connect(m_file_actions, &FileActions::dataExported, this, &MainWindow::dataExported);
-    m_model_actions = new ModelActions(*this, m_settings, recent_models, m_examples_menu);
-    connect(a->get(ActionId::Quit), &QAction::triggered, this, &QWidget::close);
-    connect(a->get(ActionId::NextHead), &QAction::triggered, this,
-            [this] { m_head_view->setHead(m_head_view->head() + 1); });
-    connect(a->get(ActionId::PreviousHead), &QAction::triggered, this,
-            [this] { m_head_view->setHead(m_head_view->head() - 1); });
-    // Zooming is One head's and Compare's, whose three plots follow head A's (grid thumbnails stay whole).
-    const auto zoomed = [this] {
-        return currentView() == View::Compare ? m_tabs->compareView()->figure()->plotA() : m_head_view->plot();
-    };
-    connect(a->get(ActionId::ZoomIn), &QAction::triggered, this, [zoomed] { zoomed()->zoomIn(); });
-    connect(a->get(ActionId::ZoomOut), &QAction::triggered, this, [zoomed] { zoomed()->zoomOut(); });
-    connect(a->get(ActionId::ZoomWhole), &QAction::triggered, this, [zoomed] { zoomed()->resetZoom(); });
-    const auto enableZoom = [this] {
-        const bool zoomable = currentView() == View::Head || currentView() == View::Compare;
-        for (ActionId id : {ActionId::ZoomIn, ActionId::ZoomOut, ActionId::ZoomWhole})
-            m_actions->get(id)->setEnabled(zoomable);
-    };
-    connect(m_tabs, &QTabWidget::currentChanged, this, enableZoom);
-    enableZoom();
-    connect(a->get(ActionId::FocusSentence), &QAction::triggered, this, [this] {
-        m_sentence->setFocus(Qt::ShortcutFocusReason);
-        m_sentence->selectAll();
-    });
+    m_model_actions = new ModelActions(*this, m_settings, menus->recentModels(), m_examples_menu);
+    m_session_actions = new SessionActions(*this, m_settings, menus->recentSessions());
     // The causal action is the config's causal option: it shows the controller's config
     // (showConfig, like the settings panel) and changes it when the user toggles it.
-    connect(a->get(ActionId::Causal), &QAction::triggered, this, [this](bool causal) {
+    connect(m_actions->get(ActionId::Causal), &QAction::triggered, this, [this](bool causal) {
         RunSettings config = m_controller->config();
         config.causal = causal;
         if (!m_controller->setConfig(config))
             showConfig(m_controller->config());  // refused: back to the option in use
     });
-    connect(a->get(ActionId::UserGuide), &QAction::triggered, this, [this] { UserGuide::open(this); });
-    connect(a->get(ActionId::KeyboardShortcuts), &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
-    connect(a->get(ActionId::About), &QAction::triggered, this, &MainWindow::showAbout);
-    connect(a->get(ActionId::AboutQt), &QAction::triggered, qApp, &QApplication::aboutQt);
-}
-
-void MainWindow::showKeyboardShortcuts()
-{
-    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"), m_actions->shortcutsHtml(),
-                                QMessageBox::Close, this);
-    box->setObjectName(QStringLiteral("KeyboardShortcuts"));
-    box->setTextFormat(Qt::RichText);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();  // the window stays usable: the list can be read while trying the keys
-}
-
-void MainWindow::showAbout()
-{
-    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About attention-lab"), aboutHtml(), QMessageBox::Close, this);
-    box->setObjectName(QStringLiteral("About"));
-    box->setTextFormat(Qt::RichText);
-    box->setTextInteractionFlags(Qt::TextBrowserInteraction);  // the links open in the browser
-    box->setIconPixmap(windowIcon().pixmap(64, 64));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
 }
 
 QString MainWindow::statusText() const
@@ -545,56 +437,25 @@ void MainWindow::showError(SettingField field, const QString& raw_message)
         return;
     }
     m_file_actions->showWeightsError(field, message);
-    if (field == SettingField::Sentence) {
-        m_sentence->setToolTip(message.isEmpty() ? tr("The sentence: every keystroke recomputes every head (Ctrl+L)")
-                                                 : message);
-        m_sentence->setProperty("error", message);
-        m_sentence->setStyleSheet(message.isEmpty()
-                                      ? QString()
-                                      : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 3px; }"));
-        // The views keep the last good result: say so where the user looks, and mark its tokens.
-        const bool stale = !message.isEmpty() && m_result;
-        m_sentence_error->setText(breakableText(
-            message.isEmpty() ? QString()
-            : stale ? (m_result->seqLen() == 1 ? tr("Not computed: %1. The views show the previous input (%2 token).")
-                                               : tr("Not computed: %1. The views show the previous input (%2 tokens)."))
-                          .arg(message, QLocale().toString(m_result->seqLen()))
-                    : tr("Not computed: %1.").arg(message)));
-        m_sentence_error->setVisible(!message.isEmpty());
-        m_tokens->setStale(stale);
-        // Said once, under the field (in Text and Token ids mode alike): not again in the message bar.
-    }
-    if (field == SettingField::KvSentence) {
-        m_kv_sentence->setToolTip(message.isEmpty() ? kvToolTip() : message);
-        m_kv_sentence->setStyleSheet(
-            message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c62828; border-radius: 3px;"));
-        m_kv_sentence->setProperty("error", message);
-        const QString prefix = tr("Keys and values: ");
-        if (!message.isEmpty())
-            m_message->showError(prefix + message);
-        else if (m_message->text().startsWith(prefix))
-            m_message->hide();
-    }
+    if (field == SettingField::Sentence)
+        m_input_errors->showSentenceError(message, m_result.get());
+    if (field == SettingField::KvSentence)
+        m_input_errors->showKvSentenceError(message);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile())
+    if (!FileDrop::acceptedPath(event->mimeData()).isEmpty())
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event)
 {
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !urls.first().isLocalFile())
+    const QString path = FileDrop::acceptedPath(event->mimeData());
+    if (path.isEmpty())
         return;
     event->acceptProposedAction();
-    const QString path = urls.first().toLocalFile();
-    if (QFileInfo(path).isDir())
-        openModelFolder(path);  // a Hugging Face model folder
-    else
-        openWeightsFile(path);
+    FileDrop::open(*this, path);
 }
 
 }  // namespace attn

@@ -31,16 +31,19 @@ class HeadsGrid;
 class LayerChooser;
 class MessageBar;
 class ResultStatus;
+class SessionActions;
 class SettingsPanel;
 class TokenStrip;
 class HeatmapMenu;
+class InputErrors;
 class ViewTabs;
 class WalkthroughView;
 
 // Lays the widgets out and wires them together: sentence field and token strip on top, settings
 // on the left, the views in tabs (ViewTabs, which also wires the views to each other), menus from
-// the ActionRegistry, status bar. Computation lives in the AttentionController, drawing in the
-// views; weight files and exports in FileActions, whole models and examples in ModelActions.
+// the ActionRegistry (WindowMenus), status bar. Computation lives in the AttentionController,
+// drawing in the views; weight files and exports in FileActions, whole models and examples in
+// ModelActions, the input fields' errors in InputErrors, dropped files in FileDrop.
 //
 // Examples menu: an example replaces the sentence by its rows and the settings by its own (the
 // panel shows them, so causal or scale can still be tried on it). Typing a sentence, or choosing
@@ -58,6 +61,8 @@ public:
     AttentionController* controller() const { return m_controller; }
     FileActions* fileActions() const { return m_file_actions; }
     ModelActions* modelActions() const { return m_model_actions; }
+    // File › Save session, Open session, Recent sessions, a dropped session file.
+    SessionActions* sessionActions() const { return m_session_actions; }
     // The result the views show (the controller's, but for a sentence typed to leave an example).
     std::shared_ptr<const AttentionResult> result() const { return m_result; }
     QLabel* sentenceError() const { return m_sentence_error; }
@@ -147,7 +152,6 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    static QString kvToolTip();  // the keys' sentence field, when it shows no error
     void buildMenus();
     void restoreSettings();
     void showResult(std::shared_ptr<const AttentionResult> result);
@@ -156,15 +160,15 @@ private:
     void editSentence(const QString& text);
     void editKvSentence(const QString& text);
     void highlightTokens(int query, int key);  // the query's chip and the key's, on their strips
-    void showKeyboardShortcuts();
-    void showAbout();
 
     AppSettings* m_settings;
     AttentionController* m_controller = nullptr;
     ActionRegistry* m_actions = nullptr;
     FileActions* m_file_actions = nullptr;
     ModelActions* m_model_actions = nullptr;
+    SessionActions* m_session_actions = nullptr;
     KeyHiding* m_key_hiding = nullptr;
+    InputErrors* m_input_errors = nullptr;
     QLineEdit* m_sentence = nullptr;
     QComboBox* m_input_mode = nullptr;
     QLabel* m_sentence_error = nullptr;  // why the views do not show the sentence, beside it
