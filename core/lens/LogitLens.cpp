@@ -1,8 +1,9 @@
 #include "core/lens/LogitLens.h"
 
 #include "core/lens/ResidualRows.h"
-#include "core/model/TokenPredictions.h"
-#include "core/ops/ParallelWork.h"
+#include "core/ops/Activation.h"
+#include "core/ops/LayerNorm.h"
+#include "core/ops/VocabularyTopK.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,46 +11,29 @@
 namespace attn {
 namespace {
 
-// One row of logits (V) reduced to a cell: the top K by logit (the order of p, which is
-// monotone in the logit; ties: the lower id first), p = exp(z - max) / sum exp(z - max) in
-// double for the entries kept, and the tracked token's p and rank.
-LensCell reduceRow(const float* logits, int vocab, int k, std::optional<int> tracked)
+// A row's summary as a lens cell: the top K with p = exp(z - max) / sum exp(z - max) in double,
+// and the tracked token's p and rank.
+LensCell cellOf(const LogitSummary& summary, std::optional<int> tracked)
 {
-    const Eigen::Map<const Eigen::ArrayXf> z(logits, vocab);
-    const float top = z.maxCoeff();
-    const double sum = double((z - top).exp().sum());
-
-    std::vector<int> ids;  // best first
-    std::vector<float> values;
-    ids.reserve(size_t(k) + 1);
-    values.reserve(size_t(k) + 1);
-    for (int id = 0; id < vocab; ++id) {
-        const float value = logits[id];
-        if (int(ids.size()) == k && value <= values.back())
-            continue;
-        auto at = std::upper_bound(values.begin(), values.end(), value, std::greater<float>());
-        const auto index = at - values.begin();
-        values.insert(at, value);
-        ids.insert(ids.begin() + index, id);
-        if (int(ids.size()) > k) {
-            values.pop_back();
-            ids.pop_back();
-        }
-    }
     LensCell cell;
-    cell.top.reserve(ids.size());
-    for (size_t i = 0; i < ids.size(); ++i)
-        cell.top.push_back({ids[i], std::exp(double(values[i]) - double(top)) / sum});
+    cell.top.reserve(summary.top_ids.size());
+    for (size_t i = 0; i < summary.top_ids.size(); ++i)
+        cell.top.push_back({summary.top_ids[i], summary.probability(summary.top_logits[i])});
     if (tracked) {
-        const int t = *tracked;
-        const float value = logits[t];
-        int before = 0;
-        for (int id = 0; id < vocab; ++id)
-            before += logits[id] > value || (logits[id] == value && id < t);
-        cell.tracked_rank = before;
-        cell.tracked_p = std::exp(double(value) - double(top)) / sum;
+        cell.tracked_rank = summary.tracked_before;
+        cell.tracked_p = summary.probability(summary.tracked_logit);
     }
     return cell;
+}
+
+// Positions per block after the last one: every row (layer) of a block goes through the
+// vocabulary together, so the unembedding is read once per block. The normed rows of a block,
+// (L + 1) x positions x C floats, hold no more than kRows rows of logits would.
+int positionsPerBlock(const ModelConfig& config)
+{
+    const std::int64_t rows_of_logits = std::int64_t(LogitLens::kRows) * config.vocab_size;
+    const std::int64_t row_floats = std::int64_t(config.num_layers + 1) * config.hidden_size;
+    return int(std::clamp<std::int64_t>(rows_of_logits / std::max<std::int64_t>(row_floats, 1), 1, LogitLens::kRows));
 }
 
 }  // namespace
@@ -89,19 +73,30 @@ Result<LensResult> LogitLens::compute(const ModelConfig& config, const ModelWeig
     result.cells.resize(size_t(num_rows) * size_t(seq_len));
     result.done.assign(size_t(seq_len), false);
 
-    Matrix rows;    // (n, C): hidden-state rows, normed as the lens reads them
-    Matrix logits;  // (n, V)
-    const auto reduceBlock = [&](const std::vector<std::pair<int, int>>& cells) {
-        const int n = int(logits.rows());
-        const int vocab = int(logits.cols());
-        const bool parallel = std::int64_t(n) * vocab * 8 > kParallelWork;
-#pragma omp parallel for schedule(static) if (parallel)
-        for (int r = 0; r < n; ++r)
-            result.at(cells[size_t(r)].first, cells[size_t(r)].second) =
-                reduceRow(logits.row(r).data(), vocab, result.top_k, request.tracked);
+    const PredictionHeadWeights& head = *weights.head;
+    Matrix rows;         // (n, C): hidden-state rows, normed as the lens reads them
+    Matrix transformed;  // (n, C): BERT family: through the head's dense, activation, LayerNorm
+    std::vector<LogitSummary> summaries;
+    // Rows n of `rows`, cells[i] the (layer, position) of row i, through the head.
+    const auto reduceBlock = [&](const std::vector<std::pair<int, int>>& cells) -> Status {
+        if (!head.transform.isEmpty()) {
+            transformed.resize(rows.rows(), config.hidden_size);
+            if (!multiply(rows, head.transform, head.transform_bias, transformed))
+                return Error{QStringLiteral("tensor '%1' contains NaN or infinite values").arg(head.transform.name())};
+            applyActivation(config.activation, transformed);
+            layerNorm(transformed, head.norm_weight, head.norm_bias, float(config.layer_norm_eps), transformed);
+        }
+        const WeightMatrix& decoder = weights.decoder();
+        if (!VocabularyTopK::reduce(head.transform.isEmpty() ? rows : transformed, decoder.view(), head.decoder_bias,
+                                    result.top_k, request.tracked, summaries))
+            return Error{
+                QStringLiteral("the logits of '%1' are not finite (NaN or infinite weights)").arg(decoder.name())};
+        for (size_t i = 0; i < cells.size(); ++i)
+            result.at(cells[i].first, cells[i].second) = cellOf(summaries[i], request.tracked);
+        return {};
     };
 
-    // The last position first: every row of it in one product.
+    // The last position first: every row of it in one pass over the vocabulary.
     {
         const int last = seq_len - 1;
         rows.resize(num_rows, config.hidden_size);
@@ -110,28 +105,28 @@ Result<LensResult> LogitLens::compute(const ModelConfig& config, const ModelWeig
             ResidualRows::lensRows(config, weights, run, l, last, 1, rows.middleRows(l, 1));
             cells.emplace_back(l, last);
         }
-        if (Status s = TokenPredictions::logits(config, weights, rows, logits); !s)
+        if (Status s = reduceBlock(cells); !s)
             return Error{s.error()};
-        reduceBlock(cells);
         result.done[size_t(last)] = true;
         if (progress && !progress(result))
             return result;
     }
-    // The other positions in blocks from the end, every row of a block before the next block.
-    for (int end = seq_len - 1; end > 0; end -= kRows) {
-        const int first = std::max(0, end - kRows);
+    // The other positions in blocks from the end, every row (layer) of a block in one pass.
+    const int block = positionsPerBlock(config);
+    for (int end = seq_len - 1; end > 0; end -= block) {
+        const int first = std::max(0, end - block);
         const int count = end - first;
-        rows.resize(count, config.hidden_size);
+        rows.resize(std::int64_t(num_rows) * count, config.hidden_size);
+        std::vector<std::pair<int, int>> cells;
+        cells.reserve(size_t(num_rows) * size_t(count));
         for (int l = 0; l < num_rows; ++l) {
-            ResidualRows::lensRows(config, weights, run, l, first, count, rows);
-            if (Status s = TokenPredictions::logits(config, weights, rows, logits); !s)
-                return Error{s.error()};
-            std::vector<std::pair<int, int>> cells;
-            cells.reserve(size_t(count));
+            ResidualRows::lensRows(config, weights, run, l, first, count,
+                                   rows.middleRows(std::int64_t(l) * count, count));
             for (int t = first; t < end; ++t)
                 cells.emplace_back(l, t);
-            reduceBlock(cells);
         }
+        if (Status s = reduceBlock(cells); !s)
+            return Error{s.error()};
         std::fill(result.done.begin() + first, result.done.begin() + end, true);
         if (progress && !progress(result))
             return result;

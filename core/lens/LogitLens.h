@@ -25,15 +25,18 @@ struct LensRequest {
 //                                                                           l < L
 //                         softmax(head(hidden_states[l][t]))               row L (already normed),
 //                                                                           BERT and DistilBERT
-// with the model's own prediction head (TokenPredictions::logits). The (L + 1) x T x V grid is
-// never held: the logits of one block of rows of one layer at a time, (kRows, V) floats, each row
-// reduced at once to its top K, the tracked token's p and rank. The last position comes first
-// (every layer of it, one product), then the others in blocks from the end.
+// with the model's own prediction head (as TokenPredictions::logits). The (L + 1) x T x V grid is
+// never held, nor a whole row of V logits: every layer of a block of positions goes through the
+// vocabulary together, a chunk of it at a time (VocabularyTopK), each row reduced to its top K,
+// the tracked token's p and rank. The last position comes first (every layer of it), then the
+// others in blocks of at most kRows positions from the end.
 // A pure function of (config, weights, run, request): any thread, any number at once.
 class LogitLens {
 public:
     static constexpr int kMaxTopK = 100;
-    static constexpr int kRows = 64;  // rows of logits at once: (64, V) floats, 12.9 MB for GPT-2
+    // Positions of a block at most; fewer when the block's normed rows, (L + 1) x positions x C
+    // floats, would outgrow kRows rows of logits (64 V floats, 12.9 MB for GPT-2).
+    static constexpr int kRows = 64;
 
     // progress, when given, is called after the last position and after each later block of
     // positions with the result so far (LensResult::done says which positions are filled);

@@ -155,11 +155,17 @@ private slots:
                     }
                 const QJsonObject score = scores[l][h].toObject();
                 QCOMPARE(score.keys(), (QStringList{"duplicate", "entropy", "first", "induction", "previous"}));
-                // The JSON's weights are float32 text; the scores were summed from the same floats.
-                QVERIFY(std::abs(score["previous"].toDouble() - previous / total) < 1e-6);
-                QVERIFY(std::abs(score["duplicate"].toDouble() - duplicate / total) < 1e-6);
-                QVERIFY(std::abs(score["induction"].toDouble() - induction / total) < 1e-6);
-                QVERIFY(std::abs(score["first"].toDouble() - first) < 1e-6);
+                // The scores are read from the run's compact maps, the JSON's "attention" from its
+                // float32 weights; the two may differ in the last bits (measured: 9e-10 in a
+                // score). Each weight of either is within the contract's 2e-5 of float64, so within
+                // 4e-5 of the other's; a ratio of sums over n = 81 weights (numerator and total
+                // both moved) within 2 n 4e-5 / total, "first" (a sum of 9 over 9) within 4e-5.
+                const double moved = 2 * kContractTolerance;
+                const double ratio_bound = 2 * 81 * moved / total;
+                QVERIFY(std::abs(score["previous"].toDouble() - previous / total) <= ratio_bound);
+                QVERIFY(std::abs(score["duplicate"].toDouble() - duplicate / total) <= ratio_bound);
+                QVERIFY(std::abs(score["induction"].toDouble() - induction / total) <= ratio_bound);
+                QVERIFY(std::abs(score["first"].toDouble() - first) <= moved);
                 QVERIFY(score["entropy"].toDouble() >= 0.0 && score["entropy"].toDouble() <= std::log(9.0) + 1e-9);
             }
         }

@@ -1,6 +1,7 @@
 // The command line for the compare, lines, shapes and walkthrough views, through the real
 // executable with no display: --export --view shapes (PNG/SVG/PDF, sizes, the shapes written on it,
 // every contract error), --tab, and --screenshot (the whole window as a PNG, atomically).
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ProgramRun.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
@@ -260,19 +261,30 @@ private slots:
         QCOMPARE(q[0].toArray()[0].toArray().size(), 4);  // head_dim
         const double scale = trace["scale"].toDouble();
         QCOMPARE(scale, json["config"].toObject()["scale"].toDouble());
-        // Scores are Q_h K_h^T / scale (float: 1e-5), null above the diagonal, and their softmax
-        // is the attention of the document (1e-6: float softmax).
+        // Scores are Q_h K_h^T / scale, null above the diagonal, and their softmax is the attention
+        // of the document. Every float is printed in its shortest form that reads back to the same
+        // float, so q and k here are the program's own: a score is one float32 pass of a 4-term
+        // product and the scaling (gamma_6 of sum |q_d k_d| / scale). The program's softmax read its
+        // engine's scores, another pass of that product: so the printed scores lie within two
+        // passes' bound of those (delta), and each weight within probabilityBound of the softmax
+        // of the printed scores computed here in double.
+        const int head_dim = 4;
         for (int head = 0; head < 2; ++head)
             for (int query = 0; query < 3; ++query) {
                 double row_max = -1e300;
+                double delta = 0.0;
                 for (int key = 0; key <= query; ++key) {
-                    double dot = 0.0;
-                    for (int d = 0; d < 4; ++d)
-                        dot += q[head].toArray()[query].toArray()[d].toDouble() *
-                               k[head].toArray()[key].toArray()[d].toDouble();
+                    double dot = 0.0, size = 0.0;
+                    for (int d = 0; d < head_dim; ++d) {
+                        const double term = q[head].toArray()[query].toArray()[d].toDouble() *
+                                            k[head].toArray()[key].toArray()[d].toDouble();
+                        dot += term;
+                        size += std::abs(term);
+                    }
                     const double score = scores[head].toArray()[query].toArray()[key].toDouble();
-                    QVERIFY(std::abs(score - dot / scale) < 1e-5 * std::max(1.0, std::abs(score)));
+                    QVERIFY(std::abs(score - dot / scale) <= gammaOf(head_dim + 2) * size / scale);
                     row_max = std::max(row_max, score);
+                    delta = std::max(delta, 2 * gammaOf(head_dim + 2) * size / scale);
                 }
                 for (int key = query + 1; key < 3; ++key)
                     QVERIFY(scores[head].toArray()[query].toArray()[key].isNull());
@@ -283,7 +295,9 @@ private slots:
                     const double softmax =
                         std::exp(scores[head].toArray()[query].toArray()[key].toDouble() - row_max) / sum;
                     const double weight = json["attention"].toArray()[head].toArray()[query].toArray()[key].toDouble();
-                    QVERIFY(std::abs(softmax - weight) < 1e-6);
+                    const DoubleMatrix p = DoubleMatrix::Constant(1, 1, std::max(softmax, weight));
+                    const double bound = probabilityBound(p, Eigen::VectorXd::Constant(1, delta), 1)(0, 0);
+                    QVERIFY(std::abs(softmax - weight) <= bound);
                 }
             }
     }

@@ -5,6 +5,7 @@
 // one thing at a time.
 #include "core/model/TransformerModel.h"
 
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
 
@@ -181,7 +182,9 @@ void TestModelFolder::halfPrecisionDtypes()
     } else {
         const double difference = largestDifference(runs[0], runs[1]);
         qInfo("F32 in place against the tiles: largest relative difference %.3g", difference);
-        QVERIFY(difference < 1e-6);
+        // Two whole runs, each within the contract's 2e-5 of float64 (relative to the largest
+        // value): within twice that of each other.
+        QVERIFY(difference <= 2 * kContractTolerance);
     }
 }
 

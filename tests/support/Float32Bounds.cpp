@@ -96,6 +96,17 @@ DoubleMatrix probabilityBound(const DoubleMatrix& p, const Eigen::VectorXd& delt
     return bound;
 }
 
+DoubleMatrix sameScoresProbabilityBound(const AttentionTrace& trace, int head, const Matrix& a, const Matrix& b)
+{
+    const Eigen::VectorXd q = rowNorms(trace.q, head * trace.head_dim, trace.head_dim);
+    const Eigen::VectorXd k = rowNorms(trace.k, trace.kvHeadOf(head) * trace.head_dim, trace.head_dim);
+    const Eigen::VectorXd delta =
+        scoreChangeBound(q, Eigen::VectorXd::Zero(q.size()), k, Eigen::VectorXd::Zero(k.size()),
+                         1.0 / double(trace.scale), trace.head_dim, 2);
+    const DoubleMatrix larger = a.cast<double>().cwiseMax(b.cast<double>());
+    return probabilityBound(larger, delta, 2);
+}
+
 DoubleMatrix weightedValuesBound(const DoubleMatrix& p, const DoubleMatrix& dp, const DoubleMatrix& v,
                                  const DoubleMatrix& dv, int passes)
 {

@@ -11,6 +11,7 @@
 // gamma_n * (the sum of the terms' absolute values) of the exact sum, gamma_n = n u / (1 - n u),
 // u = 2^-24.
 
+#include "core/attention/AttentionTrace.h"
 #include "core/attention/AttentionWeights.h"
 #include "core/base/Tensor.h"
 
@@ -87,6 +88,13 @@ Eigen::VectorXd scoreChangeBound(const Eigen::VectorXd& q, const Eigen::VectorXd
 // (gamma_{keys + 1} p), gamma_{keys + 4} p in all, and u for the stored result. `p` is the larger
 // of the two sides' probabilities.
 DoubleMatrix probabilityBound(const DoubleMatrix& p, const Eigen::VectorXd& delta, int passes);
+
+// Two float32 passes of head `head`'s softmax over the same Q and K, the trace's (the caller
+// checks that both passes had them bit for bit): other query blocks, the same row under another
+// mask of other rows, a second run of the same weights. Per entry of a and b (rows x keys, the two
+// sides' probabilities, every query row): the scores' two roundings (scoreChangeBound, dq = dk = 0)
+// through the softmax (probabilityBound), p the larger of the sides.
+DoubleMatrix sameScoresProbabilityBound(const AttentionTrace& trace, int head, const Matrix& a, const Matrix& b);
 
 // The bound for P V (one head: P rows x keys, V keys x head_dim) when P and V lie up to dP, dV
 // apart: |dP| |V| + |P| |dV| plus each pass's rounding of the keys-term products, with the larger

@@ -8,6 +8,7 @@
 #include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/RunSettings.h"
 #include "core/pipeline/SettingField.h"
+#include "tests/support/Float32Bounds.h"
 #include "tests/support/TestPaths.h"
 #include "tests/support/TestSuite.h"
 #include "ui/controller/AttentionController.h"
@@ -264,9 +265,18 @@ private slots:
         const ResultPtr causal = ready[1][0].value<ResultPtr>();
         QVERIFY(causal->trace.causal);
         QCOMPARE(causal->trace.probabilities[0](0, 1), 0.0f);
-        // The same weights: the last query sees every key in both, so its row is the same.
+        // The same weights: the last query sees every key in both, so its row is the same softmax of
+        // the same Q and K, computed twice (sameScoresProbabilityBound).
         const int last = base->seqLen() - 1;
-        QVERIFY((causal->trace.probabilities[0].row(last) - first->trace.probabilities[0].row(last)).cwiseAbs().maxCoeff() < 1e-6f);
+        QCOMPARE(causal->trace.q, first->trace.q);
+        QCOMPARE(causal->trace.k, first->trace.k);
+        const DoubleMatrix bound =
+            sameScoresProbabilityBound(first->trace, 0, causal->trace.probabilities[0], first->trace.probabilities[0]);
+        QVERIFY(((causal->trace.probabilities[0].row(last) - first->trace.probabilities[0].row(last))
+                     .cast<double>()
+                     .cwiseAbs()
+                     .array() <= bound.row(last).array())
+                    .all());
 
         // Another layer is other weights: read again, from the spoiled file.
         controller.requestVariant(fileConfig(m_gpt2, 1), base, controller.sentence());
@@ -339,9 +349,13 @@ private slots:
         QVERIFY(variant->config.causal);
         auto full = CompareData::runVariant(*base, b, *controller.weights(), controller.sentence());
         QVERIFY(full.ok() && full->trace.keepsEveryHead());
-        // The same weights; a row's softmax sums may round differently where it starts (last bit).
-        const float off = (*variant->trace.headProbabilities(1) - full->trace.probabilities[1]).cwiseAbs().maxCoeff();
-        QVERIFY2(off <= 1e-6f, qPrintable(QString::number(off)));
+        // The same weights, Q and K; the softmax computed twice (sameScoresProbabilityBound).
+        QCOMPARE(variant->trace.q, full->trace.q);
+        QCOMPARE(variant->trace.k, full->trace.k);
+        const Matrix& kept = *variant->trace.headProbabilities(1);
+        const DoubleMatrix bound = sameScoresProbabilityBound(full->trace, 1, kept, full->trace.probabilities[1]);
+        const QString beyond = beyondBound("head 1", kept, full->trace.probabilities[1], bound);
+        QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
     // Many requests for B on the worker: only the newest is answered.
