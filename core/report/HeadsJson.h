@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/JsonWriter.h"
+#include "core/lens/AblationScan.h"
 #include "core/lens/LensResult.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitMetric.h"
@@ -26,6 +27,9 @@ struct HeadsReport {
     // --attention-kind norms: every layer's value norms ||f^h(x_j)||, L x (H, T)
     // (AttentionNorms::ofModel); empty: no "attention_norms".
     std::vector<Matrix> value_norms;
+    // --ablate: the ablated heads (layer, head), in the order given; --ablation-scan: its result.
+    std::vector<std::pair<int, int>> ablated;
+    std::optional<AblationScanResult> ablation_scan;
 };
 
 // The keys of the contract's "What heads do":
@@ -34,6 +38,7 @@ struct HeadsReport {
 //                  "target": {"id", "p": (L+1) x T, "rank": (L+1) x T}}   (target: with --metric)
 //   "attribution": {"position", "target", "foil", "logit", "embed", "heads": L x H, "attn_bias": L,
 //                   "mlp": L, "final_bias"}
+//   "ablated": [[L, H], ...]   "ablation_scan": L x H
 class HeadsJson {
 public:
     // token_text: a vocabulary id's string (convert_ids_to_tokens).
