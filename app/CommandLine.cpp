@@ -158,6 +158,12 @@ QString CommandLine::helpText()
                "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
                "                         times the norm of its value vector through the output projection;\n"
                "                         --export draws the norms in every --view that draws attention\n"
+               "  --ablate L:H[,L:H...]  with --model: those heads' outputs z (before the output projection)\n"
+               "                         replaced by zeros or their mean over the positions (--ablation);\n"
+               "                         everything then describes the ablated run, --json adds \"ablated\"\n"
+               "  --ablation M           zero (default) or mean\n"
+               "  --ablation-scan        with --model and --metric: --json's \"ablation_scan\", L x H, the metric\n"
+               "                         with that one head ablated minus the plain run's\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -190,6 +196,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     for (const char* const* name = HeadsCommandLine::kValued; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
+    for (const char* const* name = InterventionCommandLine::kValued; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
+    for (const char* const* name = InterventionCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
@@ -422,6 +432,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (!heads)
         return Error{heads.error()};
     options.heads = std::move(heads).value();
+    auto interventions = InterventionCommandLine::parse(parser, options.heads);
+    if (!interventions)
+        return Error{interventions.error()};
+    options.interventions = std::move(interventions).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

@@ -4,6 +4,7 @@
 #include "app/JsonOutput.h"
 #include "core/analysis/InductionProbe.h"
 #include "core/analysis/AttentionDisplay.h"
+#include "core/lens/AblationScan.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
@@ -124,6 +125,35 @@ Result<HeadsReport> computeHeads(const HeadsOptions& heads, const std::optional<
     return report;
 }
 
+// The run the options ask for: --ablate's heads ablated in the pass, or the plain run. keep_residual:
+// the residual stream kept (the logit lens, the ablation scan).
+Result<ModelRun> forwardRun(const CommandLineOptions& options, const TransformerModel& model,
+                            const std::vector<int>& ids, bool keep_residual)
+{
+    if (options.interventions.ablate.empty())
+        return model.forward(ids, options.config.layer, keep_residual);
+    ForwardIntervention ablation;
+    for (const auto& [layer, head] : options.interventions.ablate)
+        ablation.ablateHead(layer, head, options.interventions.mode);
+    return TransformerForward::runIntervened(model.config(), model.weights(), ids, options.config.layer, ablation,
+                                             nullptr, keep_residual);
+}
+
+// --ablation-scan: every head ablated alone against the plain run (which `run` is unless --ablate).
+Result<AblationScanResult> ablationScan(const CommandLineOptions& options, const TransformerModel& model,
+                                        const ModelRun& run, const HeadsReport& heads)
+{
+    std::optional<ModelRun> plain;
+    if (!options.interventions.ablate.empty()) {
+        auto unablated = model.forward(run.token_ids, options.config.layer, true);
+        if (!unablated)
+            return Error{unablated.error()};
+        plain = std::move(unablated).value();
+    }
+    return AblationScan::run(model.config(), model.weights(), plain ? *plain : run, heads.metric->position,
+                             heads.metric->tokens, options.interventions.mode);
+}
+
 // "gpt2-tiny (gpt2) · 12 tokens": the folder and the input, above a picture of the whole model.
 QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 {
@@ -194,6 +224,11 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = ExportOptions::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
+    if (Status s = InterventionCommandLine::checkRange(options.interventions, config.num_layers, config.num_heads); !s)
+        return fail(s.error());
+    if (options.interventions.scan && !(*session)->model().hasPredictionHead())
+        return fail(QStringLiteral("--ablation-scan: the model folder has no prediction head (%1)")
+                        .arg((*session)->model().weights().head_missing));
     auto metric_tokens = checkHeads(options.heads, **session);
     if (!metric_tokens)
         return fail(metric_tokens.error());
@@ -210,12 +245,19 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     const TransformerModel& model = (*session)->model();
     // The logit lens (--logit-lens, --view lens) reads the residual stream.
     const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
-    auto run = model.forward(input->ids, options.config.layer, lens);
+    auto run = forwardRun(options, model, input->ids, lens || options.interventions.scan);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
     if (!heads)
         return fail(heads.error());
+    heads->ablated = options.interventions.ablate;
+    if (options.interventions.scan) {
+        auto scan = ablationScan(options, model, *run, *heads);
+        if (!scan)
+            return fail(QStringLiteral("--ablation-scan: %1").arg(scan.error()));
+        heads->ablation_scan = std::move(scan).value();
+    }
 
     std::vector<TokenPrediction> predictions;
     const std::vector<int> positions = (*session)->predictedPositions(input->ids);
