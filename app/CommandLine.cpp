@@ -173,6 +173,12 @@ QString CommandLine::helpText()
                "  --save-session FILE    write the state these options give (model or weights, input, layer, head,\n"
                "                         view, heatmap options, metric) as a session file, once the run succeeded\n"
                "  --session FILE         the options a session file holds; options given beside it replace its values\n"
+               "  --ablate L:H[,L:H...]  with --model: those heads' outputs z (before the output projection)\n"
+               "                         replaced by zeros or their mean over the positions (--ablation);\n"
+               "                         everything then describes the ablated run, --json adds \"ablated\"\n"
+               "  --ablation M           zero (default) or mean\n"
+               "  --ablation-scan        with --model and --metric: --json's \"ablation_scan\", L x H, the metric\n"
+               "                         with that one head ablated minus the plain run's\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -206,9 +212,12 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
-    for (const char* const* table : {GenerationCommandLine::kValued, SessionCommandLine::kValued})
+    for (const char* const* table :
+         {GenerationCommandLine::kValued, SessionCommandLine::kValued, InterventionCommandLine::kValued})
         for (const char* const* name = table; *name; ++name)
             parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
+    for (const char* const* name = InterventionCommandLine::kFlags; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
     if (!parser.parse(arguments))
@@ -451,6 +460,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (!generation)
         return Error{generation.error()};
     options.generation = std::move(generation).value();
+    auto interventions = InterventionCommandLine::parse(parser, options.heads);
+    if (!interventions)
+        return Error{interventions.error()};
+    options.interventions = std::move(interventions).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

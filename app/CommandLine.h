@@ -2,6 +2,7 @@
 
 #include "app/GenerationOptions.h"
 #include "app/HeadsOptions.h"
+#include "app/InterventionOptions.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
@@ -56,6 +57,8 @@ struct CommandLineOptions {
     // --session), written there once the run succeeds.
     QString save_session_path;
     Session session_to_save;
+    // Head ablation (with --model): --ablate, --ablation, --ablation-scan.
+    InterventionOptions interventions;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -5,6 +5,7 @@
 #include "app/JsonOutput.h"
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/InductionProbe.h"
+#include "core/lens/AblationScan.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
@@ -135,6 +136,35 @@ Result<HeadsReport> computeHeads(const HeadsOptions& heads, const std::optional<
     return report;
 }
 
+// The run the options ask for: --ablate's heads ablated in the pass, or the plain run. keep_residual:
+// the residual stream kept (the logit lens, the ablation scan).
+Result<ModelRun> forwardRun(const CommandLineOptions& options, const TransformerModel& model,
+                            const std::vector<int>& ids, bool keep_residual)
+{
+    if (options.interventions.ablate.empty())
+        return model.forward(ids, options.config.layer, keep_residual);
+    ForwardIntervention ablation;
+    for (const auto& [layer, head] : options.interventions.ablate)
+        ablation.ablateHead(layer, head, options.interventions.mode);
+    return TransformerForward::runIntervened(model.config(), model.weights(), ids, options.config.layer, ablation,
+                                             nullptr, keep_residual);
+}
+
+// --ablation-scan: every head ablated alone against the plain run (which `run` is unless --ablate).
+Result<AblationScanResult> ablationScan(const CommandLineOptions& options, const TransformerModel& model,
+                                        const ModelRun& run, const HeadsReport& heads)
+{
+    std::optional<ModelRun> plain;
+    if (!options.interventions.ablate.empty()) {
+        auto unablated = model.forward(run.token_ids, options.config.layer, true);
+        if (!unablated)
+            return Error{unablated.error()};
+        plain = std::move(unablated).value();
+    }
+    return AblationScan::run(model.config(), model.weights(), plain ? *plain : run, heads.metric->position,
+                             heads.metric->tokens, options.interventions.mode);
+}
+
 // "gpt2-tiny (gpt2) · 12 tokens": the folder and the input, above a picture of the whole model.
 QString modelCaption(const QString& dir, const ModelConfig& config, int seq_len)
 {
@@ -206,6 +236,11 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = ExportOptions::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
+    if (Status s = InterventionCommandLine::checkRange(options.interventions, config.num_layers, config.num_heads); !s)
+        return fail(s.error());
+    if (options.interventions.scan && !(*session)->model().hasPredictionHead())
+        return fail(QStringLiteral("--ablation-scan: the model folder has no prediction head (%1)")
+                        .arg((*session)->model().weights().head_missing));
     const bool attribution_view = !options.export_path.isEmpty() && options.view == View::Attribution;
     auto metric_tokens = checkHeads(options.heads, attribution_view, **session);
     if (!metric_tokens)
@@ -232,8 +267,12 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     std::optional<ModelRun> generated_run;
     std::optional<int> generated;
     if (options.generation.any()) {
+        if (!options.interventions.ablate.empty())
+            return fail(QStringLiteral("--ablate: not with --generate (generation runs the model without "
+                                       "interventions); ablate the generated ids with --token-ids instead"));
         auto generation =
-            GenerationCommandLine::run(options.generation, **session, input->ids, options.config.layer, lens);
+            GenerationCommandLine::run(options.generation, **session, input->ids, options.config.layer,
+                                       lens || options.interventions.scan);
         if (!generation)
             return fail(generation.error());
         input->ids = (*generation)->tokenIds();
@@ -246,13 +285,20 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
                         .arg(*options.heads.position)
                         .arg(input->ids.size() - 1));
     auto run = generated_run ? Result<ModelRun>(std::move(*generated_run))
-                             : model.forward(input->ids, options.config.layer, lens);
+                             : forwardRun(options, model, input->ids, lens || options.interventions.scan);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
     if (!heads)
         return fail(heads.error());
     heads->generated = generated;
+    heads->ablated = options.interventions.ablate;
+    if (options.interventions.scan) {
+        auto scan = ablationScan(options, model, *run, *heads);
+        if (!scan)
+            return fail(QStringLiteral("--ablation-scan: %1").arg(scan.error()));
+        heads->ablation_scan = std::move(scan).value();
+    }
 
     std::vector<TokenPrediction> predictions;
     const std::vector<int> positions = (*session)->predictedPositions(input->ids);

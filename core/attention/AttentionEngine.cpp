@@ -167,6 +167,8 @@ Result<AttentionTrace> AttentionEngine::forward(const Matrix& x_query, const Mat
     //   P_h = softmax(mask(Q_h K_g^T) / scale),  head_h = P_h V_g
     // (a long input: head kept_head's probabilities kept, every head reduced to its cell blocks)
     attendHeads(trace, options.detail == TraceDetail::Full, options.block_factor, options.kept_head);
+    if (options.edit_head_outputs)
+        options.edit_head_outputs(trace.concat);
     // output = concat(head_1 ... head_H) Wo + bo
     if (!projectOutput(trace.concat, weights, trace.output, !options.weights_validated))
         return weightsFault(weights);

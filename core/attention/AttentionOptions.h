@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <functional>
+
 #include <vector>
 
 namespace attn {
@@ -51,6 +53,10 @@ struct AttentionOptions {
     // 0: every head's probabilities kept, nothing reduced.
     int block_factor = 0;
     int kept_head = 0;
+    // Applied to the heads' outputs side by side, concat (query_len, d_model), between the
+    // attention and the output projection (head ablation, patching of z); what it writes is what
+    // the trace keeps and what is projected. Empty: nothing (full passes only, not forwardAppending).
+    std::function<void(Matrix& concat)> edit_head_outputs;
 };
 
 }  // namespace attn

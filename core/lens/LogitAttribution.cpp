@@ -49,6 +49,15 @@ private:
     int m_threads;
 };
 
+// The z a pass with interventions gave head (layer, head) in place of its own, or null.   (T, D)
+const Matrix* replacedZ(const ModelRun& run, int layer, int head)
+{
+    for (const ReplacedHead& r : run.replaced_heads)
+        if (r.layer == layer && r.head == head)
+            return &r.z;
+    return nullptr;
+}
+
 }  // namespace
 
 double AttributionResult::sum() const
@@ -101,6 +110,8 @@ Result<AttributionResult> LogitAttribution::compute(const ModelConfig& config, c
             RowVector z = mixed * a.wv().middleCols(g * D, D);                                       // (D)
             if (a.hasInputBias())
                 z += weights_row.sum() * a.in_bias.segment(a.dModel() + a.kvDim() + g * D, D);
+            if (const Matrix* replaced = replacedZ(run, l, h))
+                z = replaced->row(position);
             const RowVector out = z * a.out_proj.middleRows(h * D, D);  // (C)
             parts.row(headRow(l, h)) = out;
             attention_out += out;

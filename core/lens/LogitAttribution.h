@@ -21,7 +21,9 @@ struct AttributionResult {
     double embed = 0.0;  // token (+ learned position) embeddings
     int num_layers = 0;
     int num_heads = 0;
-    std::vector<double> heads;      // (L, H) row-major: o[l][h] = sum_j A[l][h][P][j] v_j^h W_O^h
+    // (L, H) row-major: o[l][h] = sum_j A[l][h][P][j] v_j^h W_O^h; a head the pass replaced
+    // (ModelRun::replaced_heads, an ablation): its replaced z at P times W_O^h
+    std::vector<double> heads;
     std::vector<double> attn_bias;  // (L): each output projection's bias (0 without one)
     std::vector<double> mlp;        // (L): each MLP's output
     double final_bias = 0.0;        // the final norm's beta . u plus the head's bias difference

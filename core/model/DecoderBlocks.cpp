@@ -13,7 +13,7 @@ namespace {
 // With a cache: h (n, C) new rows -> trace.output (n, C), trace.probabilities H x (n, cached + n).
 Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w,
                               const RotaryEmbedding& rotary, const Matrix& h, const LayerCapture& capture,
-                              KeyValueCache* cache)
+                              KeyValueCache* cache, const ForwardIntervention* edit)
 {
     AttentionOptions options;
     options.causal = true;
@@ -27,6 +27,8 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
             *before = projected;
         rotary.apply(projected, heads, head_dim, first_position);
     };
+    if (edit)
+        options.edit_head_outputs = edit->headOutputsHook(layer, config.headDim());
     if (capture.attention_input)
         *capture.attention_input = h;
     auto trace = cache ? AttentionEngine::forwardAppending(h, w.attention, options, *cache)
@@ -40,40 +42,48 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
 
 Result<AttentionTrace> DecoderBlocks::llama(const ModelConfig& config, int layer, const LayerWeights& w,
                                             const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
-                                            KeyValueCache* cache)
+                                            KeyValueCache* cache, const ForwardIntervention* edit)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
     rmsNorm(x, w.attn_norm_weight, eps, h);
-    auto attention = attend(config, layer, w, rotary, h, capture, cache);
+    auto attention = attend(config, layer, w, rotary, h, capture, cache, edit);
     if (!attention)
         return attention;
+    if (edit)
+        edit->apply(layer, InterventionSite::Attention, attention->output, config.headDim());
     x += attention->output;
 
     rmsNorm(x, w.mlp_norm_weight, eps, h);               // post_attention_layernorm(x)
     auto feed_forward = gatedFeedForward(config, w, h);  // (T, C)
     if (!feed_forward)
         return Error{feed_forward.error()};
+    if (edit)
+        edit->apply(layer, InterventionSite::Mlp, feed_forward.value(), config.headDim());
     x += *feed_forward;
     return attention;
 }
 
 Result<AttentionTrace> DecoderBlocks::gptNeox(const ModelConfig& config, int layer, const LayerWeights& w,
                                               const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
-                                              KeyValueCache* cache)
+                                              KeyValueCache* cache, const ForwardIntervention* edit)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix h(x.rows(), x.cols());  // (T, C): input_layernorm(x)
     layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, h);
-    auto attention = attend(config, layer, w, rotary, h, capture, cache);
+    auto attention = attend(config, layer, w, rotary, h, capture, cache, edit);
     if (!attention)
         return attention;
+    if (edit)
+        edit->apply(layer, InterventionSite::Attention, attention->output, config.headDim());
 
     if (config.parallel_residual) {
         layerNorm(x, w.mlp_norm_weight, w.mlp_norm_bias, eps, h);  // post_attention_layernorm(x)
         auto feed_forward = feedForward(config, w, h);             // (T, C)
         if (!feed_forward)
             return Error{feed_forward.error()};
+        if (edit)
+            edit->apply(layer, InterventionSite::Mlp, feed_forward.value(), config.headDim());
         // hidden_states = mlp_output + attn_output + hidden_states
         x = (*feed_forward + attention->output) + x;
         return attention;
@@ -83,6 +93,8 @@ Result<AttentionTrace> DecoderBlocks::gptNeox(const ModelConfig& config, int lay
     auto feed_forward = feedForward(config, w, h);
     if (!feed_forward)
         return Error{feed_forward.error()};
+    if (edit)
+        edit->apply(layer, InterventionSite::Mlp, feed_forward.value(), config.headDim());
     x = *feed_forward + x;  // mlp_output + attn_output
     return attention;
 }

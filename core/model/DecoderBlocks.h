@@ -2,6 +2,7 @@
 
 #include "core/attention/AttentionTrace.h"
 #include "core/attention/KeyValueCache.h"
+#include "core/model/ForwardIntervention.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelWeights.h"
 #include "core/model/RotaryEmbedding.h"
@@ -24,14 +25,15 @@ struct LayerCapture {
 //     otherwise:              x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x))
 // With a cache, x holds the new tokens only (n, C), the first at position cache->length(): their
 // rotated keys and values are appended to it and their queries attend to every key (sliding
-// window included); the captured matrices are the new rows only.
+// window included); the captured matrices are the new rows only. `edit`, when not null, replaces
+// or records the attention output, the MLP output and the heads' z (ForwardIntervention).
 struct DecoderBlocks {
     static Result<AttentionTrace> llama(const ModelConfig& config, int layer, const LayerWeights& w,
                                         const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
-                                        KeyValueCache* cache = nullptr);
+                                        KeyValueCache* cache = nullptr, const ForwardIntervention* edit = nullptr);
     static Result<AttentionTrace> gptNeox(const ModelConfig& config, int layer, const LayerWeights& w,
                                           const RotaryEmbedding& rotary, Matrix& x, const LayerCapture& capture,
-                                          KeyValueCache* cache = nullptr);
+                                          KeyValueCache* cache = nullptr, const ForwardIntervention* edit = nullptr);
 };
 
 }  // namespace attn

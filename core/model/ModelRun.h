@@ -3,6 +3,7 @@
 #include "core/attention/AttentionTrace.h"
 #include "core/base/Tensor.h"
 #include "core/model/AttentionMaps.h"
+#include "core/model/ForwardIntervention.h"
 
 #include <vector>
 
@@ -36,6 +37,9 @@ struct ModelRun {
     // (layer_trace.q and .k are after it); empty without rotary positions.
     Matrix q_before_rotation;
     Matrix k_before_rotation;
+    // A pass with interventions (TransformerForward::runIntervened): the heads whose z it replaced
+    // and the z they got; empty otherwise.
+    std::vector<ReplacedHead> replaced_heads;
 
     int seqLen() const { return int(token_ids.size()); }
     int numLayers() const { return attention.numLayers(); }

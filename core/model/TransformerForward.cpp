@@ -50,13 +50,15 @@ Result<Matrix> embed(const ModelConfig& config, const ModelWeights& w, const std
 // With a cache, x holds the new tokens only (n, C): their keys and values are appended to it and
 // their queries attend to every key.   -> trace.output (n, C), trace.probabilities H x (n, T).
 Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerWeights& w, const Matrix& x,
-                              KeyValueCache* cache)
+                              KeyValueCache* cache, const ForwardIntervention* edit)
 {
     AttentionOptions options;
     options.causal = config.causal;  // GPT-2: masked scores replaced, their weights exactly 0
     options.scale.mode = config.scale_attention ? ScaleSetting::Mode::Sqrt : ScaleSetting::Mode::None;
     options.detail = TraceDetail::Probabilities;
     options.weights_validated = true;  // AttentionWeights::fromParts / fromFused checked them at load
+    if (edit)
+        options.edit_head_outputs = edit->headOutputsHook(layer, config.headDim());
     auto trace = cache ? AttentionEngine::forwardAppending(x, w.attention, options, *cache)
                        : AttentionEngine::forward(x, w.attention, options);
     if (!trace)
@@ -66,14 +68,16 @@ Result<AttentionTrace> attend(const ModelConfig& config, int layer, const LayerW
 
 // GPT2Block (pre-LN):  x = x + Attn(LN_1(x)),  x = x + MLP(LN_2(x)).   x (T, C), updated in place.
 Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
-                                    Matrix* attention_input, KeyValueCache* cache)
+                                    Matrix* attention_input, KeyValueCache* cache, const ForwardIntervention* edit)
 {
     const float eps = float(config.layer_norm_eps);
     Matrix attn_in(x.rows(), x.cols());  // (T, C): LN_1(x)
     layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, attn_in);
-    auto attention = attend(config, layer, w, attn_in, cache);
+    auto attention = attend(config, layer, w, attn_in, cache, edit);
     if (!attention)
         return attention;
+    if (edit)
+        edit->apply(layer, InterventionSite::Attention, attention->output, config.headDim());
     x += attention->output;
 
     Matrix mlp_in(x.rows(), x.cols());  // (T, C): LN_2(x)
@@ -81,6 +85,8 @@ Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const 
     auto feed_forward = feedForward(config, w, mlp_in);  // (T, C)
     if (!feed_forward)
         return Error{feed_forward.error()};
+    if (edit)
+        edit->apply(layer, InterventionSite::Mlp, feed_forward.value(), config.headDim());
     x += *feed_forward;
     if (attention_input)
         *attention_input = std::move(attn_in);
@@ -89,20 +95,24 @@ Result<AttentionTrace> preNormBlock(const ModelConfig& config, int layer, const 
 
 // BertLayer, DistilBERT TransformerBlock (post-LN):  x = LN_1(x + Attn(x)),  x = LN_2(x + MLP(x)).
 Result<AttentionTrace> postNormBlock(const ModelConfig& config, int layer, const LayerWeights& w, Matrix& x,
-                                     Matrix* attention_input, KeyValueCache* cache)
+                                     Matrix* attention_input, KeyValueCache* cache, const ForwardIntervention* edit)
 {
     const float eps = float(config.layer_norm_eps);
     if (attention_input)
         *attention_input = x;
-    auto attention = attend(config, layer, w, x, cache);
+    auto attention = attend(config, layer, w, x, cache, edit);
     if (!attention)
         return attention;
+    if (edit)
+        edit->apply(layer, InterventionSite::Attention, attention->output, config.headDim());
     x += attention->output;
     layerNorm(x, w.attn_norm_weight, w.attn_norm_bias, eps, x);  // LN_1(x + Attn(x))
 
     auto feed_forward = feedForward(config, w, x);  // (T, C)
     if (!feed_forward)
         return Error{feed_forward.error()};
+    if (edit)
+        edit->apply(layer, InterventionSite::Mlp, feed_forward.value(), config.headDim());
     feed_forward.value() += x;
     layerNorm(feed_forward.value(), w.mlp_norm_weight, w.mlp_norm_bias, eps, x);  // LN_2(x + MLP(x))
     return attention;
@@ -135,14 +145,54 @@ void stackSelectedLayer(const ModelRun& earlier, int reused, ModelRun& run)
     }
 }
 
+// The residual entering block `layer` in `earlier`, a run over the same ids: its kept residual
+// stream (pre-norm models), or its layer inputs (the BERT family, whose attention reads the block
+// input).   -> (T, C)
+Result<Matrix> residualEntering(const ModelConfig& config, const ModelRun& earlier, int layer)
+{
+    const bool post_norm =
+        config.architecture == ModelArchitecture::Bert || config.architecture == ModelArchitecture::DistilBert;
+    const std::vector<Matrix>& kept = post_norm ? earlier.layer_inputs : earlier.residual_stream;
+    if (int(kept.size()) <= layer || kept[size_t(layer)].rows() != earlier.seqLen())
+        return Error{QStringLiteral("the earlier pass did not keep the residual entering layer %1").arg(layer)};
+    return kept[size_t(layer)];
+}
+
+// What a pass starting at block `first` keeps of the layers before it: copied from `earlier`.
+void copyLayersBefore(int first, const ModelRun& earlier, ModelRun& run)
+{
+    for (int layer = 0; layer < first; ++layer) {
+        run.attention.setLayer(layer, earlier.attention.layer(layer));
+        if (size_t(layer) < earlier.layer_inputs.size())
+            run.layer_inputs[size_t(layer)] = earlier.layer_inputs[size_t(layer)];
+        if (size_t(layer) < run.residual_stream.size() && size_t(layer) < earlier.residual_stream.size())
+            run.residual_stream[size_t(layer)] = earlier.residual_stream[size_t(layer)];
+    }
+    run.replaced_heads = earlier.replaced_heads;  // the earlier pass's own, if any, stay what they were
+    run.replaced_heads.erase(std::remove_if(run.replaced_heads.begin(), run.replaced_heads.end(),
+                                            [first](const ReplacedHead& r) { return r.layer >= first; }),
+                             run.replaced_heads.end());
+    if (run.selected_layer < first) {
+        run.layer_input = earlier.layer_input;
+        run.layer_trace = earlier.layer_trace;
+        run.q_before_rotation = earlier.q_before_rotation;
+        run.k_before_rotation = earlier.k_before_rotation;
+    }
+}
+
 // The forward pass of tokens reused..T-1, the first `reused` taken from `earlier` (reused = 0,
 // earlier = nullptr: the whole input). keys_values: one cache per layer, appended to; nullptr
 // for a pass without a cache. The input has been checked.
+// edit (a full pass, reused = 0, no cache): the pass's interventions; with edit->startLayer() > 0
+// the pass begins there from `earlier`'s residual, and the layers before it are `earlier`'s.
 Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& token_ids,
                       int selected_layer, const ModelRun* earlier, int reused, std::vector<KeyValueCache>* keys_values,
-                      bool keep_residual_stream)
+                      bool keep_residual_stream, const ForwardIntervention* edit = nullptr)
 {
-    auto embeddings = embed(config, weights, token_ids, reused);
+    const int first_layer = edit ? edit->startLayer() : 0;
+    const bool output_only = edit && edit->outputOnly();
+    auto embeddings =
+        first_layer > 0 ? residualEntering(config, *earlier, first_layer) : embed(config, weights, token_ids, reused);
     if (!embeddings)
         return Error{embeddings.error()};
     Matrix x = std::move(embeddings).value();  // (T - reused, C): the residual stream of the rows computed
@@ -151,38 +201,53 @@ Result<ModelRun> pass(const ModelConfig& config, const ModelWeights& weights, co
     run.token_ids = token_ids;
     run.selected_layer = selected_layer;
     run.num_kv_heads = config.num_kv_heads;
-    run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
-    run.attention.setSlidingWindow(config.sliding_window);
-    if (reused > 0)
-        run.attention.copyRows(earlier->attention, reused);
-    run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
     const bool pre_norm = config.architecture == ModelArchitecture::Gpt2;
-    const bool keep_residuals = keep_residual_stream && (pre_norm || config.hasRotaryPositions());
-    if (keep_residuals)
-        run.residual_stream.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
+    const bool keep_residuals = keep_residual_stream && !output_only && (pre_norm || config.hasRotaryPositions());
+    if (!output_only) {
+        run.attention = AttentionMaps(config.num_layers, config.num_heads, int(token_ids.size()), config.causal);
+        run.attention.setSlidingWindow(config.sliding_window);
+        if (reused > 0)
+            run.attention.copyRows(earlier->attention, reused);
+        run.layer_inputs.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
+        if (keep_residuals)
+            run.residual_stream.resize(size_t(config.num_layers));  // L x (T - reused, C) until stacked below
+        if (first_layer > 0)
+            copyLayersBefore(first_layer, *earlier, run);
+    }
     const RotaryEmbedding rotary =
         config.rotary_dim > 0 ? RotaryEmbedding(config, int(token_ids.size())) : RotaryEmbedding();
-    for (int layer = 0; layer < config.num_layers; ++layer) {
-        Matrix* attention_input = &run.layer_inputs[size_t(layer)];
+    for (int layer = first_layer; layer < config.num_layers; ++layer) {
+        Matrix* attention_input = output_only ? nullptr : &run.layer_inputs[size_t(layer)];
         KeyValueCache* cache = keys_values ? &(*keys_values)[size_t(layer)] : nullptr;
         const LayerWeights& w = weights.layers[size_t(layer)];
+        const ForwardIntervention* layer_edit = edit && edit->acts(layer) ? edit : nullptr;
+        if (layer_edit)
+            layer_edit->apply(layer, InterventionSite::Residual, x, config.headDim());
         if (keep_residuals)
             run.residual_stream[size_t(layer)] = x;
-        const LayerCapture capture = layer == selected_layer
+        const bool selected = layer == selected_layer && !output_only;
+        const LayerCapture capture = selected
                                          ? LayerCapture{attention_input, &run.q_before_rotation, &run.k_before_rotation}
                                          : LayerCapture{attention_input};
-        auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture, cache)
+        auto trace = config.isLlamaFamily()
+                         ? DecoderBlocks::llama(config, layer, w, rotary, x, capture, cache, layer_edit)
                      : config.architecture == ModelArchitecture::GptNeox
-                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture, cache)
-                     : pre_norm ? preNormBlock(config, layer, w, x, attention_input, cache)
-                                : postNormBlock(config, layer, w, x, attention_input, cache);
+                         ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture, cache, layer_edit)
+                     : pre_norm ? preNormBlock(config, layer, w, x, attention_input, cache, layer_edit)
+                                : postNormBlock(config, layer, w, x, attention_input, cache, layer_edit);
         if (!trace)
             return Error{trace.error()};
+        if (output_only)
+            continue;
+        if (layer_edit)
+            for (int head : layer_edit->replacedHeads(layer))
+                run.replaced_heads.push_back(
+                    {layer, head, trace->concat.middleCols(Eigen::Index(head) * config.headDim(), config.headDim())});
         if (reused > 0)
             run.attention.setRows(layer, reused, trace->probabilities);
         else
             run.attention.setLayer(layer, std::move(trace->probabilities));
-        if (layer == selected_layer) {
+        if (selected) {
             run.layer_input = *attention_input;
             trace->probabilities.clear();
             run.layer_trace = std::move(trace).value();
@@ -340,6 +405,23 @@ Result<ModelRun> TransformerForward::run(const ModelConfig& config, const ModelW
     if (Status s = checkInput(config, token_ids, selected_layer); !s)
         return Error{s.error()};
     return pass(config, weights, token_ids, selected_layer, nullptr, 0, nullptr, keep_residual_stream);
+}
+
+Result<ModelRun> TransformerForward::runIntervened(const ModelConfig& config, const ModelWeights& weights,
+                                                   const std::vector<int>& token_ids, int selected_layer,
+                                                   const ForwardIntervention& intervention, const ModelRun* earlier,
+                                                   bool keep_residual_stream)
+{
+    if (Status s = checkInput(config, token_ids, selected_layer); !s)
+        return Error{s.error()};
+    QString why;
+    if (!intervention.fits(config.num_layers, config.num_heads, config.headDim(), config.hidden_size,
+                           int(token_ids.size()), &why))
+        return Error{why};
+    if (intervention.startLayer() > 0 && (!earlier || earlier->token_ids != token_ids))
+        return Error{QStringLiteral("a pass starting at layer %1 needs an earlier run of the same tokens")
+                         .arg(intervention.startLayer())};
+    return pass(config, weights, token_ids, selected_layer, earlier, 0, nullptr, keep_residual_stream, &intervention);
 }
 
 Result<ModelRun> TransformerForward::runAppending(const ModelConfig& config, const ModelWeights& weights,

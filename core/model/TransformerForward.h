@@ -2,6 +2,7 @@
 
 #include "core/attention/KeyValueCache.h"
 #include "core/model/AppendedRows.h"
+#include "core/model/ForwardIntervention.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ModelRun.h"
 #include "core/model/ModelWeights.h"
@@ -63,6 +64,17 @@ public:
                                              const std::vector<int>& token_ids, int first, int selected_layer,
                                              std::vector<KeyValueCache>& keys_values, bool keep_residual_stream,
                                              const RotaryEmbedding* rotary = nullptr);
+    // run() changed by `intervention` (replacements and recordings at the sites of each layer;
+    // ForwardIntervention.h). With intervention.startLayer() = l > 0 the blocks before l are not
+    // computed: block l begins from the residual entering it in `earlier` (a run over the same ids
+    // that kept it: residual_stream for pre-norm models, layer_inputs for the BERT family), and
+    // the layers before l (attention, layer inputs, residual stream) are copied from `earlier`.
+    // With intervention.outputOnly() only token_ids and last_hidden_state are filled (a scan).
+    // The run's replaced_heads hold the z each replaced head got.
+    static Result<ModelRun> runIntervened(const ModelConfig& config, const ModelWeights& weights,
+                                          const std::vector<int>& token_ids, int selected_layer,
+                                          const ForwardIntervention& intervention, const ModelRun* earlier = nullptr,
+                                          bool keep_residual_stream = false);
 
     // The config key that bounds the number of tokens ("n_positions", "max_position_embeddings").
     static QString positionsKey(const ModelConfig& config);

@@ -102,6 +102,18 @@ void HeadsJson::write(JsonWriter& json, const HeadsReport& report, const std::fu
         writeAttribution(json, *report.attribution);
     if (report.generated)
         json.key("generated").value(*report.generated);
+    if (!report.ablated.empty()) {
+        json.key("ablated").beginArray();
+        for (const auto& [layer, head] : report.ablated)
+            json.beginArray().value(layer).value(head).endArray();
+        json.endArray();
+    }
+    if (const auto& scan = report.ablation_scan) {
+        json.key("ablation_scan").beginArray();
+        for (int l = 0; l < scan->num_layers; ++l)
+            writeNumbers(json, scan->effects.data() + size_t(l) * size_t(scan->num_heads), size_t(scan->num_heads));
+        json.endArray();
+    }
 }
 
 }  // namespace attn

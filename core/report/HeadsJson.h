@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/JsonWriter.h"
+#include "core/lens/AblationScan.h"
 #include "core/lens/LensResult.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitMetric.h"
@@ -28,6 +29,9 @@ struct HeadsReport {
     std::vector<Matrix> value_norms;
     // --generate: how many tokens the generation appended ("generated"); the run is the final sequence's.
     std::optional<int> generated;
+    // --ablate: the ablated heads (layer, head), in the order given; --ablation-scan: its result.
+    std::vector<std::pair<int, int>> ablated;
+    std::optional<AblationScanResult> ablation_scan;
 };
 
 // The keys of the contract's "What heads do":
@@ -36,6 +40,7 @@ struct HeadsReport {
 //                  "target": {"id", "p": (L+1) x T, "rank": (L+1) x T}}   (target: with --metric)
 //   "attribution": {"position", "target", "foil", "logit", "embed", "heads": L x H, "attn_bias": L,
 //                   "mlp": L, "final_bias"}
+//   "ablated": [[L, H], ...]   "ablation_scan": L x H
 class HeadsJson {
 public:
     // token_text: a vocabulary id's string (convert_ids_to_tokens).
