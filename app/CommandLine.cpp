@@ -158,6 +158,11 @@ QString CommandLine::helpText()
                "  --attention-kind K     weights (default) or norms: --json adds \"attention_norms\", each weight\n"
                "                         times the norm of its value vector through the output projection;\n"
                "                         --export draws the norms in every --view that draws attention\n"
+               "  --patch-from TEXT      with --model and --metric: --json's \"patching\", activation patching\n"
+               "                         from this clean input (as many tokens as the main, corrupted one)\n"
+               "  --patch-from-ids 1,2,3 the clean input as token ids (instead of --patch-from)\n"
+               "  --patch-site S         where --patch-from patches: resid (default), attn, mlp or heads;\n"
+               "                         values (m_patched - m_corrupt) / (m_clean - m_corrupt), L x T or L x H\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -191,6 +196,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
+    for (const char* const* name = PatchingCommandLine::kValued; *name; ++name)
+        parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     parser.addOption(QCommandLineOption(QStringLiteral("h")));
 
     if (!parser.parse(arguments))
@@ -422,6 +429,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (!heads)
         return Error{heads.error()};
     options.heads = std::move(heads).value();
+    auto patching = PatchingCommandLine::parse(parser, options.heads);
+    if (!patching)
+        return Error{patching.error()};
+    options.patching = std::move(patching).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/HeadsOptions.h"
+#include "app/PatchingOptions.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
@@ -47,6 +48,8 @@ struct CommandLineOptions {
     std::optional<HeadOrderKind> sort_heads;  // none: head order
     // What heads do (with --model): --metric, --position, --logit-lens, --top-k, --attribution.
     HeadsOptions heads;
+    // Activation patching (with --model and --metric): --patch-from, --patch-from-ids, --patch-site.
+    PatchingOptions patching;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

@@ -2,13 +2,15 @@
 
 #include "app/ExportOptions.h"
 #include "app/JsonOutput.h"
-#include "core/analysis/InductionProbe.h"
 #include "core/analysis/AttentionDisplay.h"
+#include "core/analysis/InductionProbe.h"
+#include "core/lens/ActivationPatching.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
 #include "core/lens/LogitMetric.h"
 #include "core/model/TransformerForward.h"
+#include "core/pipeline/MemoryPlan.h"
 #include "core/pipeline/ModelLayerResult.h"
 #include "core/report/ModelJsonReport.h"
 #include "ui/export/ViewExporter.h"
@@ -47,6 +49,25 @@ Result<ModelInput> modelInput(const CommandLineOptions& options, const ModelSess
     }
     input.tokens = session.tokenTexts(input.ids);
     return input;
+}
+
+// --patch-from's text through the folder's tokenizer, or --patch-from-ids as given; checked
+// against the model and against the main input's length before any pass.
+Result<std::vector<int>> cleanInput(const CommandLineOptions& options, const ModelSession& session, int main_tokens)
+{
+    const PatchingOptions& patching = options.patching;
+    std::vector<int> ids = patching.clean_ids;
+    if (!patching.clean_ids_given) {
+        auto encoded = session.encode(patching.clean_sentence);
+        if (!encoded)
+            return Error{QStringLiteral("--patch-from: %1").arg(encoded.error())};
+        ids = std::move(encoded).value();
+    }
+    if (Status s = TransformerForward::checkInput(session.config(), ids, options.config.layer); !s)
+        return Error{QStringLiteral("%1: %2").arg(patching.option(), s.error())};
+    if (Status s = PatchingCommandLine::checkLength(patching, int(ids.size()), main_tokens); !s)
+        return Error{s.error()};
+    return ids;
 }
 
 Status writeJson(const CommandLineOptions& options, QTextStream& out, const ModelSession& session, const ModelRun& run,
@@ -194,6 +215,9 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (Status s = ExportOptions::checkHeads(options, config.num_heads); !s)
         return fail(s.error());
 
+    if (options.patching.any() && !(*session)->model().hasPredictionHead())
+        return fail(QStringLiteral("%1: the model folder has no prediction head (%2)")
+                        .arg(options.patching.option(), (*session)->model().weights().head_missing));
     auto metric_tokens = checkHeads(options.heads, **session);
     if (!metric_tokens)
         return fail(metric_tokens.error());
@@ -207,15 +231,32 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         return fail(QStringLiteral("--position %1: outside the input (positions 0 to %2)")
                         .arg(*options.heads.position)
                         .arg(input->ids.size() - 1));
+    std::vector<int> clean_ids;
+    if (options.patching.any()) {
+        auto clean = cleanInput(options, **session, int(input->ids.size()));
+        if (!clean)
+            return fail(clean.error());
+        clean_ids = std::move(clean).value();
+    }
     const TransformerModel& model = (*session)->model();
-    // The logit lens (--logit-lens, --view lens) reads the residual stream.
-    const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens);
+    // The logit lens (--logit-lens, --view lens) reads the residual stream, and patching's passes
+    // start from it.
+    const bool lens = options.heads.logit_lens || (!options.export_path.isEmpty() && options.view == View::Lens) ||
+                      options.patching.any();
     auto run = model.forward(input->ids, options.config.layer, lens);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
     if (!heads)
         return fail(heads.error());
+    if (options.patching.any()) {
+        PatchingRequest request{clean_ids, options.patching.site, heads->metric->position, **metric_tokens,
+                                options.memory_budget > 0 ? options.memory_budget : MemoryPlan::defaultBudget()};
+        auto patching = ActivationPatching::run(config, model.weights(), *run, request);
+        if (!patching)
+            return fail(QStringLiteral("%1: %2").arg(options.patching.option(), patching.error()));
+        heads->patching = std::move(patching).value();
+    }
 
     std::vector<TokenPrediction> predictions;
     const std::vector<int> positions = (*session)->predictedPositions(input->ids);
