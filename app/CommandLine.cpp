@@ -179,6 +179,11 @@ QString CommandLine::helpText()
                "  --ablation M           zero (default) or mean\n"
                "  --ablation-scan        with --model and --metric: --json's \"ablation_scan\", L x H, the metric\n"
                "                         with that one head ablated minus the plain run's\n"
+               "  --patch-from TEXT      with --model and --metric: --json's \"patching\", activation patching\n"
+               "                         from this clean input (as many tokens as the main, corrupted one)\n"
+               "  --patch-from-ids 1,2,3 the clean input as token ids (instead of --patch-from)\n"
+               "  --patch-site S         where --patch-from patches: resid (default), attn, mlp or heads;\n"
+               "                         values (m_patched - m_corrupt) / (m_clean - m_corrupt), L x T or L x H\n"
                "  --json-trace           --json also holds the input X, Q, K, V and the scaled, masked scores\n"
                "  --memory-budget SIZE   memory a request may take, e.g. 2G or 800M (default: half the\n"
                "                         machine's memory); a larger one is refused, saying what would fit\n"
@@ -213,7 +218,8 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     for (const char* const* name = HeadsCommandLine::kFlags; *name; ++name)
         parser.addOption(QCommandLineOption(QString::fromLatin1(*name)));
     for (const char* const* table :
-         {GenerationCommandLine::kValued, SessionCommandLine::kValued, InterventionCommandLine::kValued})
+         {GenerationCommandLine::kValued, SessionCommandLine::kValued, InterventionCommandLine::kValued,
+          PatchingCommandLine::kValued})
         for (const char* const* name = table; *name; ++name)
             parser.addOption(QCommandLineOption(QString::fromLatin1(*name), {}, QStringLiteral("value")));
     for (const char* const* name = InterventionCommandLine::kFlags; *name; ++name)
@@ -464,6 +470,10 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
     if (!interventions)
         return Error{interventions.error()};
     options.interventions = std::move(interventions).value();
+    auto patching = PatchingCommandLine::parse(parser, options.heads);
+    if (!patching)
+        return Error{patching.error()};
+    options.patching = std::move(patching).value();
     options.json_trace = parser.isSet("json-trace");
     if (parser.isSet("memory-budget")) {
         auto budget = MemoryPlan::parseSize(parser.value("memory-budget"));

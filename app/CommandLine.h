@@ -3,6 +3,7 @@
 #include "app/GenerationOptions.h"
 #include "app/HeadsOptions.h"
 #include "app/InterventionOptions.h"
+#include "app/PatchingOptions.h"
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/base/Result.h"
@@ -59,6 +60,8 @@ struct CommandLineOptions {
     Session session_to_save;
     // Head ablation (with --model): --ablate, --ablation, --ablation-scan.
     InterventionOptions interventions;
+    // Activation patching (with --model and --metric): --patch-from, --patch-from-ids, --patch-site.
+    PatchingOptions patching;
 
     QString json_path;       // --json FILE or "-" for standard output
     QString export_path;     // --export FILE.png|svg|pdf

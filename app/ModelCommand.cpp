@@ -6,6 +6,7 @@
 #include "core/analysis/AttentionDisplay.h"
 #include "core/analysis/InductionProbe.h"
 #include "core/lens/AblationScan.h"
+#include "core/lens/ActivationPatching.h"
 #include "core/lens/AttentionNorms.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitLens.h"
@@ -51,6 +52,25 @@ Result<ModelInput> modelInput(const CommandLineOptions& options, const ModelSess
     }
     input.tokens = session.tokenTexts(input.ids);
     return input;
+}
+
+// --patch-from's text through the folder's tokenizer, or --patch-from-ids as given; checked
+// against the model and against the main input's length before any pass.
+Result<std::vector<int>> cleanInput(const CommandLineOptions& options, const ModelSession& session, int main_tokens)
+{
+    const PatchingOptions& patching = options.patching;
+    std::vector<int> ids = patching.clean_ids;
+    if (!patching.clean_ids_given) {
+        auto encoded = session.encode(patching.clean_sentence);
+        if (!encoded)
+            return Error{QStringLiteral("--patch-from: %1").arg(encoded.error())};
+        ids = std::move(encoded).value();
+    }
+    if (Status s = TransformerForward::checkInput(session.config(), ids, options.config.layer); !s)
+        return Error{QStringLiteral("%1: %2").arg(patching.option(), s.error())};
+    if (Status s = PatchingCommandLine::checkLength(patching, int(ids.size()), main_tokens); !s)
+        return Error{s.error()};
+    return ids;
 }
 
 Status writeJson(const CommandLineOptions& options, QTextStream& out, const ModelSession& session, const ModelRun& run,
@@ -241,6 +261,15 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
     if (options.interventions.scan && !(*session)->model().hasPredictionHead())
         return fail(QStringLiteral("--ablation-scan: the model folder has no prediction head (%1)")
                         .arg((*session)->model().weights().head_missing));
+    if (options.patching.any() && !(*session)->model().hasPredictionHead())
+        return fail(QStringLiteral("%1: the model folder has no prediction head (%2)")
+                        .arg(options.patching.option(), (*session)->model().weights().head_missing));
+    if (options.patching.any() && (options.interventions.any() || options.generation.any()))
+        return fail(QStringLiteral("%1: not with %2 (patching compares two plain runs of the same length)")
+                        .arg(options.patching.option(),
+                             options.generation.any() ? QStringLiteral("--generate")
+                             : options.interventions.scan ? QStringLiteral("--ablation-scan")
+                                                          : QStringLiteral("--ablate")));
     const bool attribution_view = !options.export_path.isEmpty() && options.view == View::Attribution;
     auto metric_tokens = checkHeads(options.heads, attribution_view, **session);
     if (!metric_tokens)
@@ -284,8 +313,17 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         return fail(QStringLiteral("--position %1: outside the input (positions 0 to %2)")
                         .arg(*options.heads.position)
                         .arg(input->ids.size() - 1));
+    std::vector<int> clean_ids;
+    if (options.patching.any()) {
+        auto clean = cleanInput(options, **session, int(input->ids.size()));
+        if (!clean)
+            return fail(clean.error());
+        clean_ids = std::move(clean).value();
+    }
+    // Patching's passes start from the residual stream, as the scan's and the lens's do.
+    const bool keep_residual_stream = lens || options.interventions.scan || options.patching.any();
     auto run = generated_run ? Result<ModelRun>(std::move(*generated_run))
-                             : forwardRun(options, model, input->ids, lens || options.interventions.scan);
+                             : forwardRun(options, model, input->ids, keep_residual_stream);
     if (!run)
         return fail(QStringLiteral("--model %1: %2").arg(options.model_dir, run.error()));
     auto heads = computeHeads(options.heads, *metric_tokens, model, *run);
@@ -298,6 +336,14 @@ int ModelCommand::run(const CommandLineOptions& options, QTextStream& out, QText
         if (!scan)
             return fail(QStringLiteral("--ablation-scan: %1").arg(scan.error()));
         heads->ablation_scan = std::move(scan).value();
+    }
+    if (options.patching.any()) {
+        PatchingRequest request{clean_ids, options.patching.site, heads->metric->position, **metric_tokens,
+                                options.memory_budget > 0 ? options.memory_budget : MemoryPlan::defaultBudget()};
+        auto patching = ActivationPatching::run(config, model.weights(), *run, request);
+        if (!patching)
+            return fail(QStringLiteral("%1: %2").arg(options.patching.option(), patching.error()));
+        heads->patching = std::move(patching).value();
     }
 
     std::vector<TokenPrediction> predictions;

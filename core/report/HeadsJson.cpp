@@ -114,6 +114,15 @@ void HeadsJson::write(JsonWriter& json, const HeadsReport& report, const std::fu
             writeNumbers(json, scan->effects.data() + size_t(l) * size_t(scan->num_heads), size_t(scan->num_heads));
         json.endArray();
     }
+    if (const auto& patching = report.patching) {
+        json.key("patching").beginObject();
+        json.key("site").value(ActivationPatching::siteName(patching->site));
+        json.key("values").beginArray();
+        for (int l = 0; l < patching->num_layers; ++l)
+            writeNumbers(json, patching->values.data() + size_t(l) * size_t(patching->columns),
+                         size_t(patching->columns));
+        json.endArray().endObject();
+    }
 }
 
 }  // namespace attn

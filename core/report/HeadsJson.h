@@ -2,6 +2,7 @@
 
 #include "core/io/JsonWriter.h"
 #include "core/lens/AblationScan.h"
+#include "core/lens/ActivationPatching.h"
 #include "core/lens/LensResult.h"
 #include "core/lens/LogitAttribution.h"
 #include "core/lens/LogitMetric.h"
@@ -32,6 +33,8 @@ struct HeadsReport {
     // --ablate: the ablated heads (layer, head), in the order given; --ablation-scan: its result.
     std::vector<std::pair<int, int>> ablated;
     std::optional<AblationScanResult> ablation_scan;
+    // --patch-from / --patch-from-ids: the patching values at the site.
+    std::optional<PatchingResult> patching;
 };
 
 // The keys of the contract's "What heads do":
@@ -41,6 +44,7 @@ struct HeadsReport {
 //   "attribution": {"position", "target", "foil", "logit", "embed", "heads": L x H, "attn_bias": L,
 //                   "mlp": L, "final_bias"}
 //   "ablated": [[L, H], ...]   "ablation_scan": L x H
+//   "patching": {"site": "resid" | "attn" | "mlp" | "heads", "values": L x T or L x H}
 class HeadsJson {
 public:
     // token_text: a vocabulary id's string (convert_ids_to_tokens).
