@@ -26,7 +26,7 @@ Result<GenerationOptions> GenerationCommandLine::parse(const QCommandLineParser&
     }
     if (!parser.isSet("generate"))
         return options;
-    if (!parser.isSet("json") && !parser.isSet("export"))
+    if (!parser.isSet("json") && !parser.isSet("export") && !parser.isSet("save-session"))
         return Error{QStringLiteral("--generate: only with --json or --export (the window has no Generate view yet)")};
     const auto text = [&parser](const char* name) { return parser.value(QLatin1String(name)).trimmed(); };
 

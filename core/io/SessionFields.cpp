@@ -48,6 +48,17 @@ constexpr SessionField kRows[] = {
     {"attention_kind",  T::Choice,        "attention-kind",  "View › Heatmap: value norms", 0, 0, "weights|norms"},
     {"rollout_fusion",  T::Choice,        "rollout-fusion",  "-", 0, 0, "mean|max|min"},
     {"residual_weight", T::Number,        "residual-weight", "-", 0, 1},
+    {"ablate",          T::Text,          "ablate",          "-", 0, 1 << 16},
+    {"ablation",        T::Choice,        "ablation",        "-", 0, 0, "zero|mean"},
+    {"ablation_scan",   T::Flag,          "ablation-scan",   "-", 0, 0},
+    {"patch_from",      T::Text,          "patch-from",      "-", 0, kMaxText, nullptr, 0, "patch-from-ids"},
+    {"patch_from_ids",  T::IntegerList,   "patch-from-ids",  "-", 0, kMaxIndex, nullptr, kMaxIds, "patch-from"},
+    {"patch_site",      T::Choice,        "patch-site",      "-", 0, 0, "resid|attn|mlp|heads"},
+    {"generate",        T::Integer,       "generate",        "-", 1, 4096},
+    {"temperature",     T::Number,        "temperature",     "-", 0, 1e6},
+    {"sample_seed",     T::Integer,       "sample-seed",     "-", 0, kMaxSeed},
+    {"sample_top_k",    T::Integer,       "sample-top-k",    "-", 1, kMaxIndex},
+    {"sample_top_p",    T::Number,        "sample-top-p",    "-", 0, 1},
 };
 // clang-format on
 

@@ -87,6 +87,16 @@ void TestCliSessions::replayGivesTheSameOutputs_data()
                                           "0.25"};
     QTest::newRow("model, token ids") << QStringList{"--model", gpt2(),  "--token-ids",   "1,2,3,1,2",
                                                      "--view",  "model", "--hide-tokens", "0"};
+    QTest::newRow("model, ablation") << QStringList{"--model",    gpt2(), "--token-ids", "1,2,3,1,2", "--ablate",
+                                                    "1:0,0:1",    "--ablation", "mean", "--metric", "3,4",
+                                                    "--ablation-scan"};
+    QTest::newRow("model, patching") << QStringList{"--model",      gpt2(),       "--token-ids",      "1,2,3,1,2",
+                                                    "--metric",     "3,4",        "--patch-from-ids", "1,2,5,1,2",
+                                                    "--patch-site", "heads"};
+    QTest::newRow("model, sampling") << QStringList{"--model",       gpt2(), "--token-ids",     "1,2,3",
+                                                    "--generate",    "4",    "--temperature",   "0.7",
+                                                    "--sample-seed", "11",   "--sample-top-k", "20",
+                                                    "--sample-top-p", "0.9"};
 }
 
 void TestCliSessions::replayGivesTheSameOutputs()

@@ -116,7 +116,7 @@ private slots:
                                          << "session version \"1\" is not supported";
         QTest::newRow("no version") << QByteArray(R"({"format": "attention-lab-session"})")
                                     << "session version missing";
-        QTest::newRow("unknown key") << withHeader(R"("ablate": "0:1")") << "\"ablate\": not a session key";
+        QTest::newRow("unknown key") << withHeader(R"("colour": "blue")") << "\"colour\": not a session key";
         QTest::newRow("layer as text") << withHeader(R"("layer": "2")")
                                        << "\"layer\": expected an integer from 0 to 1048576, got \"2\"";
         QTest::newRow("negative layer") << withHeader(R"("layer": -1)") << "\"layer\": expected an integer";
