@@ -220,6 +220,8 @@ void TestCliGenerate::contractErrors_data()
     QTest::newRow("position past the final sequence")
         << "gpt2-tiny" << QStringList{"--generate", "2", "--metric", "5", "--position", "16"}
         << "--position 16: outside the input (positions 0 to 15)";  // the default sentence: 14 tokens
+    QTest::newRow("with an ablation") << "gpt2-tiny" << (ids + two + QStringList{"--ablate", "0:0"})
+                                      << "--ablate: not with --generate";
 }
 
 void TestCliGenerate::contractErrors()

@@ -173,6 +173,12 @@ void TestCliPatching::contractErrors_data()
         << "gpt2-tiny" << (main + QStringList{"--patch-from-ids", "1,2,3,50257"}) << "--patch-from-ids";
     QTest::newRow("clean text without a tokenizer")
         << "llama-tiny" << (main + QStringList{"--patch-from", "a b c d"}) << "--patch-from";
+    QTest::newRow("with an ablation") << "gpt2-tiny"
+                                      << (main + QStringList{"--patch-from-ids", "1,2,3,7", "--ablate", "0:0"})
+                                      << "--patch-from-ids: not with --ablate";
+    QTest::newRow("with generation") << "gpt2-tiny"
+                                     << (main + QStringList{"--patch-from-ids", "1,2,3,7", "--generate", "2"})
+                                     << "--patch-from-ids: not with --generate";
 }
 
 void TestCliPatching::contractErrors()
