@@ -301,7 +301,7 @@ Result<AppendedRows> appendedPass(const ModelConfig& config, const ModelWeights&
         auto trace = config.isLlamaFamily() ? DecoderBlocks::llama(config, layer, w, rotary, x, capture, cache)
                      : config.architecture == ModelArchitecture::GptNeox
                          ? DecoderBlocks::gptNeox(config, layer, w, rotary, x, capture, cache)
-                         : preNormBlock(config, layer, w, x, attention_input, cache);
+                         : preNormBlock(config, layer, w, x, attention_input, cache, nullptr);
         if (!trace)
             return Error{trace.error()};
         rows.attention[size_t(layer)] = std::move(trace->probabilities);
