@@ -49,11 +49,11 @@ QString AblationPainter::title() const
     if (!m_result)
         return {};
     QString text =
-        QStringLiteral("Ablation scan (%1) of %2: each head ablated alone, metric minus the plain run's")
+        QStringLiteral("Ablation scan (%1) of %2")
             .arg(m_result->mode == HeadAblation::Mean ? QStringLiteral("mean") : QStringLiteral("zero"), m_metric);
     if (!m_ablated.empty())
-        text += m_ablated.size() == 1 ? QStringLiteral(" · 1 head ablated in the window's run")
-                                      : QStringLiteral(" · %1 heads ablated in the window's run").arg(m_ablated.size());
+        text += m_ablated.size() == 1 ? QStringLiteral(" · 1 head ablated in the run")
+                                      : QStringLiteral(" · %1 heads ablated in the run").arg(m_ablated.size());
     return text;
 }
 
@@ -130,7 +130,9 @@ void AblationPainter::paint(QPainter& painter, const QRectF& target) const
     painter.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter,
                      QFontMetricsF(bold).elidedText(title(), Qt::ElideMiddle, l.title.width()));
     painter.setFont(font);
-    QString plain = QStringLiteral("plain run: %1; red: the metric rises without the head, blue: it falls")
+    QString plain = QStringLiteral(
+                        "each head ablated alone: its run's metric minus the plain run's (%1); red: the "
+                        "metric rises without the head, blue: it falls")
                         .arg(QString::number(m_result->plain, 'f', 4));
     if (!m_progress.isEmpty())
         plain += QStringLiteral(" · ") + m_progress;
@@ -151,6 +153,10 @@ void AblationPainter::paintHeatmap(QPainter& painter, const Layout& l) const
     const QFontMetricsF metrics(painter.font());
     const bool values = l.cell_width >= metrics.horizontalAdvance(QStringLiteral("−0.00")) + 4 && l.cell_height >= 14;
     const int label_step = std::max(1, int(std::ceil(14.0 / l.cell_height)));
+    const auto cellAt = [&l](int layer, int head) {
+        return QRectF(l.heatmap.left() + head * l.cell_width, l.heatmap.top() + layer * l.cell_height, l.cell_width,
+                      l.cell_height);
+    };
     for (int layer = 0; layer < r.num_layers; ++layer) {
         if (layer % label_step == 0) {
             painter.setPen(kMuted);
@@ -158,24 +164,26 @@ void AblationPainter::paintHeatmap(QPainter& painter, const Layout& l) const
                                     kRowLabels - 4, l.cell_height),
                              Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(layer));
         }
-        for (int head = 0; head < r.num_heads; ++head) {
-            const QRectF cell(l.heatmap.left() + head * l.cell_width, l.heatmap.top() + layer * l.cell_height,
-                              l.cell_width, l.cell_height);
-            const double v = r.at(layer, head);
-            const QColor fill = diverging(v, scale);
-            painter.fillRect(cell, fill);
-            if (values) {
+        for (int head = 0; head < r.num_heads; ++head)
+            painter.fillRect(cellAt(layer, head), diverging(r.at(layer, head), scale));
+    }
+    // The marks under the values, so that an ablated head's value stays readable.
+    for (const auto& [layer, head] : m_ablated)
+        if (layer < r.num_layers && head < r.num_heads)
+            AblatedHeads::paintMark(painter, cellAt(layer, head).adjusted(3, 3, -3, -3));
+    if (values)
+        for (int layer = 0; layer < r.num_layers; ++layer)
+            for (int head = 0; head < r.num_heads; ++head) {
+                const QRectF cell = cellAt(layer, head);
+                const double v = r.at(layer, head);
+                const QRectF box = QFontMetricsF(painter.font()).boundingRect(QString::number(v, 'f', 2));
+                const QRectF label(cell.center() - QPointF(box.width() / 2 + 2, box.height() / 2),
+                                   QSizeF(box.width() + 4, box.height()));
+                const QColor fill = diverging(v, scale);
+                painter.fillRect(label, fill);
                 painter.setPen(fill.lightnessF() > 0.55 ? kInk : Qt::white);
                 painter.drawText(cell, Qt::AlignCenter, QString::number(v, 'f', 2));
             }
-        }
-    }
-    for (const auto& [layer, head] : m_ablated)
-        if (layer < r.num_layers && head < r.num_heads)
-            AblatedHeads::paintMark(
-                painter, QRectF(l.heatmap.left() + head * l.cell_width, l.heatmap.top() + layer * l.cell_height,
-                                l.cell_width, l.cell_height)
-                             .adjusted(3, 3, -3, -3));
     painter.setPen(kMuted);
     const int step = std::max(1, int(std::ceil(24.0 / l.cell_width)));
     for (int head = 0; head < r.num_heads; head += step)

@@ -33,6 +33,7 @@ AblationView::AblationView(QWidget* parent) : QWidget(parent)
     m_mode->setObjectName(QStringLiteral("AblationMode"));
     m_mode->addItem(tr("zero"), int(HeadAblation::Zero));
     m_mode->addItem(tr("mean"), int(HeadAblation::Mean));
+    m_mode->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_mode->setToolTip(tr("What an ablated head's output z becomes: zeros, or its mean over the positions"));
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("AblationProgress"));
@@ -55,6 +56,7 @@ AblationView::AblationView(QWidget* parent) : QWidget(parent)
     scan_row->addWidget(m_progress);
     scan_row->addWidget(m_cancel);
     scan_row->addWidget(m_problem, 1);
+    scan_row->addStretch();  // the fields keep their size while the problem line is hidden
 
     m_canvas = new QWidget(this);
     m_canvas->setObjectName(QStringLiteral("AblationCanvas"));
