@@ -126,7 +126,8 @@ QString CommandLine::helpText()
                "                         rollout: attention rollout of --model across its layers;\n"
                "                         qk: the queries and keys of --head in one scatter;\n"
                "                         lens: the logit lens of --model (--top-k, --metric's token);\n"
-               "                         attribution: --metric at --position split into the parts of --model\n"
+               "                         attribution: --metric at --position split into the parts of --model;\n"
+               "                         ablation: --metric's change as each head of --model is ablated (--ablation)\n"
                "  --head N               head for --view head, lines or shapes (default 0)\n"
                "  --compare A,B          heads for --view compare (default 0,1)\n"
                "  --size WxH             PNG size in pixels (default 1200x900)\n"
@@ -189,7 +190,7 @@ QString CommandLine::helpText()
                "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
                "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough, model,\n"
-               "                         rollout, qk, lens or attribution\n"
+               "                         rollout, qk, lens, attribution or ablation\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
                "                         (window size: --size, default 1400x900)\n"
                "  --example toy          show the toy 4-dimensional example (Examples menu)\n"
@@ -552,6 +553,9 @@ Result<CommandLineOptions> CommandLine::parse(const QStringList& arguments)
         if (!options.export_path.isEmpty() && options.view == View::Attribution && options.heads.metric.isEmpty())
             return Error{
                 QStringLiteral("--view attribution: needs --metric TARGET[,FOIL] (the logit it splits into parts)")};
+        if (!options.export_path.isEmpty() && options.view == View::Ablation && options.heads.metric.isEmpty())
+            return Error{
+                QStringLiteral("--view ablation: needs --metric TARGET[,FOIL] (the number each ablation changes)")};
     } else if (parser.isSet("view")) {
         const ViewRow& row = ViewRegistry::row(options.view);
         if (options.model_chain)

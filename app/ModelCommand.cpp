@@ -206,6 +206,7 @@ Status ModelCommand::exportPicture(const CommandLineOptions& options, const Mode
     request.top_k = options.heads.top_k;
     request.metric = metric;
     request.position = options.heads.position;
+    request.ablation_mode = options.interventions.mode;
     const QString caption = modelCaption(options.model_dir, session.config(), run.seqLen());
     // A view drawn from the whole run (every layer x head, the rollout, the model's chain of blocks)
     // or the selected layer, drawn by the single-layer views.

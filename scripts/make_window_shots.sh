@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the window's pictures of docs/window.md: All heads, Compare, Lines, Lens and Attribution
+# Makes the window's pictures of docs/window.md: All heads, Compare, Lines, Lens, Attribution and Ablation
 # with a small GPT-2 open, at 1400 x 900, 1000 x 700 and the window's minimum size, under the light
 # palette and a dark one (Fusion with Breeze Dark's colours), into docs/images/window-<tab>-<size>-<light|dark>.png.
 #   scripts/make_window_shots.sh [build-dir]

@@ -94,8 +94,9 @@ private slots:
         }
         QCOMPARE(viewFromKey("pie"), std::nullopt);
         // The command-line contract's names, in --help's order.
-        QCOMPARE(ViewRegistry::exportKeys(), QStringList({"grid", "head", "compare", "lines", "shapes", "model",
-                                                          "model-shapes", "rollout", "qk", "lens", "attribution"}));
+        QCOMPARE(ViewRegistry::exportKeys(),
+                 QStringList({"grid", "head", "compare", "lines", "shapes", "model", "model-shapes", "rollout", "qk",
+                              "lens", "attribution", "ablation"}));
     }
 
     void everyRowIsATabWithItsAction()
@@ -148,8 +149,9 @@ private slots:
                 QVERIFY2(refused.err.contains(QLatin1String(row.needs_model)), qPrintable(refused.err));
             }
             // With a whole model every exported view draws: the run, or its selected layer. The
-            // attribution splits a metric's logit, so it needs one.
-            const QStringList metric = row.id == View::Attribution ? QStringList{"--metric", "5"} : QStringList();
+            // attribution splits a metric's logit and the ablation scan measures one, so they need one.
+            const QStringList metric =
+                row.id == View::Attribution || row.id == View::Ablation ? QStringList{"--metric", "5"} : QStringList();
             checkExport(model + view + metric, QStringLiteral("model-%1").arg(row.key));
             if (row.model_key)
                 checkExport(model + QStringList{"--view", QString::fromLatin1(row.model_key)},

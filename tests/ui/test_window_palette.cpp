@@ -2,8 +2,8 @@
 // fields' placeholders stay readable, and every view's picture is a white figure on purpose (as
 // its exports are) with dark text, while the controls around it follow the palette.
 // With ATTENTION_WINDOW_SHOTS=<folder> it also writes the window at 1400 x 900, 1000 x 700 and
-// its minimum size, light and dark, with a small GPT-2 open (All heads, Compare, Lines, Lens and
-// Attribution), for docs/window.md
+// its minimum size, light and dark, with a small GPT-2 open (All heads, Compare, Lines, Lens,
+// Attribution and Ablation), for docs/window.md
 // (scripts/make_window_shots.sh).
 #include "tests/support/ModelFolders.h"
 #include "tests/support/TestSuite.h"
@@ -149,9 +149,11 @@ private slots:
             setDark(dark);
             for (const auto& size : sizes) {
                 m_window->resize(size.size);
-                for (const View view : {View::Grid, View::Compare, View::Lines, View::Lens, View::Attribution}) {
+                for (const View view :
+                     {View::Grid, View::Compare, View::Lines, View::Lens, View::Attribution, View::Ablation}) {
                     showView(view);
-                    m_window->viewTabs()->page(view)->computeNow();  // the Lens and Attribution draw on a worker
+                    // The Lens, Attribution and Ablation draw on a worker.
+                    m_window->viewTabs()->page(view)->computeNow();
                     QCoreApplication::processEvents();
                     const QString name =
                         QStringLiteral("window-%1-%2-%3.png").arg(viewKey(view), size.name, dark ? "dark" : "light");

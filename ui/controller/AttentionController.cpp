@@ -390,7 +390,49 @@ void AttentionController::openModel(const QString& dir, int layer)
     }
     m_pending_model = std::make_shared<PendingModel>(dir);
     m_layer = std::max(0, layer);
+    if (!m_ablated.empty()) {
+        m_ablated.clear();
+        emit ablationChanged();
+    }
     requestModel(true);
+}
+
+bool AttentionController::ablateHead(int layer, int head, HeadAblation mode)
+{
+    if (!m_model || layer < 0 || layer >= m_model->config().num_layers || head < 0 ||
+        head >= m_model->config().num_heads)
+        return false;
+    std::vector<AblatedHead> ablated = m_ablated;
+    const auto same = std::find_if(ablated.begin(), ablated.end(),
+                                   [&](const AblatedHead& a) { return a.layer == layer && a.head == head; });
+    if (same != ablated.end())
+        same->mode = mode;
+    else
+        ablated.push_back({layer, head, mode});
+    setAblated(std::move(ablated));
+    return true;
+}
+
+void AttentionController::restoreHead(int layer, int head)
+{
+    std::vector<AblatedHead> ablated = m_ablated;
+    std::erase_if(ablated, [&](const AblatedHead& a) { return a.layer == layer && a.head == head; });
+    setAblated(std::move(ablated));
+}
+
+void AttentionController::restoreAllHeads()
+{
+    setAblated({});
+}
+
+void AttentionController::setAblated(std::vector<AblatedHead> ablated)
+{
+    if (ablated == m_ablated)
+        return;
+    m_ablated = std::move(ablated);
+    emit ablationChanged();
+    if (m_model)
+        requestModel(true);
 }
 
 QString AttentionController::openingModelDir() const
@@ -408,6 +450,10 @@ void AttentionController::closeModel()
     m_model_tokens.clear();
     m_predictions.clear();
     m_layer = 0;
+    if (!m_ablated.empty()) {
+        m_ablated.clear();
+        emit ablationChanged();
+    }
     if (m_error_fields.erase(SettingField::Model) > 0)
         emit errorChanged(SettingField::Model, QString());
     emit modelClosed();
@@ -455,6 +501,7 @@ void AttentionController::requestModel(bool forward)
     job.token_ids_input = m_token_ids_input;
     job.layer = m_layer;
     job.keep_residual_stream = m_keep_residual_stream;
+    job.ablated = m_ablated;
     if (!forward && !m_pending_model && m_model_run) {
         job.run = m_model_run;
         job.tokens = m_model_tokens;

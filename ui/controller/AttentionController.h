@@ -118,6 +118,14 @@ public:
     // with the next setSentence: the field's text changes with the mode, and is read only then.
     void setTokenIdsInput(bool token_ids);
     bool tokenIdsInput() const { return m_token_ids_input; }
+    // Heads switched off in every run of the model (their z replaced by zeros or their mean): each
+    // change runs the model again (newest request wins), and predictions, lens, attribution and
+    // maps follow the ablated run. A head out of the model's range is refused (false). Another
+    // model, or none, clears them.
+    bool ablateHead(int layer, int head, HeadAblation mode);
+    void restoreHead(int layer, int head);
+    void restoreAllHeads();
+    const std::vector<AblatedHead>& ablatedHeads() const { return m_ablated; }
     int selectedLayer() const { return m_layer; }
     int forwardPasses() const { return m_forward_passes; }  // of whole models, since construction
 
@@ -192,6 +200,7 @@ signals:
     void modelPredictionsReady();
     void modelClosed();
     void layerChanged(int layer);
+    void ablationChanged();  // ablatedHeads() changed; the ablated run follows (modelRunReady)
 
 private:
     void request();  // the result of the settings' weights (LayerPass)
@@ -236,6 +245,8 @@ private:
     int m_layer = 0;
     int m_forward_passes = 0;
     bool m_token_ids_input = false;
+    std::vector<AblatedHead> m_ablated;
+    void setAblated(std::vector<AblatedHead> ablated);
 
     // The jobs, on one worker thread: requests queue behind each other and stale ones are skipped
     // when their turn comes. The result's request counter is shared by the single-layer pass, the

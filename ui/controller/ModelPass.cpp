@@ -30,6 +30,26 @@ Result<std::vector<int>> inputIds(const ModelSession& model, const QString& sent
     return ids;
 }
 
+// The run with the window's ablated heads: not through the session's cache, which holds plain
+// runs only.
+Result<std::shared_ptr<const ModelRun>> ablatedRun(const ModelSession& model, const std::vector<int>& ids, int layer,
+                                                   const ModelPass::Request& job)
+{
+    const ModelConfig& config = model.config();
+    ForwardIntervention ablation;
+    for (const AblatedHead& head : job.ablated)
+        ablation.ablateHead(head.layer, head.head, head.mode);
+    QString why;
+    if (!ablation.fits(config.num_layers, config.num_heads, config.headDim(), config.hidden_size, int(ids.size()),
+                       &why))
+        return Error{why};
+    auto run = TransformerForward::runIntervened(config, model.model().weights(), ids, layer, ablation, nullptr,
+                                                 job.keep_residual_stream);
+    if (!run)
+        return Error{run.error()};
+    return std::make_shared<const ModelRun>(std::move(run).value());
+}
+
 }  // namespace
 
 ModelPass::Outcome ModelPass::run(const Request& job)
@@ -67,7 +87,8 @@ ModelPass::Outcome ModelPass::run(const Request& job)
             outcome.error = fits.error();
             return outcome;
         }
-        auto forward = model->forwardWithCache(ids, layer, job.keep_residual_stream);
+        auto forward = job.ablated.empty() ? model->forwardWithCache(ids, layer, job.keep_residual_stream)
+                                           : ablatedRun(*model, ids, layer, job);
         if (!forward) {
             outcome.error_field = SettingField::Model;
             outcome.error = QStringLiteral("%1: %2").arg(model->dir(), forward.error());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/ForwardIntervention.h"
 #include "core/model/ModelRun.h"
 #include "core/pipeline/AttentionResult.h"
 #include "core/pipeline/SettingField.h"
@@ -9,8 +10,18 @@
 #include <QStringList>
 
 #include <memory>
+#include <vector>
 
 namespace attn {
+
+// A head switched off in the window's runs: its z replaced by zeros or its mean (HeadAblation).
+struct AblatedHead {
+    int layer = 0;
+    int head = 0;
+    HeadAblation mode = HeadAblation::Zero;
+
+    bool operator==(const AblatedHead&) const = default;
+};
 
 class ModelSession;
 class PendingModel;
@@ -33,6 +44,7 @@ public:
         QStringList tokens;                   // the run's tokens
         QStringList labels;                   // and as the views label them
         bool keep_residual_stream = false;    // the Lens tab reads it
+        std::vector<AblatedHead> ablated;     // heads ablated in the forward pass (none: the plain run)
     };
 
     struct Outcome {

@@ -1,5 +1,7 @@
 #include "ui/registry/ViewRegistry.h"
 
+#include "ui/views/ablation/AblationPicture.h"
+#include "ui/views/ablation/AblationView.h"
 #include "ui/views/attribution/AttributionPicture.h"
 #include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/ComparePicture.h"
@@ -36,7 +38,7 @@ ViewPage* createPage(QWidget* parent)
 }
 
 // clang-format off
-const std::array<ViewRow, 11> kRows = {{
+const std::array<ViewRow, 12> kRows = {{
     {.id = View::Grid, .key = "grid",
      .title = QT_TRANSLATE_NOOP("ViewRegistry", "All heads"),
      .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Every head as a small heatmap; click one to open it"),
@@ -132,6 +134,15 @@ const std::array<ViewRow, 11> kRows = {{
      .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_A, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
      .create = createPage<AttributionView>, .picture = AttributionPicture::fromRequest,
      .needs_model = "it splits a model's logit into its heads' parts"},
+    {.id = View::Ablation, .key = "ablation",
+     .title = QT_TRANSLATE_NOOP("ViewRegistry", "Ablation"),
+     .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "The ablation scan: how far a metric of the prediction moves "
+                                                  "when each head alone is switched off"),
+     .action = QT_TRANSLATE_NOOP("ViewRegistry", "A&blation scan"),
+     .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Show how each head's ablation moves a predicted token's logit"),
+     .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_B, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
+     .create = createPage<AblationView>, .picture = AblationPicture::fromRequest,
+     .needs_model = "it ablates a model's heads one at a time"},
 }};
 // clang-format on
 

@@ -8,6 +8,7 @@
 #include "ui/shell/AttentionKindSwitch.h"
 #include "ui/shell/FileActions.h"
 #include "ui/shell/FileDrop.h"
+#include "ui/shell/HeadAblationMenu.h"
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/InputErrors.h"
 #include "ui/shell/KeyHiding.h"
@@ -170,6 +171,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // Each model run also reaches the Lens and the Attribution tabs as computed (never as norms).
     new LensLink(m_controller, m_tabs, this);
+    new HeadAblationMenu(m_controller, m_tabs, this);  // a head right-clicked: ablate or restore it
     connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
         m_tabs->showAttributionRun(m_controller->model(), std::move(run), m_controller->modelLabels());
     });

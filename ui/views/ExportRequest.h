@@ -3,6 +3,7 @@
 #include "core/analysis/AttentionRollout.h"
 #include "core/analysis/HeadScores.h"
 #include "core/lens/LogitMetric.h"
+#include "core/model/ForwardIntervention.h"
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/heatmap/ColorScale.h"
 #include "ui/heatmap/HeadAggregate.h"
@@ -44,7 +45,8 @@ struct ExportRequest {
     int top_k = 5;                                  // lens: --top-k
     // --metric's tokens: the lens tracks its TARGET, the attribution splits its logit (difference).
     std::optional<MetricTokens> metric;
-    std::optional<int> position;  // attribution: --position (default: the last token)
+    std::optional<int> position;                      // attribution and ablation: --position (default: the last token)
+    HeadAblation ablation_mode = HeadAblation::Zero;  // ablation: --ablation
 };
 
 }  // namespace attn

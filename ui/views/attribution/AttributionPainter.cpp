@@ -1,6 +1,8 @@
 #include "ui/views/attribution/AttributionPainter.h"
 
 #include "ui/heatmap/ColorMaps.h"
+#include "ui/views/AblatedHeads.h"
+#include "ui/views/MetricChooser.h"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -68,10 +70,7 @@ void AttributionPainter::setMessage(const QString& message)
 
 QString AttributionPainter::metricText(const QString& target, const QString& foil, int position, const QString& at)
 {
-    QString text = QStringLiteral("logit(%1)").arg(target);
-    if (!foil.isEmpty())
-        text += QStringLiteral(" \u2212 logit(%1)").arg(foil);
-    return text + QStringLiteral(" at position %1 \u2018%2\u2019").arg(position).arg(at);
+    return MetricChooser::metricText(target, foil, position, at);
 }
 
 QString AttributionPainter::sumLine(const AttributionResult& result)
@@ -140,9 +139,14 @@ void AttributionPainter::paint(QPainter& painter, const QRectF& target) const
     bold.setBold(true);
     painter.setFont(bold);
     painter.setPen(kInk);
-    painter.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(bold).elidedText(QStringLiteral("Direct logit attribution of %1").arg(m_metric),
-                                                    Qt::ElideMiddle, l.title.width()));
+    painter.drawText(
+        l.title, Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetricsF(bold).elidedText(
+            QStringLiteral("Direct logit attribution of %1%2")
+                .arg(m_metric, m_ablated.empty()       ? QString()
+                               : m_ablated.size() == 1 ? QStringLiteral(" · 1 head ablated")
+                                                       : QStringLiteral(" · %1 heads ablated").arg(m_ablated.size())),
+            Qt::ElideMiddle, l.title.width()));
     painter.setFont(font);
     painter.drawText(l.sum, Qt::AlignLeft | Qt::AlignVCenter, sumLine(*m_result));
     if (m_updating) {
@@ -181,6 +185,12 @@ void AttributionPainter::paintHeatmap(QPainter& painter, const Layout& l) const
             }
         }
     }
+    for (const auto& [layer, head] : m_ablated)
+        if (layer < r.num_layers && head < r.num_heads)
+            AblatedHeads::paintMark(
+                painter, QRectF(l.heatmap.left() + head * l.cell_width, l.heatmap.top() + layer * l.cell_height,
+                                l.cell_width, l.cell_height)
+                             .adjusted(3, 3, -3, -3));
     painter.setPen(kMuted);
     const int step = std::max(1, int(std::ceil(24.0 / l.cell_width)));
     for (int head = 0; head < r.num_heads; head += step)

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace attn {
 
@@ -25,6 +26,8 @@ public:
     const QString& message() const { return m_message; }
     const QString& metric() const { return m_metric; }
     void setUpdating(bool updating) { m_updating = updating; }
+    // The heads ablated in the run attributed (layer, head): crossed out, and counted in the title.
+    void setAblated(std::vector<std::pair<int, int>> heads) { m_ablated = std::move(heads); }
 
     // "logit(␣Paris) − logit(␣Rome) at position 7 ‘of’": the metric, its tokens and the
     // position's token as a person reads them (foil empty: none).
@@ -57,6 +60,7 @@ private:
     QString m_metric;
     QString m_message;
     bool m_updating = false;
+    std::vector<std::pair<int, int>> m_ablated;
 };
 
 }  // namespace attn

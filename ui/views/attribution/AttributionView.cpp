@@ -2,9 +2,9 @@
 
 #include "core/lens/LogitMetric.h"
 #include "core/lens/ResidualRows.h"
-#include "ui/views/TokenField.h"
 
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -19,60 +19,15 @@ namespace {
 
 constexpr int kTopPredictions = 10;
 
-QLabel* errorLabel(QWidget* parent, const QString& name)
-{
-    auto* label = new QLabel(parent);
-    label->setObjectName(name);
-    label->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    label->setWordWrap(true);
-    label->hide();
-    return label;
-}
-
-QComboBox* tokenBox(QWidget* parent, const QString& name, const QString& placeholder)
-{
-    auto* box = new QComboBox(parent);
-    box->setObjectName(name);
-    box->setEditable(true);
-    box->setInsertPolicy(QComboBox::NoInsert);
-    box->setMinimumContentsLength(12);
-    box->lineEdit()->setPlaceholderText(placeholder);
-    return box;
-}
-
-void showError(QLabel* label, const QString& message)
-{
-    label->setText(message);
-    label->setVisible(!message.isEmpty());
-}
-
 }  // namespace
 
 AttributionView::AttributionView(QWidget* parent) : QWidget(parent)
 {
-    m_target = tokenBox(this, QStringLiteral("AttributionTarget"), tr("top prediction"));
-    m_target->setToolTip(
+    m_metric = new MetricChooser(
+        QStringLiteral("Attribution"),
         tr("The token whose logit is split into parts: one of the head's top predictions, or typed as "
-           "the window shows it (\u2423cat), as the vocabulary spells it (\u0120cat) or as an id"));
-    m_foil = tokenBox(this, QStringLiteral("AttributionFoil"), tr("none"));
-    m_foil->setToolTip(tr("Optional: attribute logit(target) \u2212 logit(foil) instead"));
-    m_target_error = errorLabel(this, QStringLiteral("AttributionTargetError"));
-    m_foil_error = errorLabel(this, QStringLiteral("AttributionFoilError"));
-    m_position = new QSpinBox(this);
-    m_position->setObjectName(QStringLiteral("AttributionPosition"));
-    m_position->setToolTip(tr("The position whose prediction is attributed (the last one until you choose)"));
-    m_position->setEnabled(false);
-
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Target"), this));
-    controls->addWidget(m_target);
-    controls->addWidget(m_target_error, 1);
-    controls->addWidget(new QLabel(tr("Foil"), this));
-    controls->addWidget(m_foil);
-    controls->addWidget(m_foil_error, 1);
-    controls->addWidget(new QLabel(tr("Position"), this));
-    controls->addWidget(m_position);
-    controls->addStretch();
+           "the window shows it (\u2423cat), as the vocabulary spells it (\u0120cat) or as an id"),
+        this);
 
     m_canvas = new QWidget(this);
     m_canvas->setObjectName(QStringLiteral("AttributionCanvas"));
@@ -80,23 +35,10 @@ AttributionView::AttributionView(QWidget* parent) : QWidget(parent)
     m_canvas->setMouseTracking(true);
     m_canvas->installEventFilter(this);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
+    layout->addWidget(m_metric);
     layout->addWidget(m_canvas, 1);
 
-    connect(m_target, &QComboBox::editTextChanged, this, [this] {
-        if (!m_filling)
-            inputsChanged();
-    });
-    connect(m_foil, &QComboBox::editTextChanged, this, [this] {
-        if (!m_filling)
-            inputsChanged();
-    });
-    connect(m_position, &QSpinBox::valueChanged, this, [this] {
-        if (m_filling)
-            return;
-        m_position_chosen = true;
-        inputsChanged();
-    });
+    connect(m_metric, &MetricChooser::changed, this, &AttributionView::inputsChanged);
     clearModel();
 }
 
@@ -108,11 +50,7 @@ void AttributionView::setModel(std::shared_ptr<const ModelSession> model)
         return;
     m_model = std::move(model);
     m_run.reset();
-    m_position_chosen = false;
-    m_filling = true;
-    m_target->clear();
-    m_foil->clear();
-    m_filling = false;
+    m_metric->setModel(m_model);
     inputsChanged();
 }
 
@@ -124,7 +62,7 @@ void AttributionView::clearModel()
     m_painter.setMessage(
         tr("Direct logit attribution splits a model's prediction into what each head, MLP and "
            "bias adds to it. Open a model folder (File \u203a Open model) to see it."));
-    m_position->setEnabled(false);
+    m_metric->clear();
     m_canvas->update();
 }
 
@@ -132,20 +70,13 @@ void AttributionView::setModelRun(std::shared_ptr<const ModelRun> run, const QSt
 {
     m_run = std::move(run);
     m_labels = tokens;
-    if (m_run) {
-        m_filling = true;
-        m_position->setRange(0, std::max(0, m_run->seqLen() - 1));
-        if (!m_position_chosen || m_position->value() >= m_run->seqLen())
-            m_position->setValue(m_run->seqLen() - 1);
-        m_position->setEnabled(true);
-        m_filling = false;
-    }
+    m_metric->setRun(m_run.get());
+    std::vector<std::pair<int, int>> ablated;
+    if (m_run)
+        for (const ReplacedHead& head : m_run->replaced_heads)
+            ablated.emplace_back(head.layer, head.head);
+    m_painter.setAblated(std::move(ablated));
     inputsChanged();
-}
-
-QString AttributionView::tokenShown(int id) const
-{
-    return m_model ? TokenField::label(*m_model, id) : QString::number(id);
 }
 
 std::optional<AttributionView::Job> AttributionView::pendingJob()
@@ -172,29 +103,12 @@ std::optional<AttributionView::Job> AttributionView::pendingJob()
         return std::nullopt;
     }
 
-    Job job{m_model, m_run, m_position->value(), std::nullopt, std::nullopt};
-    bool ok = true;
-    const auto read = [&](QComboBox* box, QLabel* error, std::optional<int>& id) {
-        const QString text = box->currentText().trimmed();
-        if (text.isEmpty()) {
-            showError(error, QString());
-            return;
-        }
-        auto parsed = TokenField::read(*box, *m_model);
-        if (!parsed) {
-            showError(error, parsed.error());
-            ok = false;
-            return;
-        }
-        showError(error, QString());
-        id = *parsed;
-    };
-    read(m_target, m_target_error, job.target);
-    read(m_foil, m_foil_error, job.foil);
-    if (!ok) {
+    const auto choice = m_metric->read();
+    if (!choice) {
         m_job.supersede();  // the last good picture stays
         return std::nullopt;
     }
+    Job job{m_model, m_run, choice->position, choice->target, choice->foil};
     return job;
 }
 
@@ -238,25 +152,16 @@ AttributionView::Outcome AttributionView::compute(const Job& job)
 void AttributionView::showOutcome(Outcome outcome, const Job& job)
 {
     m_painter.setUpdating(false);
-    QStringList items;
-    for (int id : outcome.top)
-        items << tokenShown(id);
-    if (items != m_top) {  // refilled only when they change: the text being typed stays as it is
-        m_top = items;
-        m_filling = true;
-        for (QComboBox* box : {m_target, m_foil})
-            TokenField::fill(*box, *m_model, outcome.top);
-        m_filling = false;
-    }
+    m_metric->setTopPredictions(outcome.top);
     if (!outcome.attribution) {
-        showError(m_target_error, outcome.attribution.error());
+        m_metric->showTargetError(outcome.attribution.error());
     } else {
         const AttributionResult& r = *outcome.attribution;
         const QString position_label =
             job.position < m_labels.size() ? m_labels[job.position] : QString::number(job.position);
-        const QString metric = AttributionPainter::metricText(tokenShown(r.tokens.target),
-                                                              r.tokens.foil ? tokenShown(*r.tokens.foil) : QString(),
-                                                              job.position, position_label);
+        const QString metric = AttributionPainter::metricText(
+            m_metric->tokenShown(r.tokens.target), r.tokens.foil ? m_metric->tokenShown(*r.tokens.foil) : QString(),
+            job.position, position_label);
         m_painter.setResult(std::make_shared<const AttributionResult>(std::move(outcome.attribution).value()), metric);
     }
     m_canvas->update();
@@ -274,8 +179,15 @@ bool AttributionView::eventFilter(QObject* watched, QEvent* event)
         }
         if (event->type() == QEvent::MouseButtonPress) {
             const auto* mouse = static_cast<QMouseEvent*>(event);
-            if (auto head = m_painter.headAt(m_canvas->rect(), mouse->position()))
-                emit headActivated(head->first, head->second);
+            if (mouse->button() == Qt::LeftButton)
+                if (auto head = m_painter.headAt(m_canvas->rect(), mouse->position()))
+                    emit headActivated(head->first, head->second);
+            return true;
+        }
+        if (event->type() == QEvent::ContextMenu) {
+            const auto* menu = static_cast<QContextMenuEvent*>(event);
+            if (auto head = m_painter.headAt(m_canvas->rect(), menu->pos()))
+                emit headMenuRequested(head->first, head->second, menu->globalPos());
             return true;
         }
         if (event->type() == QEvent::MouseMove) {

@@ -2,6 +2,7 @@
 
 #include "core/model/ModelSession.h"
 #include "core/model/TokenPredictions.h"
+#include "ui/views/MetricChooser.h"
 #include "ui/views/ViewPage.h"
 #include "ui/views/attribution/AttributionPainter.h"
 #include "ui/workers/LatestJob.h"
@@ -43,11 +44,12 @@ public:
 
     const AttributionPainter& painter() const { return m_painter; }
     QWidget* canvas() const { return m_canvas; }
-    QComboBox* targetBox() const { return m_target; }
-    QComboBox* foilBox() const { return m_foil; }
-    QSpinBox* positionBox() const { return m_position; }
-    QLabel* targetError() const { return m_target_error; }
-    QLabel* foilError() const { return m_foil_error; }
+    MetricChooser* metricChooser() const { return m_metric; }
+    QComboBox* targetBox() const { return m_metric->targetBox(); }
+    QComboBox* foilBox() const { return m_metric->foilBox(); }
+    QSpinBox* positionBox() const { return m_metric->positionBox(); }
+    QLabel* targetError() const { return m_metric->targetError(); }
+    QLabel* foilError() const { return m_metric->foilError(); }
 
     // What a worker computes: the head's top predictions at the position and the attribution of
     // the target (the top prediction while none is typed) and foil there.
@@ -67,6 +69,7 @@ public:
 signals:
     void computed();
     void headActivated(int layer, int head);
+    void headMenuRequested(int layer, int head, QPoint global_pos);  // a right click on a head
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -75,21 +78,13 @@ private:
     void inputsChanged();  // a field or the run changed: parse, then a new computation
     void showOutcome(Outcome outcome, const Job& job);
     std::optional<Job> pendingJob();  // nullopt: a field is wrong or nothing to compute (message shown)
-    QString tokenShown(int id) const;
 
     AttributionPainter m_painter;
     std::shared_ptr<const ModelSession> m_model;
     std::shared_ptr<const ModelRun> m_run;
     QStringList m_labels;
-    QStringList m_top;  // the fields' items: the top predictions at the position
     QWidget* m_canvas = nullptr;
-    QComboBox* m_target = nullptr;
-    QComboBox* m_foil = nullptr;
-    QSpinBox* m_position = nullptr;
-    QLabel* m_target_error = nullptr;
-    QLabel* m_foil_error = nullptr;
-    bool m_position_chosen = false;  // by the user; until then the last position
-    bool m_filling = false;          // the fields are being filled by the view, not typed
+    MetricChooser* m_metric = nullptr;
     OwnWorkers m_workers;
     LatestJob m_job{this, m_workers};
 };

@@ -1,5 +1,6 @@
 #include "ui/views/model/ModelGridCanvas.h"
 
+#include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -118,6 +119,14 @@ void ModelGridCanvas::mousePressEvent(QMouseEvent* event)
         return QWidget::mousePressEvent(event);
     moveCurrent(hit->first, hit->second);
     emit headActivated(hit->first, hit->second);
+}
+
+void ModelGridCanvas::contextMenuEvent(QContextMenuEvent* event)
+{
+    const auto hit = m_painter.headAt(event->pos(), size());
+    if (!hit)
+        return QWidget::contextMenuEvent(event);
+    emit headMenuRequested(hit->first, hit->second, event->globalPos());
 }
 
 void ModelGridCanvas::mouseMoveEvent(QMouseEvent* event)

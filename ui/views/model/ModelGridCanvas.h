@@ -44,7 +44,9 @@ signals:
     void headActivated(int layer, int head);
     void currentChanged(int layer, int head);
     void headHovered(int layer, int head);  // -1, -1 when the mouse leaves the heads
-    void painted();                         // a repaint has finished (benchmarks wait for it)
+    // A right click (or the menu key) on a head: the window offers to ablate or restore it there.
+    void headMenuRequested(int layer, int head, QPoint global_pos);
+    void painted();  // a repaint has finished (benchmarks wait for it)
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -52,6 +54,7 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void focusInEvent(QFocusEvent* event) override;
 
 private:

@@ -5,6 +5,7 @@
 #include "ui/heatmap/Hatch.h"
 #include "ui/heatmap/HeatmapCells.h"
 #include "ui/heatmap/KvGroupMarks.h"
+#include "ui/views/AblatedHeads.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -439,6 +440,8 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         caption += QStringLiteral(" · %1 %2 hidden, rows renormalised")
                        .arg(m_hidden.size() == 1 ? QStringLiteral("key") : QStringLiteral("keys"), keys.join(u','));
     }
+    if (!m_run->replaced_heads.empty())
+        caption += QStringLiteral(" · ") + AblatedHeads::caption(*m_run);
     painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
                      QFontMetricsF(caption_font).elidedText(caption, Qt::ElideRight, layout.caption.width()));
     const int seq_len = m_run->seqLen();
@@ -576,6 +579,12 @@ void ModelGridPainter::paint(QPainter& painter, const QRectF& target, Output out
         painter.setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2));
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(layout.thumbnails[current_layer * heads + current_head].adjusted(-2, -2, 2, 2));
+    }
+
+    for (const ReplacedHead& replaced : m_run->replaced_heads) {
+        const qsizetype index = qsizetype(replaced.layer) * heads + replaced.head;
+        if (index < layout.thumbnails.size())
+            AblatedHeads::paintMark(painter, layout.thumbnails[index]);
     }
 
     ColorBar bar;

@@ -166,6 +166,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent)
     m_stack->addWidget(content);
 
     connect(m_canvas, &ModelGridCanvas::headActivated, this, &ModelView::headActivated);
+    connect(m_canvas, &ModelGridCanvas::headMenuRequested, this, &ModelView::headMenuRequested);
     connect(m_canvas, &ModelGridCanvas::currentChanged, this, [this](int layer, int) { selectLayer(layer); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_table->item(row, HeadColumn)) {

@@ -80,6 +80,7 @@ public:
 
 signals:
     void headActivated(int layer, int head);
+    void headMenuRequested(int layer, int head, QPoint global_pos);  // the grid's right click on a head
     void headTablesComputed();
 
 protected:
