@@ -12,6 +12,7 @@
 #include "ui/shell/HeatmapMenu.h"
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
+#include "ui/shell/GenerateLink.h"
 #include "ui/shell/LensLink.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ModelActions.h"
@@ -181,6 +182,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_controller, &AttentionController::layerChanged, m_tabs->modelView(), &ModelView::selectLayer);
     // Each model run also reaches the Lens and the Attribution tabs as computed (never as norms).
     new LensLink(m_controller, m_tabs, this);
+    new GenerateLink(m_controller, m_tabs, this);
     connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
         m_tabs->showAttributionRun(m_controller->model(), std::move(run), m_controller->modelLabels());
     });
