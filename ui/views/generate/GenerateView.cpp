@@ -87,16 +87,21 @@ GenerateView::GenerateView(QWidget* parent) : QWidget(parent)
     };
     add(tr("&Tokens"), m_tokens);
     controls->addWidget(m_mode);
+    controls->addWidget(m_generate);
+    controls->addWidget(m_stop);
+    controls->addStretch();
+    auto* sampling = new QHBoxLayout;  // a second row, so that the window keeps its narrow size
+    std::swap(controls, sampling);
     add(tr("Temp."), m_temperature);
     add(tr("Top-k"), m_top_k);
     add(tr("Top-p"), m_top_p);
     add(tr("Seed"), m_seed);
-    controls->addWidget(m_generate);
-    controls->addWidget(m_stop);
     controls->addStretch();
+    std::swap(controls, sampling);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("GenerateStatus"));
+    m_status->setWordWrap(true);
     m_text = new QTextBrowser(this);
     m_text->setObjectName(QStringLiteral("GenerateSequence"));
     m_text->setMinimumHeight(60);
@@ -118,13 +123,14 @@ GenerateView::GenerateView(QWidget* parent) : QWidget(parent)
     m_branch_list->setObjectName(QStringLiteral("GenerateBranches"));
     m_branch_list->setToolTip(tr("Every generation and branch: click one to show it again"));
     auto* lists = new QGridLayout;
-    lists->addWidget(new QLabel(tr("Top 5 at this step (click one to branch)"), this), 0, 0);
+    lists->addWidget(new QLabel(tr("Top 5 at this step (another one branches)"), this), 0, 0);
     lists->addWidget(new QLabel(tr("Branches"), this), 0, 1);
     lists->addWidget(m_alternatives, 1, 0);
     lists->addWidget(m_branch_list, 1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addLayout(sampling);
     layout->addWidget(m_error);
     layout->addWidget(m_status);
     layout->addWidget(m_text, 2);
