@@ -190,7 +190,7 @@ QString CommandLine::helpText()
                "                         machine's memory); a larger one is refused, saying what would fit\n"
                "Window\n"
                "  --tab T                tab shown: grid, head, compare, lines, shapes, walkthrough, model,\n"
-               "                         rollout, qk, lens, attribution or ablation\n"
+               "                         rollout, qk, lens, attribution, ablation or generate\n"
                "  --screenshot FILE.png  open the window, save it as a PNG once drawn, and exit\n"
                "                         (window size: --size, default 1400x900)\n"
                "  --example toy          show the toy 4-dimensional example (Examples menu)\n"

@@ -14,11 +14,15 @@
 #include "ui/shell/ViewTabs.h"
 #include "ui/views/View.h"
 #include "ui/views/ViewPage.h"
+#include "ui/views/generate/GenerateView.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QLineEdit>
 #include <QPalette>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
@@ -159,6 +163,24 @@ private slots:
                         QStringLiteral("window-%1-%2-%3.png").arg(viewKey(view), size.name, dark ? "dark" : "light");
                     QVERIFY(m_window->grab().save(QDir(folder).filePath(name)));
                 }
+            }
+        }
+        // The Generate tab after 12 greedy tokens, at step 7 (every view shows the first 7).
+        showView(View::Generate);
+        auto* generate = dynamic_cast<GenerateView*>(m_window->viewTabs()->page(View::Generate));
+        QVERIFY(generate);
+        generate->tokensBox()->setValue(12);
+        QSignalSpy finished(generate, &GenerateView::finished);
+        QVERIFY(generate->generate());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 20000);
+        generate->stepSlider()->setValue(7);
+        for (const bool dark : {false, true}) {
+            setDark(dark);
+            for (const auto& size : sizes) {
+                m_window->resize(size.size);
+                showView(View::Generate);
+                const QString name = QStringLiteral("window-generate-%1-%2.png").arg(size.name, dark ? "dark" : "light");
+                QVERIFY(m_window->grab().save(QDir(folder).filePath(name)));
             }
         }
     }

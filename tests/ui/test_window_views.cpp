@@ -112,7 +112,7 @@ private slots:
         ViewTabs* tabs = m_window->viewTabs();
         QCOMPARE(tabs->count(), int(ViewRegistry::rows().size()));
         const QStringList titles = {"All heads", "One head", "Compare",   "Lines", "Shapes",     "Walkthrough",
-                                    "Model",     "Rollout",  "Q–K space", "Lens",  "Attribution", "Ablation"};
+                                    "Model",     "Rollout",  "Q–K space", "Lens",  "Attribution", "Ablation", "Generate"};
         for (int i = 0; i < tabs->count(); ++i) {
             QCOMPARE(tabs->tabText(i), titles[i]);
             QVERIFY(!tabs->tabToolTip(i).isEmpty());

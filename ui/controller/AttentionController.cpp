@@ -507,6 +507,26 @@ void AttentionController::requestModel(bool forward)
         job.tokens = m_model_tokens;
         job.labels = m_model_labels;
     }
+    startModelPass(job);
+}
+
+void AttentionController::showModelRun(std::shared_ptr<const ModelRun> run)
+{
+    if (!m_model || m_pending_model || !run)
+        return;
+    ModelPass::Request job;
+    job.model = m_model;
+    job.layer = m_layer;
+    job.keep_residual_stream = m_keep_residual_stream;
+    job.run = std::move(run);
+    job.tokens = m_model->tokenTexts(job.run->token_ids);
+    job.labels = m_model->tokenLabels(job.tokens);
+    job.adopt_run = true;
+    startModelPass(job);
+}
+
+void AttentionController::startModelPass(const ModelPass::Request& job)
+{
     m_predictions.drop();
     m_result_running = true;
     updateBusy();
@@ -537,15 +557,18 @@ void AttentionController::deliverModel(ModelPass::Outcome outcome)
     m_result_outdated = false;
     if (m_error_fields.erase(SettingField::Sentence) > 0)
         emit errorChanged(SettingField::Sentence, QString());
-    if (outcome.ran_forward) {
-        ++m_forward_passes;
+    const bool new_run = outcome.ran_forward || outcome.adopted_run;
+    if (new_run) {
+        if (outcome.ran_forward)
+            ++m_forward_passes;
+        m_model_run_given = outcome.adopted_run;
         m_model_run = outcome.run;
         m_model_tokens = outcome.tokens;
         m_model_labels = outcome.labels;
         m_predictions.clear();
     }
     emit resultReady(m_result);
-    if (outcome.ran_forward)
+    if (new_run)
         emit modelRunReady(m_model_run, m_model_tokens);
     // The run's predictions, or again after a layer chosen cut them short; each position costs
     // V x C multiply-adds (GPT-2 small: 39 M): after the result, on the worker.

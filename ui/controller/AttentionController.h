@@ -100,6 +100,11 @@ public:
     QString openingModelDir() const;  // the folder being read, empty when none
     std::shared_ptr<const ModelSession> model() const { return m_model; }
     std::shared_ptr<const ModelRun> modelRun() const { return m_model_run; }
+    // Shows `run` (a run of the open model made elsewhere: a generation's step) in every view as if
+    // the sentence had given it, its chosen layer made from it; the sentence is not run. The next
+    // sentence, or a run the views need again, goes back to the sentence.
+    void showModelRun(std::shared_ptr<const ModelRun> run);
+    bool modelRunIsGiven() const { return m_model_run_given; }         // the run in hand came from showModelRun
     const QStringList& modelTokens() const { return m_model_tokens; }  // convert_ids_to_tokens of the run
     const QStringList& modelLabels() const { return m_model_labels; }  // the same as the views label them
     // The head's top 5 at the positions it predicts (GPT-2: every position, the next token; the
@@ -211,6 +216,7 @@ private:
     bool m_keep_residual_stream = false;
     void requestModel(bool forward);  // a whole model's result (ModelPass); false: from the run in hand
     void deliverModel(ModelPass::Outcome outcome);
+    void startModelPass(const ModelPass::Request& job);
     bool adoptModel();  // the folder the newest pass read; false: refused, handled here
     bool modelInUse() const { return m_model || m_pending_model; }
     void dropResultRequests();  // those under way will never be shown
@@ -240,6 +246,7 @@ private:
     std::shared_ptr<const ModelSession> m_model;
     std::shared_ptr<PendingModel> m_pending_model;  // a folder being read
     std::shared_ptr<const ModelRun> m_model_run;
+    bool m_model_run_given = false;
     QStringList m_model_tokens;
     QStringList m_model_labels;  // the tokens as the views label them
     int m_layer = 0;

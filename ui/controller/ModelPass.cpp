@@ -100,6 +100,7 @@ ModelPass::Outcome ModelPass::run(const Request& job)
         outcome.labels = model->tokenLabels(outcome.tokens);
     }
     outcome.run = run;
+    outcome.adopted_run = job.adopt_run && job.run;
     auto result = ModelLayerResult::make(model->model(), model->dir(), *run, outcome.labels, layer,
                                          traceDetailFor(run->seqLen(), config.num_heads));
     if (!result) {

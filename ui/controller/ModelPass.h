@@ -45,6 +45,7 @@ public:
         QStringList labels;                   // and as the views label them
         bool keep_residual_stream = false;    // the Lens tab reads it
         std::vector<AblatedHead> ablated;     // heads ablated in the forward pass (none: the plain run)
+        bool adopt_run = false;               // `run` is a new run to show (a generation's step), not the one in hand
     };
 
     struct Outcome {
@@ -54,6 +55,7 @@ public:
         QStringList tokens;  // as convert_ids_to_tokens spells them
         QStringList labels;  // as the views label them (TokenPiece::label)
         bool ran_forward = false;
+        bool adopted_run = false;  // the request's run taken as the run in hand (Request::adopt_run)
         std::shared_ptr<const AttentionResult> result;
         SettingField error_field = SettingField::Sentence;
         QString error;

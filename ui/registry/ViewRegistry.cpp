@@ -6,6 +6,7 @@
 #include "ui/views/attribution/AttributionView.h"
 #include "ui/views/compare/ComparePicture.h"
 #include "ui/views/compare/CompareView.h"
+#include "ui/views/generate/GenerateView.h"
 #include "ui/views/heads/HeadPictures.h"
 #include "ui/views/heads/HeadView.h"
 #include "ui/views/heads/HeadsGrid.h"
@@ -38,7 +39,7 @@ ViewPage* createPage(QWidget* parent)
 }
 
 // clang-format off
-const std::array<ViewRow, 12> kRows = {{
+const std::array<ViewRow, 13> kRows = {{
     {.id = View::Grid, .key = "grid",
      .title = QT_TRANSLATE_NOOP("ViewRegistry", "All heads"),
      .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Every head as a small heatmap; click one to open it"),
@@ -143,6 +144,15 @@ const std::array<ViewRow, 12> kRows = {{
      .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_B, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
      .create = createPage<AblationView>, .picture = AblationPicture::fromRequest,
      .needs_model = "it ablates a model's heads one at a time"},
+    {.id = View::Generate, .key = "generate",
+     .title = QT_TRANSLATE_NOOP("ViewRegistry", "Generate"),
+     .tab_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Generation: tokens added after the input, the top 5 at each step, "
+                                                  "a step slider for every view's attention, and branches"),
+     .action = QT_TRANSLATE_NOOP("ViewRegistry", "&Generate tokens"),
+     .action_tip = QT_TRANSLATE_NOOP("ViewRegistry", "Generate tokens after the input and replay attention step by step"),
+     .shortcut = Qt::CTRL | Qt::ALT | Qt::Key_G, .source = ViewSource::ModelRun, .follows_hidden_keys = false,
+     .create = createPage<GenerateView>, .picture = nullptr,  // the window only: --generate writes the sequence
+     .needs_model = "it generates with a model's prediction head"},
 }};
 // clang-format on
 

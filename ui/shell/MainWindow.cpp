@@ -13,6 +13,7 @@
 #include "ui/shell/InputErrors.h"
 #include "ui/shell/KeyHiding.h"
 #include "ui/shell/LayerChooser.h"
+#include "ui/shell/GenerateLink.h"
 #include "ui/shell/LensLink.h"
 #include "ui/shell/MessageBar.h"
 #include "ui/shell/ModelActions.h"
@@ -172,6 +173,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     // Each model run also reaches the Lens and the Attribution tabs as computed (never as norms).
     new LensLink(m_controller, m_tabs, this);
     new HeadAblationMenu(m_controller, m_tabs, this);  // a head right-clicked: ablate or restore it
+    new GenerateLink(m_controller, m_tabs, this);
     connect(m_controller, &AttentionController::modelRunReady, this, [this](std::shared_ptr<const ModelRun> run) {
         m_tabs->showAttributionRun(m_controller->model(), std::move(run), m_controller->modelLabels());
     });
