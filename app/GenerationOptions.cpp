@@ -27,7 +27,7 @@ Result<GenerationOptions> GenerationCommandLine::parse(const QCommandLineParser&
     if (!parser.isSet("generate"))
         return options;
     if (!parser.isSet("json") && !parser.isSet("export") && !parser.isSet("save-session"))
-        return Error{QStringLiteral("--generate: only with --json or --export (the window has no Generate view yet)")};
+        return Error{QStringLiteral("--generate: only with --json, --export or --save-session (in the window: the Generate tab)")};
     const auto text = [&parser](const char* name) { return parser.value(QLatin1String(name)).trimmed(); };
 
     bool ok = false;
