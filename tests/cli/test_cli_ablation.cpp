@@ -193,11 +193,8 @@ void TestCliAblation::ablateWithoutPredictionHead()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString folder = dir.filePath("no-head");
-    QVERIFY(copyFolder(modelFixture("mistral-tiny"), folder));
-    QVERIFY(editTensors(folder, [](std::vector<StTensor>& t) {
-        std::erase_if(t, [](const StTensor& s) { return s.name == QStringLiteral("lm_head.weight"); });
-    }));
+    const QString folder = folderWithoutPredictionHead(dir.path());
+    QVERIFY(!folder.isEmpty());
     const QJsonObject reference = readJsonObject(modelFixture("mistral-tiny") + "/ablation.json");
     const QJsonObject run = reference["runs"][0].toObject();
     const QJsonObject json =
@@ -239,16 +236,9 @@ void TestCliAblation::contractErrors()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QStringList all = arguments;
-    if (fixture == u"no-head") {
-        const QString folder = dir.filePath("no-head");
-        QVERIFY(copyFolder(modelFixture("mistral-tiny"), folder));
-        QVERIFY(editTensors(folder, [](std::vector<StTensor>& t) {
-            std::erase_if(t, [](const StTensor& s) { return s.name == QStringLiteral("lm_head.weight"); });
-        }));
-        all = QStringList{"--model", folder} + all;
-    } else if (!fixture.isEmpty()) {
-        all = QStringList{"--model", modelFixture(fixture)} + all;
-    }
+    const QStringList model = modelArguments(fixture, dir.path());
+    QVERIFY(fixture.isEmpty() || !model.isEmpty());
+    all = model + all;
     const QString json = dir.filePath("out.json");
     const ProgramRun run = runProgram(all + QStringList{"--json", json});
     const QString problem = refusalProblem(run, expected);

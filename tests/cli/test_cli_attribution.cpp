@@ -117,11 +117,8 @@ private slots:
         QVERIFY(dir.isValid());
         QStringList all = arguments + QStringList{"--view", "attribution"};
         if (fixture == u"no-head") {
-            const QString folder = dir.filePath("no-head");
-            QVERIFY(copyFolder(modelFixture("mistral-tiny"), folder));
-            QVERIFY(editTensors(folder, [](std::vector<StTensor>& t) {
-                std::erase_if(t, [](const StTensor& s) { return s.name == QStringLiteral("lm_head.weight"); });
-            }));
+            const QString folder = folderWithoutPredictionHead(dir.path());
+            QVERIFY(!folder.isEmpty());
             all = QStringList{"--model", folder} + all;
         } else if (!fixture.isEmpty()) {
             all = QStringList{"--model", modelFixture(fixture)} + all;

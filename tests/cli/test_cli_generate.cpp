@@ -233,11 +233,8 @@ void TestCliGenerate::contractErrors()
     QVERIFY(dir.isValid());
     QStringList all = arguments;
     if (fixture == u"no-head") {
-        const QString folder = dir.filePath("no-head");
-        QVERIFY(copyFolder(modelFixture("mistral-tiny"), folder));
-        QVERIFY(editTensors(folder, [](std::vector<StTensor>& t) {
-            std::erase_if(t, [](const StTensor& s) { return s.name == QStringLiteral("lm_head.weight"); });
-        }));
+        const QString folder = folderWithoutPredictionHead(dir.path());
+        QVERIFY(!folder.isEmpty());
         all = QStringList{"--model", folder} + all;
     } else if (fixture == u"bad-generation-config") {
         const QString folder = dir.filePath("bad-generation-config");

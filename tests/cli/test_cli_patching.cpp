@@ -189,16 +189,9 @@ void TestCliPatching::contractErrors()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QStringList all = arguments;
-    if (fixture == u"no-head") {
-        const QString folder = dir.filePath("no-head");
-        QVERIFY(copyFolder(modelFixture("mistral-tiny"), folder));
-        QVERIFY(editTensors(folder, [](std::vector<StTensor>& t) {
-            std::erase_if(t, [](const StTensor& s) { return s.name == QStringLiteral("lm_head.weight"); });
-        }));
-        all = QStringList{"--model", folder} + all;
-    } else if (!fixture.isEmpty()) {
-        all = QStringList{"--model", modelFixture(fixture)} + all;
-    }
+    const QStringList model = modelArguments(fixture, dir.path());
+    QVERIFY(fixture.isEmpty() || !model.isEmpty());
+    all = model + all;
     const QString json = dir.filePath("out.json");
     const ProgramRun run = runProgram(all + QStringList{"--json", json});
     const QString problem = refusalProblem(run, expected);

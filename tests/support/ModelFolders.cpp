@@ -155,4 +155,23 @@ void storeAs(std::vector<StTensor>& tensors, const QString& dtype)
     }
 }
 
+QString folderWithoutPredictionHead(const QString& dir)
+{
+    const QString folder = QDir(dir).filePath(QStringLiteral("no-head"));
+    const auto without_head = [](std::vector<StTensor>& tensors) {
+        std::erase_if(tensors, [](const StTensor& t) { return t.name == QStringLiteral("lm_head.weight"); });
+    };
+    const bool made =
+        copyFolder(modelFixture(QStringLiteral("mistral-tiny")), folder) && editTensors(folder, without_head);
+    return made ? folder : QString();
+}
+
+QStringList modelArguments(const QString& fixture, const QString& dir)
+{
+    if (fixture.isEmpty())
+        return {};
+    const QString folder = fixture == u"no-head" ? folderWithoutPredictionHead(dir) : modelFixture(fixture);
+    return folder.isEmpty() ? QStringList() : QStringList{QStringLiteral("--model"), folder};
+}
+
 }  // namespace attn::testing

@@ -40,4 +40,12 @@ void roundToHalfPrecision(std::vector<StTensor>& tensors);
 // target, see roundToHalfPrecision).
 void storeAs(std::vector<StTensor>& tensors, const QString& dtype);
 
+// A copy of mistral-tiny in dir/no-head without lm_head.weight: a folder without a prediction
+// head. Empty if it could not be made.
+QString folderWithoutPredictionHead(const QString& dir);
+// The arguments naming a refusal case's model: {"--model", the fixture's folder} for a fixture's
+// name, folderWithoutPredictionHead(dir) for "no-head", nothing for "" (no --model). Empty for a
+// "no-head" that could not be made.
+QStringList modelArguments(const QString& fixture, const QString& dir);
+
 }  // namespace attn::testing
