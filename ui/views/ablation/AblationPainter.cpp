@@ -2,9 +2,9 @@
 
 #include "ui/heatmap/ColorMaps.h"
 #include "ui/views/AblatedHeads.h"
+#include "ui/views/DivergingHeadGrid.h"
 
 #include <QFontMetricsF>
-#include <QLinearGradient>
 
 #include <algorithm>
 #include <cmath>
@@ -184,31 +184,13 @@ void AblationPainter::paintHeatmap(QPainter& painter, const Layout& l) const
                 painter.setPen(fill.lightnessF() > 0.55 ? kInk : Qt::white);
                 painter.drawText(cell, Qt::AlignCenter, QString::number(v, 'f', 2));
             }
-    painter.setPen(kMuted);
-    const int step = std::max(1, int(std::ceil(24.0 / l.cell_width)));
-    for (int head = 0; head < r.num_heads; head += step)
-        painter.drawText(QRectF(l.heatmap.left() + head * l.cell_width, l.heatmap.top() - kColumnLabels, l.cell_width,
-                                kColumnLabels),
-                         Qt::AlignCenter, QString::number(head));
-    painter.setPen(kAxis);
-    painter.setBrush(Qt::NoBrush);
-    painter.drawRect(l.heatmap);
+    DivergingHeadGrid::paintHeadNumbersAndFrame(painter, l.heatmap, r.num_heads, l.cell_width, kColumnLabels);
 }
 
 void AblationPainter::paintColourBar(QPainter& painter, const QRectF& rect) const
 {
     const double scale = effectScale(*m_result);
-    QLinearGradient gradient(rect.bottomLeft(), rect.topLeft());
-    for (int step = 0; step <= 10; ++step)
-        gradient.setColorAt(step / 10.0, ColorMaps::colorAt(ColorMaps::Map::Diverging, step / 10.0));
-    painter.fillRect(rect, gradient);
-    painter.setPen(kAxis);
-    painter.drawRect(rect);
-    painter.setPen(kMuted);
-    const QRectF labels(rect.right() + 4, rect.top() - kLine / 2, kBarLabels - 4, rect.height() + kLine);
-    painter.drawText(labels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("+") + QString::number(scale, 'g', 3));
-    painter.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("0"));
-    painter.drawText(labels, Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("−") + QString::number(scale, 'g', 3));
+    DivergingHeadGrid::paintColourBar(painter, rect, scale, kBarLabels - 4, kLine);
 }
 
 }  // namespace attn
